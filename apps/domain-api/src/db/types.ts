@@ -1,0 +1,3 @@
+/** Tables of domain-api, as kysely sees them. */
+
+export interface DB {}

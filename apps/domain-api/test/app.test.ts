@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp } from '../src/app.ts'
+import { loadConfig } from '../src/config.ts'
+import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
+
+describe('domain-api service basics', () => {
+  let app: Awaited<ReturnType<typeof buildApp>>
+  let database: TestDatabase
+
+  beforeAll(async () => {
+    database = await createTestDatabase()
+    app = await buildApp(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...database.env }))
+  })
+  afterAll(async () => {
+    await app?.close()
+    await database?.drop()
+  })
+
+  it('answers GET / with the landing record', async () => {
+    const res = await app.inject({ method: 'GET', url: '/' })
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toMatchObject({ status: 'ok', message: 'domain-api is running', environment: 'test' })
+  })
+
+  it('reports health with a live database ping', async () => {
+    const res = await app.inject({ method: 'GET', url: '/health' })
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toMatchObject({ status: 'ok', database: 'connected' })
+    expect(Date.parse(res.json().timestamp)).not.toBeNaN()
+  })
+
+  it('serves the OpenAPI UI and document at /docs', async () => {
+    const ui = await app.inject({ method: 'GET', url: '/docs' })
+    expect([200, 302]).toContain(ui.statusCode)
+    const spec = await app.inject({ method: 'GET', url: '/docs/json' })
+    expect(spec.statusCode).toBe(200)
+    expect(spec.json()).toMatchObject({ openapi: '3.1.0', info: { title: 'Domain API' } })
+    expect(Object.keys(spec.json().paths)).toContain('/health')
+  })
+})

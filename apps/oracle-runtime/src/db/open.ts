@@ -1,0 +1,14 @@
+import { openDatabase, type Database } from '@impact/persistence'
+import type { Config } from '../config.ts'
+import { migrations } from './migrations/index.ts'
+import type { DB } from './types.ts'
+
+export const MIGRATION_TABLE = 'oracle_runtime_migrations'
+
+export const openAppDatabase = async (config: Config): Promise<Database<DB>> => await openDatabase<DB>({
+  url: config.DATABASE_URL,
+  dataDir: config.DATA_DIR,
+  migrate: config.MIGRATE_ON_START,
+  migrations,
+  migrationTable: MIGRATION_TABLE
+})

@@ -1,0 +1,3 @@
+/** Tables of oracle-runtime, as kysely sees them. */
+
+export interface DB {}

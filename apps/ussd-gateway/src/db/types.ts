@@ -1,0 +1,3 @@
+/** Tables of ussd-gateway, as kysely sees them. */
+
+export interface DB {}

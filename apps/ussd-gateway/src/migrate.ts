@@ -1,0 +1,11 @@
+import { loadConfig } from './config.ts'
+import { openAppDatabase } from './db/open.ts'
+
+// Applies pending migrations and exits: the k8s migration Job and `npm run migrate` run this.
+const database = await openAppDatabase({ ...loadConfig(), MIGRATE_ON_START: 'never' })
+try {
+  await database.migrate()
+  process.stdout.write('ussd-gateway: migrations applied\n')
+} finally {
+  await database.close()
+}

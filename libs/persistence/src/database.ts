@@ -1,0 +1,95 @@
+import { mkdirSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { PGlite } from '@electric-sql/pglite'
+import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely'
+import pg from 'pg'
+import { PersistenceError } from './errors.ts'
+import { migrateToLatest, type MigrationSet } from './migrations.ts'
+
+export const MEMORY_DATA_DIR = 'memory://'
+
+export interface DatabaseOptions {
+  /** `DATABASE_URL`: a PostgreSQL server. Without it the embedded PGlite engine is used. */
+  url?: string | undefined
+  /** Where PGlite keeps its files; `memory://` keeps them in memory (tests). */
+  dataDir: string
+  migrations: MigrationSet
+  migrationTable: string
+  /** `auto` migrates embedded databases at start-up and leaves servers to the `migrate` job. */
+  migrate?: 'auto' | 'always' | 'never'
+  /** Maximum pool size on a server. */
+  poolMax?: number
+  /** Abort queries on a server after this long (ms). */
+  statementTimeoutMs?: number
+}
+
+export interface Database<DB> {
+  readonly db: Kysely<DB>
+  readonly mode: 'postgres' | 'pglite'
+  /** Resolves when `SELECT 1` answers within `timeoutMs`; throws otherwise. */
+  ping: (timeoutMs?: number) => Promise<void>
+  migrate: () => Promise<void>
+  close: () => Promise<void>
+}
+
+function withTimeout<T> (promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new PersistenceError('PERSIST_TIMEOUT', `${what} timed out after ${ms} ms`)), ms)
+  })
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+}
+
+function postgresDialect (options: DatabaseOptions): PostgresDialect {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolMax ?? 10,
+    connectionTimeoutMillis: 5000,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: options.statementTimeoutMs ?? 15_000
+  })
+  // An idle client losing its server must not crash the process; the pool replaces it and the
+  // next query reports the outage to its caller (and /health says `disconnected`).
+  pool.on('error', () => {})
+  return new PostgresDialect({ pool })
+}
+
+async function openPglite (dataDir: string): Promise<PGlite> {
+  if (dataDir === MEMORY_DATA_DIR) return await PGlite.create()
+  const path = resolve(dataDir)
+  mkdirSync(path, { recursive: true })
+  return await PGlite.create(path)
+}
+
+/**
+ * Opens the app's database: PostgreSQL through `pg` when a URL is configured, embedded PGlite
+ * (a real Postgres engine in WebAssembly) otherwise. Both run the same migrations and queries.
+ */
+export async function openDatabase<DB> (options: DatabaseOptions): Promise<Database<DB>> {
+  const mode = options.url !== undefined && options.url !== '' ? 'postgres' : 'pglite'
+  const pglite = mode === 'pglite' ? await openPglite(options.dataDir) : undefined
+  const db = new Kysely<DB>({
+    dialect: pglite !== undefined ? new PGliteDialect({ pglite }) : postgresDialect(options)
+  })
+  const migrate = async () => { await migrateToLatest(db, options) }
+  const policy = options.migrate ?? 'auto'
+  if (policy === 'always' || (policy === 'auto' && mode === 'pglite')) {
+    try {
+      await migrate()
+    } catch (error) {
+      await db.destroy()
+      throw error
+    }
+  }
+  return {
+    db,
+    mode,
+    ping: async (timeoutMs = 2000) => { await withTimeout(sql`select 1`.execute(db), timeoutMs, 'database ping') },
+    migrate,
+    // Kysely's PGlite driver leaves the engine open (it may be shared), so it is closed here.
+    close: async () => {
+      await db.destroy()
+      if (pglite !== undefined && !pglite.closed) await pglite.close()
+    }
+  }
+}

@@ -1,0 +1,88 @@
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { sql } from 'kysely'
+import { isUniqueViolation, openDatabase, PersistenceError } from '../src/index.ts'
+import { createTestDatabase } from '../src/testing.ts'
+import { findNote, insertNote, listNotesTagged, notesMigrations, type NotesDB } from './fixtures/notes.ts'
+
+// The embedded engine always runs; the server runs whenever DATABASE_URL is set (the CI server pass).
+const backends = [
+  { name: 'PGlite', serverUrl: '' },
+  ...(process.env.DATABASE_URL !== undefined ? [{ name: 'PostgreSQL', serverUrl: process.env.DATABASE_URL }] : [])
+]
+
+describe.each(backends)('the same migrations and repository code on $name', ({ name, serverUrl }) => {
+  async function open () {
+    const testDb = await createTestDatabase(serverUrl)
+    const database = await openDatabase<NotesDB>({
+      url: testDb.url,
+      dataDir: testDb.dataDir,
+      migrations: notesMigrations,
+      migrationTable: 'fixture_migrations',
+      migrate: 'always'
+    })
+    onTestFinished(async () => {
+      await database.close()
+      await testDb.drop()
+    })
+    return database
+  }
+
+  it('migrates, writes and reads with identical results', async () => {
+    const database = await open()
+    expect(database.mode).toBe(name === 'PGlite' ? 'pglite' : 'postgres')
+    await database.ping()
+
+    const created = await insertNote(database.db, { slug: 'a', body: 'first', amount: '12.500000000000000001', tags: ['x', 'y'] })
+    expect(created.id).toMatch(/^[0-9a-f-]{36}$/)
+    expect(created.created_at).toBeInstanceOf(Date)
+    expect(created.amount).toBe('12.500000000000000001')
+    expect(created.tags).toEqual(['x', 'y'])
+
+    await insertNote(database.db, { slug: 'b', body: 'second', amount: '1', tags: ['y'] })
+    expect(await listNotesTagged(database.db, 'y')).toEqual([
+      { slug: 'a', amount: '12.500000000000000001' },
+      { slug: 'b', amount: '1.000000000000000000' }
+    ])
+    expect((await findNote(database.db, 'b'))?.body).toBe('second')
+    expect(await findNote(database.db, 'missing')).toBeUndefined()
+  })
+
+  it('reports unique violations the same way and rolls back failed transactions', async () => {
+    const database = await open()
+    await insertNote(database.db, { slug: 'dup', body: 'one', amount: '0' })
+    const error = await insertNote(database.db, { slug: 'dup', body: 'two', amount: '0' }).catch((e: unknown) => e)
+    expect(isUniqueViolation(error)).toBe(true)
+
+    await expect(database.db.transaction().execute(async (trx) => {
+      await insertNote(trx, { slug: 'tx', body: 'inside', amount: '0' })
+      throw new Error('abort')
+    })).rejects.toThrow('abort')
+    expect(await findNote(database.db, 'tx')).toBeUndefined()
+  })
+
+  it('is idempotent: migrating again applies nothing', async () => {
+    const database = await open()
+    await database.migrate()
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from fixture_migrations`.execute(database.db)
+    expect(rows[0]?.n).toBe(2)
+  })
+})
+
+describe('failures', () => {
+  it('names the migration that failed', async () => {
+    const error = await openDatabase({
+      dataDir: 'memory://',
+      migrationTable: 'broken_migrations',
+      migrate: 'always',
+      migrations: { '2026_01_01_000000_broken': { up: async (db) => { await sql`select * from no_such_table`.execute(db) } } }
+    }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(PersistenceError)
+    expect((error as PersistenceError).message).toMatch(/2026_01_01_000000_broken/)
+  })
+
+  it('ping fails fast when the server is unreachable', async () => {
+    const database = await openDatabase({ url: 'postgres://nobody@127.0.0.1:1/none', dataDir: 'memory://', migrations: {}, migrationTable: 'm', migrate: 'never' })
+    onTestFinished(async () => { await database.close() })
+    await expect(database.ping(1000)).rejects.toThrow()
+  })
+})

@@ -1,0 +1,3 @@
+export * from './common.ts'
+export * from './pagination.ts'
+export * from './errors.ts'

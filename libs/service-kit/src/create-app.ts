@@ -1,0 +1,64 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify'
+import cors, { type FastifyCorsOptions } from '@fastify/cors'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { DestinationStream } from 'pino'
+import { errorHandler, notFoundHandler } from './errors.ts'
+import { loggerOptions } from './logger.ts'
+import { registerDocs, type DocsOptions } from './plugins/docs.ts'
+import { registerHealthRoutes, type HealthOptions } from './plugins/health.ts'
+import { acceptEmptyJsonBodies } from './plugins/json-body.ts'
+import { echoRequestId, genReqId } from './plugins/request-id.ts'
+import { parseOrigins, type BaseConfig } from './config.ts'
+
+export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>
+
+export interface CreateAppOptions {
+  config: Pick<BaseConfig, 'NODE_ENV' | 'LOG_LEVEL' | 'TRUST_PROXY_ENABLED'> & { CORS_ORIGIN?: string | undefined, LOG_PRETTY?: boolean }
+  docs: DocsOptions
+  health?: Omit<HealthOptions, 'environment'>
+  /** CORS beyond the origins of `CORS_ORIGIN`; `false` never enables CORS. Off when no origin is configured. */
+  cors?: false | Omit<FastifyCorsOptions, 'origin'> & { defaultOrigin?: string }
+  logger?: { redact?: string[], stream?: DestinationStream }
+  bodyLimit?: number
+}
+
+/**
+ * Creates a Fastify instance with every cross-cutting concern of the platform: logging with
+ * redaction, request ids, the error contract, empty-JSON bodies, CORS, docs and health. Apps
+ * add their own plugins and routes to what this returns, then return it unlistened.
+ */
+export async function createApp (options: CreateAppOptions): Promise<App> {
+  const { config } = options
+  const app = Fastify({
+    logger: loggerOptions({ level: config.LOG_LEVEL, pretty: config.LOG_PRETTY, ...options.logger }),
+    genReqId,
+    trustProxy: config.TRUST_PROXY_ENABLED,
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    // Slow clients must not hold sockets forever; SSE routes raise their own limits.
+    requestTimeout: 120_000,
+    connectionTimeout: 0,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    ajv: { customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: false } }
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  app.setErrorHandler(errorHandler)
+  app.setNotFoundHandler(notFoundHandler)
+  echoRequestId(app)
+  acceptEmptyJsonBodies(app)
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('x-content-type-options', 'nosniff')
+  })
+
+  const origin = parseOrigins(config.CORS_ORIGIN ?? (options.cors !== false ? options.cors?.defaultOrigin : undefined))
+  if (options.cors !== false && origin !== undefined) {
+    const { defaultOrigin: _ignored, ...corsOptions } = options.cors ?? {}
+    // Credentials only with explicit origins: a wildcard with credentials would let any site act as the user.
+    await app.register(cors, { ...corsOptions, origin, credentials: origin !== '*' && (corsOptions.credentials ?? true) })
+  }
+
+  await registerDocs(app, options.docs)
+  registerHealthRoutes(app, { environment: config.NODE_ENV, ...options.health })
+  return app
+}

@@ -1,0 +1,76 @@
+import { STATUS_CODES } from 'node:http'
+import createError from '@fastify/error'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { ErrorBody } from '@impact/schemas'
+
+const PUBLIC_CODE = Symbol('publicCode')
+
+/**
+ * Defines a coded, prefixed error class (`DOMAIN_NOT_FOUND`, `USSD_…`) whose code is part of the
+ * public contract. `%s` placeholders in the message are filled from the constructor arguments.
+ */
+export function defineError (code: string, message: string, statusCode: number) {
+  const ErrorClass = createError(code, message, statusCode)
+  Object.defineProperty(ErrorClass.prototype, PUBLIC_CODE, { value: true })
+  return ErrorClass
+}
+
+const reason = (statusCode: number) => STATUS_CODES[statusCode] ?? 'Error'
+
+interface ValidationIssue { instancePath?: string, message?: string, params?: Record<string, unknown> }
+
+function validationDetails (issues: ValidationIssue[], context?: string) {
+  return issues.map((issue) => {
+    const missing = issue.params?.missingProperty
+    const extra = issue.params?.additionalProperty
+    const path = `${context ?? ''}${issue.instancePath ?? ''}`
+    const field = typeof missing === 'string'
+      ? `${path}/${missing}`
+      : typeof extra === 'string' ? `${path}/${extra}` : path
+    const message = typeof extra === 'string' ? 'is not an allowed property' : issue.message ?? 'is invalid'
+    return { field, message }
+  })
+}
+
+/**
+ * Turns any error into the platform's JSON error body. Client errors (< 500) keep their message
+ * and code; server errors are logged with their stack and answered with the bare reason phrase,
+ * so no driver message or internal detail reaches a client.
+ */
+export function toErrorBody (error: FastifyError, request: FastifyRequest): ErrorBody {
+  if (error.validation !== undefined) {
+    return {
+      statusCode: 400,
+      error: reason(400),
+      code: 'FST_ERR_VALIDATION',
+      message: error.message,
+      details: validationDetails(error.validation as ValidationIssue[], error.validationContext)
+    }
+  }
+  const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500
+  if (status >= 500) {
+    request.log.error({ err: error }, 'request failed')
+    const body: ErrorBody = { statusCode: status, error: reason(status), message: reason(status) }
+    if ((error as unknown as Record<symbol, unknown>)[PUBLIC_CODE] === true) {
+      body.code = error.code
+      body.message = error.message
+    }
+    return body
+  }
+  return { statusCode: status, error: reason(status), message: error.message, ...(error.code !== undefined ? { code: error.code } : {}) }
+}
+
+export function errorHandler (this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const body = toErrorBody(error, request)
+  return reply.code(body.statusCode).type('application/json; charset=utf-8').send(body)
+}
+
+export function notFoundHandler (request: FastifyRequest, reply: FastifyReply) {
+  const body: ErrorBody = {
+    statusCode: 404,
+    error: reason(404),
+    code: 'FST_ERR_NOT_FOUND',
+    message: `Route ${request.method}:${request.url.split('?')[0] ?? ''} not found`
+  }
+  return reply.code(404).send(body)
+}

@@ -1,0 +1,79 @@
+import { Type } from '@sinclair/typebox'
+import type { FastifyInstance } from 'fastify'
+
+/** A dependency check: resolves when the dependency answers, throws (or times out) otherwise. */
+export type HealthCheck = () => Promise<void>
+
+export interface HealthOptions {
+  environment: string
+  checks?: Record<string, HealthCheck>
+  /** Landing route `GET /`: message and extra fields (e.g. the oracle's DID). */
+  landing?: { message: string, extra?: () => Record<string, unknown> }
+  timeoutMs?: number
+}
+
+const CHECK_STATES = { up: 'connected', down: 'disconnected' } as const
+
+const HealthSchema = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
+  environment: Type.String(),
+  timestamp: Type.String({ format: 'date-time' }),
+  uptime: Type.Number({ description: 'Seconds since the process started' })
+}, { additionalProperties: Type.String({ description: 'One entry per dependency: connected | disconnected' }) })
+
+async function runCheck (check: HealthCheck, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  try {
+    await Promise.race([
+      check(),
+      new Promise((_resolve, reject) => { timer = setTimeout(() => reject(new Error('timeout')), timeoutMs) })
+    ])
+    return true
+  } catch {
+    return false
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/**
+ * `GET /health` (readiness: every dependency pinged, 503 when one is down), `GET /health/live`
+ * (liveness: the process answers, dependencies not consulted, so an outage does not restart pods)
+ * and the landing route `GET /`.
+ */
+export function registerHealthRoutes (app: FastifyInstance, options: HealthOptions) {
+  const checks = Object.entries(options.checks ?? {})
+  const timeoutMs = options.timeoutMs ?? 2000
+  const base = () => ({ environment: options.environment, timestamp: new Date().toISOString(), uptime: process.uptime() })
+
+  app.get('/health', {
+    schema: { tags: ['health'], summary: 'Readiness with dependency checks', response: { 200: HealthSchema, 503: HealthSchema } }
+  }, async (_request, reply) => {
+    const results = await Promise.all(checks.map(async ([name, check]) => [name, await runCheck(check, timeoutMs)] as const))
+    const healthy = results.every(([, up]) => up)
+    const states = Object.fromEntries(results.map(([name, up]) => [name, up ? CHECK_STATES.up : CHECK_STATES.down]))
+    return await reply.code(healthy ? 200 : 503).send({ status: healthy ? 'ok' : 'degraded', ...base(), ...states })
+  })
+
+  app.get('/health/live', {
+    schema: { tags: ['health'], summary: 'Liveness', response: { 200: HealthSchema } }
+  }, async () => ({ status: 'ok' as const, ...base() }))
+
+  if (options.landing !== undefined) {
+    const { message, extra } = options.landing
+    app.get('/', {
+      schema: {
+        tags: ['health'],
+        summary: 'Landing record for platform probes',
+        response: {
+          200: Type.Object({
+            status: Type.Literal('ok'),
+            message: Type.String(),
+            environment: Type.String(),
+            timestamp: Type.String({ format: 'date-time' })
+          }, { additionalProperties: true })
+        }
+      }
+    }, async () => ({ status: 'ok' as const, message, environment: options.environment, timestamp: new Date().toISOString(), ...extra?.() }))
+  }
+}

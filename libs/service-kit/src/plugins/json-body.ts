@@ -1,0 +1,19 @@
+import type { FastifyInstance } from 'fastify'
+
+/**
+ * Browser SDKs send `Content-Type: application/json` on every request, body-less POSTs and
+ * DELETEs included. Fastify's default parser rejects those with 400; here an empty body simply
+ * means "no body". Malformed JSON is still a 400, and `__proto__` keys are still refused.
+ */
+export function acceptEmptyJsonBodies (app: FastifyInstance) {
+  const parse = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8')
+    if (text.trim() === '') {
+      done(null, undefined)
+      return
+    }
+    parse(request, text, done)
+  })
+}

@@ -1,0 +1,146 @@
+import { Type } from '@sinclair/typebox'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { defineError } from '../src/index.ts'
+import { buildTestApp, captureLogs } from './helper.ts'
+
+const Teapot = defineError('KIT_TEAPOT', 'I am a teapot named %s', 418)
+const Down = defineError('KIT_UPSTREAM_DOWN', 'Upstream unavailable', 503)
+
+async function appWithRoutes (options: Parameters<typeof buildTestApp>[0] = {}) {
+  const app = await buildTestApp(options)
+  onTestFinished(async () => { await app.close() })
+  app.post('/items', { schema: { body: Type.Object({ name: Type.String({ minLength: 1 }), count: Type.Integer() }, { additionalProperties: false }) } },
+    async (request) => ({ received: request.body ?? null }))
+  app.post('/empty', async (request) => ({ body: request.body ?? null }))
+  app.get('/teapot', async () => { throw new Teapot('earl') })
+  app.get('/boom', async () => { throw new Error('connect ECONNREFUSED 10.0.0.5:5432 password=hunter2') })
+  app.get('/down', async () => { throw new Down() })
+  return app
+}
+
+describe('error contract', () => {
+  it('answers validation failures with 400, the field and the FST_ERR_VALIDATION code', async () => {
+    const app = await appWithRoutes()
+    const res = await app.inject({ method: 'POST', url: '/items', payload: { name: '', count: 1, extra: true } })
+    expect(res.statusCode).toBe(400)
+    expect(res.json()).toMatchObject({ statusCode: 400, error: 'Bad Request', code: 'FST_ERR_VALIDATION' })
+    expect(res.json().details[0].field).toMatch(/name|extra/)
+  })
+
+  it('keeps coded client errors with their message', async () => {
+    const app = await appWithRoutes()
+    const res = await app.inject({ method: 'GET', url: '/teapot' })
+    expect(res.statusCode).toBe(418)
+    expect(res.json()).toEqual({ statusCode: 418, error: "I'm a Teapot", code: 'KIT_TEAPOT', message: 'I am a teapot named earl' })
+  })
+
+  it('masks unexpected server errors but logs them', async () => {
+    const logs = captureLogs()
+    const app = await appWithRoutes({ config: { NODE_ENV: 'test', LOG_LEVEL: 'error', TRUST_PROXY_ENABLED: false }, logger: { stream: logs.stream } })
+    const res = await app.inject({ method: 'GET', url: '/boom' })
+    expect(res.statusCode).toBe(500)
+    expect(res.json()).toEqual({ statusCode: 500, error: 'Internal Server Error', message: 'Internal Server Error' })
+    expect(res.body).not.toContain('ECONNREFUSED')
+    expect(logs.text()).toContain('ECONNREFUSED')
+  })
+
+  it('keeps the public code and message of coded server errors', async () => {
+    const app = await appWithRoutes()
+    const res = await app.inject({ method: 'GET', url: '/down' })
+    expect(res.statusCode).toBe(503)
+    expect(res.json()).toMatchObject({ statusCode: 503, code: 'KIT_UPSTREAM_DOWN', message: 'Upstream unavailable' })
+  })
+
+  it('answers unknown routes with a JSON 404', async () => {
+    const app = await appWithRoutes()
+    const res = await app.inject({ method: 'GET', url: '/nope?x=1' })
+    expect(res.statusCode).toBe(404)
+    expect(res.json()).toEqual({ statusCode: 404, error: 'Not Found', code: 'FST_ERR_NOT_FOUND', message: 'Route GET:/nope not found' })
+  })
+
+  it('rejects malformed JSON with a 400 body', async () => {
+    const app = await appWithRoutes()
+    const res = await app.inject({ method: 'POST', url: '/empty', headers: { 'content-type': 'application/json' }, payload: '{"a":' })
+    expect(res.statusCode).toBe(400)
+    expect(res.json().statusCode).toBe(400)
+  })
+})
+
+describe('empty JSON bodies', () => {
+  it('treats an empty application/json body as no body', async () => {
+    const app = await appWithRoutes()
+    const res = await app.inject({ method: 'POST', url: '/empty', headers: { 'content-type': 'application/json' }, payload: '' })
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toEqual({ body: null })
+  })
+
+  it('still refuses prototype poisoning', async () => {
+    const app = await appWithRoutes()
+    const res = await app.inject({ method: 'POST', url: '/empty', headers: { 'content-type': 'application/json' }, payload: '{"__proto__":{"admin":true}}' })
+    expect(res.statusCode).toBe(400)
+  })
+})
+
+describe('request ids', () => {
+  it('echoes a valid x-request-id and replaces an unsafe one', async () => {
+    const app = await appWithRoutes()
+    const kept = await app.inject({ method: 'GET', url: '/health', headers: { 'x-request-id': 'req-123.abc' } })
+    expect(kept.headers['x-request-id']).toBe('req-123.abc')
+    const replaced = await app.inject({ method: 'GET', url: '/nope', headers: { 'x-request-id': 'bad id\r\nInjected: 1' } })
+    expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
+  })
+})
+
+describe('logging', () => {
+  it('never writes secret headers or PINs to the log output', async () => {
+    const logs = captureLogs()
+    const app = await buildTestApp({ config: { NODE_ENV: 'test', LOG_LEVEL: 'trace', TRUST_PROXY_ENABLED: false }, logger: { stream: logs.stream } })
+    onTestFinished(async () => { await app.close() })
+    app.post('/login', async (request) => {
+      // A careless handler logging everything it received must still not leak.
+      request.log.info({ headers: request.headers, body: request.body }, 'login attempt')
+      return { ok: true }
+    })
+    const secrets = { bearer: 'Bearer eyJ-secret-token', ucan: 'mAYIEA-ucan-car', cookie: 'sid=session-cookie', matrix: 'syt_matrix_token', pin: '48213' }
+    const res = await app.inject({
+      method: 'POST',
+      url: '/login',
+      headers: { authorization: secrets.bearer, 'x-ucan-delegation': secrets.ucan, cookie: secrets.cookie, 'x-matrix-access-token': secrets.matrix, 'user-agent': 'kit-test' },
+      payload: { user: 'amina', pin: secrets.pin }
+    })
+    expect(res.statusCode).toBe(200)
+    const output = logs.text()
+    expect(output).toContain('login attempt')
+    expect(output).toContain('kit-test')
+    for (const secret of Object.values(secrets)) expect(output).not.toContain(secret)
+    expect(output).toContain('[redacted]')
+  })
+})
+
+describe('CORS', () => {
+  it('is off unless an origin is configured', async () => {
+    const app = await appWithRoutes()
+    const res = await app.inject({ method: 'OPTIONS', url: '/items', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } })
+    expect(res.headers['access-control-allow-origin']).toBeUndefined()
+  })
+
+  it('allows configured origins with credentials and exposes X-Request-Id', async () => {
+    const app = await appWithRoutes({
+      config: { NODE_ENV: 'test', LOG_LEVEL: 'silent', TRUST_PROXY_ENABLED: false, CORS_ORIGIN: 'https://app.example' },
+      cors: { exposedHeaders: ['X-Request-Id'] }
+    })
+    const ok = await app.inject({ method: 'GET', url: '/health', headers: { origin: 'https://app.example' } })
+    expect(ok.headers['access-control-allow-origin']).toBe('https://app.example')
+    expect(ok.headers['access-control-allow-credentials']).toBe('true')
+    expect(ok.headers['access-control-expose-headers']).toBe('X-Request-Id')
+    const other = await app.inject({ method: 'GET', url: '/health', headers: { origin: 'https://evil.example' } })
+    expect(other.headers['access-control-allow-origin']).toBeUndefined()
+  })
+
+  it('never combines a wildcard with credentials', async () => {
+    const app = await appWithRoutes({ cors: { defaultOrigin: '*' } })
+    const res = await app.inject({ method: 'GET', url: '/health', headers: { origin: 'https://any.example' } })
+    expect(res.headers['access-control-allow-origin']).toBe('*')
+    expect(res.headers['access-control-allow-credentials']).toBeUndefined()
+  })
+})

@@ -1,0 +1,45 @@
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { buildTestApp } from './helper.ts'
+
+describe('GET /health', () => {
+  it('reports every dependency and answers 503 when one is down', async () => {
+    let databaseUp = true
+    const app = await buildTestApp({
+      health: {
+        checks: {
+          database: async () => { if (!databaseUp) throw new Error('down') },
+          redis: async () => {}
+        },
+        landing: { message: 'kit is running', extra: () => ({ oracleDid: 'did:key:z6Mk' }) }
+      }
+    })
+    onTestFinished(async () => { await app.close() })
+
+    const healthy = await app.inject({ method: 'GET', url: '/health' })
+    expect(healthy.statusCode).toBe(200)
+    expect(healthy.json()).toMatchObject({ status: 'ok', environment: 'test', database: 'connected', redis: 'connected' })
+    expect(typeof healthy.json().uptime).toBe('number')
+
+    databaseUp = false
+    const degraded = await app.inject({ method: 'GET', url: '/health' })
+    expect(degraded.statusCode).toBe(503)
+    expect(degraded.json()).toMatchObject({ status: 'degraded', database: 'disconnected', redis: 'connected' })
+
+    const live = await app.inject({ method: 'GET', url: '/health/live' })
+    expect(live.statusCode).toBe(200)
+
+    databaseUp = true
+    expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200)
+
+    const landing = await app.inject({ method: 'GET', url: '/' })
+    expect(landing.json()).toMatchObject({ status: 'ok', message: 'kit is running', environment: 'test', oracleDid: 'did:key:z6Mk' })
+  })
+
+  it('treats a hanging check as down after the timeout', async () => {
+    const app = await buildTestApp({ health: { checks: { database: async () => await new Promise(() => {}) }, timeoutMs: 50 } })
+    onTestFinished(async () => { await app.close() })
+    const res = await app.inject({ method: 'GET', url: '/health' })
+    expect(res.statusCode).toBe(503)
+    expect(res.json().database).toBe('disconnected')
+  })
+})

@@ -1,0 +1,21 @@
+import { createMemoryState } from './memory-state.ts'
+import { createRedisState } from './redis-state.ts'
+import type { SharedState } from './types.ts'
+
+export type * from './types.ts'
+export { createMemoryState } from './memory-state.ts'
+export { createRedisState, type RedisStateOptions } from './redis-state.ts'
+
+export interface SharedStateOptions {
+  /** `REDIS_URL`; without it the state lives in this process only. */
+  url?: string | undefined
+  /** Namespace of this app's keys and channels, e.g. `ussd:`. */
+  prefix: string
+}
+
+/** Redis when a URL is configured (state shared across replicas), in-process otherwise. */
+export function createSharedState (options: SharedStateOptions): SharedState {
+  return options.url !== undefined && options.url !== ''
+    ? createRedisState({ url: options.url, prefix: options.prefix })
+    : createMemoryState()
+}

@@ -1,0 +1,116 @@
+import { Redis } from 'ioredis'
+import type { MessageHandler, SharedState, Unsubscribe } from './types.ts'
+
+export interface RedisStateOptions {
+  url: string
+  /** Namespace for every key and channel, e.g. `ussd:`. */
+  prefix: string
+  /** Fail commands instead of queueing them while Redis is unreachable. */
+  connectTimeoutMs?: number
+}
+
+/**
+ * Redis implementation: one command connection, plus one subscriber connection opened on the
+ * first `subscribe` (a Redis connection in subscribe mode cannot run other commands).
+ */
+export function createRedisState (options: RedisStateOptions): SharedState & { readonly client: Redis } {
+  const { prefix } = options
+  const connect = () => new Redis(options.url, {
+    lazyConnect: false,
+    connectTimeout: options.connectTimeoutMs ?? 5000,
+    maxRetriesPerRequest: 2,
+    // Keep reconnecting with a capped back-off: a Redis restart must not need an app restart.
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2000)
+  })
+  const client = connect()
+  // Errors surface on the commands that fail; without a listener ioredis would log every retry.
+  client.on('error', () => {})
+  let subscriber: Redis | undefined
+  const handlers = new Map<string, Set<MessageHandler>>()
+
+  const getSubscriber = (): Redis => {
+    if (subscriber !== undefined) return subscriber
+    subscriber = connect()
+    subscriber.on('error', () => {})
+    subscriber.on('message', (channel: string, message: string) => {
+      for (const handler of handlers.get(channel) ?? []) handler(message)
+    })
+    return subscriber
+  }
+
+  return {
+    kind: 'redis',
+    client,
+    async get (key) {
+      return await client.get(prefix + key)
+    },
+    async set (key, value, { ttlMs, ifAbsent } = {}) {
+      const k = prefix + key
+      let result: string | null
+      if (ttlMs !== undefined && ifAbsent === true) result = await client.set(k, value, 'PX', ttlMs, 'NX')
+      else if (ttlMs !== undefined) result = await client.set(k, value, 'PX', ttlMs)
+      else if (ifAbsent === true) result = await client.set(k, value, 'NX')
+      else result = await client.set(k, value)
+      return result === 'OK'
+    },
+    async getAndTouch (key, ttlMs) {
+      return await client.getex(prefix + key, 'PX', ttlMs)
+    },
+    async del (key) {
+      return (await client.del(prefix + key)) > 0
+    },
+    async incr (key, { by = 1, ttlMs } = {}) {
+      const k = prefix + key
+      if (ttlMs === undefined) return await client.incrby(k, by)
+      // INCRBY and a create-only PEXPIRE in one round trip keep the window fixed.
+      const results = await client.multi().incrby(k, by).pexpire(k, ttlMs, 'NX').exec()
+      const [error, value] = results?.[0] ?? [new Error('redis transaction aborted'), null]
+      if (error !== null) throw error
+      return Number(value)
+    },
+    async ttl (key) {
+      return await client.pttl(prefix + key)
+    },
+    async scan (keyPrefix, limit = Number.POSITIVE_INFINITY) {
+      const keys: string[] = []
+      const pattern = prefix + keyPrefix.replace(/[*?[\]\\]/g, '\\$&') + '*'
+      let cursor = '0'
+      do {
+        const [next, batch] = await client.scan(cursor, 'MATCH', pattern, 'COUNT', 500)
+        cursor = next
+        for (const key of batch) {
+          if (keys.length >= limit) return keys
+          keys.push(key.slice(prefix.length))
+        }
+      } while (cursor !== '0')
+      return keys
+    },
+    async publish (channel, message) {
+      await client.publish(prefix + channel, message)
+    },
+    async subscribe (channel, handler): Promise<Unsubscribe> {
+      const full = prefix + channel
+      let set = handlers.get(full)
+      if (set === undefined) {
+        handlers.set(full, set = new Set())
+        await getSubscriber().subscribe(full)
+      }
+      const registration: MessageHandler = (message) => handler(message)
+      set.add(registration)
+      return async () => {
+        set.delete(registration)
+        if (set.size === 0 && handlers.get(full) === set) {
+          handlers.delete(full)
+          await subscriber?.unsubscribe(full)
+        }
+      }
+    },
+    async ping () {
+      await client.ping()
+    },
+    async close () {
+      handlers.clear()
+      await Promise.allSettled([client.quit(), subscriber?.quit()])
+    }
+  }
+}

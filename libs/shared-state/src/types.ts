@@ -1,0 +1,40 @@
+export interface SetOptions {
+  /** Expire the key after this many milliseconds. */
+  ttlMs?: number
+  /** Only write when the key does not exist yet (Redis `SET NX`); the result says whether it was written. */
+  ifAbsent?: boolean
+}
+
+export interface IncrOptions {
+  by?: number
+  /** TTL applied when the counter is created (a fixed window), not extended by later increments. */
+  ttlMs?: number
+}
+
+export type MessageHandler = (message: string) => void
+export type Unsubscribe = () => Promise<void>
+
+/**
+ * The state that must be shared between replicas of an app: sessions with an inactivity TTL,
+ * counters, and fan-out messages. Keys and channels are namespaced by the store's prefix, so
+ * apps sharing one Redis never see each other's keys.
+ */
+export interface SharedState {
+  readonly kind: 'redis' | 'memory'
+  get: (key: string) => Promise<string | null>
+  /** Resolves `false` only when `ifAbsent` was set and the key already existed. */
+  set: (key: string, value: string, options?: SetOptions) => Promise<boolean>
+  /** Reads a key and restarts its TTL in one round trip (sliding expiry); `null` when absent. */
+  getAndTouch: (key: string, ttlMs: number) => Promise<string | null>
+  del: (key: string) => Promise<boolean>
+  incr: (key: string, options?: IncrOptions) => Promise<number>
+  /** Remaining TTL in ms; -1 when the key has none, -2 when it does not exist (Redis `PTTL`). */
+  ttl: (key: string) => Promise<number>
+  /** Keys (without the store prefix) that start with `prefix`, at most `limit` of them. */
+  scan: (prefix: string, limit?: number) => Promise<string[]>
+  publish: (channel: string, message: string) => Promise<void>
+  subscribe: (channel: string, handler: MessageHandler) => Promise<Unsubscribe>
+  /** Throws when the backing store cannot be reached. */
+  ping: () => Promise<void>
+  close: () => Promise<void>
+}

@@ -1,0 +1,124 @@
+import { randomBytes } from 'node:crypto'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { createMemoryState, createRedisState, createSharedState, type SharedState } from '../src/index.ts'
+
+const redisUrl = process.env.REDIS_URL
+// In-process always; Redis whenever REDIS_URL is set (the CI server pass).
+const backends: Array<{ name: string, create: () => SharedState }> = [
+  { name: 'memory', create: () => createMemoryState() },
+  ...(redisUrl !== undefined ? [{ name: 'redis', create: () => createRedisState({ url: redisUrl, prefix: `test:${randomBytes(4).toString('hex')}:` }) }] : [])
+]
+
+const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms))
+
+describe.each(backends)('SharedState on $name', ({ create }) => {
+  function open () {
+    const state = create()
+    onTestFinished(async () => {
+      for (const key of await state.scan('')) await state.del(key)
+      await state.close()
+    })
+    return state
+  }
+
+  it('stores, reads and deletes values', async () => {
+    const state = open()
+    expect(await state.get('k')).toBeNull()
+    expect(await state.set('k', 'v')).toBe(true)
+    expect(await state.get('k')).toBe('v')
+    expect(await state.ttl('k')).toBe(-1)
+    expect(await state.del('k')).toBe(true)
+    expect(await state.del('k')).toBe(false)
+    expect(await state.ttl('k')).toBe(-2)
+  })
+
+  it('expires keys after their TTL and slides it on getAndTouch', async () => {
+    const state = open()
+    await state.set('short', '1', { ttlMs: 80 })
+    await state.set('sliding', '2', { ttlMs: 120 })
+    await sleep(70)
+    expect(await state.getAndTouch('sliding', 120)).toBe('2')
+    await sleep(70)
+    expect(await state.get('short')).toBeNull()
+    expect(await state.get('sliding')).toBe('2')
+    expect(await state.getAndTouch('short', 100)).toBeNull()
+  })
+
+  it('writes only absent keys with ifAbsent', async () => {
+    const state = open()
+    expect(await state.set('once', 'a', { ifAbsent: true })).toBe(true)
+    expect(await state.set('once', 'b', { ifAbsent: true, ttlMs: 1000 })).toBe(false)
+    expect(await state.get('once')).toBe('a')
+  })
+
+  it('counts with a fixed window', async () => {
+    const state = open()
+    expect(await state.incr('hits', { ttlMs: 100 })).toBe(1)
+    await sleep(40)
+    expect(await state.incr('hits', { ttlMs: 100, by: 2 })).toBe(3)
+    await sleep(80)
+    expect(await state.incr('hits', { ttlMs: 100 })).toBe(1)
+  })
+
+  it('counts exactly under concurrency', async () => {
+    const state = open()
+    await Promise.all(Array.from({ length: 200 }, async () => await state.incr('c')))
+    expect(await state.get('c')).toBe('200')
+  })
+
+  it('scans keys by prefix', async () => {
+    const state = open()
+    await Promise.all(['s:1', 's:2', 's:3', 'other'].map(async (k) => await state.set(k, 'x')))
+    expect((await state.scan('s:')).sort()).toEqual(['s:1', 's:2', 's:3'])
+    expect(await state.scan('s:', 2)).toHaveLength(2)
+    expect(await state.scan('s*')).toEqual([])
+  })
+
+  it('delivers published messages to every subscriber until they unsubscribe', async () => {
+    const state = open()
+    const a: string[] = []
+    const b: string[] = []
+    const offA = await state.subscribe('events', (m) => a.push(m))
+    await state.subscribe('events', (m) => b.push(m))
+    await state.publish('events', 'one')
+    await sleep(50)
+    await offA()
+    await state.publish('events', 'two')
+    await sleep(50)
+    expect(a).toEqual(['one'])
+    expect(b).toEqual(['one', 'two'])
+  })
+
+  it('answers ping', async () => {
+    await expect(open().ping()).resolves.toBeUndefined()
+  })
+})
+
+describe.runIf(redisUrl !== undefined)('two Redis-backed replicas', () => {
+  it('see each other\'s keys and messages within one prefix, and nothing across prefixes', async () => {
+    const prefix = `test:${randomBytes(4).toString('hex')}:`
+    const one = createSharedState({ url: redisUrl, prefix })
+    const two = createSharedState({ url: redisUrl, prefix })
+    const stranger = createSharedState({ url: redisUrl, prefix: `${prefix}other:` })
+    onTestFinished(async () => {
+      await one.del('session')
+      await Promise.all([one.close(), two.close(), stranger.close()])
+    })
+    const seen: string[] = []
+    await two.subscribe('abort', (m) => seen.push(m))
+    await one.set('session', 'state', { ttlMs: 5000 })
+    await one.publish('abort', 'S1')
+    await sleep(50)
+    expect(await two.get('session')).toBe('state')
+    expect(await stranger.get('session')).toBeNull()
+    expect(seen).toEqual(['S1'])
+  })
+})
+
+describe('createSharedState', () => {
+  it('is in-process without a URL', async () => {
+    const state = createSharedState({ prefix: 'x:' })
+    expect(state.kind).toBe('memory')
+    await state.close()
+  })
+})

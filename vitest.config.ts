@@ -1,0 +1,9 @@
+import { defineConfig } from 'vitest/config'
+import projects from './vitest.workspace.ts'
+
+export default defineConfig({
+  test: {
+    projects,
+    reporters: process.env.CI ? ['default'] : ['default']
+  }
+})
