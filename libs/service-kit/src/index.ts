@@ -6,3 +6,4 @@ export { registerHealthRoutes, type HealthCheck, type HealthOptions } from './pl
 export { runServer, type RunServerOptions } from './run-server.ts'
 export { genReqId } from './plugins/request-id.ts'
 export type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+export { safeEqual, readBearerToken, staticBearerGuard, AuthMissingError, AuthInvalidError } from './auth.ts'
