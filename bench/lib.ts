@@ -1,0 +1,21 @@
+import autocannon from 'autocannon'
+
+export interface LoadResult { requestsPerSec: number, p50: number, p99: number, errors: number, non2xx: number }
+
+/** Drives `url` with autocannon for `seconds` and returns the numbers the reports print. */
+export async function load (options: autocannon.Options): Promise<LoadResult> {
+  const result = await autocannon({ connections: 50, duration: 5, ...options })
+  return {
+    requestsPerSec: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx
+  }
+}
+
+export const ratio = (value: number, baseline: number) => (baseline === 0 ? 0 : value / baseline)
+
+export function report (title: string, rows: Array<[string, string | number]>) {
+  process.stdout.write(`\n${title}\n${rows.map(([k, v]) => `  ${k.padEnd(44)} ${typeof v === 'number' ? v.toFixed(2) : v}`).join('\n')}\n`)
+}
