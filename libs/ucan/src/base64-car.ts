@@ -1,0 +1,31 @@
+import { Delegation } from '@ucanto/core'
+import type { Delegation as DelegationView } from '@ucanto/interface'
+
+/** Standard base64 with padding, as ixo clients send it (Buffer would silently skip junk characters). */
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
+
+/** A token larger than this is refused before decoding (a 2-hop chain with 4 capabilities is ~1.5 KB). */
+export const MAX_TOKEN_LENGTH = 8192
+
+/**
+ * Decodes a base64 CAR into a delegation view. `extract` decodes lazily, so the fields that can
+ * fail are touched here: a corrupt token fails now, not later inside a check that assumes it parsed.
+ */
+export async function decodeBase64Car (token: string, maxLength = MAX_TOKEN_LENGTH): Promise<DelegationView> {
+  if (typeof token !== 'string' || token.length === 0 || token.length > maxLength || !BASE64.test(token)) {
+    throw new TypeError('not a base64 token of acceptable size')
+  }
+  const result = await Delegation.extract(new Uint8Array(Buffer.from(token, 'base64')))
+  if (result.error !== undefined) throw result.error
+  const delegation = result.ok
+  const touched = [delegation.issuer.did(), delegation.audience.did(), delegation.capabilities, delegation.expiration, delegation.notBefore, delegation.proofs]
+  if (touched.length === 0) throw new TypeError('unreachable')
+  return delegation
+}
+
+/** Archives a delegation or invocation as the base64 CAR that travels in headers. */
+export async function encodeBase64Car (delegation: DelegationView): Promise<string> {
+  const archive = await delegation.archive()
+  if (archive.error !== undefined) throw archive.error
+  return Buffer.from(archive.ok).toString('base64')
+}

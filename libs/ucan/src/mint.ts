@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto'
+import { delegate, invoke } from '@ucanto/core'
+import type { Delegation, DID, Principal, Signer } from '@ucanto/interface'
+import { ed25519 } from '@ucanto/principal'
+import { decodeBase64Car, encodeBase64Car } from './base64-car.ts'
+
+export type OracleSigner = ed25519.EdSigner
+
+/** A fresh Ed25519 signer (its DID is a did:key). */
+export const generateSigner = async (): Promise<OracleSigner> => await ed25519.Signer.generate()
+
+/** Parses the signer string of `ORACLE_PRIVATE_KEY` (`M…`, the form `formatSigner` writes). */
+export const parseSigner = (key: string): OracleSigner => ed25519.Signer.parse(key)
+
+export const formatSigner = (signer: OracleSigner): string => ed25519.Signer.format(signer)
+
+const nowSeconds = () => Math.floor(Date.now() / 1000)
+const principal = (audience: string | Principal): Principal => typeof audience === 'string' ? { did: () => audience as DID } : audience
+
+export interface MintOptions {
+  issuer: Signer
+  audience: string | Principal
+  /** Absolute expiry in Unix seconds; `Infinity` mints a token that never expires (refused by verifiers). */
+  expiration?: number
+  /** Life from now in seconds when `expiration` is not given (default 300). */
+  lifetimeSeconds?: number
+  notBefore?: number
+  /** Proofs as base64 CARs or decoded delegations; they are embedded in the archive. */
+  proofs?: Array<string | Delegation>
+}
+
+async function proofsOf (proofs: Array<string | Delegation> = []): Promise<Delegation[]> {
+  return await Promise.all(proofs.map(async (p) => typeof p === 'string' ? await decodeBase64Car(p) : p))
+}
+
+/**
+ * Mints the short-lived auth invocation a client sends as `Authorization: Bearer` (and the oracle
+ * mints for downstream calls, with the user's delegation as proof). Each mint has a fresh nonce.
+ */
+export async function mintInvocation (options: MintOptions & { capability?: { can: string, with: string } }): Promise<string> {
+  const capability = options.capability ?? { can: '*', with: 'ixo:oracle' }
+  const invocation = await invoke({
+    issuer: options.issuer,
+    audience: principal(options.audience),
+    capability: capability as { can: `${string}/${string}`, with: `${string}:${string}` },
+    expiration: options.expiration ?? nowSeconds() + (options.lifetimeSeconds ?? 300),
+    ...(options.notBefore !== undefined ? { notBefore: options.notBefore } : {}),
+    nonce: randomUUID(),
+    proofs: await proofsOf(options.proofs)
+  }).delegate()
+  return await encodeBase64Car(invocation)
+}
+
+/** Mints a delegation (user → oracle, or any hop of a chain) as a base64 CAR. */
+export async function mintDelegation (options: MintOptions & { capabilities: Array<{ can: string, with: string }> }): Promise<string> {
+  const delegation = await delegate({
+    issuer: options.issuer,
+    audience: principal(options.audience),
+    capabilities: options.capabilities as [{ can: `${string}/${string}`, with: `${string}:${string}` }],
+    expiration: options.expiration ?? nowSeconds() + (options.lifetimeSeconds ?? 7 * 24 * 3600),
+    ...(options.notBefore !== undefined ? { notBefore: options.notBefore } : {}),
+    proofs: await proofsOf(options.proofs)
+  })
+  return await encodeBase64Car(delegation)
+}

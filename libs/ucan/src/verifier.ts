@@ -1,0 +1,204 @@
+import { UCAN, isDelegation } from '@ucanto/core'
+import type { Delegation, DID, Verifier as VerifierView } from '@ucanto/interface'
+import { Verifier } from '@ucanto/principal'
+import { capability, claim, DIDResolutionError, Schema } from '@ucanto/validator'
+import { decodeBase64Car, MAX_TOKEN_LENGTH } from './base64-car.ts'
+import { refuse, type Verdict } from './errors.ts'
+import type { DidKeyResolver } from './resolvers.ts'
+import { VerdictCache } from './verdict-cache.ts'
+
+export interface UcanVerifierOptions {
+  /** This oracle's DID: every accepted token must be addressed to exactly this string. */
+  oracleDid: string
+  /** did:key of the oracle's signing key when `oracleDid` is not itself a did:key (a did:ixo oracle). */
+  oracleKeyDid?: string
+  /** Keys of non-did:key principals (did:ixo users); without it only did:key issuers verify. */
+  resolveDidKey?: DidKeyResolver
+  /** The one capability an auth invocation carries. Default `{ can: '*', with: 'ixo:oracle' }`. */
+  invocationCapability?: { can: string, with: string }
+  /** Longest accepted invocation life, from now to its expiry (default 900 s). */
+  maxInvocationTtlSeconds?: number
+  /** Clock skew allowed on top of the lifetime cap (default 60 s); ucanto itself has no leeway. */
+  clockSkewSeconds?: number
+  /** Cap on how long a delegation verdict is reused (default 3 min), so revocations land soon. */
+  delegationCacheTtlMs?: number
+  /** How long a refusal is remembered (default 30 s), so a flood of one bad token costs one check. */
+  refusalCacheTtlMs?: number
+  cacheSize?: number
+  /** Longest delegation chain followed (default 8). */
+  maxChainDepth?: number
+  maxTokenLength?: number
+}
+
+/** Who is calling, proven by a valid invocation. */
+export interface InvocationIdentity { did: string, expiration: number, cid: string }
+
+/** What a valid delegation to this oracle grants; `expiration` is the earliest in its chain. */
+export interface DelegationGrant {
+  issuer: string
+  audience: string
+  expiration: number
+  capabilities: Array<{ can: string, with: string }>
+  cid: string
+}
+
+export interface UcanVerifier {
+  readonly oracleDid: string
+  verifyInvocation: (token: string) => Promise<Verdict<InvocationIdentity>>
+  verifyDelegation: (token: string) => Promise<Verdict<DelegationGrant>>
+}
+
+const nowSeconds = () => Math.floor(Date.now() / 1000)
+type AnyDid = DID
+type Cached<T> = { value: Verdict<T>, ttlMs: number }
+
+/**
+ * Checks the two UCAN artifacts an oracle accepts. ucanto's validator verifies signatures and
+ * capability matching; the checks it leaves out (audience, finite expiry, lifetime cap, one
+ * capability, embedded and aligned proofs) are done here, before it runs.
+ */
+export function createUcanVerifier (options: UcanVerifierOptions): UcanVerifier {
+  const {
+    oracleDid,
+    maxInvocationTtlSeconds = 900,
+    clockSkewSeconds = 60,
+    delegationCacheTtlMs = 180_000,
+    refusalCacheTtlMs = 30_000,
+    maxChainDepth = 8,
+    maxTokenLength = MAX_TOKEN_LENGTH
+  } = options
+  const wanted = options.invocationCapability ?? { can: '*', with: 'ixo:oracle' }
+  const OracleAuth = capability({ can: wanted.can as `${string}/${string}` | '*', with: Schema.literal(wanted.with as `${string}:${string}`) })
+  const authority = options.oracleKeyDid !== undefined && options.oracleKeyDid !== oracleDid
+    ? Verifier.parse(options.oracleKeyDid as AnyDid).withDID(oracleDid as AnyDid)
+    : Verifier.parse(oracleDid as AnyDid)
+  const cache = new VerdictCache<Verdict<unknown>>(options.cacheSize ?? 10_000)
+
+  /** did:key strings that may have signed for `did`; throws when the resolver itself fails. */
+  async function keysOf (did: string): Promise<string[]> {
+    if (did.startsWith('did:key:')) return [did]
+    if (did === oracleDid && options.oracleKeyDid !== undefined) return [options.oracleKeyDid]
+    if (options.resolveDidKey === undefined) return []
+    return await options.resolveDidKey(did)
+  }
+
+  async function verifiersOf (did: string): Promise<VerifierView[]> {
+    const keys = await keysOf(did)
+    return keys.map((key) => did.startsWith('did:key:') ? Verifier.parse(key as AnyDid) : Verifier.parse(key as AnyDid).withDID(did as AnyDid))
+  }
+
+  // Refusals that may turn into a yes soon (not valid yet, a resolver hiccup) or that cost nothing
+  // to repeat (junk that does not decode) are not remembered; the rest are, briefly.
+  const UNCACHED = new Set(['not_yet_valid', 'unresolvable_did', 'malformed'])
+  const refusal = <T>(verdict: Verdict<T>): Cached<T> => ({ value: verdict, ttlMs: UNCACHED.has(verdict.error?.reason ?? '') ? 0 : refusalCacheTtlMs })
+
+  async function checkInvocation (token: string): Promise<Cached<InvocationIdentity>> {
+    let invocation: Delegation
+    try {
+      invocation = await decodeBase64Car(token, maxTokenLength)
+    } catch (error) {
+      return refusal(refuse('malformed', 'invocation is not a base64 UCAN CAR', error))
+    }
+    const expiration = invocation.expiration
+    if (invocation.audience.did() !== oracleDid) return refusal(refuse('wrong_audience', 'invocation is addressed to another principal'))
+    if (invocation.capabilities.length !== 1) return refusal(refuse('capability_count', 'an invocation carries exactly one capability'))
+    if (!Number.isFinite(expiration)) return refusal(refuse('no_expiry', 'invocation never expires'))
+    if (expiration - nowSeconds() > maxInvocationTtlSeconds + clockSkewSeconds) return refusal(refuse('lifetime_too_long', `invocation lives longer than ${maxInvocationTtlSeconds} s`))
+    if (UCAN.isExpired(invocation.data)) return refusal(refuse('expired', 'invocation has expired'))
+    if (UCAN.isTooEarly(invocation.data)) return refusal(refuse('not_yet_valid', 'invocation is not valid yet'))
+    let transient = false
+    let unresolved = false
+    try {
+      const result = await claim(OracleAuth, [invocation], {
+        authority,
+        principal: Verifier,
+        // The auth invocation is self-issued: its signer is the root of its own authority.
+        canIssue: () => true,
+        validateAuthorization: () => ({ ok: {} }),
+        resolveDIDKey: async (did) => {
+          try {
+            const keys = await keysOf(did)
+            if (keys.length > 0) return { ok: keys as Array<`did:key:${string}`> }
+            unresolved = true
+            return { error: new DIDResolutionError(did) }
+          } catch {
+            transient = unresolved = true
+            return { error: new DIDResolutionError(did) }
+          }
+        }
+      })
+      if (result.error !== undefined) {
+        const verdict = refuse(unresolved ? 'unresolvable_did' : 'unauthorized', result.error.message)
+        return { value: verdict, ttlMs: transient ? 0 : refusal(verdict).ttlMs }
+      }
+    } catch (error) {
+      // A signature whose R is not a curve point makes the verifier throw rather than answer false.
+      return refusal(refuse('invalid_signature', 'invocation signature could not be verified', error))
+    }
+    const identity = { did: invocation.issuer.did(), expiration, cid: invocation.cid.toString() }
+    return { value: { ok: identity }, ttlMs: expiration * 1000 - Date.now() }
+  }
+
+  /** Time, signature and alignment of a delegation and of every proof under it, recursively. */
+  async function checkChain (delegation: Delegation, depth: number): Promise<Verdict<{ expiration: number }>> {
+    if (depth > maxChainDepth) return refuse('chain_too_deep', `delegation chain is deeper than ${maxChainDepth}`)
+    if (!Number.isFinite(delegation.expiration)) return refuse('no_expiry', 'delegation never expires')
+    if (UCAN.isExpired(delegation.data)) return refuse('expired', 'delegation has expired')
+    if (UCAN.isTooEarly(delegation.data)) return refuse('not_yet_valid', 'delegation is not valid yet')
+    const issuer = delegation.issuer.did()
+    const verifiers = await verifiersOf(issuer)
+    if (verifiers.length === 0) return refuse('unresolvable_did', `no signing key known for ${issuer}`)
+    let signed = false
+    for (const verifier of verifiers) {
+      try {
+        if (await UCAN.verifySignature(delegation.data, verifier)) { signed = true; break }
+      } catch {
+        // Not a valid curve point: this key did not sign it.
+      }
+    }
+    if (!signed) return refuse('invalid_signature', 'delegation signature does not verify')
+    let expiration = delegation.expiration
+    for (const proof of delegation.proofs) {
+      if (!isDelegation(proof)) return refuse('proof_not_embedded', 'a proof is linked but not embedded')
+      if (proof.audience.did() !== issuer) return refuse('chain_misaligned', 'a proof is not addressed to the delegation issuer')
+      const verdict = await checkChain(proof, depth + 1)
+      if (verdict.error !== undefined) return verdict
+      expiration = Math.min(expiration, verdict.ok.expiration)
+    }
+    return { ok: { expiration } }
+  }
+
+  async function checkDelegation (token: string): Promise<Cached<DelegationGrant>> {
+    let delegation: Delegation
+    try {
+      delegation = await decodeBase64Car(token, maxTokenLength)
+    } catch (error) {
+      return refusal(refuse('malformed', 'delegation is not a base64 UCAN CAR', error))
+    }
+    if (delegation.audience.did() !== oracleDid) return refusal(refuse('wrong_audience', 'delegation is addressed to another principal'))
+    let chain: Verdict<{ expiration: number }>
+    try {
+      chain = await checkChain(delegation, 0)
+    } catch (error) {
+      return { value: refuse('unresolvable_did', 'a signing key could not be resolved', error), ttlMs: 0 }
+    }
+    if (chain.error !== undefined) return refusal<DelegationGrant>({ error: chain.error })
+    const grant: DelegationGrant = {
+      issuer: delegation.issuer.did(),
+      audience: delegation.audience.did(),
+      expiration: chain.ok.expiration,
+      capabilities: delegation.capabilities.map((c) => ({ can: c.can, with: c.with })),
+      cid: delegation.cid.toString()
+    }
+    return { value: { ok: grant }, ttlMs: Math.min(grant.expiration * 1000 - Date.now(), delegationCacheTtlMs) }
+  }
+
+  const cached = async <T>(kind: string, token: string, check: (token: string) => Promise<Cached<T>>): Promise<Verdict<T>> =>
+    await cache.through(VerdictCache.key(kind, token), async () => await check(token)) as Verdict<T>
+
+  return {
+    oracleDid,
+    verifyInvocation: async (token) => await cached('invocation', token, checkInvocation),
+    verifyDelegation: async (token) => await cached('delegation', token, checkDelegation)
+  }
+}
