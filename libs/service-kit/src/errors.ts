@@ -57,7 +57,21 @@ export function toErrorBody (error: FastifyError, request: FastifyRequest): Erro
     }
     return body
   }
-  return { statusCode: status, error: reason(status), message: error.message, ...(error.code !== undefined ? { code: error.code } : {}) }
+  const details = fieldDetails((error as { details?: unknown }).details)
+  return {
+    statusCode: status,
+    error: reason(status),
+    message: error.message,
+    ...(error.code !== undefined ? { code: error.code } : {}),
+    ...(details !== undefined ? { details } : {})
+  }
+}
+
+/** `details` a client error carries (`[{ field, message }]`, e.g. a coded semantic validation error), when well-formed. */
+function fieldDetails (value: unknown): ErrorBody['details'] {
+  if (!Array.isArray(value)) return undefined
+  const valid = value.every((d) => typeof d === 'object' && d !== null && typeof d.field === 'string' && typeof d.message === 'string')
+  return valid ? value.map((d: { field: string, message: string }) => ({ field: d.field, message: d.message })) : undefined
 }
 
 export function errorHandler (this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply) {

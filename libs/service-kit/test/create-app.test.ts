@@ -5,6 +5,7 @@ import { buildTestApp, captureLogs } from './helper.ts'
 
 const Teapot = defineError('KIT_TEAPOT', 'I am a teapot named %s', 418)
 const Down = defineError('KIT_UPSTREAM_DOWN', 'Upstream unavailable', 503)
+const Invalid = defineError('KIT_INVALID_RANGE', 'Invalid range', 400)
 
 async function appWithRoutes (options: Parameters<typeof buildTestApp>[0] = {}) {
   const app = await buildTestApp(options)
@@ -13,6 +14,7 @@ async function appWithRoutes (options: Parameters<typeof buildTestApp>[0] = {}) 
     async (request) => ({ received: request.body ?? null }))
   app.post('/empty', async (request) => ({ body: request.body ?? null }))
   app.get('/teapot', async () => { throw new Teapot('earl') })
+  app.get('/invalid', async () => { throw Object.assign(new Invalid(), { details: [{ field: '/validUntil', message: 'must be after validFrom' }] }) })
   app.get('/boom', async () => { throw new Error('connect ECONNREFUSED 10.0.0.5:5432 password=hunter2') })
   app.get('/down', async () => { throw new Down() })
   return app
@@ -32,6 +34,19 @@ describe('error contract', () => {
     const res = await app.inject({ method: 'GET', url: '/teapot' })
     expect(res.statusCode).toBe(418)
     expect(res.json()).toEqual({ statusCode: 418, error: "I'm a Teapot", code: 'KIT_TEAPOT', message: 'I am a teapot named earl' })
+  })
+
+  it('passes the field details of coded client errors', async () => {
+    const app = await appWithRoutes()
+    const res = await app.inject({ method: 'GET', url: '/invalid' })
+    expect(res.statusCode).toBe(400)
+    expect(res.json()).toEqual({
+      statusCode: 400,
+      error: 'Bad Request',
+      code: 'KIT_INVALID_RANGE',
+      message: 'Invalid range',
+      details: [{ field: '/validUntil', message: 'must be after validFrom' }]
+    })
   })
 
   it('masks unexpected server errors but logs them', async () => {
