@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type RawServerDefault } from 'fastify'
 import cors, { type FastifyCorsOptions } from '@fastify/cors'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -21,6 +21,10 @@ export interface CreateAppOptions {
   cors?: false | Omit<FastifyCorsOptions, 'origin'> & { defaultOrigin?: string }
   logger?: { redact?: string[], stream?: DestinationStream }
   bodyLimit?: number
+  /** Answers unknown routes in the app's own contract (default: the platform's JSON 404). */
+  notFoundHandler?: (request: FastifyRequest, reply: FastifyReply) => unknown
+  /** Longest path parameter the router accepts (find-my-way default 100); longer ones get the 404. */
+  maxParamLength?: number
 }
 
 /**
@@ -40,11 +44,12 @@ export async function createApp (options: CreateAppOptions): Promise<App> {
     connectionTimeout: 0,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    ...(options.maxParamLength !== undefined ? { routerOptions: { maxParamLength: options.maxParamLength } } : {}),
     ajv: { customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: false } }
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.setErrorHandler(errorHandler)
-  app.setNotFoundHandler(notFoundHandler)
+  app.setNotFoundHandler(options.notFoundHandler ?? notFoundHandler)
   echoRequestId(app)
   acceptEmptyJsonBodies(app)
   app.addHook('onSend', async (_request, reply) => {

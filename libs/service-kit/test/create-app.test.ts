@@ -73,6 +73,18 @@ describe('error contract', () => {
     expect(res.json()).toEqual({ statusCode: 404, error: 'Not Found', code: 'FST_ERR_NOT_FOUND', message: 'Route GET:/nope not found' })
   })
 
+  it('lets an app answer unknown routes in its own contract and accept long path parameters', async () => {
+    const app = await buildTestApp({
+      notFoundHandler: async (_request, reply) => await reply.code(404).send({ code: 5, message: 'Not Found', details: [] }),
+      maxParamLength: 500
+    })
+    app.get('/items/:id', async (request) => ({ id: (request.params as { id: string }).id }))
+    onTestFinished(async () => { await app.close() })
+    expect((await app.inject({ method: 'GET', url: '/nope' })).json()).toEqual({ code: 5, message: 'Not Found', details: [] })
+    const long = 'x'.repeat(300)
+    expect((await app.inject({ method: 'GET', url: `/items/${long}` })).json()).toEqual({ id: long })
+  })
+
   it('rejects malformed JSON with a 400 body', async () => {
     const app = await appWithRoutes()
     const res = await app.inject({ method: 'POST', url: '/empty', headers: { 'content-type': 'application/json' }, payload: '{"a":' })

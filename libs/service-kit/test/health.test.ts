@@ -43,3 +43,13 @@ describe('GET /health', () => {
     expect(res.json().database).toBe('disconnected')
   })
 })
+
+describe('GET /health report', () => {
+  it('adds informational entries without changing the status', async () => {
+    const app = await buildTestApp({ health: { checks: { chain: async () => {} }, report: () => ({ 'upstream 127.0.0.1:9090': 'disconnected' }) } })
+    onTestFinished(async () => { await app.close() })
+    const res = await app.inject({ method: 'GET', url: '/health' })
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toMatchObject({ status: 'ok', chain: 'connected', 'upstream 127.0.0.1:9090': 'disconnected' })
+  })
+})

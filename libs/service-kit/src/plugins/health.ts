@@ -10,6 +10,8 @@ export interface HealthOptions {
   /** Landing route `GET /`: message and extra fields (e.g. the oracle's DID). */
   landing?: { message: string, extra?: () => Record<string, unknown> }
   timeoutMs?: number
+  /** Informational entries added to `GET /health` after the checks ran (e.g. per-replica upstream states); they do not change the status. */
+  report?: () => Record<string, string>
 }
 
 const CHECK_STATES = { up: 'connected', down: 'disconnected' } as const
@@ -52,7 +54,7 @@ export function registerHealthRoutes (app: FastifyInstance, options: HealthOptio
     const results = await Promise.all(checks.map(async ([name, check]) => [name, await runCheck(check, timeoutMs)] as const))
     const healthy = results.every(([, up]) => up)
     const states = Object.fromEntries(results.map(([name, up]) => [name, up ? CHECK_STATES.up : CHECK_STATES.down]))
-    return await reply.code(healthy ? 200 : 503).send({ status: healthy ? 'ok' : 'degraded', ...base(), ...states })
+    return await reply.code(healthy ? 200 : 503).send({ status: healthy ? 'ok' : 'degraded', ...base(), ...options.report?.(), ...states })
   })
 
   app.get('/health/live', {
