@@ -1,9 +1,40 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { baseConfigProperties, loadConfig as load } from '@impact/service-kit'
+import { keyringIssues } from './services/pin-keyring.ts'
 
+/**
+ * Environment of the USSD gateway (every key is documented in README.md):
+ * RATE_LIMIT_MAX, RATE_LIMIT_PHONE_MAX, RATE_LIMIT_WINDOW_MS, RATE_LIMIT_ALLOWLIST,
+ * USSD_SESSION_TTL_SECONDS, USSD_APP_NAME, USSD_SERVICE_CODES, OPERATOR_TOKEN,
+ * PIN_ENCRYPTION_KEY, PIN_ENCRYPTION_KEY_ID, PIN_ENCRYPTION_PREVIOUS_KEYS, SIMULATOR_ENABLED, REDIS_KEY_PREFIX.
+ */
 export const ConfigSchema = Type.Object({
-  ...baseConfigProperties({ app: 'ussd-gateway', port: 3000 })
+  ...baseConfigProperties({ app: 'ussd-gateway', port: 3000 }),
+  RATE_LIMIT_MAX: Type.Integer({ minimum: 1, default: 100, description: 'Requests per window per client IP on the USSD routes' }),
+  RATE_LIMIT_PHONE_MAX: Type.Integer({ minimum: 1, default: 30, description: 'Requests per window per phone number (aggregators share a few IPs)' }),
+  RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'Rate limit window in milliseconds' }),
+  RATE_LIMIT_ALLOWLIST: Type.Optional(Type.String({ description: 'Comma-separated client IPs exempt from the per-IP limit (the per-phone limit still applies)' })),
+  USSD_SESSION_TTL_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 180, description: 'Inactivity after which a session expires' }),
+  USSD_APP_NAME: Type.String({ minLength: 1, maxLength: 24, pattern: '^[A-Za-z0-9 .&\'-]+$', default: 'Impact Platform', description: 'Name shown on the welcome screen (plain GSM-7 text)' }),
+  USSD_SERVICE_CODES: Type.Optional(Type.String({ pattern: '^\\*\\d+(\\*\\d+)*#(,\\s*\\*\\d+(\\*\\d+)*#)*$', description: 'Comma-separated base codes (e.g. *384*123#); a dial with extra segments after one of them is a shortcut' })),
+  OPERATOR_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'Bearer token of the operator debug endpoints' })),
+  PIN_ENCRYPTION_KEY: Type.Optional(Type.String({ description: '32-byte key (64 hex characters or base64) sealing PIN hashes with AES-256-GCM' })),
+  PIN_ENCRYPTION_KEY_ID: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,16}$', description: 'Id stored with each PIN record; defaults to a fingerprint of the key' })),
+  PIN_ENCRYPTION_PREVIOUS_KEYS: Type.Optional(Type.String({ description: 'Retired keys still accepted for reading, as id:key pairs separated by commas; records move to the current key on the next login' })),
+  SIMULATOR_ENABLED: Type.Optional(Type.Boolean({ description: 'Serve the phone simulator at /simulator (default: on except in production)' })),
+  REDIS_KEY_PREFIX: Type.String({ pattern: '^[A-Za-z0-9:_-]{1,40}$', default: 'ussd:', description: 'Namespace of this app\'s Redis keys' })
 })
 export type Config = Static<typeof ConfigSchema>
 
-export const loadConfig = (env: Record<string, string | undefined> = process.env): Config => load(ConfigSchema, env)
+/** Rules that involve more than one variable, or the environment. */
+function refine (config: Config): string[] {
+  const issues = keyringIssues(config)
+  if (config.NODE_ENV === 'production' && config.PIN_ENCRYPTION_KEY === undefined) {
+    issues.push('PIN_ENCRYPTION_KEY is required in production (32 bytes as 64 hex characters or base64)')
+  }
+  return issues
+}
+
+export const loadConfig = (env: Record<string, string | undefined> = process.env): Config => load(ConfigSchema, env, refine)
+
+export const simulatorEnabled = (config: Config): boolean => config.SIMULATOR_ENABLED ?? config.NODE_ENV !== 'production'

@@ -1,3 +1,35 @@
+import type { ColumnType, Generated, Selectable } from 'kysely'
+
 /** Tables of ussd-gateway, as kysely sees them. */
 
-export interface DB {}
+export type AccountStatus = 'active' | 'locked'
+export type Language = 'en' | 'sw'
+
+export interface AccountsTable {
+  customer_id: string
+  phone_number: string
+  full_name: string
+  email: string | null
+  /** AES-256-GCM sealed, peppered scrypt hash (see services/pin-vault.ts); never the PIN. */
+  pin_record: string
+  pin_key_id: string
+  pin_attempts: Generated<number>
+  status: ColumnType<AccountStatus, AccountStatus | undefined, AccountStatus>
+  locked_reason: string | null
+  locked_at: ColumnType<Date | null, Date | null | undefined, Date | null>
+  created_at: ColumnType<Date, never, never>
+  updated_at: ColumnType<Date, Date | undefined, Date>
+}
+
+export interface PhonePreferencesTable {
+  phone_number: string
+  language: Language
+  updated_at: ColumnType<Date, Date | undefined, Date>
+}
+
+export interface DB {
+  ussd_accounts: AccountsTable
+  ussd_phone_preferences: PhonePreferencesTable
+}
+
+export type AccountRow = Selectable<AccountsTable>

@@ -1,4 +1,7 @@
 import type { MigrationSet } from '@impact/persistence'
+import * as createAccounts from './2026_11_21_120000_create_accounts.ts'
 
 /** Frozen migrations of ussd-gateway, applied in name order. Never edit one that has shipped; add a new one. */
-export const migrations: MigrationSet = {}
+export const migrations: MigrationSet = {
+  '2026_11_21_120000_create_accounts': createAccounts
+}

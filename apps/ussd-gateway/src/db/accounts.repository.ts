@@ -1,0 +1,91 @@
+import { sql, type Kysely } from 'kysely'
+import type { AccountRow, AccountStatus, DB } from './types.ts'
+
+/** An account as the menus see it. `pinRecord` is sealed (services/pin-vault.ts), never a PIN. */
+export interface Account {
+  customerId: string
+  phoneNumber: string
+  fullName: string
+  email: string | null
+  pinRecord: string
+  pinAttempts: number
+  status: AccountStatus
+  lockedReason: string | null
+}
+
+export interface NewAccount {
+  customerId: string
+  phoneNumber: string
+  fullName: string
+  email: string | null
+  pinRecord: string
+  pinKeyId: string
+}
+
+export const LOCK_REASON_PIN_ATTEMPTS = 'pin_attempts'
+
+const toAccount = (row: AccountRow): Account => ({
+  customerId: row.customer_id,
+  phoneNumber: row.phone_number,
+  fullName: row.full_name,
+  email: row.email,
+  pinRecord: row.pin_record,
+  pinAttempts: row.pin_attempts,
+  status: row.status,
+  lockedReason: row.locked_reason
+})
+
+/** Inserts an account; a taken customer id raises the driver's unique violation (the caller retries). */
+export async function insertAccount (db: Kysely<DB>, account: NewAccount): Promise<void> {
+  await db.insertInto('ussd_accounts').values({
+    customer_id: account.customerId,
+    phone_number: account.phoneNumber,
+    full_name: account.fullName,
+    email: account.email,
+    pin_record: account.pinRecord,
+    pin_key_id: account.pinKeyId,
+    locked_reason: null
+  }).execute()
+}
+
+export async function findAccount (db: Kysely<DB>, customerId: string): Promise<Account | undefined> {
+  const row = await db.selectFrom('ussd_accounts').selectAll().where('customer_id', '=', customerId).executeTakeFirst()
+  return row === undefined ? undefined : toAccount(row)
+}
+
+/**
+ * Counts one wrong PIN and locks the account when `maxAttempts` is reached, in one statement so
+ * parallel attempts cannot both slip under the limit. Resolves the new count and status.
+ */
+export async function recordFailedPin (db: Kysely<DB>, customerId: string, maxAttempts: number): Promise<{ attempts: number, status: AccountStatus }> {
+  const reached = sql<boolean>`pin_attempts + 1 >= ${maxAttempts}`
+  const row = await db.updateTable('ussd_accounts')
+    .set((eb) => ({
+      pin_attempts: eb('pin_attempts', '+', 1),
+      status: sql<AccountStatus>`case when ${reached} then 'locked' else status end`,
+      locked_reason: sql<string | null>`case when ${reached} then ${LOCK_REASON_PIN_ATTEMPTS} else locked_reason end`,
+      locked_at: sql<Date | null>`case when ${reached} then now() else locked_at end`,
+      updated_at: sql<Date>`now()`
+    }))
+    .where('customer_id', '=', customerId)
+    .where('status', '=', 'active')
+    .returning(['pin_attempts', 'status'])
+    .executeTakeFirst()
+  return row === undefined ? { attempts: maxAttempts, status: 'locked' } : { attempts: row.pin_attempts, status: row.status }
+}
+
+export async function resetPinAttempts (db: Kysely<DB>, customerId: string): Promise<void> {
+  await db.updateTable('ussd_accounts')
+    .set({ pin_attempts: 0, updated_at: sql<Date>`now()` })
+    .where('customer_id', '=', customerId)
+    .where('pin_attempts', '>', 0)
+    .execute()
+}
+
+/** Replaces the PIN record (PIN change, or a reseal under the current key) and clears the attempt count. */
+export async function updatePinRecord (db: Kysely<DB>, customerId: string, pinRecord: string, pinKeyId: string): Promise<void> {
+  await db.updateTable('ussd_accounts')
+    .set({ pin_record: pinRecord, pin_key_id: pinKeyId, pin_attempts: 0, updated_at: sql<Date>`now()` })
+    .where('customer_id', '=', customerId)
+    .execute()
+}

@@ -1,0 +1,12 @@
+import { randomBytes } from 'node:crypto'
+
+/** `C` + 8 upper-case hex digits from the CSPRNG (2^32 ids; inserts retry on a collision). */
+export const generateCustomerId = (): string => `C${randomBytes(4).toString('hex').toUpperCase()}`
+
+const CUSTOMER_ID = /^C[0-9A-F]{8}$/
+
+/** The canonical form of a typed customer id (case-insensitive, spaces ignored), or undefined. */
+export function normaliseCustomerId (input: string): string | undefined {
+  const id = input.replace(/\s+/g, '').toUpperCase()
+  return CUSTOMER_ID.test(id) ? id : undefined
+}

@@ -1,0 +1,94 @@
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
+import type { Keyring, PinKey } from './pin-keyring.ts'
+
+/** scrypt cost: N = 2^14 (Node's default, ~50 ms on the thread pool), r = 8, p = 1. */
+const SCRYPT = { N: 16_384, r: 8, p: 1 }
+const HASH_BYTES = 32
+const SALT_BYTES = 16
+const IV_BYTES = 12
+const FORMAT = 'v1'
+// Binds the ciphertext to its format and key id, so a record cannot be relabelled.
+const aad = (key: PinKey) => Buffer.from(`ussd-gateway pin record ${FORMAT} ${key.id}`)
+
+const b64 = (bytes: Buffer) => bytes.toString('base64url')
+const unb64 = (text: string) => Buffer.from(text, 'base64url')
+
+function scryptHash (password: Buffer, salt: Buffer, params: typeof SCRYPT): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    scrypt(password, salt, HASH_BYTES, { ...params, maxmem: 64 * 1024 * 1024 }, (error, hash) => {
+      if (error !== null) reject(error)
+      else resolve(hash)
+    })
+  })
+}
+
+const pepper = (key: PinKey, pin: string) => createHmac('sha256', key.pepper).update(pin, 'utf8').digest()
+
+function seal (key: PinKey, plaintext: string): string {
+  const iv = randomBytes(IV_BYTES)
+  const cipher = createCipheriv('aes-256-gcm', key.seal, iv)
+  cipher.setAAD(aad(key))
+  const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()])
+  return [FORMAT, key.id, b64(iv), b64(cipher.getAuthTag()), b64(ciphertext)].join('$')
+}
+
+function open (keyring: Keyring, record: string): { key: PinKey, plaintext: string } | undefined {
+  const [format, keyId, iv, tag, ciphertext] = record.split('$')
+  const key = keyId === undefined ? undefined : keyring.byId.get(keyId)
+  if (format !== FORMAT || key === undefined || iv === undefined || tag === undefined || ciphertext === undefined) return undefined
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key.seal, unb64(iv))
+    decipher.setAAD(aad(key))
+    decipher.setAuthTag(unb64(tag))
+    return { key, plaintext: Buffer.concat([decipher.update(unb64(ciphertext)), decipher.final()]).toString('utf8') }
+  } catch {
+    return undefined
+  }
+}
+
+export interface PinCheck {
+  ok: boolean
+  /** Sealed under a retired key (or older parameters): reseal it with `seal` after a successful check. */
+  stale: boolean
+}
+
+/**
+ * PIN storage: scrypt over an HMAC-peppered PIN with a random salt, sealed with AES-256-GCM under
+ * the current key (random IV, key id in the record for rotation). The PIN never needs to come back,
+ * so there is nothing that decrypts to it; checks recompute the hash and compare in constant time.
+ */
+export function createPinVault (keyring: Keyring) {
+  return {
+    keyId: keyring.current.id,
+
+    async seal (pin: string): Promise<string> {
+      const key = keyring.current
+      const salt = randomBytes(SALT_BYTES)
+      const hash = await scryptHash(pepper(key, pin), salt, SCRYPT)
+      return seal(key, [SCRYPT.N, SCRYPT.r, SCRYPT.p, b64(salt), b64(hash)].join(':'))
+    },
+
+    /** False for a wrong PIN and for a record that cannot be opened (tampered, unknown key). */
+    async verify (pin: string, record: string): Promise<PinCheck> {
+      const opened = open(keyring, record)
+      const [n, r, p, salt, hash] = opened?.plaintext.split(':') ?? []
+      if (opened === undefined || salt === undefined || hash === undefined) return { ok: false, stale: false }
+      const params = { N: Number(n), r: Number(r), p: Number(p) }
+      const expected = unb64(hash)
+      const actual = await scryptHash(pepper(opened.key, pin), unb64(salt), params)
+      const ok = actual.length === expected.length && timingSafeEqual(actual, expected)
+      const stale = opened.key.id !== keyring.current.id || params.N !== SCRYPT.N || params.r !== SCRYPT.r || params.p !== SCRYPT.p
+      return { ok, stale }
+    }
+  }
+}
+
+export type PinVault = ReturnType<typeof createPinVault>
+
+/** Repeated digits and straight runs: the first PINs anyone tries. */
+export function isWeakPin (pin: string): boolean {
+  if (/^(\d)\1+$/.test(pin)) return true
+  const digits = [...pin].map(Number)
+  const steps = new Set(digits.slice(1).map((d, i) => d - (digits[i] ?? 0)))
+  return steps.size === 1 && (steps.has(1) || steps.has(-1))
+}

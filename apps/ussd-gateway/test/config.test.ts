@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest'
+import { ConfigError } from '@impact/service-kit'
+import { loadConfig, simulatorEnabled } from '../src/config.ts'
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig({})
+    expect(config).toMatchObject({ PORT: 3000, RATE_LIMIT_MAX: 100, RATE_LIMIT_PHONE_MAX: 30, RATE_LIMIT_WINDOW_MS: 60_000, USSD_SESSION_TTL_SECONDS: 180, TRUST_PROXY_ENABLED: false })
+    expect(simulatorEnabled(config)).toBe(true)
+  })
+
+  it('refuses to start in production without PIN_ENCRYPTION_KEY, naming the variable', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(ConfigError)
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/PIN_ENCRYPTION_KEY is required in production/)
+    const config = loadConfig({ NODE_ENV: 'production', PIN_ENCRYPTION_KEY: 'd'.repeat(64) })
+    expect(simulatorEnabled(config)).toBe(false)
+    expect(simulatorEnabled(loadConfig({ NODE_ENV: 'production', PIN_ENCRYPTION_KEY: 'd'.repeat(64), SIMULATOR_ENABLED: 'true' }))).toBe(true)
+  })
+
+  it('refuses malformed keys without echoing them', () => {
+    const attempt = () => loadConfig({ PIN_ENCRYPTION_KEY: 'not-a-key-secret-value' })
+    expect(attempt).toThrow(/PIN_ENCRYPTION_KEY must be 32 bytes/)
+    try {
+      attempt()
+    } catch (error) {
+      expect(String(error)).not.toContain('not-a-key-secret-value')
+    }
+    expect(() => loadConfig({ PIN_ENCRYPTION_PREVIOUS_KEYS: 'old:nope' })).toThrow(/PIN_ENCRYPTION_PREVIOUS_KEYS/)
+  })
+
+  it('validates limits, service codes and the operator token', () => {
+    expect(() => loadConfig({ RATE_LIMIT_MAX: '0' })).toThrow(/RATE_LIMIT_MAX/)
+    expect(() => loadConfig({ USSD_SERVICE_CODES: '384#' })).toThrow(/USSD_SERVICE_CODES/)
+    expect(loadConfig({ USSD_SERVICE_CODES: '*384*123#, *500#' }).USSD_SERVICE_CODES).toBe('*384*123#, *500#')
+    expect(() => loadConfig({ OPERATOR_TOKEN: 'short' })).toThrow(/OPERATOR_TOKEN/)
+    expect(loadConfig({ TRUST_PROXY_ENABLED: 'true' }).TRUST_PROXY_ENABLED).toBe(true)
+  })
+})
