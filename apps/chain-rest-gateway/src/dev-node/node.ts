@@ -1,0 +1,129 @@
+/**
+ * DEVELOPMENT FIXTURE, not a chain: a gRPC server that speaks the ixo entity, iid, claims and
+ * token query services (and cosmos.reflection.v1) over invented sample data, so the gateway can
+ * be developed and tested without a node. Heights advance with a block timer; records appear at
+ * their own height, `x-cosmos-block-height` pins a query, and every answer reports its height.
+ */
+import * as grpc from '@grpc/grpc-js'
+import { create, fromBinary, toBinary, type DescMessage, type FileRegistry } from '@bufbuild/protobuf'
+import { FileDescriptorSetSchema, type FileDescriptorProto } from '@bufbuild/protobuf/wkt'
+import { ChainStatusError, GrpcCode } from '../errors.ts'
+import { buildRegistry, bundledDescriptorFiles } from '../services/descriptors.ts'
+import { createHandlers, type Handler } from './handlers.ts'
+import { buildSampleData, type Init, type Versioned } from './sample-data.ts'
+
+export interface DevNodeOptions {
+  host?: string
+  port?: number
+  /** Height of the newest block at start. */
+  startHeight?: number
+  /** One new block every `blockMs` (0: the height stays put). */
+  blockMs?: number
+  /** Services left out entirely (not served, not in reflection): a node built without them. */
+  omitServices?: string[]
+  /** Methods not served although their service is (answer Unimplemented): an older binary. */
+  omitMethods?: string[]
+  /** Serve cosmos.reflection.v1 (true by default). */
+  reflection?: boolean
+}
+
+export const REFLECTION_SERVICE = 'cosmos.reflection.v1.ReflectionService'
+const HEIGHT_HEADER = 'x-cosmos-block-height'
+const identity = (value: Buffer) => value
+
+export interface DevNode {
+  url: string
+  port: number
+  height: () => number
+  /** Observed calls per gRPC path (tests assert cache and coalescing through it). */
+  calls: Map<string, number>
+  close: () => Promise<void>
+}
+
+function withoutServices (files: FileDescriptorProto[], omit: Set<string>): FileDescriptorProto[] {
+  return files.map((file) => {
+    const service = file.service.filter((s) => !omit.has(`${file.package}.${s.name}`))
+    return service.length === file.service.length ? file : { ...file, service }
+  })
+}
+
+export async function startDevNode (options: DevNodeOptions = {}): Promise<DevNode> {
+  const omitServices = new Set(options.omitServices ?? [])
+  const omitMethods = new Set(options.omitMethods ?? [])
+  if (options.reflection === false) omitServices.add(REFLECTION_SERVICE)
+  const files = withoutServices(bundledDescriptorFiles(), omitServices)
+  const registry: FileRegistry = buildRegistry(files)
+  const reflectionAnswer = Buffer.from(toBinary(FileDescriptorSetSchema, create(FileDescriptorSetSchema, { file: files })))
+  const handlers = createHandlers(buildSampleData())
+  const startedAt = Date.now()
+  const startHeight = options.startHeight ?? 100
+  const blockMs = options.blockMs ?? 5000
+  const height = () => startHeight + (blockMs > 0 ? Math.floor((Date.now() - startedAt) / blockMs) : 0)
+  const calls = new Map<string, number>()
+
+  function queryHeight (metadata: grpc.Metadata): number {
+    const raw = metadata.get(HEIGHT_HEADER)[0]?.toString()
+    const latest = height()
+    if (raw === undefined || raw === '' || raw === '0') return latest
+    if (!/^\d+$/.test(raw)) throw new ChainStatusError(GrpcCode.INVALID_ARGUMENT, `invalid height header "${raw}"`)
+    const requested = Number(raw)
+    if (requested > latest) throw new ChainStatusError(GrpcCode.INVALID_ARGUMENT, 'cannot query with height in the future; please provide a valid height')
+    return requested
+  }
+
+  function unary (path: string, input: DescMessage, output: DescMessage, handler: Handler | undefined): grpc.handleUnaryCall<Buffer, Buffer> {
+    return (call, callback) => {
+      calls.set(path, (calls.get(path) ?? 0) + 1)
+      const answerHeight = String(height())
+      try {
+        if (handler === undefined) throw new ChainStatusError(GrpcCode.UNIMPLEMENTED, `unknown method ${path.split('/')[2] ?? ''} for service ${path.split('/')[1] ?? ''}`)
+        const at = queryHeight(call.metadata)
+        const headers = new grpc.Metadata()
+        headers.set(HEIGHT_HEADER, String(at))
+        call.sendMetadata(headers)
+        const visible = (records: Versioned[]) => records.filter((r) => r.height <= at).map((r) => r.value)
+        const request = fromBinary(input, call.request) as unknown as Init
+        callback(null, Buffer.from(toBinary(output, create(output, handler(request, visible)))))
+      } catch (error) {
+        const status = error instanceof ChainStatusError ? error : new ChainStatusError(GrpcCode.INTERNAL, (error as Error).message)
+        const trailers = new grpc.Metadata()
+        trailers.set(HEIGHT_HEADER, answerHeight)
+        callback({ code: status.grpcCode, details: status.message, metadata: trailers })
+      }
+    }
+  }
+
+  const server = new grpc.Server()
+  for (const type of registry) {
+    if (type.kind !== 'service' || omitServices.has(type.typeName)) continue
+    const definition: Record<string, grpc.MethodDefinition<Buffer, Buffer>> = {}
+    const implementation: grpc.UntypedServiceImplementation = {}
+    for (const method of type.methods) {
+      const path = `/${type.typeName}/${method.name}`
+      definition[method.name] = { path, requestStream: false, responseStream: false, requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity }
+      implementation[method.name] = type.typeName === REFLECTION_SERVICE
+        ? (_call: unknown, callback: grpc.sendUnaryData<Buffer>) => { callback(null, reflectionAnswer) }
+        : unary(path, method.input, method.output, omitMethods.has(path) ? undefined : handlers[path])
+    }
+    server.addService(definition, implementation)
+  }
+
+  const host = options.host ?? '127.0.0.1'
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(`${host}:${options.port ?? 0}`, grpc.ServerCredentials.createInsecure(), (error, bound) => {
+      if (error !== null) reject(error)
+      else resolve(bound)
+    })
+  })
+  return {
+    url: `${host}:${port}`,
+    port,
+    height,
+    calls,
+    close: async () => await new Promise<void>((resolve) => {
+      server.tryShutdown(() => resolve())
+      // In-flight calls get a moment; then connections are cut (tests simulate a node going away).
+      setTimeout(() => { server.forceShutdown(); resolve() }, 200).unref()
+    })
+  }
+}

@@ -1,0 +1,53 @@
+import { fromBinary } from '@bufbuild/protobuf'
+import { ChainStatusError, GrpcCode, invalidArgument } from '../errors.ts'
+import { createRequestBuilder } from './request-builder.ts'
+import type { JsonWriter } from './json-writer.ts'
+import type { CachedAnswer, CacheOutcome, ResponseCache } from './response-cache.ts'
+import type { GatewayRoute } from './route-catalog.ts'
+import type { UpstreamPool } from './upstream-pool.ts'
+
+export interface TranscoderDeps {
+  pool: UpstreamPool
+  cache: ResponseCache
+  writer: JsonWriter
+  timeoutMs: number
+  onOutcome?: (outcome: CacheOutcome) => void
+}
+
+const INT64_MAX = 2n ** 63n - 1n
+
+/**
+ * The `x-cosmos-block-height` request header: '' for latest (absent or 0), the height otherwise.
+ * Validated here so a malformed value never reaches the node or the cache key.
+ */
+export function requestedHeight (header: string | string[] | undefined): string {
+  const value = (Array.isArray(header) ? header[0] : header)?.trim()
+  if (value === undefined || value === '') return ''
+  if (!/^\d{1,19}$/.test(value) || BigInt(value) > INT64_MAX) {
+    throw invalidArgument('invalid x-cosmos-block-height header: expected a non-negative 64-bit integer')
+  }
+  const height = BigInt(value)
+  return height === 0n ? '' : height.toString()
+}
+
+/** HTTP request parts → request bytes → node → JSON answer, for one route. */
+export function createTranscoder (route: GatewayRoute, deps: TranscoderDeps) {
+  const builder = createRequestBuilder(route.method.input, route.compiled.bindings.map((b) => b.fieldPath))
+  const output = route.method.output
+
+  async function fetch (request: Uint8Array, height: string): Promise<CachedAnswer> {
+    const result = await deps.pool.call(route.grpcPath, request, height === '' ? undefined : height, deps.timeoutMs)
+    let message
+    try {
+      message = fromBinary(output, result.bytes, { readUnknownFields: false })
+    } catch {
+      throw new ChainStatusError(GrpcCode.INTERNAL, `cannot decode the ${output.typeName} answer of the chain node`)
+    }
+    return { body: deps.writer(output, message as unknown as Record<string, unknown>), height: result.height }
+  }
+
+  return async function transcode (pathValues: Array<[string, string]>, query: Record<string, unknown>, height: string): Promise<CachedAnswer> {
+    const request = builder.encode(pathValues, query)
+    return await deps.cache.get(route.grpcPath, height, request, async () => await fetch(request, height), deps.onOutcome)
+  }
+}
