@@ -1,36 +1,44 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildApp } from '../src/app.ts'
-import { loadConfig } from '../src/config.ts'
+import { buildGateway, startNode, type Gateway } from './helper.ts'
+import type { DevNode } from '../src/dev-node/node.ts'
 
 describe('chain-rest-gateway service basics', () => {
-  let app: Awaited<ReturnType<typeof buildApp>>
+  let node: DevNode
+  let app: Gateway
 
   beforeAll(async () => {
-    app = await buildApp(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' }))
+    node = await startNode()
+    app = await buildGateway({ CHAIN_GRPC_URL: node.url })
   })
   afterAll(async () => {
     await app?.close()
+    await node?.close()
   })
 
-  it('answers GET / with the landing record', async () => {
+  it('answers GET / with the landing record and where routes came from', async () => {
     const res = await app.inject({ method: 'GET', url: '/' })
     expect(res.statusCode).toBe(200)
-    expect(res.json()).toMatchObject({ status: 'ok', message: 'chain-rest-gateway is running', environment: 'test' })
+    expect(res.json()).toMatchObject({ status: 'ok', message: 'chain-rest-gateway is running', environment: 'test', descriptors: 'reflection', routes: 27 })
   })
 
-  it('reports health', async () => {
+  it('reports the chain node in /health', async () => {
     const res = await app.inject({ method: 'GET', url: '/health' })
     expect(res.statusCode).toBe(200)
-    expect(res.json()).toMatchObject({ status: 'ok' })
-    expect(Date.parse(res.json().timestamp)).not.toBeNaN()
+    expect(res.json()).toMatchObject({ status: 'ok', chain: 'connected', [`upstream ${node.url}`]: 'connected' })
   })
 
-  it('serves the OpenAPI UI and document at /docs', async () => {
+  it('serves an OpenAPI document generated from the descriptors at /docs', async () => {
     const ui = await app.inject({ method: 'GET', url: '/docs' })
     expect([200, 302]).toContain(ui.statusCode)
-    const spec = await app.inject({ method: 'GET', url: '/docs/json' })
-    expect(spec.statusCode).toBe(200)
-    expect(spec.json()).toMatchObject({ openapi: '3.1.0', info: { title: 'Chain REST gateway' } })
-    expect(Object.keys(spec.json().paths)).toContain('/health')
+    const spec = (await app.inject({ method: 'GET', url: '/docs/json' })).json()
+    expect(spec).toMatchObject({ openapi: '3.1.0', info: { title: 'Chain REST gateway' } })
+    expect(Object.keys(spec.paths)).toEqual(expect.arrayContaining(['/ixo/entity/{id}', '/ixo/claims/claims', '/ixo/token/params', '/ixo/token/minter/{minter}/{contract_address}', '/health']))
+    const claims = spec.paths['/ixo/claims/claims'].get
+    expect(claims.summary).toContain('/ixo.claims.v1beta1.Query/ClaimList')
+    expect(claims.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['pagination.key', 'pagination.limit', 'pagination.count_total', 'pagination.reverse']))
+    const params = spec.paths['/ixo/claims/params'].get.responses['200'].content['application/json'].schema
+    expect(params.properties.params.properties.network_fee_percentage.description).toContain('cosmos.Dec')
+    expect(params.properties.params.properties.collection_sequence.type).toBe('string')
+    expect(spec.paths['/ixo/entity/{id}'].get.responses).toHaveProperty('404')
   })
 })

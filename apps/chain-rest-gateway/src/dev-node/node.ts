@@ -25,6 +25,8 @@ export interface DevNodeOptions {
   omitMethods?: string[]
   /** Serve cosmos.reflection.v1 (true by default). */
   reflection?: boolean
+  /** Answer queries this much later (a slow node: deadlines, coalescing). */
+  delayMs?: number
 }
 
 export const REFLECTION_SERVICE = 'cosmos.reflection.v1.ReflectionService'
@@ -60,6 +62,7 @@ export async function startDevNode (options: DevNodeOptions = {}): Promise<DevNo
   const blockMs = options.blockMs ?? 5000
   const height = () => startHeight + (blockMs > 0 ? Math.floor((Date.now() - startedAt) / blockMs) : 0)
   const calls = new Map<string, number>()
+  const delayMs = options.delayMs ?? 0
 
   function queryHeight (metadata: grpc.Metadata): number {
     const raw = metadata.get(HEIGHT_HEADER)[0]?.toString()
@@ -83,7 +86,9 @@ export async function startDevNode (options: DevNodeOptions = {}): Promise<DevNo
         call.sendMetadata(headers)
         const visible = (records: Versioned[]) => records.filter((r) => r.height <= at).map((r) => r.value)
         const request = fromBinary(input, call.request) as unknown as Init
-        callback(null, Buffer.from(toBinary(output, create(output, handler(request, visible)))))
+        const answer = Buffer.from(toBinary(output, create(output, handler(request, visible))))
+        if (delayMs > 0) setTimeout(() => callback(null, answer), delayMs)
+        else callback(null, answer)
       } catch (error) {
         const status = error instanceof ChainStatusError ? error : new ChainStatusError(GrpcCode.INTERNAL, (error as Error).message)
         const trailers = new grpc.Metadata()

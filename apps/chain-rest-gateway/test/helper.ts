@@ -1,0 +1,35 @@
+import { onTestFinished } from 'vitest'
+import { buildApp } from '../src/app.ts'
+import { loadConfig } from '../src/config.ts'
+import { startDevNode, type DevNode, type DevNodeOptions } from '../src/dev-node/node.ts'
+
+export type Gateway = Awaited<ReturnType<typeof buildApp>>
+
+/** A development node on a free port, closed after the test (or file, with `scope: 'file'`). */
+export async function startNode (options: DevNodeOptions = {}): Promise<DevNode> {
+  return await startDevNode({ blockMs: 0, ...options })
+}
+
+export function gatewayConfig (env: Record<string, string> = {}) {
+  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', CHAIN_HEALTH_INTERVAL_MS: '0', CHAIN_RECONNECT_BACKOFF_MS: '200', ...env })
+}
+
+export async function buildGateway (env: Record<string, string> = {}): Promise<Gateway> {
+  return await buildApp(gatewayConfig(env))
+}
+
+/** Node and gateway closed when the current test ends. */
+export async function nodeAndGateway (nodeOptions: DevNodeOptions = {}, env: Record<string, string> = {}) {
+  const node = await startNode(nodeOptions)
+  const app = await buildGateway({ CHAIN_GRPC_URL: node.url, ...env })
+  onTestFinished(async () => {
+    await app.close()
+    await node.close()
+  })
+  return { node, app }
+}
+
+export const ENTITY_1 = 'did:ixo:entity:0000000000000000000000000000e001'
+export const ENTITY_3 = 'did:ixo:entity:0000000000000000000000000000e003'
+export const ADMIN = 'ixo1dev0admin0000000000000000000000000000'
+export const agent = (n: number) => `ixo1dev0agent${String(n).padStart(27, '0')}`
