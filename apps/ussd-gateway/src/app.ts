@@ -1,25 +1,73 @@
 import { createApp, type App } from '@impact/service-kit'
-import type { Config } from './config.ts'
+import { createSharedState } from '@impact/shared-state'
+import type { DestinationStream } from 'pino'
+import { simulatorEnabled, type Config } from './config.ts'
 import { openAppDatabase } from './db/open.ts'
+import { simulatorRoutes } from './routes/simulator/index.ts'
+import { ussdApi } from './routes/ussd/index.ts'
+import { loadKeyring } from './services/pin-keyring.ts'
+import { createPinVault } from './services/pin-vault.ts'
+import { createPreferences } from './services/preferences.ts'
+import { createSessionStore } from './services/session-store.ts'
+import { createTextDigest } from './services/text-digest.ts'
+import { createUssdEngine } from './services/ussd-engine.ts'
 
 export const APP_NAME = 'ussd-gateway'
 
+/**
+ * USSD `text` is cumulative and carries PINs, and the end-of-session notification repeats it as
+ * `input`; Hubtel's `Message` may be a PIN. None of them may reach a log line.
+ */
+export const USSD_REDACT_PATHS = ['text', '*.text', 'input', '*.input', 'Message', '*.Message', 'lastAppResponse', '*.lastAppResponse', 'body', '*.body']
+
+export interface BuildOptions {
+  /** Write logs here instead of stdout (tests check what is logged). */
+  logStream?: DestinationStream
+}
+
 /** Builds ussd-gateway unlistened; tests and server.ts share it. */
-export async function buildApp (config: Config): Promise<App> {
+export async function buildApp (config: Config, options: BuildOptions = {}): Promise<App> {
   const database = await openAppDatabase(config)
+  const state = createSharedState({ url: config.REDIS_URL, prefix: config.REDIS_KEY_PREFIX })
+  const release = async () => { await Promise.allSettled([database.close(), state.close()]) }
   try {
+    const keyring = loadKeyring(config)
+    const vault = createPinVault(keyring)
+    const preferences = createPreferences(database.db, state)
+    const sessions = createSessionStore(state, config.USSD_SESSION_TTL_SECONDS * 1000)
+    const engine = createUssdEngine({
+      sessions,
+      preferences,
+      digest: createTextDigest(keyring.current.textDigest),
+      serviceCodes: config.USSD_SERVICE_CODES?.split(',').map((code) => code.trim()) ?? [],
+      machine: { db: database.db, vault, appName: config.USSD_APP_NAME, saveLanguage: preferences.save }
+    })
+
     const app = await createApp({
       config,
-      docs: { title: 'USSD gateway', version: '0.1.0', description: 'USSD menus over POST /api/ussd for telecom aggregators: sessions, accounts and PINs, rate limits.' },
+      docs: {
+        title: 'USSD gateway',
+        version: '0.1.0',
+        description: 'USSD menus over POST /api/ussd for telecom aggregators: sessions, accounts and PINs, rate limits.',
+        securitySchemes: { operatorToken: { type: 'http', scheme: 'bearer', description: 'OPERATOR_TOKEN' } }
+      },
       health: {
-        checks: { database: async () => { await database.ping() } },
+        checks: {
+          database: async () => { await database.ping() },
+          ...(state.kind === 'redis' ? { redis: async () => { await state.ping() } } : {})
+        },
         landing: { message: 'ussd-gateway is running' }
-      }
+      },
+      // Aggregators call server to server; no browser origin needs CORS here (the simulator is same-origin).
+      cors: false,
+      logger: { redact: USSD_REDACT_PATHS, ...(options.logStream !== undefined ? { stream: options.logStream } : {}) }
     })
-    app.addHook('onClose', async () => { await database.close() })
+    app.addHook('onClose', release)
+    await app.register(ussdApi, { prefix: '/api/ussd', config, state, engine, sessions })
+    if (simulatorEnabled(config)) await app.register(simulatorRoutes, { config })
     return app
   } catch (error) {
-    await database.close()
+    await release()
     throw error
   }
 }

@@ -1,4 +1,18 @@
 import { defineError } from '@impact/service-kit'
 
 /** Coded errors of ussd-gateway; every code starts with `USSD_`. */
-export const USSD_NOT_FOUND = defineError('USSD_NOT_FOUND', '%s not found', 404)
+export const UssdSessionNotFoundError = defineError('USSD_SESSION_NOT_FOUND', 'Session %s not found: it expired after inactivity, ended, or never started', 404)
+
+/** Another request of the same session held its lock for too long (answered with the unavailable END text). */
+export const UssdSessionBusyError = defineError('USSD_SESSION_BUSY', 'The session is busy with another request', 503)
+
+/** A request named a live session of another phone number (answered with the invalid-input END text). */
+export const UssdPhoneMismatchError = defineError('USSD_PHONE_MISMATCH', 'The session belongs to another phone number', 400)
+
+/** The fixed closing messages of the USSD contract (service spec, "Errors"), sent after `END `. */
+export const INVALID_INPUT_MESSAGE = 'Invalid input. Please try again.'
+export const UNAVAILABLE_MESSAGE = 'Service temporarily unavailable. Please try again later.'
+export const RATE_LIMITED_MESSAGE = 'Too many requests. Please wait a minute and try again.'
+
+/** Over the per-IP or per-phone limit: HTTP 429 with the rate-limited END text. */
+export const UssdRateLimitedError = defineError('USSD_RATE_LIMITED', 'Rate limit exceeded, retry in %s', 429)

@@ -1,0 +1,52 @@
+import rateLimit, { type CreateRateLimitOptions } from '@fastify/rate-limit'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { SharedState } from '@impact/shared-state'
+import type { Redis } from 'ioredis'
+import type { Config } from '../config.ts'
+import { UssdRateLimitedError } from '../errors.ts'
+
+const LOCAL_KEYS = 50_000
+
+const redisClient = (state: SharedState): Redis | undefined =>
+  state.kind === 'redis' && 'client' in state ? (state as SharedState & { client: Redis }).client : undefined
+
+const parseList = (value: string | undefined) => value?.split(',').map((ip) => ip.trim()).filter((ip) => ip !== '') ?? []
+
+/**
+ * The per-IP limit of the spec (RATE_LIMIT_MAX per window, default 100/min) on every route of the
+ * calling scope, counted in Redis when the app has one so all replicas share the budget. The
+ * client IP is `request.ip`, which honours X-Forwarded-For only with TRUST_PROXY_ENABLED.
+ * Returns a factory of per-phone limiters: behind an aggregator all users share a few IPs, so
+ * each phone number gets its own budget (RATE_LIMIT_PHONE_MAX) as well.
+ */
+export async function registerRateLimits (app: FastifyInstance, config: Config, state: SharedState) {
+  const redis = redisClient(state)
+  await app.register(rateLimit, {
+    global: true,
+    max: config.RATE_LIMIT_MAX,
+    timeWindow: config.RATE_LIMIT_WINDOW_MS,
+    allowList: parseList(config.RATE_LIMIT_ALLOWLIST),
+    cache: LOCAL_KEYS,
+    ...(redis !== undefined ? { redis, nameSpace: `${config.REDIS_KEY_PREFIX}rl:` } : {}),
+    errorResponseBuilder: (_request, context) => new UssdRateLimitedError(context.after)
+  })
+
+  /** A preHandler limiting requests per phone number, read from the validated body by `phoneOf`. */
+  return function phoneLimit (phoneOf: (request: FastifyRequest) => string) {
+    const options: CreateRateLimitOptions & { cache: number } = {
+      max: config.RATE_LIMIT_PHONE_MAX,
+      timeWindow: config.RATE_LIMIT_WINDOW_MS,
+      cache: LOCAL_KEYS,
+      keyGenerator: (request) => `phone:${phoneOf(request)}`
+    }
+    const limit = app.createRateLimit(options)
+    return async function limitPhone (request: FastifyRequest, reply: FastifyReply): Promise<void> {
+      const result = await limit(request)
+      if (result.isAllowed || !result.isExceeded) return
+      reply.header('retry-after', result.ttlInSeconds)
+      throw new UssdRateLimitedError(`${result.ttlInSeconds} seconds`)
+    }
+  }
+}
+
+export type PhoneLimit = Awaited<ReturnType<typeof registerRateLimits>>

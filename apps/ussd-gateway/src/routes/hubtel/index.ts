@@ -1,0 +1,95 @@
+import { Type, type Static } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
+import type { FastifyError, FastifyRequest } from 'fastify'
+import type { PhoneLimit } from '../../plugins/rate-limit.ts'
+import { ussdErrorReply } from '../../plugins/ussd-errors.ts'
+import { MAX_TEXT, normalisePhone, PHONE_INPUT_PATTERN, SessionIdSchema } from '../../schemas/ussd.ts'
+import { shortcutInputs } from '../../services/text-digest.ts'
+import type { UssdEngine } from '../../services/ussd-engine.ts'
+
+/** Hubtel Programmable Services request (USSD channel): latest input only, with a sequence number. */
+export const HubtelRequestSchema = Type.Object({
+  Type: Type.String({ pattern: '^([Ii]nitiation|[Rr]esponse|[Rr]elease|[Tt]imeout)$', description: 'initiation | response | release | timeout' }),
+  Mobile: Type.String({ pattern: PHONE_INPUT_PATTERN, description: 'Phone number, usually without + (233…)' }),
+  SessionId: SessionIdSchema,
+  ServiceCode: Type.String({ minLength: 1, maxLength: 64, pattern: '^[\\x21-\\x7e]+$', description: 'Dialled code (711*2, *711*2#) or service id' }),
+  Message: Type.String({ maxLength: MAX_TEXT, description: 'Latest input; on initiation the full dial string (*711*2*3#)' }),
+  Sequence: Type.Integer({ minimum: 1, description: 'Request number within the session (retries repeat it)' }),
+  Operator: Type.Optional(Type.String({ maxLength: 32 })),
+  ClientState: Type.Optional(Type.String({ maxLength: 256 })),
+  Platform: Type.Optional(Type.String({ maxLength: 32 }))
+}, { additionalProperties: true })
+type HubtelRequest = Static<typeof HubtelRequestSchema>
+
+export const HubtelReplySchema = Type.Object({
+  SessionId: Type.Optional(Type.String()),
+  Type: Type.Union([Type.Literal('response'), Type.Literal('release')]),
+  Message: Type.String(),
+  Label: Type.String(),
+  ClientState: Type.String(),
+  DataType: Type.Union([Type.Literal('input'), Type.Literal('display')]),
+  FieldType: Type.Literal('text')
+})
+type HubtelReply = Static<typeof HubtelReplySchema>
+
+const hubtelReply = (sessionId: string | undefined, end: boolean, message: string): HubtelReply => ({
+  ...(sessionId !== undefined ? { SessionId: sessionId } : {}),
+  Type: end ? 'release' : 'response',
+  Message: message,
+  Label: message.split('\n')[0] ?? '',
+  ClientState: '',
+  DataType: end ? 'display' : 'input',
+  FieldType: 'text'
+})
+
+/** `711*2`, `*711*2#` → `*711*2#`; service ids (not a code) → undefined. */
+const baseCode = (serviceCode: string) => {
+  const digits = serviceCode.replace(/^\*/, '').replace(/#$/, '')
+  return /^\d+(\*\d+)*$/.test(digits) ? `*${digits}#` : undefined
+}
+
+/** Inputs of an initiation dial string beyond the service code (`*711*2*3#` on `711*2` → `3`). */
+function initiationShortcut (body: HubtelRequest): string[] {
+  const base = baseCode(body.ServiceCode)
+  return base === undefined || !/^\*\d+(\*\d+)*#$/.test(body.Message) ? [] : shortcutInputs(body.Message, [base], '')
+}
+
+/**
+ * `POST /api/ussd/hubtel`: the Hubtel adapter. Hubtel sends only the latest input, so the session
+ * keeps the route; retries repeat `Sequence` and replay the stored reply. Same state machine,
+ * sessions and limits as `/api/ussd`; failures are answered as a `release` with the END text.
+ */
+export const hubtelRoutes: FastifyPluginAsyncTypebox<{ engine: UssdEngine, phoneLimit: PhoneLimit }> = async (app, { engine, phoneLimit }) => {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const { statusCode, message } = ussdErrorReply(error, request)
+    const sessionId = (request.body as Partial<HubtelRequest> | undefined)?.SessionId
+    return reply.code(statusCode).send(hubtelReply(typeof sessionId === 'string' ? sessionId : undefined, true, message))
+  })
+
+  app.post('/hubtel', {
+    schema: {
+      tags: ['ussd'],
+      summary: 'One hop of a USSD session (Hubtel Programmable Services shape)',
+      body: HubtelRequestSchema,
+      response: { 200: HubtelReplySchema, 429: HubtelReplySchema }
+    },
+    preHandler: phoneLimit((request: FastifyRequest) => normalisePhone((request.body as HubtelRequest).Mobile))
+  }, async (request) => {
+    const body = request.body
+    const phoneNumber = normalisePhone(body.Mobile)
+    const type = body.Type.toLowerCase()
+    if (type === 'release' || type === 'timeout') {
+      await engine.end(body.SessionId, phoneNumber)
+      return hubtelReply(body.SessionId, true, '')
+    }
+    const initiation = type === 'initiation'
+    const result = await engine.hop({
+      sessionId: body.SessionId,
+      phoneNumber,
+      serviceCode: baseCode(body.ServiceCode) ?? body.ServiceCode,
+      networkCode: body.Operator,
+      latest: { input: body.Message, sequence: body.Sequence, initiation, shortcut: initiation ? initiationShortcut(body) : [] }
+    })
+    return hubtelReply(body.SessionId, result.end, result.message)
+  })
+}

@@ -1,0 +1,55 @@
+import { Type } from '@sinclair/typebox'
+import { staticBearerGuard, type FastifyPluginAsyncTypebox } from '@impact/service-kit'
+import type { Config } from '../../config.ts'
+import { UssdSessionNotFoundError } from '../../errors.ts'
+import { DebugRecordSchema, SessionIdSchema, SessionListSchema } from '../../schemas/ussd.ts'
+import type { SessionStore } from '../../services/session-store.ts'
+
+/** At most this many ids are listed (the shared store is scanned, not indexed). */
+export const MAX_LISTED_SESSIONS = 10_000
+
+/** Operator routes are on with OPERATOR_TOKEN (bearer), or open in development only. */
+export const operatorRoutesEnabled = (config: Config) => config.OPERATOR_TOKEN !== undefined || config.NODE_ENV === 'development'
+
+/**
+ * `GET /api/ussd/debug/:sessionId` and `GET /api/ussd/sessions`: the spec's debug record and
+ * session list. They show the state name and last screen only: never a PIN, draft or account data.
+ */
+export const debugRoutes: FastifyPluginAsyncTypebox<{ config: Config, sessions: SessionStore }> = async (app, { config, sessions }) => {
+  if (!operatorRoutesEnabled(config)) return
+  const guard = config.OPERATOR_TOKEN === undefined ? [] : [staticBearerGuard([config.OPERATOR_TOKEN])]
+  const security = config.OPERATOR_TOKEN === undefined ? [] : [{ operatorToken: [] }]
+  const errors = { 401: { $ref: 'ErrorBody#' }, 429: { $ref: 'ErrorBody#' } }
+
+  app.get('/debug/:sessionId', {
+    schema: {
+      tags: ['operator'],
+      summary: 'Debug record of a live session',
+      security,
+      params: Type.Object({ sessionId: SessionIdSchema }),
+      response: { 200: DebugRecordSchema, 404: { $ref: 'ErrorBody#' }, ...errors }
+    },
+    preHandler: guard
+  }, async (request) => {
+    const { sessionId } = request.params
+    const session = await sessions.peek(sessionId)
+    if (session === undefined) throw new UssdSessionNotFoundError(sessionId)
+    return {
+      sessionId,
+      debugInfo: {
+        state: session.state,
+        context: { sessionId, phoneNumber: session.phone, message: session.message, isAuthenticated: session.customerId !== undefined },
+        status: 'active' as const
+      },
+      activeSessions: await sessions.list(MAX_LISTED_SESSIONS)
+    }
+  })
+
+  app.get('/sessions', {
+    schema: { tags: ['operator'], summary: 'Ids of the live sessions', security, response: { 200: SessionListSchema, ...errors } },
+    preHandler: guard
+  }, async () => {
+    const activeSessions = await sessions.list(MAX_LISTED_SESSIONS)
+    return { activeSessions, count: activeSessions.length }
+  })
+}

@@ -1,0 +1,25 @@
+import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
+import { normalisePhone, UssdEventReplySchema, UssdEventSchema } from '../../schemas/ussd.ts'
+import type { UssdEngine } from '../../services/ussd-engine.ts'
+
+/**
+ * `POST /api/ussd/events`: Africa's Talking's end-of-session notification. Frees the session at
+ * once instead of waiting for its TTL. Its `input` and `lastAppResponse` fields may carry PINs:
+ * they are neither stored nor logged.
+ */
+export const eventRoutes: FastifyPluginAsyncTypebox<{ engine: UssdEngine }> = async (app, { engine }) => {
+  app.post('/events', {
+    schema: {
+      tags: ['ussd'],
+      summary: 'End-of-session notification from the aggregator',
+      consumes: ['application/x-www-form-urlencoded', 'application/json'],
+      body: UssdEventSchema,
+      response: { 200: UssdEventReplySchema, 400: { $ref: 'ErrorBody#' }, 429: { $ref: 'ErrorBody#' } }
+    }
+  }, async (request) => {
+    const { sessionId, phoneNumber, status, durationInMillis, hopsCount, errorMessage, networkCode } = request.body
+    const freed = await engine.end(sessionId, phoneNumber === undefined ? undefined : normalisePhone(phoneNumber))
+    request.log.info({ sessionId, status, durationInMillis, hopsCount, networkCode, errorMessage, freed }, 'ussd session ended by aggregator')
+    return { received: true as const }
+  })
+}

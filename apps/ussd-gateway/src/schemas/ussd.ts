@@ -1,0 +1,65 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { PhoneNumberSchema } from '@impact/schemas'
+
+/** `*<digits>#`, `*<digits>*<digits>#` and deeper. */
+export const SERVICE_CODE_PATTERN = '^\\*\\d+(\\*\\d+)*#$'
+/**
+ * E.164 with or without the `+` (some aggregators drop it). A leading space is an unencoded `+`
+ * turned into a space by form decoding. Normalised to `+<digits>` before use.
+ */
+export const PHONE_INPUT_PATTERN = '^[+ ]?[1-9][0-9]{6,14}$'
+export const MAX_TEXT = 182
+
+export const SessionIdSchema = Type.String({ minLength: 1, maxLength: 100, pattern: '^[\\x21-\\x7e]+$', description: 'Aggregator-assigned session id (printable ASCII, at most 100 characters)' })
+
+/** The Africa's Talking request, as JSON or form body; unknown fields are accepted and ignored. */
+export const UssdRequestSchema = Type.Object({
+  sessionId: SessionIdSchema,
+  serviceCode: Type.String({ pattern: SERVICE_CODE_PATTERN, maxLength: 64, description: 'Dialled code, e.g. *384*123#', examples: ['*384*123#'] }),
+  phoneNumber: Type.String({ pattern: PHONE_INPUT_PATTERN, description: 'E.164 phone number; the + may be omitted', examples: ['+254712345678'] }),
+  text: Type.String({ maxLength: MAX_TEXT, description: 'Cumulative input joined with *; empty on the first request', examples: ['', '1', '2*2*Jane Doe'] }),
+  networkCode: Type.Optional(Type.String({ maxLength: 16, description: 'MCC+MNC of the subscriber\'s network (Africa\'s Talking), kept with the session', examples: ['63902'] }))
+}, { additionalProperties: true })
+export type UssdRequest = Static<typeof UssdRequestSchema>
+
+export const UssdTextReplySchema = Type.String({
+  description: '`CON <menu>` (the session continues) or `END <message>` (it is over); at most 182 GSM-7 characters',
+  examples: ['CON Welcome to Impact Platform\n1. Know More\n2. Account\n3. Language/Lugha\n*. Exit']
+})
+
+/** Africa's Talking end-of-session notification (form body); only `sessionId` is required. */
+export const UssdEventSchema = Type.Object({
+  sessionId: SessionIdSchema,
+  phoneNumber: Type.Optional(Type.String({ pattern: PHONE_INPUT_PATTERN })),
+  status: Type.Optional(Type.String({ maxLength: 32, description: 'Success | Incomplete | Failed' })),
+  serviceCode: Type.Optional(Type.String({ maxLength: 64 })),
+  networkCode: Type.Optional(Type.String({ maxLength: 16 })),
+  durationInMillis: Type.Optional(Type.String({ maxLength: 16 })),
+  hopsCount: Type.Optional(Type.String({ maxLength: 16 })),
+  errorMessage: Type.Optional(Type.String({ maxLength: 500 }))
+}, { additionalProperties: true })
+
+export const UssdEventReplySchema = Type.Object({ received: Type.Literal(true) })
+
+export const DebugRecordSchema = Type.Object({
+  sessionId: Type.String(),
+  debugInfo: Type.Object({
+    state: Type.String({ description: 'Current state of the session machine, e.g. preMenu' }),
+    context: Type.Object({
+      sessionId: Type.String(),
+      phoneNumber: PhoneNumberSchema,
+      message: Type.String({ description: 'Last screen sent (without CON/END)' }),
+      isAuthenticated: Type.Boolean()
+    }),
+    status: Type.Literal('active')
+  }),
+  activeSessions: Type.Array(Type.String())
+})
+
+export const SessionListSchema = Type.Object({
+  activeSessions: Type.Array(Type.String()),
+  count: Type.Integer({ minimum: 0 })
+})
+
+/** `+<digits>` from an accepted phone input. */
+export const normalisePhone = (value: string): string => `+${value.replace(/^[+ ]/, '')}`

@@ -1,0 +1,114 @@
+import { isUniqueViolation } from '@impact/persistence'
+import { insertAccount } from '../../db/accounts.repository.ts'
+import { generateCustomerId } from '../customer-id.ts'
+import { isWeakPin } from '../pin-vault.ts'
+import { isGsm7 } from '../screen.ts'
+import type { Session } from '../session.ts'
+import { go, PIN_FORMAT, refuse, type MachineDeps, type StateDef } from './types.ts'
+
+const NAME = /^\p{L}[\p{L}' .-]*$/u
+const EMAIL = /^[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,24}$/
+const MAX_EMAIL = 60
+const ID_ATTEMPTS = 5
+
+/** A display name: letters with spaces, hyphens, apostrophes and dots, 2-40 GSM-7 characters. */
+export function normaliseName (input: string): string | undefined {
+  const name = input.trim().replace(/\s+/g, ' ')
+  return name.length >= 2 && name.length <= 40 && NAME.test(name) && isGsm7(name) ? name : undefined
+}
+
+export function normaliseEmail (input: string): string | undefined {
+  const email = input.trim()
+  return email.length <= MAX_EMAIL && EMAIL.test(email) ? email.toLowerCase() : undefined
+}
+
+/** Inserts the account under a fresh random id, drawing again on the (rare) collision. */
+async function createAccount (deps: MachineDeps, s: Session, pinRecord: string): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    const customerId = generateCustomerId()
+    try {
+      await insertAccount(deps.db, {
+        customerId,
+        phoneNumber: s.phone,
+        fullName: s.draftName ?? '',
+        email: s.draftEmail ?? null,
+        pinRecord,
+        pinKeyId: deps.vault.keyId
+      })
+      return customerId
+    } catch (error) {
+      if (!isUniqueViolation(error) || attempt >= ID_ATTEMPTS) throw error
+    }
+  }
+}
+
+/** Account creation: name, optional email, PIN twice; the new account is logged in. */
+export const createStates = {
+  createName: {
+    prompt: true,
+    parent: () => 'accountMenu',
+    screen: (_s, t) => ({ lines: [t('create.enterName')], footer: [t('nav.back')] }),
+    input: (value, s) => {
+      const name = normaliseName(value)
+      if (name === undefined) return refuse(s, 'create.invalidName')
+      s.draftName = name
+      return go('createEmail')
+    }
+  },
+
+  createEmail: {
+    prompt: true,
+    parent: () => 'createName',
+    screen: (_s, t) => ({ lines: [t('create.enterEmail')], footer: [t('nav.skip'), t('nav.back')] }),
+    input: (value, s) => {
+      if (value === '00') {
+        s.draftEmail = null
+        return go('createPin')
+      }
+      const email = normaliseEmail(value)
+      if (email === undefined) return refuse(s, 'create.invalidEmail')
+      s.draftEmail = email
+      return go('createPin')
+    }
+  },
+
+  createPin: {
+    prompt: true,
+    parent: () => 'createEmail',
+    screen: (_s, t) => ({ lines: [t('create.enterPin')], footer: [t('nav.back')] }),
+    input: async (value, s, deps) => {
+      if (!PIN_FORMAT.test(value)) return refuse(s, 'login.pinFormat')
+      if (isWeakPin(value)) return refuse(s, 'create.weakPin')
+      // Held sealed like the stored PIN, never in clear, until the confirmation matches.
+      s.draftPin = await deps.vault.seal(value)
+      return go('createPinConfirm')
+    }
+  },
+
+  createPinConfirm: {
+    prompt: true,
+    parent: () => 'createPin',
+    screen: (_s, t) => ({ lines: [t('create.confirmPin')], footer: [t('nav.back')] }),
+    input: async (value, s, deps) => {
+      if (!PIN_FORMAT.test(value)) return refuse(s, 'login.pinFormat')
+      const pinRecord = s.draftPin
+      if (pinRecord === undefined || s.draftName === undefined) return go('createName')
+      if (!(await deps.vault.verify(value, pinRecord)).ok) {
+        s.draftPin = undefined
+        return go('createPin', 'create.mismatch')
+      }
+      const customerId = await createAccount(deps, s, pinRecord)
+      s.customerId = customerId
+      s.name = s.draftName
+      s.email = s.draftEmail ?? null
+      s.draftName = s.draftEmail = s.draftPin = undefined
+      return go('createDone')
+    }
+  },
+
+  createDone: {
+    parent: () => 'preMenu',
+    screen: (s, t) => ({ lines: [t('create.done', { id: s.customerId ?? '' }), t('create.continue')], footer: [t('nav.mainMenu')] }),
+    input: (value, s) => (value === '1' ? go('servicesMenu') : refuse(s, 'error.invalidChoice'))
+  }
+} satisfies Record<string, StateDef>

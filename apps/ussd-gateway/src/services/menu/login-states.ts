@@ -1,0 +1,76 @@
+import { findAccount, recordFailedPin, resetPinAttempts, updatePinRecord, type Account } from '../../db/accounts.repository.ts'
+import { normaliseCustomerId } from '../customer-id.ts'
+import type { Session } from '../session.ts'
+import { end, go, MAX_PIN_ATTEMPTS, PIN_FORMAT, refuse, type MachineDeps, type StateDef, type Step } from './types.ts'
+
+/**
+ * Checks a PIN against the account, counting failures in the database (not in the session, so
+ * a new session does not reset them). Resolves undefined when the PIN is right, otherwise the
+ * step that says so: `Incorrect PIN (n/3)` on the current screen, or the lockout END.
+ */
+export async function checkPin (deps: MachineDeps, session: Session, account: Account, pin: string): Promise<Step | undefined> {
+  const check = await deps.vault.verify(pin, account.pinRecord)
+  if (!check.ok) {
+    const result = await recordFailedPin(deps.db, account.customerId, MAX_PIN_ATTEMPTS)
+    const params = { n: Math.min(result.attempts, MAX_PIN_ATTEMPTS), max: MAX_PIN_ATTEMPTS }
+    return result.status === 'locked' ? end('login.lockedNow', params) : refuse(session, 'login.wrongPin', params)
+  }
+  if (check.stale) {
+    // Sealed under a retired key or older scrypt cost: reseal now that the PIN is at hand.
+    await updatePinRecord(deps.db, account.customerId, await deps.vault.seal(pin), deps.vault.keyId)
+  } else if (account.pinAttempts > 0) {
+    await resetPinAttempts(deps.db, account.customerId)
+  }
+  return undefined
+}
+
+const logIn = (s: Session, account: Account) => {
+  s.customerId = account.customerId
+  s.name = account.fullName
+  s.email = account.email
+  s.loginId = undefined
+}
+
+/** The account menu and login by customer id + PIN. */
+export const loginStates = {
+  accountMenu: {
+    parent: () => 'preMenu',
+    screen: (_s, t) => ({ lines: [t('account.title'), t('account.login'), t('account.create')], footer: [t('nav.back')] }),
+    input: (value, s) => {
+      if (value === '1') return go('loginId')
+      if (value === '2') return go('createName')
+      return refuse(s, 'error.invalidChoice')
+    }
+  },
+
+  loginId: {
+    prompt: true,
+    parent: () => 'accountMenu',
+    screen: (_s, t) => ({ lines: [t('login.enterId')], footer: [t('nav.back')] }),
+    input: async (value, s, deps) => {
+      const id = normaliseCustomerId(value)
+      if (id === undefined) return refuse(s, 'login.invalidId')
+      const account = await findAccount(deps.db, id)
+      if (account === undefined) return refuse(s, 'login.notFound', { id })
+      if (account.status === 'locked') return end('login.locked', { id })
+      s.loginId = id
+      return go('loginPin')
+    }
+  },
+
+  loginPin: {
+    prompt: true,
+    parent: () => 'loginId',
+    screen: (_s, t) => ({ lines: [t('login.enterPin')], footer: [t('nav.back')] }),
+    input: async (value, s, deps) => {
+      if (!PIN_FORMAT.test(value)) return refuse(s, 'login.pinFormat')
+      const account = s.loginId === undefined ? undefined : await findAccount(deps.db, s.loginId)
+      if (account === undefined) return go('loginId')
+      if (account.status === 'locked') return end('login.locked', { id: account.customerId })
+      const failure = await checkPin(deps, s, account, value)
+      if (failure !== undefined) return failure
+      logIn(s, account)
+      return go('servicesMenu', 'login.success')
+    }
+  }
+} satisfies Record<string, StateDef>

@@ -1,0 +1,94 @@
+import { paginate } from '../screen.ts'
+import type { Session, StateName } from '../session.ts'
+import { createStates } from './create-states.ts'
+import { translator } from './i18n.ts'
+import { loginStates } from './login-states.ts'
+import { mainStates } from './main-states.ts'
+import { servicesStates } from './services-states.ts'
+import type { MachineDeps, StateDef, Step } from './types.ts'
+
+export const INITIAL_STATE: StateName = 'preMenu'
+
+export const STATES: Record<StateName, StateDef> = { ...mainStates, ...loginStates, ...createStates, ...servicesStates }
+
+const BACK_KEYS = new Set(['0', 'back'])
+const EXIT_KEYS = new Set(['*', 'exit', 'cancel'])
+const NEXT_PAGE_KEY = '98'
+
+export interface Reply {
+  /** True for END: the session is over. */
+  end: boolean
+  /** The body after `CON `/`END `. */
+  message: string
+}
+
+const stateOf = (session: Session): StateDef => STATES[session.state] ?? STATES[INITIAL_STATE]
+
+/** Every page of the current screen, with a pending message above the first one. */
+export function pagesOf (session: Session, appName: string): string[] {
+  const t = translator(session.language)
+  const screen = stateOf(session).screen(session, t, appName)
+  const flash = session.flash === undefined ? [] : [t(session.flash.key, session.flash.params)]
+  return paginate({ ...screen, lines: [...flash, ...screen.lines] }, t('nav.more'))
+}
+
+/** The current page of the current screen: what the user sees now. */
+export function render (session: Session, appName: string): Reply {
+  const pages = pagesOf(session, appName)
+  const page = Math.min(Math.max(session.page, 0), pages.length - 1)
+  return { end: false, message: pages[page] ?? '' }
+}
+
+function enter (session: Session, to: StateName, flash: Session['flash']): void {
+  session.state = to
+  session.page = 0
+  session.flash = flash
+}
+
+function endReply (session: Session, step: { end: NonNullable<Session['flash']> }, appName: string): Reply {
+  const t = translator(session.language)
+  const text = t(step.end.key, { app: appName, ...step.end.params })
+  return { end: true, message: paginate({ lines: [text], footer: [], end: true }, t('nav.more'))[0] ?? text }
+}
+
+/**
+ * Applies one input to the session (mutating it) and answers the screen to show. Navigation keys
+ * are handled here for every state: `0`/back (previous page, else the parent screen), `*`/exit
+ * (main menu, or END at the root) and `98` (next page). Anything else goes to the state's guard.
+ */
+export async function applyInput (session: Session, raw: string, deps: MachineDeps): Promise<Reply & { refused: boolean }> {
+  const value = raw.trim()
+  const key = value.toLowerCase()
+  // A record from an older release may name a state that no longer exists: start over at the root.
+  if (!(session.state in STATES)) enter(session, INITIAL_STATE, undefined)
+  const def = stateOf(session)
+  let step: Step
+  if (key === NEXT_PAGE_KEY && session.page < pagesOf(session, deps.appName).length - 1) {
+    session.page += 1
+    return { ...render(session, deps.appName), refused: false }
+  } else if (BACK_KEYS.has(key)) {
+    if (session.page > 0) {
+      session.page -= 1
+      return { ...render(session, deps.appName), refused: false }
+    }
+    step = def.parent === undefined ? { to: session.state, flash: { key: 'error.invalidChoice' } } : { to: def.parent(session) }
+  } else if (EXIT_KEYS.has(key)) {
+    step = session.state === INITIAL_STATE ? { end: { key: 'main.goodbye' } } : { to: INITIAL_STATE }
+  } else {
+    step = await def.input(value, session, deps)
+  }
+  if ('end' in step) return { ...endReply(session, step, deps.appName), refused: false }
+  enter(session, step.to, step.flash)
+  return { ...render(session, deps.appName), refused: isRefusal(step) }
+}
+
+// Confirmation messages (`Login successful.`, `Language set…`) are not refusals; error texts are.
+const NOT_REFUSALS = new Set(['login.success', 'language.saved', 'services.loggedOut', 'pin.changed'])
+const isRefusal = (step: { flash?: Session['flash'] }) => step.flash !== undefined && !NOT_REFUSALS.has(step.flash.key)
+
+/** True when the current screen asks for free input (shortcut replays stop there). */
+export const atPrompt = (session: Session): boolean => stateOf(session).prompt === true
+
+/** END screen for a fixed message (e.g. an expired session), in the session's language. */
+export const endScreen = (session: Session, key: NonNullable<Session['flash']>['key'], appName: string): Reply =>
+  endReply(session, { end: { key } }, appName)

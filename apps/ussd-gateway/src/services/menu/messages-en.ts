@@ -1,0 +1,77 @@
+/**
+ * English texts of every screen. Placeholders are `{name}`. Keep them plain GSM-7 (no smart quotes,
+ * no emoji) and short: a screen is at most 178 characters after `CON `.
+ */
+export const en = {
+  'nav.back': '0. Back',
+  'nav.exit': '*. Exit',
+  'nav.more': '98. More',
+  'nav.skip': '00. Skip',
+  'nav.mainMenu': '0. Main menu',
+
+  'main.title': 'Welcome to {app}',
+  'main.titleUser': 'Welcome, {name}',
+  'main.knowMore': '1. Know More',
+  'main.account': '2. Account',
+  'main.myAccount': '2. My Account',
+  'main.language': '3. Language/Lugha',
+  'main.goodbye': 'Thank you for using {app}. Goodbye!',
+  'session.expired': 'Your session has expired. Please dial again.',
+  'error.invalidChoice': 'Invalid choice. Please pick a number from the menu.',
+
+  'info.title': '{app} Information',
+  'info.about': '1. About the service',
+  'info.accounts': '2. Accounts and PINs',
+  'info.security': '3. Staying safe',
+  'info.aboutText': '{app} brings platform services to any phone, no internet needed. Dial the code, pick a number and follow the prompts. Send 0 to go back and * to return to the main menu.',
+  'info.accountsText': 'Create an account with your name and a 5-digit PIN. You get a Customer ID: keep it, you need it with your PIN to log in from any phone. After 3 wrong PINs the account is locked.',
+  'info.securityText': 'We never ask for your PIN by SMS or by phone call. Your PIN is stored encrypted and no one can read it, not even our staff. Never share it, and choose one that is hard to guess.',
+
+  'account.title': 'Account',
+  'account.login': '1. Log in',
+  'account.create': '2. Create account',
+
+  'login.enterId': 'Enter your Customer ID (e.g. C1A2B3C4D):',
+  'login.invalidId': 'Invalid Customer ID. It is C followed by 8 letters or digits.',
+  'login.notFound': 'Customer ID {id} was not found. Check it and try again.',
+  'login.locked': 'Account {id} is locked after 3 incorrect PINs. Please contact support to unlock it.',
+  'login.enterPin': 'Enter your 5-digit PIN:',
+  'login.pinFormat': 'PIN must be exactly 5 digits.',
+  'login.wrongPin': 'Incorrect PIN ({n}/{max}). Please try again.',
+  'login.lockedNow': 'Incorrect PIN ({n}/{max}). Your account is now locked. Please contact support to unlock it.',
+  'login.success': 'Login successful.',
+
+  'create.enterName': 'Enter your full name:',
+  'create.invalidName': 'Please enter a name of 2-40 letters (spaces, - and \' allowed).',
+  'create.enterEmail': 'Enter your email address (optional):',
+  'create.invalidEmail': 'Invalid email address. Try again, or send 00 to skip.',
+  'create.enterPin': 'Create a 5-digit PIN:',
+  'create.weakPin': 'That PIN is too easy to guess. Avoid repeated digits and runs like 12345.',
+  'create.confirmPin': 'Confirm your 5-digit PIN:',
+  'create.mismatch': 'PINs do not match. Please create your PIN again.',
+  'create.done': 'Account created!\nYour Customer ID: {id}\nKeep it safe: you need it with your PIN to log in.',
+  'create.continue': '1. My Account',
+
+  'services.title': 'My Account ({id})',
+  'services.details': '1. Account details',
+  'services.changePin': '2. Change PIN',
+  'services.language': '3. Language/Lugha',
+  'services.logout': '4. Log out',
+  'services.detailsText': 'Name: {name}\nCustomer ID: {id}\nPhone: {phone}\nEmail: {email}',
+  'services.noEmail': 'not set',
+  'services.loggedOut': 'You are logged out.',
+  'services.sessionLocked': 'Your account was locked. Please contact support to unlock it.',
+
+  'pin.enterCurrent': 'Enter your current PIN:',
+  'pin.enterNew': 'Enter a new 5-digit PIN:',
+  'pin.confirmNew': 'Confirm your new PIN:',
+  'pin.mismatch': 'PINs do not match. Please enter the new PIN again.',
+  'pin.changed': 'Your PIN was changed.',
+
+  'language.title': 'Choose language / Chagua lugha:',
+  'language.english': '1. English',
+  'language.swahili': '2. Kiswahili',
+  'language.saved': 'Language set to English.'
+} as const
+
+export type MessageKey = keyof typeof en

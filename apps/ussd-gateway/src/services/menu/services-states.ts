@@ -1,0 +1,93 @@
+import { findAccount, updatePinRecord } from '../../db/accounts.repository.ts'
+import { isWeakPin } from '../pin-vault.ts'
+import type { Session } from '../session.ts'
+import { checkPin } from './login-states.ts'
+import { end, go, PIN_FORMAT, refuse, type StateDef } from './types.ts'
+
+const logOut = (s: Session) => {
+  s.customerId = s.name = s.email = s.draftPin = undefined
+}
+
+/** After login: account details, PIN change, language and log out. */
+export const servicesStates = {
+  servicesMenu: {
+    parent: () => 'preMenu',
+    screen: (s, t) => ({
+      lines: [t('services.title', { id: s.customerId ?? '' }), t('services.details'), t('services.changePin'), t('services.language'), t('services.logout')],
+      footer: [t('nav.back')]
+    }),
+    input: (value, s) => {
+      if (s.customerId === undefined) return go('accountMenu')
+      if (value === '1') return go('accountDetails')
+      if (value === '2') return go('changePinCurrent')
+      if (value === '3') return go('language')
+      if (value === '4') {
+        logOut(s)
+        return go('preMenu', 'services.loggedOut')
+      }
+      return refuse(s, 'error.invalidChoice')
+    }
+  },
+
+  accountDetails: {
+    parent: () => 'servicesMenu',
+    screen: (s, t) => ({
+      lines: t('services.detailsText', {
+        name: s.name ?? '',
+        id: s.customerId ?? '',
+        phone: s.phone,
+        email: s.email ?? t('services.noEmail')
+      }).split('\n'),
+      footer: [t('nav.back')]
+    }),
+    input: (_value, s) => refuse(s, 'error.invalidChoice')
+  },
+
+  changePinCurrent: {
+    prompt: true,
+    parent: () => 'servicesMenu',
+    screen: (_s, t) => ({ lines: [t('pin.enterCurrent')], footer: [t('nav.back')] }),
+    input: async (value, s, deps) => {
+      if (!PIN_FORMAT.test(value)) return refuse(s, 'login.pinFormat')
+      const account = s.customerId === undefined ? undefined : await findAccount(deps.db, s.customerId)
+      if (account === undefined) return go('accountMenu')
+      if (account.status === 'locked') {
+        logOut(s)
+        return end('services.sessionLocked')
+      }
+      const failure = await checkPin(deps, s, account, value)
+      if (failure !== undefined) {
+        if ('end' in failure) logOut(s)
+        return failure
+      }
+      return go('changePinNew')
+    }
+  },
+
+  changePinNew: {
+    prompt: true,
+    parent: () => 'servicesMenu',
+    screen: (_s, t) => ({ lines: [t('pin.enterNew')], footer: [t('nav.back')] }),
+    input: async (value, s, deps) => {
+      if (!PIN_FORMAT.test(value)) return refuse(s, 'login.pinFormat')
+      if (isWeakPin(value)) return refuse(s, 'create.weakPin')
+      s.draftPin = await deps.vault.seal(value)
+      return go('changePinConfirm')
+    }
+  },
+
+  changePinConfirm: {
+    prompt: true,
+    parent: () => 'changePinNew',
+    screen: (_s, t) => ({ lines: [t('pin.confirmNew')], footer: [t('nav.back')] }),
+    input: async (value, s, deps) => {
+      if (!PIN_FORMAT.test(value)) return refuse(s, 'login.pinFormat')
+      const pinRecord = s.draftPin
+      s.draftPin = undefined
+      if (pinRecord === undefined || s.customerId === undefined) return go('servicesMenu')
+      if (!(await deps.vault.verify(value, pinRecord)).ok) return go('changePinNew', 'pin.mismatch')
+      await updatePinRecord(deps.db, s.customerId, pinRecord, deps.vault.keyId)
+      return go('servicesMenu', 'pin.changed')
+    }
+  }
+} satisfies Record<string, StateDef>

@@ -1,0 +1,41 @@
+import type { Kysely } from 'kysely'
+import type { DB, Language } from '../../db/types.ts'
+import type { PinVault } from '../pin-vault.ts'
+import type { Screen } from '../screen.ts'
+import type { Flash, Session, StateName } from '../session.ts'
+import type { MessageKey, MessageParams, Translator } from './i18n.ts'
+
+/** What the states may use beyond the session: the database, the PIN vault and branding. */
+export interface MachineDeps {
+  db: Kysely<DB>
+  vault: PinVault
+  appName: string
+  saveLanguage: (phoneNumber: string, language: Language) => Promise<void>
+}
+
+/** The outcome of an input: move to a state (maybe the same one, with a message), or end the session. */
+export type Step = { to: StateName, flash?: Flash | undefined } | { end: Flash }
+
+export interface StateDef {
+  /**
+   * A prompt asks for free input (an id, a name, a PIN). Shortcut dials stop at prompts, so an
+   * initial `text` replays menu choices but never logins, PINs or account creation.
+   */
+  prompt?: true
+  /** Where `0` leads from the first page; the root has none. */
+  parent?: (session: Session) => StateName
+  screen: (session: Session, t: Translator, appName: string) => Screen
+  /** Handles any input that is not a navigation key. Guards are pure and never throw on bad input. */
+  input: (value: string, session: Session, deps: MachineDeps) => Step | Promise<Step>
+}
+
+export const go = (to: StateName, key?: MessageKey, params?: MessageParams): Step =>
+  ({ to, flash: key === undefined ? undefined : { key, ...(params !== undefined ? { params } : {}) } })
+
+export const end = (key: MessageKey, params?: MessageParams): Step => ({ end: { key, ...(params !== undefined ? { params } : {}) } })
+
+/** Stay on the current screen and say why the input was refused. */
+export const refuse = (session: Session, key: MessageKey, params?: MessageParams): Step => go(session.state, key, params)
+
+export const PIN_FORMAT = /^\d{5}$/
+export const MAX_PIN_ATTEMPTS = 3

@@ -1,0 +1,143 @@
+import { randomBytes, randomUUID } from 'node:crypto'
+import { Writable } from 'node:stream'
+import { Redis } from 'ioredis'
+import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
+import { buildApp } from '../src/app.ts'
+import { loadConfig, type Config } from '../src/config.ts'
+import { MAX_REPLY_CHARS, gsm7Length } from '../src/services/screen.ts'
+
+export type TestApp = Awaited<ReturnType<typeof buildApp>>
+export const OPERATOR_TOKEN = 'test-operator-token-0123456789'
+export const TEST_PIN_KEY = 'a'.repeat(64)
+
+export interface CapturedLogs { stream: Writable, text: () => string }
+
+export function captureLogs (): CapturedLogs {
+  const chunks: string[] = []
+  const stream = new Writable({
+    write (chunk, _encoding, callback) {
+      chunks.push(String(chunk))
+      callback()
+    }
+  })
+  return { stream, text: () => chunks.join('') }
+}
+
+/** Deletes every Redis key under a test's prefix (no-op without REDIS_URL). */
+export async function dropRedisPrefix (prefix: string): Promise<void> {
+  const url = process.env.REDIS_URL
+  if (url === undefined || url === '') return
+  const redis = new Redis(url)
+  try {
+    let cursor = '0'
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000)
+      cursor = next
+      if (keys.length > 0) await redis.del(...keys)
+    } while (cursor !== '0')
+  } finally {
+    redis.disconnect()
+  }
+}
+
+export interface TestContext {
+  app: TestApp
+  config: Config
+  database: TestDatabase
+  prefix: string
+  /** Builds another app (replica) on the same database and Redis prefix. */
+  replica: (env?: Record<string, string>) => Promise<TestApp>
+  close: () => Promise<void>
+}
+
+/**
+ * One app per test file on an isolated database (PGlite, or a fresh PostgreSQL database with
+ * DATABASE_URL) and, with REDIS_URL, its own Redis key prefix. Rate limits are high unless a
+ * test asks otherwise, so dialogues are not throttled.
+ */
+export async function setupApp (env: Record<string, string> = {}, logStream?: Writable): Promise<TestContext> {
+  const database = await createTestDatabase()
+  const prefix = `test:ussd:${randomBytes(4).toString('hex')}:`
+  const redisUrl = process.env.REDIS_URL
+  const baseEnv = {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    REDIS_KEY_PREFIX: prefix,
+    OPERATOR_TOKEN,
+    PIN_ENCRYPTION_KEY: TEST_PIN_KEY,
+    RATE_LIMIT_MAX: '100000',
+    RATE_LIMIT_PHONE_MAX: '100000',
+    ...database.env,
+    ...(redisUrl !== undefined && redisUrl !== '' ? { REDIS_URL: redisUrl } : {}),
+    ...env
+  }
+  const config = loadConfig(baseEnv)
+  const app = await buildApp(config, logStream !== undefined ? { logStream } : {})
+  const replicas: TestApp[] = []
+  return {
+    app,
+    config,
+    database,
+    prefix,
+    replica: async (extra = {}) => {
+      const replica = await buildApp(loadConfig({ ...baseEnv, MIGRATE_ON_START: 'never', ...extra }))
+      replicas.push(replica)
+      return replica
+    },
+    close: async () => {
+      await Promise.allSettled([app.close(), ...replicas.map(async (r) => { await r.close() })])
+      await database.drop()
+      await dropRedisPrefix(prefix)
+    }
+  }
+}
+
+export interface UssdReply { status: number, body: string, type: string, con: boolean, screen: string }
+
+let phoneCounter = 0
+/** A distinct E.164 number per call, so tests never share sessions, accounts or phone limits. */
+export const newPhone = () => `+2547${String(process.pid % 100).padStart(2, '0')}${String(++phoneCounter).padStart(6, '0')}`
+
+export interface DialerOptions { phoneNumber?: string, serviceCode?: string, json?: boolean, headers?: Record<string, string>, url?: string }
+
+/**
+ * A phone dialling through an aggregator of the Africa's Talking kind: it keeps the cumulative
+ * `text` and posts form bodies (or JSON), as the real aggregator does.
+ */
+export class Dialer {
+  readonly sessionId = `ATUid_${randomUUID()}`
+  readonly phoneNumber: string
+  readonly app: TestApp
+  readonly options: DialerOptions
+  text = ''
+  constructor (app: TestApp, options: DialerOptions = {}) {
+    this.app = app
+    this.options = options
+    this.phoneNumber = options.phoneNumber ?? newPhone()
+  }
+
+  async post (text: string, extra: Record<string, string> = {}): Promise<UssdReply> {
+    const fields = { sessionId: this.sessionId, serviceCode: this.options.serviceCode ?? '*384*123#', phoneNumber: this.phoneNumber, networkCode: '63902', text, ...extra }
+    const res = await this.app.inject({
+      method: 'POST',
+      url: this.options.url ?? '/api/ussd',
+      headers: { ...this.options.headers },
+      ...(this.options.json === true ? { payload: fields } : { payload: new URLSearchParams(fields).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', ...this.options.headers } })
+    })
+    const body = res.body
+    if (gsm7Length(body) > MAX_REPLY_CHARS) throw new Error(`reply over ${MAX_REPLY_CHARS} GSM-7 characters: ${JSON.stringify(body)}`)
+    return { status: res.statusCode, body, type: String(res.headers['content-type']), con: body.startsWith('CON '), screen: body.slice(4) }
+  }
+
+  /** The first request of the session (empty text unless a shortcut is given). */
+  async dial (text = ''): Promise<UssdReply> {
+    this.text = text
+    return await this.post(text)
+  }
+
+  /** Types one input: the aggregator appends it to the cumulative text. */
+  async send (input: string): Promise<UssdReply> {
+    this.text = this.text === '' ? input : `${this.text}*${input}`
+    return await this.post(this.text)
+  }
+}

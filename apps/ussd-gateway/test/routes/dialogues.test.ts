@@ -1,0 +1,192 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Dialer, newPhone, OPERATOR_TOKEN, setupApp, type TestContext } from '../helper.ts'
+
+const WELCOME = 'CON Welcome to Impact Platform\n1. Know More\n2. Account\n3. Language/Lugha\n*. Exit'
+
+async function createAccount (ctx: TestContext, options: { name?: string, email?: string, pin?: string, phoneNumber?: string } = {}) {
+  const phone = new Dialer(ctx.app, { phoneNumber: options.phoneNumber ?? newPhone() })
+  await phone.dial()
+  await phone.send('2')
+  await phone.send('2')
+  await phone.send(options.name ?? 'Jane Wanjiru')
+  await phone.send(options.email ?? '00')
+  await phone.send(options.pin ?? '48213')
+  const done = await phone.send(options.pin ?? '48213')
+  const customerId = /Customer ID: (C[0-9A-F]{8})/.exec(done.screen)?.[1]
+  if (customerId === undefined) throw new Error(`no customer id in ${done.body}`)
+  return { phone, customerId, done }
+}
+
+describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
+  let ctx: TestContext
+  beforeAll(async () => { ctx = await setupApp() })
+  afterAll(async () => { await ctx?.close() })
+
+  it('answers the first hop with the welcome menu as text/plain CON, for form and JSON bodies', async () => {
+    for (const json of [false, true]) {
+      const reply = await new Dialer(ctx.app, { json }).dial()
+      expect(reply.status).toBe(200)
+      expect(reply.type).toMatch(/^text\/plain/)
+      expect(reply.body).toBe(WELCOME)
+    }
+  })
+
+  it('accepts phone numbers without + and keeps networkCode', async () => {
+    const phone = new Dialer(ctx.app, { phoneNumber: '254711000111' })
+    expect((await phone.dial()).body).toBe(WELCOME)
+    const debug = await ctx.app.inject({ method: 'GET', url: `/api/ussd/debug/${phone.sessionId}`, headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })
+    expect(debug.json().debugInfo.context.phoneNumber).toBe('+254711000111')
+  })
+
+  it('walks Know More with paging, back and * to the main menu', async () => {
+    const phone = new Dialer(ctx.app)
+    await phone.dial()
+    const info = await phone.send('1')
+    expect(info.body).toBe('CON Impact Platform Information\n1. About the service\n2. Accounts and PINs\n3. Staying safe\n0. Back')
+    expect((await phone.send('9')).screen).toMatch(/^Invalid choice\. Please pick a number from the menu\.\nImpact Platform Information/)
+    const page1 = await phone.send('2')
+    expect(page1.screen).toMatch(/^Create an account with your name/)
+    expect(page1.screen).toMatch(/\n98\. More\n0\. Back$/)
+    const page2 = await phone.send('98')
+    expect(page2.screen).toMatch(/account is locked\.\n0\. Back$/)
+    expect((await phone.send('0')).screen).toBe(page1.screen)
+    expect((await phone.send('0')).screen).toMatch(/^Impact Platform Information/)
+    expect((await phone.send('*')).body).toBe(WELCOME)
+  })
+
+  it('ends with END on * at the root and frees the session', async () => {
+    const phone = new Dialer(ctx.app)
+    await phone.dial()
+    const bye = await phone.send('*')
+    expect(bye.body).toBe('END Thank you for using Impact Platform. Goodbye!')
+    const debug = await ctx.app.inject({ method: 'GET', url: `/api/ussd/debug/${phone.sessionId}`, headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })
+    expect(debug.statusCode).toBe(404)
+  })
+
+  it('refuses 0 and unknown options at the root with the reason', async () => {
+    const phone = new Dialer(ctx.app)
+    await phone.dial()
+    expect((await phone.send('0')).screen).toBe(`Invalid choice. Please pick a number from the menu.\n${WELCOME.slice(4)}`)
+    expect((await phone.send('7')).screen).toMatch(/^Invalid choice/)
+    expect((await phone.send('1')).screen).toMatch(/^Impact Platform Information/)
+  })
+
+  it('creates an account: name, optional email, PIN twice; shows the id and logs the user in', async () => {
+    const phone = new Dialer(ctx.app)
+    await phone.dial()
+    expect((await phone.send('2')).body).toBe('CON Account\n1. Log in\n2. Create account\n0. Back')
+    expect((await phone.send('2')).body).toBe('CON Enter your full name:\n0. Back')
+    expect((await phone.send('J')).screen).toBe('Please enter a name of 2-40 letters (spaces, - and \' allowed).\nEnter your full name:\n0. Back')
+    expect((await phone.send('Jean-Paul O\'Neil')).body).toBe('CON Enter your email address (optional):\n00. Skip\n0. Back')
+    expect((await phone.send('not-an-email')).screen).toMatch(/^Invalid email address\. Try again, or send 00 to skip\./)
+    expect((await phone.send('jp@example.org')).body).toBe('CON Create a 5-digit PIN:\n0. Back')
+    expect((await phone.send('1234')).screen).toBe('PIN must be exactly 5 digits.\nCreate a 5-digit PIN:\n0. Back')
+    expect((await phone.send('12345')).screen).toMatch(/^That PIN is too easy to guess\./)
+    expect((await phone.send('11111')).screen).toMatch(/^That PIN is too easy to guess\./)
+    expect((await phone.send('48213')).body).toBe('CON Confirm your 5-digit PIN:\n0. Back')
+    expect((await phone.send('48231')).screen).toBe('PINs do not match. Please create your PIN again.\nCreate a 5-digit PIN:\n0. Back')
+    await phone.send('48213')
+    const done = await phone.send('48213')
+    expect(done.screen).toMatch(/^Account created!\nYour Customer ID: C[0-9A-F]{8}\nKeep it safe: you need it with your PIN to log in\.\n1\. My Account\n0\. Main menu$/)
+    const id = /C[0-9A-F]{8}/.exec(done.screen)?.[0] ?? ''
+    expect((await phone.send('1')).screen).toBe(`My Account (${id})\n1. Account details\n2. Change PIN\n3. Language/Lugha\n4. Log out\n0. Back`)
+    expect((await phone.send('1')).screen).toBe(`Name: Jean-Paul O'Neil\nCustomer ID: ${id}\nPhone: ${phone.phoneNumber}\nEmail: jp@example.org\n0. Back`)
+    expect((await phone.send('0')).screen).toMatch(/^My Account/)
+    expect((await phone.send('0')).screen).toBe('Welcome, Jean-Paul O\'Neil\n1. Know More\n2. My Account\n3. Language/Lugha\n*. Exit')
+  })
+
+  it('gives distinct random customer ids', async () => {
+    const [a, b] = await Promise.all([createAccount(ctx), createAccount(ctx)])
+    expect(a.customerId).not.toBe(b.customerId)
+  })
+
+  it('logs in with customer id (any case) and PIN, showing every refusal on the way', async () => {
+    const { customerId } = await createAccount(ctx, { name: 'Amina Hassan' })
+    const phone = new Dialer(ctx.app)
+    await phone.dial()
+    await phone.send('2')
+    expect((await phone.send('1')).body).toBe('CON Enter your Customer ID (e.g. C1A2B3C4D):\n0. Back')
+    expect((await phone.send('12345')).screen).toMatch(/^Invalid Customer ID\. It is C followed by 8 letters or digits\.\n/)
+    expect((await phone.send('C00000000')).screen).toMatch(/^Customer ID C00000000 was not found\. Check it and try again\.\n/)
+    expect((await phone.send(customerId.toLowerCase())).body).toBe('CON Enter your 5-digit PIN:\n0. Back')
+    expect((await phone.send('123')).screen).toMatch(/^PIN must be exactly 5 digits\./)
+    expect((await phone.send('99999')).screen).toBe('Incorrect PIN (1/3). Please try again.\nEnter your 5-digit PIN:\n0. Back')
+    const ok = await phone.send('48213')
+    expect(ok.screen).toBe(`Login successful.\nMy Account (${customerId})\n1. Account details\n2. Change PIN\n3. Language/Lugha\n4. Log out\n0. Back`)
+    expect((await phone.send('4')).screen).toBe(`You are logged out.\n${WELCOME.slice(4)}`)
+  })
+
+  it('locks the account on the third wrong PIN, across sessions, and says why', async () => {
+    const { customerId } = await createAccount(ctx)
+    const first = new Dialer(ctx.app)
+    await first.dial('2*1')
+    await first.send(customerId)
+    expect((await first.send('11112')).screen).toMatch(/^Incorrect PIN \(1\/3\)/)
+    expect((await first.send('11113')).screen).toMatch(/^Incorrect PIN \(2\/3\)/)
+    const second = new Dialer(ctx.app)
+    await second.dial('2*1')
+    await second.send(customerId)
+    const locked = await second.send('11114')
+    expect(locked.body).toBe('END Incorrect PIN (3/3). Your account is now locked. Please contact support to unlock it.')
+    const third = new Dialer(ctx.app)
+    await third.dial('2*1')
+    expect((await third.send(customerId)).body).toBe(`END Account ${customerId} is locked after 3 incorrect PINs. Please contact support to unlock it.`)
+  })
+
+  it('resets the attempt count after a successful login', async () => {
+    const { customerId } = await createAccount(ctx)
+    for (let round = 0; round < 2; round++) {
+      const phone = new Dialer(ctx.app)
+      await phone.dial('2*1')
+      await phone.send(customerId)
+      expect((await phone.send('11112')).screen).toMatch(/^Incorrect PIN \(1\/3\)/)
+      expect((await phone.send('11113')).screen).toMatch(/^Incorrect PIN \(2\/3\)/)
+      expect((await phone.send('48213')).screen).toMatch(/^Login successful/)
+    }
+  })
+
+  it('changes the PIN after checking the current one', async () => {
+    const { phone, customerId } = await createAccount(ctx)
+    await phone.send('1')
+    expect((await phone.send('2')).body).toBe('CON Enter your current PIN:\n0. Back')
+    expect((await phone.send('22223')).screen).toMatch(/^Incorrect PIN \(1\/3\)\. Please try again\.\nEnter your current PIN:/)
+    expect((await phone.send('48213')).body).toBe('CON Enter a new 5-digit PIN:\n0. Back')
+    expect((await phone.send('22222')).screen).toMatch(/^That PIN is too easy to guess/)
+    expect((await phone.send('60714')).body).toBe('CON Confirm your new PIN:\n0. Back')
+    expect((await phone.send('60715')).screen).toBe('PINs do not match. Please enter the new PIN again.\nEnter a new 5-digit PIN:\n0. Back')
+    await phone.send('60714')
+    expect((await phone.send('60714')).screen).toMatch(/^Your PIN was changed\.\nMy Account/)
+    const login = new Dialer(ctx.app)
+    await login.dial('2*1')
+    await login.send(customerId)
+    expect((await login.send('48213')).screen).toMatch(/^Incorrect PIN \(1\/3\)/)
+    expect((await login.send('60714')).screen).toMatch(/^Login successful/)
+  })
+
+  it('switches to Kiswahili and remembers it for the phone in later sessions', async () => {
+    const phoneNumber = newPhone()
+    const phone = new Dialer(ctx.app, { phoneNumber })
+    await phone.dial()
+    expect((await phone.send('3')).body).toBe('CON Choose language / Chagua lugha:\n1. English\n2. Kiswahili\n0. Back')
+    const sw = await phone.send('2')
+    expect(sw.screen).toBe('Lugha imewekwa: Kiswahili.\nKaribu Impact Platform\n1. Fahamu Zaidi\n2. Akaunti\n3. Lugha/Language\n*. Toka')
+    const later = new Dialer(ctx.app, { phoneNumber })
+    expect((await later.dial()).screen).toBe('Karibu Impact Platform\n1. Fahamu Zaidi\n2. Akaunti\n3. Lugha/Language\n*. Toka')
+    expect((await later.send('*')).body).toBe('END Asante kwa kutumia Impact Platform. Kwaheri!')
+    const back = new Dialer(ctx.app, { phoneNumber })
+    await back.dial('3')
+    expect((await back.send('1')).screen).toMatch(/^Language set to English\.\nWelcome to Impact Platform/)
+  })
+
+  it('goes back one screen with 0 inside flows and to the main menu with *', async () => {
+    const phone = new Dialer(ctx.app)
+    await phone.dial()
+    await phone.send('2')
+    await phone.send('2')
+    await phone.send('Jane Doe')
+    expect((await phone.send('0')).body).toBe('CON Enter your full name:\n0. Back')
+    expect((await phone.send('0')).screen).toMatch(/^Account\n/)
+    await phone.send('2')
+    expect((await phone.send('*')).body).toBe(WELCOME)
+  })
+})

@@ -1,0 +1,181 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Dialer, OPERATOR_TOKEN, setupApp, type TestApp, type TestContext } from '../helper.ts'
+
+const debug = (app: TestApp, sessionId: string) =>
+  app.inject({ method: 'GET', url: `/api/ussd/debug/${encodeURIComponent(sessionId)}`, headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })
+
+async function newAccount (app: TestApp) {
+  const phone = new Dialer(app)
+  await phone.dial('2*2')
+  for (const input of ['Grace Achieng', '00', '48213']) await phone.send(input)
+  const done = await phone.send('48213')
+  return /C[0-9A-F]{8}/.exec(done.screen)?.[0] ?? ''
+}
+
+describe('USSD sessions', () => {
+  let ctx: TestContext
+  beforeAll(async () => { ctx = await setupApp({ USSD_SERVICE_CODES: '*384*123#' }) })
+  afterAll(async () => { await ctx?.close() })
+
+  describe('aggregator retries', () => {
+    it('replays the stored reply for the same text without advancing', async () => {
+      const phone = new Dialer(ctx.app)
+      await phone.dial()
+      const first = await phone.send('1')
+      expect((await phone.post(phone.text)).body).toBe(first.body)
+      expect((await phone.post(phone.text)).body).toBe(first.body)
+      expect((await phone.send('2')).screen).toMatch(/^Create an account/)
+    })
+
+    it('does not count a retried wrong PIN twice', async () => {
+      const customerId = await newAccount(ctx.app)
+      const phone = new Dialer(ctx.app)
+      await phone.dial('2*1')
+      await phone.send(customerId)
+      const wrong = await phone.send('11112')
+      expect(wrong.screen).toMatch(/^Incorrect PIN \(1\/3\)/)
+      expect((await phone.post(phone.text)).body).toBe(wrong.body)
+      expect((await phone.send('11113')).screen).toMatch(/^Incorrect PIN \(2\/3\)/)
+    })
+
+    it('creates one account when the confirming hop is retried, even concurrently', async () => {
+      const phone = new Dialer(ctx.app)
+      await phone.dial('2*2')
+      for (const input of ['Peter Otieno', '00', '48213']) await phone.send(input)
+      phone.text = `${phone.text}*48213`
+      const replies = await Promise.all([phone.post(phone.text), phone.post(phone.text), phone.post(phone.text)])
+      expect(new Set(replies.map((r) => r.body)).size).toBe(1)
+      expect(replies[0]?.screen).toMatch(/^Account created!\nYour Customer ID: C[0-9A-F]{8}/)
+    })
+
+    it('replays the END reply when the last hop is retried after the session ended', async () => {
+      const phone = new Dialer(ctx.app)
+      await phone.dial()
+      const bye = await phone.send('*')
+      expect(bye.body).toMatch(/^END Thank you/)
+      expect((await phone.post(phone.text)).body).toBe(bye.body)
+    })
+  })
+
+  describe('cumulative text', () => {
+    it('takes * and 0 inside free text as part of the value, and they do not poison later hops', async () => {
+      const phone = new Dialer(ctx.app)
+      await phone.dial('2*2')
+      expect((await phone.send('Mary*Ann')).screen).toMatch(/^Please enter a name of 2-40 letters/)
+      expect((await phone.send('Mary Ann')).screen).toBe('Enter your email address (optional):\n00. Skip\n0. Back')
+      expect((await phone.send('m0*x@example')).screen).toMatch(/^Invalid email address/)
+      expect((await phone.send('00')).screen).toBe('Create a 5-digit PIN:\n0. Back')
+      expect(phone.text).toBe('2*2*Mary*Ann*Mary Ann*m0*x@example*00')
+    })
+
+    it('treats a typed * as exit to the main menu only when it is the whole input (text gains **)', async () => {
+      const phone = new Dialer(ctx.app)
+      await phone.dial()
+      await phone.send('1')
+      expect((await phone.send('*')).screen).toMatch(/^Welcome to Impact Platform/)
+      expect(phone.text).toBe('1**')
+      expect((await phone.send('2')).screen).toBe('Account\n1. Log in\n2. Create account\n0. Back')
+      expect((await phone.send('1')).screen).toMatch(/^Enter your Customer ID/)
+    })
+
+    it('re-prompts on an empty input (the text gains an empty segment)', async () => {
+      const phone = new Dialer(ctx.app)
+      await phone.dial()
+      await phone.send('1')
+      expect((await phone.send('')).screen).toMatch(/^Invalid choice[^\n]*\nImpact Platform Information/)
+      expect(phone.text).toBe('1*')
+    })
+  })
+
+  describe('shortcut dials', () => {
+    it('jumps to the menu named by a non-empty first text', async () => {
+      expect((await new Dialer(ctx.app).dial('1*3')).screen).toMatch(/^We never ask for your PIN/)
+      expect((await new Dialer(ctx.app).dial('2')).screen).toBe('Account\n1. Log in\n2. Create account\n0. Back')
+    })
+
+    it('jumps by the extra segments of a dialled code after a configured base code', async () => {
+      const phone = new Dialer(ctx.app, { serviceCode: '*384*123*1*2#' })
+      expect((await phone.dial()).screen).toMatch(/^Create an account with your name/)
+      expect((await phone.send('0')).screen).toMatch(/^Impact Platform Information/)
+    })
+
+    it('stops at the first free-input prompt: shortcuts never log in, create accounts or try PINs', async () => {
+      const customerId = await newAccount(ctx.app)
+      const phone = new Dialer(ctx.app)
+      expect((await phone.dial(`2*1*${customerId}*11112`)).screen).toBe('Enter your Customer ID (e.g. C1A2B3C4D):\n0. Back')
+      await phone.send(customerId)
+      expect((await phone.send('11113')).screen).toMatch(/^Incorrect PIN \(1\/3\)/)
+    })
+
+    it('stops at the first refused input and says why', async () => {
+      expect((await new Dialer(ctx.app).dial('9*1')).screen).toMatch(/^Invalid choice\. Please pick a number from the menu\.\nWelcome/)
+    })
+  })
+
+  describe('binding and ending', () => {
+    it('binds a session to its phone number', async () => {
+      const owner = new Dialer(ctx.app)
+      await owner.dial()
+      await owner.send('1')
+      const intruder = await owner.post('1*1', { phoneNumber: '+254799999999' })
+      expect(intruder).toMatchObject({ status: 200, body: 'END Invalid input. Please try again.' })
+      expect((await owner.send('1')).screen).toMatch(/^[^\n]*Impact Platform brings platform services/)
+    })
+
+    it('frees the session on the end-of-session notification (form body), ignoring other phones', async () => {
+      const phone = new Dialer(ctx.app)
+      await phone.dial()
+      const notify = (phoneNumber: string) => ctx.app.inject({
+        method: 'POST',
+        url: '/api/ussd/events',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ date: '2026-11-21 10:00:00', sessionId: phone.sessionId, serviceCode: '*384*123#', networkCode: '63902', phoneNumber, status: 'Incomplete', cost: 'KES 0.0', durationInMillis: '2000', hopsCount: '1', input: '', lastAppResponse: 'CON Welcome', errorMessage: '' }).toString()
+      })
+      expect((await notify('+254799999999')).json()).toEqual({ received: true })
+      expect((await debug(ctx.app, phone.sessionId)).statusCode).toBe(200)
+      const res = await notify(phone.phoneNumber)
+      expect(res.statusCode).toBe(200)
+      expect(res.json()).toEqual({ received: true })
+      expect((await debug(ctx.app, phone.sessionId)).statusCode).toBe(404)
+    })
+
+    it('answers 400 JSON to an events call without a session id', async () => {
+      const res = await ctx.app.inject({ method: 'POST', url: '/api/ussd/events', payload: { status: 'Success' } })
+      expect(res.statusCode).toBe(400)
+      expect(res.json()).toMatchObject({ statusCode: 400, code: 'FST_ERR_VALIDATION' })
+    })
+
+    it.runIf(process.env.REDIS_URL !== undefined && process.env.REDIS_URL !== '')('lets any replica serve the next hop through Redis', async () => {
+      const other = await ctx.replica()
+      const phone = new Dialer(ctx.app)
+      await phone.dial()
+      await phone.send('2')
+      const onOther = new Dialer(other, { phoneNumber: phone.phoneNumber })
+      Object.assign(onOther, { sessionId: phone.sessionId, text: phone.text })
+      expect((await onOther.send('2')).screen).toBe('Enter your full name:\n0. Back')
+    })
+  })
+})
+
+describe('USSD session expiry', () => {
+  let ctx: TestContext
+  beforeAll(async () => { ctx = await setupApp({ USSD_SESSION_TTL_SECONDS: '1' }) })
+  afterAll(async () => { await ctx?.close() })
+
+  it('expires a session after the inactivity TTL: debug 404, and the next dial starts over', async () => {
+    const phone = new Dialer(ctx.app)
+    await phone.dial()
+    await phone.send('1')
+    expect((await debug(ctx.app, phone.sessionId)).json().debugInfo.state).toBe('knowMore')
+    await sleep(600)
+    await phone.send('1')
+    await sleep(600)
+    expect((await debug(ctx.app, phone.sessionId)).statusCode).toBe(200)
+    await sleep(1200)
+    const gone = await debug(ctx.app, phone.sessionId)
+    expect(gone.statusCode).toBe(404)
+    expect(gone.json()).toMatchObject({ statusCode: 404, code: 'USSD_SESSION_NOT_FOUND' })
+    expect((await new Dialer(ctx.app, { phoneNumber: phone.phoneNumber }).dial()).screen).toMatch(/^Welcome/)
+  })
+})

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest'
+import type { Language } from '../../src/db/types.ts'
+import { en, type MessageKey } from '../../src/services/menu/messages-en.ts'
+import { sw } from '../../src/services/menu/messages-sw.ts'
+import { translate } from '../../src/services/menu/i18n.ts'
+import { endScreen, pagesOf, STATES } from '../../src/services/menu/machine.ts'
+import { gsm7Length, isGsm7, MAX_REPLY_CHARS, paginate } from '../../src/services/screen.ts'
+import type { Session, StateName } from '../../src/services/session.ts'
+
+const APP = 'Twenty Four Char App Nme'
+const LONGEST = { name: 'Wanjiru-Nyambura Achieng Odhiambo Kamaus', email: `${'a'.repeat(44)}@example.co.ke`.slice(0, 60), phone: '+254712345678901', id: 'C1A2B3C4D' }
+const WORST_PARAMS = { app: APP, name: LONGEST.name, id: LONGEST.id, n: 3, max: 3, phone: LONGEST.phone, email: LONGEST.email }
+
+const session = (state: StateName, language: Language, flash?: MessageKey, authenticated = true): Session => ({
+  id: 's',
+  phone: LONGEST.phone,
+  serviceCode: '*384*123#',
+  state,
+  page: 0,
+  language,
+  textLength: 0,
+  textDigest: '',
+  message: '',
+  startedAt: 0,
+  topic: 0,
+  ...(authenticated ? { customerId: LONGEST.id, name: LONGEST.name, email: LONGEST.email } : {}),
+  ...(flash !== undefined ? { flash: { key: flash, params: WORST_PARAMS } } : {})
+})
+
+const KEYS = Object.keys(en) as MessageKey[]
+const END_KEYS: MessageKey[] = ['main.goodbye', 'login.locked', 'login.lockedNow', 'services.sessionLocked', 'session.expired']
+
+describe('every screen fits one USSD message in both languages', () => {
+  for (const language of ['en', 'sw'] as const) {
+    it(`pages every state, with every message above it, within ${MAX_REPLY_CHARS} GSM-7 characters (${language})`, () => {
+      let checked = 0
+      for (const state of Object.keys(STATES) as StateName[]) {
+        for (const flash of [undefined, ...KEYS]) {
+          for (const authenticated of [true, false]) {
+            for (const topic of [0, 1, 2]) {
+              const pages = pagesOf({ ...session(state, language, flash, authenticated), topic }, APP)
+              for (const page of pages) {
+                expect(isGsm7(page), page).toBe(true)
+                expect(gsm7Length(`CON ${page}`), page).toBeLessThanOrEqual(MAX_REPLY_CHARS)
+                checked++
+              }
+            }
+          }
+        }
+      }
+      expect(checked).toBeGreaterThan(1000)
+    })
+
+    it(`fits every END text whole, never cut (${language})`, () => {
+      for (const key of END_KEYS) {
+        const text = translate(language, key, WORST_PARAMS)
+        expect(gsm7Length(`END ${text}`), text).toBeLessThanOrEqual(MAX_REPLY_CHARS)
+      }
+      const reply = endScreen(session('preMenu', language), 'main.goodbye', APP)
+      expect(reply).toEqual({ end: true, message: translate(language, 'main.goodbye', { app: APP }) })
+    })
+  }
+
+  it('translates every key into Kiswahili with the same placeholders', () => {
+    for (const key of KEYS) {
+      const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort()
+      expect(placeholders(sw[key]), key).toEqual(placeholders(en[key]))
+      expect(isGsm7(sw[key]) && isGsm7(en[key]), key).toBe(true)
+    }
+  })
+})
+
+describe('paging', () => {
+  it('keeps short screens whole and spreads long ones over pages without losing a word', () => {
+    expect(paginate({ lines: ['Hello', '1. One'], footer: ['0. Back'] }, '98. More')).toEqual(['Hello\n1. One\n0. Back'])
+    const words = Array.from({ length: 90 }, (_, i) => `word${i}`)
+    const pages = paginate({ lines: ['Title', words.join(' '), '1. Option'], footer: ['0. Back'] }, '98. More')
+    expect(pages.length).toBeGreaterThan(2)
+    for (const [index, page] of pages.entries()) {
+      expect(gsm7Length(`CON ${page}`)).toBeLessThanOrEqual(MAX_REPLY_CHARS)
+      expect(page.endsWith(index < pages.length - 1 ? '\n98. More\n0. Back' : '\n1. Option\n0. Back')).toBe(true)
+    }
+    const text = pages.map((p) => p.replace(/\n98\. More/, '').replace(/\n0\. Back$/, '')).join(' ').replace(/\n/g, ' ')
+    for (const word of words) expect(text.split(' ')).toContain(word)
+  })
+
+  it('counts GSM-7 extension characters twice and flags non-GSM text', () => {
+    expect(gsm7Length('a{b}')).toBe(6)
+    expect(isGsm7('Jean-Paul O\'Neil')).toBe(true)
+    expect(isGsm7('smart \u2019quote')).toBe(false)
+  })
+})
