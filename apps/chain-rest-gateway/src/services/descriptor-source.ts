@@ -1,5 +1,5 @@
 import type { FileRegistry } from '@bufbuild/protobuf'
-import { CHAIN_DESCRIPTORS_UNAVAILABLE } from '../errors.ts'
+import { CHAIN_DESCRIPTORS_UNAVAILABLE, GrpcCode } from '../errors.ts'
 import { buildRegistry, decodeFileDescriptors } from './descriptors.ts'
 import type { UpstreamPool } from './upstream-pool.ts'
 
@@ -31,8 +31,10 @@ export async function loadDescriptors (mode: 'auto' | 'reflection' | 'bundled', 
         return { registry, source: 'reflection', notes }
       } catch (error) {
         reason = (error as Error).message
-        // Unimplemented means the node has no reflection service: waiting will not help.
-        if ((error as { grpcCode?: number }).grpcCode === 12 || Date.now() + 250 >= until) break
+        // Only a node that is not reachable (yet) is worth waiting for; one that answered with an
+        // error (Unimplemented: no reflection service) will answer the same again.
+        const code = (error as { grpcCode?: number }).grpcCode
+        if ((code !== GrpcCode.UNAVAILABLE && code !== GrpcCode.DEADLINE_EXCEEDED) || Date.now() + 250 >= until) break
         await pause(Math.min(250 * (attempt + 1), 1000))
       }
     }

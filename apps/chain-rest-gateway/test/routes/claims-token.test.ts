@@ -24,7 +24,13 @@ describe('GET /ixo/claims/…', () => {
   it('returns a collection with enums as names, durations and nested payments', async () => {
     const { collection } = (await get('/ixo/claims/collection/1')).json()
     expect(collection).toMatchObject({
-      id: '1', entity: ENTITY_3, quota: '1000', count: '4', state: 'OPEN', intents: 'ALLOW', flagged: '0',
+      id: '1',
+      entity: ENTITY_3,
+      quota: '1000',
+      count: '4',
+      state: 'OPEN',
+      intents: 'ALLOW',
+      flagged: '0',
       service_agent_deposit_required: [{ denom: 'uixo', amount: '5000000' }],
       min_deposit_period: '86400s',
       adjudicators: [{ did: 'did:ixo:entity:0000000000000000000000000000e005', reward_percentage: '20.000000000000000000' }]
