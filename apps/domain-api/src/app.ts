@@ -1,24 +1,90 @@
-import { createApp, type App } from '@impact/service-kit'
+import { createApp, type App, type CreateAppOptions } from '@impact/service-kit'
+import { createSharedState } from '@impact/shared-state'
 import type { Config } from './config.ts'
 import { openAppDatabase } from './db/open.ts'
+import { declareCaller, SECURITY_SCHEMES } from './plugins/auth.ts'
+import apiKeyRoutes from './routes/api-keys/index.ts'
+import domainRoutes from './routes/domains/index.ts'
+import proposalRoutes from './routes/proposals/index.ts'
+import { createApiKeyService } from './services/api-keys.ts'
+import { systemClock, type Clock } from './services/clock.ts'
+import { resolveAdminKey } from './services/dev-admin-key.ts'
+import { createDomainService } from './services/domains.ts'
+import { createGovernanceService } from './services/governance.ts'
+import { startSweeper } from './services/sweeper.ts'
 
 export const APP_NAME = 'domain-api'
 
+export interface BuildOptions {
+  /** The registry's clock (tests move it to cross voting periods and validity ends without sleeping). */
+  clock?: Clock
+  /** Where logs go instead of stdout (tests that check what is logged). */
+  logStream?: NonNullable<CreateAppOptions['logger']>['stream']
+}
+
 /** Builds domain-api unlistened; tests and server.ts share it. */
-export async function buildApp (config: Config): Promise<App> {
+export async function buildApp (config: Config, options: BuildOptions = {}): Promise<App> {
+  const clock = options.clock ?? systemClock
   const database = await openAppDatabase(config)
+  const state = createSharedState({ url: config.REDIS_URL, prefix: `${APP_NAME}:` })
   try {
     const app = await createApp({
       config,
-      docs: { title: 'Domain API', version: '0.1.0', description: 'Registry of domains (DIDs of real-world entities) with API keys and verification by governance vote.' },
+      docs: {
+        title: 'Domain API',
+        version: '0.1.0',
+        description: 'Registry of domains (DIDs of real-world entities) with API keys and verification by governance vote.',
+        securitySchemes: SECURITY_SCHEMES
+      },
       health: {
-        checks: { database: async () => { await database.ping() } },
+        checks: {
+          database: async () => { await database.ping() },
+          ...(state.kind === 'redis' ? { redis: async () => { await state.ping() } } : {})
+        },
         landing: { message: 'domain-api is running' }
-      }
+      },
+      // Domain bodies are small (metadata is capped at 16 KiB).
+      bodyLimit: 64 * 1024,
+      ...(options.logStream !== undefined ? { logger: { stream: options.logStream } } : {})
     })
-    app.addHook('onClose', async () => { await database.close() })
+    declareCaller(app)
+
+    const adminKey = resolveAdminKey(config)
+    if (adminKey?.generatedAt !== undefined) app.log.info({ file: adminKey.generatedAt }, 'development admin API key (DOMAIN_API_ADMIN_KEY is unset)')
+    if (adminKey === undefined) app.log.warn('DOMAIN_API_ADMIN_KEY is unset: no key can issue API keys')
+
+    const { db } = database
+    const idempotencyTtlMs = config.IDEMPOTENCY_TTL_SECONDS * 1000
+    const apiKeys = createApiKeyService({
+      db,
+      state,
+      clock,
+      log: app.log,
+      cacheTtlMs: config.API_KEY_CACHE_TTL_SECONDS * 1000,
+      bootstrap: adminKey !== undefined ? { key: adminKey.key, account: config.DOMAIN_API_ADMIN_ACCOUNT } : undefined
+    })
+    await apiKeys.start()
+    const domains = createDomainService({ db, clock, idempotencyTtlMs })
+    const governance = createGovernanceService({
+      db,
+      clock,
+      settings: { quorum: config.VERIFICATION_QUORUM, threshold: config.VERIFICATION_THRESHOLD, periodMs: config.VERIFICATION_PERIOD_SECONDS * 1000 }
+    })
+
+    await app.register(domainRoutes, { apiKeys, domains })
+    await app.register(proposalRoutes, { apiKeys, governance })
+    await app.register(apiKeyRoutes, { apiKeys })
+
+    const sweeper = startSweeper({ db, clock, log: app.log, intervalMs: config.VERIFICATION_SWEEP_INTERVAL_SECONDS * 1000, idempotencyTtlMs })
+    app.addHook('onClose', async () => {
+      await sweeper.stop()
+      await apiKeys.close()
+      await state.close()
+      await database.close()
+    })
     return app
   } catch (error) {
+    await state.close()
     await database.close()
     throw error
   }

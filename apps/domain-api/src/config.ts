@@ -1,9 +1,53 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { baseConfigProperties, loadConfig as load } from '@impact/service-kit'
+import { DID_PATTERN } from '@impact/schemas'
+
+/** Shortest bootstrap admin key accepted anywhere: 32 characters of a random token is ≥ 160 bits. */
+export const MIN_ADMIN_KEY_LENGTH = 32
 
 export const ConfigSchema = Type.Object({
-  ...baseConfigProperties({ app: 'domain-api', port: 3001 })
+  ...baseConfigProperties({ app: 'domain-api', port: 3001 }),
+  DOMAIN_API_ADMIN_KEY: Type.Optional(Type.String({
+    minLength: MIN_ADMIN_KEY_LENGTH,
+    maxLength: 512,
+    description: 'Bootstrap admin API key (≥ 32 random characters); it can issue and revoke the other keys'
+  })),
+  DOMAIN_API_ADMIN_ACCOUNT: Type.String({
+    pattern: DID_PATTERN,
+    default: 'did:ixo:domain-api-admin',
+    description: 'Account (DID) the bootstrap admin key acts for; keys it issues without an account inherit it'
+  }),
+  VERIFICATION_QUORUM: Type.Integer({ minimum: 1, maximum: 10_000, default: 3, description: 'Votes (yes, no or abstain) a proposal needs before it can pass' }),
+  VERIFICATION_THRESHOLD: Type.Number({ exclusiveMinimum: 0, maximum: 1, default: 0.6, description: 'Fraction of yes among yes+no a proposal needs to pass' }),
+  VERIFICATION_PERIOD_SECONDS: Type.Integer({ minimum: 1, maximum: 365 * 86_400, default: 7 * 86_400, description: 'Voting period of a proposal' }),
+  VERIFICATION_SWEEP_INTERVAL_SECONDS: Type.Integer({
+    minimum: 0,
+    maximum: 86_400,
+    default: 60,
+    description: 'How often ended voting periods and expired domains are settled in the background (0: only when read)'
+  }),
+  IDEMPOTENCY_TTL_SECONDS: Type.Integer({ minimum: 60, maximum: 30 * 86_400, default: 86_400, description: 'How long an Idempotency-Key is remembered' }),
+  API_KEY_CACHE_TTL_SECONDS: Type.Integer({
+    minimum: 0,
+    maximum: 300,
+    default: 10,
+    description: 'How long a verified API key is cached in memory (revocations also evict at once, across replicas via REDIS_URL)'
+  }),
+  DATABASE_POOL_MAX: Type.Integer({ minimum: 1, maximum: 200, default: 10, description: 'Connections to a PostgreSQL server' })
 })
 export type Config = Static<typeof ConfigSchema>
 
-export const loadConfig = (env: Record<string, string | undefined> = process.env): Config => load(ConfigSchema, env)
+const PLACEHOLDER = /change.?me|example|password|secret|admin.?key|test|x{8}|0{8}/i
+
+/** Production refuses a bootstrap key that looks hand-made: few distinct characters or a placeholder word. */
+function refine (config: Config): string[] {
+  const key = config.DOMAIN_API_ADMIN_KEY
+  if (config.NODE_ENV !== 'production' || key === undefined) return []
+  const distinct = new Set(key).size
+  if (distinct < 16 || PLACEHOLDER.test(key)) {
+    return ['DOMAIN_API_ADMIN_KEY: too weak for production (use a random token, e.g. `openssl rand -base64 36`)']
+  }
+  return []
+}
+
+export const loadConfig = (env: Record<string, string | undefined> = process.env): Config => load(ConfigSchema, env, refine)

@@ -10,5 +10,6 @@ export const openAppDatabase = async (config: Config): Promise<Database<DB>> => 
   dataDir: config.DATA_DIR,
   migrate: config.MIGRATE_ON_START,
   migrations,
-  migrationTable: MIGRATION_TABLE
+  migrationTable: MIGRATION_TABLE,
+  poolMax: config.DATABASE_POOL_MAX
 })

@@ -1,3 +1,105 @@
-/** Tables of domain-api, as kysely sees them. */
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely'
 
-export interface DB {}
+/** Tables of domain-api, as kysely sees them. Timestamps are read as Date and written as Date. */
+
+type Timestamp = ColumnType<Date, Date, Date>
+type NullableTimestamp = ColumnType<Date | null, Date | null | undefined, Date | null>
+type Json<T> = ColumnType<T, string, string>
+
+export interface ApiKeysTable {
+  id: string
+  name: string
+  prefix: string
+  key_hash: string
+  roles: string[]
+  account: string
+  created_by: string
+  created_at: Timestamp
+  revoked_at: NullableTimestamp
+  revoked_by: string | null
+}
+
+export interface DomainsTable {
+  did: string
+  type: string
+  class: string
+  controllers: string[]
+  metadata: Json<Record<string, unknown>>
+  valid_from: NullableTimestamp
+  valid_until: NullableTimestamp
+  status: string
+  latest_proposal_id: string | null
+  created_by_key: string
+  created_by_account: string
+  created_at: Timestamp
+  updated_at: Timestamp
+  verified_at: NullableTimestamp
+  deactivated_at: NullableTimestamp
+}
+
+export interface VerificationProposalsTable {
+  id: string
+  domain_did: string
+  status: string
+  evidence: string
+  evidence_hash: string | null
+  note: string | null
+  proposed_by_key: string
+  proposed_by_account: string
+  quorum: number
+  threshold: number
+  yes: ColumnType<number, number | undefined, number>
+  no: ColumnType<number, number | undefined, number>
+  abstain: ColumnType<number, number | undefined, number>
+  deadline: Timestamp
+  created_at: Timestamp
+  closed_at: NullableTimestamp
+  outcome_reason: string | null
+}
+
+export interface VerificationVotesTable {
+  proposal_id: string
+  voter_key: string
+  voter_account: string
+  vote: string
+  cast_at: Timestamp
+}
+
+export interface DomainEventsTable {
+  id: Generated<string>
+  domain_did: string
+  event: string
+  from_status: string | null
+  to_status: string
+  actor_kind: string
+  actor_key: string | null
+  actor_account: string | null
+  proposal_id: string | null
+  reason: string | null
+  details: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>
+  at: Timestamp
+}
+
+export interface IdempotencyKeysTable {
+  api_key_id: string
+  key: string
+  fingerprint: string
+  domain_did: string
+  response: Json<Record<string, unknown>>
+  created_at: Timestamp
+}
+
+export interface DB {
+  api_keys: ApiKeysTable
+  domains: DomainsTable
+  verification_proposals: VerificationProposalsTable
+  verification_votes: VerificationVotesTable
+  domain_events: DomainEventsTable
+  idempotency_keys: IdempotencyKeysTable
+}
+
+export type DomainRow = Selectable<DomainsTable>
+export type ProposalRow = Selectable<VerificationProposalsTable>
+export type ApiKeyRow = Selectable<ApiKeysTable>
+export type EventRow = Selectable<DomainEventsTable>
+export type NewEvent = Insertable<DomainEventsTable>

@@ -1,4 +1,7 @@
 import type { MigrationSet } from '@impact/persistence'
+import * as createRegistry from './2026_11_21_163000_create_registry.ts'
 
 /** Frozen migrations of domain-api, applied in name order. Never edit one that has shipped; add a new one. */
-export const migrations: MigrationSet = {}
+export const migrations: MigrationSet = {
+  '2026_11_21_163000_create_registry': createRegistry
+}

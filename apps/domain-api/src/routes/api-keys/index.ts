@@ -1,0 +1,84 @@
+import { Type } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
+import { CursorPageQuerySchema } from '@impact/schemas'
+import { authorize, callerOf, errorResponses, SECURITY } from '../../plugins/auth.ts'
+import { ApiKeyPageSchema, ApiKeyParamsSchema, ApiKeySchema, CreateApiKeyBodySchema, CreatedApiKeySchema } from '../../schemas/api-key.ts'
+import { RoleSchema } from '../../schemas/common.ts'
+import type { ApiKeyService } from '../../services/api-keys.ts'
+
+export interface ApiKeyRoutesOptions { apiKeys: ApiKeyService }
+
+const CurrentKeySchema = Type.Object({ id: Type.String(), name: Type.String(), roles: Type.Array(RoleSchema), account: Type.String() })
+
+const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRoutesOptions> = async (app, { apiKeys }) => {
+  const tags = ['api keys']
+  const admin = authorize(apiKeys, ['admin'])
+
+  app.post('/v1/api-keys', {
+    onRequest: admin,
+    schema: {
+      tags,
+      security: SECURITY,
+      summary: 'Issue an API key',
+      description: 'Role: admin. The key is in this response only; the service keeps a digest of it.',
+      body: CreateApiKeyBodySchema,
+      response: { 201: CreatedApiKeySchema, ...errorResponses(400, 401, 403) }
+    }
+  }, async (request, reply) => {
+    const created = await apiKeys.issue(callerOf(request), request.body)
+    // The answer carries a secret: no cache may keep it.
+    return await reply.code(201).header('cache-control', 'no-store').header('location', `/v1/api-keys/${created.id}`).send(created)
+  })
+
+  app.get('/v1/api-keys', {
+    onRequest: admin,
+    schema: {
+      tags,
+      security: SECURITY,
+      summary: 'List API keys (without secrets), oldest first',
+      description: 'Role: admin.',
+      querystring: CursorPageQuerySchema,
+      response: { 200: ApiKeyPageSchema, ...errorResponses(400, 401, 403) }
+    }
+  }, async (request) => await apiKeys.list(request.query))
+
+  app.get('/v1/api-keys/current', {
+    onRequest: authorize(apiKeys),
+    schema: {
+      tags,
+      security: SECURITY,
+      summary: 'The key making this request: id, roles and account',
+      description: 'Any role.',
+      response: { 200: CurrentKeySchema, ...errorResponses(401) }
+    }
+  }, async (request) => apiKeys.describe(callerOf(request)))
+
+  app.get('/v1/api-keys/:id', {
+    onRequest: admin,
+    schema: {
+      tags,
+      security: SECURITY,
+      summary: 'Read an API key (without its secret)',
+      description: 'Role: admin.',
+      params: ApiKeyParamsSchema,
+      response: { 200: ApiKeySchema, ...errorResponses(400, 401, 403, 404) }
+    }
+  }, async (request) => await apiKeys.get(request.params.id))
+
+  app.delete('/v1/api-keys/:id', {
+    onRequest: admin,
+    schema: {
+      tags,
+      security: SECURITY,
+      summary: 'Revoke an API key',
+      description: 'Role: admin. Takes effect at once on every replica; revoking a revoked key changes nothing.',
+      params: ApiKeyParamsSchema,
+      response: { 204: Type.Null({ description: 'Revoked' }), ...errorResponses(400, 401, 403, 404) }
+    }
+  }, async (request, reply) => {
+    await apiKeys.revoke(callerOf(request), request.params.id)
+    return await reply.code(204).send(null)
+  })
+}
+
+export default apiKeyRoutes

@@ -1,0 +1,123 @@
+import { Type } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
+import { CursorPageQuerySchema } from '@impact/schemas'
+import { authorize, callerOf, errorResponses, SECURITY } from '../../plugins/auth.ts'
+import {
+  CreateDomainBodySchema, DeactivateBodySchema, DidParamsSchema, DomainEventPageSchema, DomainPageSchema, DomainSchema,
+  ListDomainsQuerySchema, UpdateDomainBodySchema
+} from '../../schemas/domain.ts'
+import type { ApiKeyService } from '../../services/api-keys.ts'
+import type { DomainService } from '../../services/domains.ts'
+
+export interface DomainRoutesOptions { apiKeys: ApiKeyService, domains: DomainService }
+
+const IdempotencyHeadersSchema = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({
+    minLength: 1,
+    maxLength: 255,
+    pattern: '^[\\x21-\\x7E]+$',
+    description: 'Makes retries safe: a repeat with the same key and body returns the first result (for 24 h by default) instead of registering a twin; the same key with another body is 422'
+  }))
+})
+
+const CreatedHeaders = {
+  location: Type.String({ description: 'URL of the new domain' }),
+  'idempotent-replayed': Type.Optional(Type.Literal('true', { description: 'Present when this is the stored answer to an earlier request with the same Idempotency-Key' }))
+}
+
+const domainUrl = (did: string) => `/v1/domains/${did}`
+
+const domainRoutes: FastifyPluginAsyncTypebox<DomainRoutesOptions> = async (app, { apiKeys, domains }) => {
+  const tags = ['domains']
+  const anyKey = authorize(apiKeys)
+  const registrar = authorize(apiKeys, ['registrar'])
+  const manager = authorize(apiKeys, ['registrar', 'admin'])
+
+  app.post('/v1/domains', {
+    onRequest: registrar,
+    schema: {
+      tags,
+      security: SECURITY,
+      summary: 'Register a domain',
+      description: 'Role: registrar. Creates a draft domain with a fresh did:ixo:entity DID; the calling key\'s account becomes a controller.',
+      headers: IdempotencyHeadersSchema,
+      body: CreateDomainBodySchema,
+      response: {
+        201: { ...DomainSchema, headers: Type.Object(CreatedHeaders) },
+        ...errorResponses(400, 401, 403, 422)
+      }
+    }
+  }, async (request, reply) => {
+    const { domain, replayed } = await domains.create(callerOf(request), request.body, request.headers['idempotency-key'])
+    reply.code(201).header('location', domainUrl(domain.did))
+    if (replayed) reply.header('idempotent-replayed', 'true')
+    return domain
+  })
+
+  app.get('/v1/domains', {
+    onRequest: anyKey,
+    schema: {
+      tags,
+      security: SECURITY,
+      summary: 'List domains, newest first',
+      description: 'Any role. Filters combine; follow nextCursor for the next page.',
+      querystring: ListDomainsQuerySchema,
+      response: { 200: DomainPageSchema, ...errorResponses(400, 401) }
+    }
+  }, async (request) => await domains.list(request.query))
+
+  app.get('/v1/domains/:did', {
+    onRequest: anyKey,
+    schema: {
+      tags,
+      security: SECURITY,
+      summary: 'Read a domain',
+      description: 'Any role. `usable` says whether the domain may take part in platform activities now.',
+      params: DidParamsSchema,
+      response: { 200: DomainSchema, ...errorResponses(400, 401, 404) }
+    }
+  }, async (request) => await domains.get(request.params.did))
+
+  app.patch('/v1/domains/:did', {
+    onRequest: manager,
+    schema: {
+      tags,
+      security: SECURITY,
+      summary: 'Update a domain',
+      description: 'Role: registrar whose account controls the domain, or admin. Metadata and validity change only while the domain is draft, rejected or expired (a new validUntil renews an expired domain to draft); controllers change in any state but deactivated.',
+      params: DidParamsSchema,
+      body: UpdateDomainBodySchema,
+      response: { 200: DomainSchema, ...errorResponses(400, 401, 403, 404, 409) }
+    }
+  }, async (request) => await domains.update(callerOf(request), request.params.did, request.body))
+
+  app.post('/v1/domains/:did/deactivate', {
+    onRequest: manager,
+    // The body is optional: a bare POST means "no reason given".
+    preValidation: async (request) => { request.body ??= {} },
+    schema: {
+      tags,
+      security: SECURITY,
+      summary: 'Deactivate a domain',
+      description: 'Role: registrar whose account controls the domain, or admin. Final: an open verification proposal is cancelled and the domain is no longer usable.',
+      params: DidParamsSchema,
+      body: DeactivateBodySchema,
+      response: { 200: DomainSchema, ...errorResponses(400, 401, 403, 404, 409) }
+    }
+  }, async (request) => await domains.deactivate(callerOf(request), request.params.did, request.body.reason))
+
+  app.get('/v1/domains/:did/history', {
+    onRequest: anyKey,
+    schema: {
+      tags,
+      security: SECURITY,
+      summary: 'Every transition of a domain: who, when, why',
+      description: 'Any role. Oldest first.',
+      params: DidParamsSchema,
+      querystring: CursorPageQuerySchema,
+      response: { 200: DomainEventPageSchema, ...errorResponses(400, 401, 404) }
+    }
+  }, async (request) => await domains.history(request.params.did, request.query))
+}
+
+export default domainRoutes

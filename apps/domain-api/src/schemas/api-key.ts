@@ -1,0 +1,35 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { CursorPageSchema, IsoTimestampSchema } from '@impact/schemas'
+import { didField, NullableTimestampSchema, RoleSchema, UuidSchema } from './common.ts'
+
+export const CreateApiKeyBodySchema = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 100, description: 'What the key is for (shown in listings)' }),
+  roles: Type.Array(RoleSchema, { minItems: 1, maxItems: 4, uniqueItems: true }),
+  account: Type.Optional(didField('Account (DID) the key acts for; it becomes a controller of the domains the key creates. Default: the issuing key\'s account'))
+}, { additionalProperties: false })
+export type CreateApiKeyBody = Static<typeof CreateApiKeyBodySchema>
+
+const KeyFields = {
+  id: Type.String({ description: 'Key id (a UUID; `bootstrap` for the DOMAIN_API_ADMIN_KEY)' }),
+  name: Type.String(),
+  roles: Type.Array(RoleSchema),
+  account: Type.String(),
+  prefix: Type.String({ description: 'First characters of the key, to recognise it' })
+}
+
+export const ApiKeySchema = Type.Object({
+  ...KeyFields,
+  createdBy: Type.String({ description: 'Id of the key that issued it' }),
+  createdAt: IsoTimestampSchema,
+  revokedAt: NullableTimestampSchema
+})
+export type ApiKey = Static<typeof ApiKeySchema>
+
+export const CreatedApiKeySchema = Type.Object({
+  ...KeyFields,
+  key: Type.String({ description: 'The secret key. Shown only in this response: store it now' }),
+  createdAt: IsoTimestampSchema
+})
+
+export const ApiKeyPageSchema = CursorPageSchema(ApiKeySchema)
+export const ApiKeyParamsSchema = Type.Object({ id: UuidSchema })

@@ -1,0 +1,99 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { CursorPageQuerySchema, CursorPageSchema, DidSchema, IsoTimestampSchema, Nullable } from '@impact/schemas'
+import { ActorSchema, CallerRefSchema, controllersField, didField, EntityDidSchema, NullableTimestampSchema, UuidSchema } from './common.ts'
+
+export const DOMAIN_STATUSES = ['draft', 'verification_submitted', 'verified', 'rejected', 'expired', 'deactivated'] as const
+export const DomainStatusSchema = Type.Union(DOMAIN_STATUSES.map((s) => Type.Literal(s)), {
+  description: 'draft → verification_submitted → verified | rejected; expired once validUntil passes; deactivated by a controller'
+})
+export type DomainStatus = Static<typeof DomainStatusSchema>
+
+export const MetadataSchema = Type.Object({}, {
+  additionalProperties: true,
+  maxProperties: 100,
+  description: 'Domain settings, free-form JSON (at most 16 KiB), e.g. { "name": "Clean Cooking Project" }',
+  examples: [{ name: 'Clean Cooking Project' }]
+})
+
+export const CreateDomainBodySchema = Type.Object({
+  type: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: 'Entity type, case-insensitive: Organisation, Project, Asset, Device, Protocol, Oracle, Request, or an on-chain type (dao, asset/device, protocol/claim…)',
+    examples: ['Project']
+  }),
+  class: Type.Optional(didField('DID of the protocol that defines the entity class')),
+  protocol: Type.Optional(didField('Same as class (the docs sample sends it under this name); if both are sent they must be equal')),
+  metadata: Type.Optional(MetadataSchema),
+  validFrom: Type.Optional(IsoTimestampSchema),
+  validUntil: Type.Optional(IsoTimestampSchema),
+  controllers: Type.Optional(controllersField({ description: 'Controllers in addition to the calling key\'s account' }))
+}, { additionalProperties: false })
+export type CreateDomainBody = Static<typeof CreateDomainBodySchema>
+
+export const UpdateDomainBodySchema = Type.Object({
+  metadata: Type.Optional(MetadataSchema),
+  validFrom: Type.Optional(Nullable(IsoTimestampSchema)),
+  validUntil: Type.Optional(Nullable(IsoTimestampSchema)),
+  controllers: Type.Optional(controllersField({ minItems: 1, description: 'The full new list of controllers' }))
+}, { additionalProperties: false, minProperties: 1 })
+export type UpdateDomainBody = Static<typeof UpdateDomainBodySchema>
+
+export const DeactivateBodySchema = Type.Object({
+  reason: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 }))
+}, { additionalProperties: false })
+
+export const VerificationSummarySchema = Type.Object({
+  proposalId: UuidSchema,
+  status: Type.String({ description: 'open | passed | rejected | cancelled' }),
+  deadline: IsoTimestampSchema
+})
+
+export const DomainSchema = Type.Object({
+  did: EntityDidSchema,
+  type: Type.String({ description: 'On-chain entity type (lower case), e.g. project, dao, asset/device, protocol, oracle, deed/request' }),
+  class: DidSchema,
+  protocol: didField('Same value as class'),
+  controllers: Type.Array(Type.String()),
+  metadata: MetadataSchema,
+  validFrom: NullableTimestampSchema,
+  validUntil: NullableTimestampSchema,
+  status: DomainStatusSchema,
+  verified: Type.Boolean({ description: 'Passed governance verification (stays true after expiry, like the chain flag entity_verified)' }),
+  usable: Type.Boolean({ description: 'May take part in platform activities now: verified, within its validity period, not deactivated' }),
+  verification: Nullable(VerificationSummarySchema),
+  createdBy: CallerRefSchema,
+  createdAt: IsoTimestampSchema,
+  updatedAt: IsoTimestampSchema,
+  verifiedAt: NullableTimestampSchema,
+  deactivatedAt: NullableTimestampSchema
+})
+export type Domain = Static<typeof DomainSchema>
+
+export const ListDomainsQuerySchema = Type.Object({
+  ...CursorPageQuerySchema.properties,
+  type: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Entity type, any accepted spelling' })),
+  protocol: Type.Optional(DidSchema),
+  class: Type.Optional(didField('Alias of protocol')),
+  status: Type.Optional(DomainStatusSchema),
+  controller: Type.Optional(DidSchema)
+}, { additionalProperties: false })
+export type ListDomainsQuery = Static<typeof ListDomainsQuerySchema>
+
+export const DomainPageSchema = CursorPageSchema(DomainSchema)
+
+export const DomainEventSchema = Type.Object({
+  id: Type.String({ description: 'Increasing sequence number of the entry' }),
+  event: Type.String({ description: 'created | updated | renewed | verification_proposed | verified | rejected | proposal_cancelled | expired | deactivated' }),
+  fromStatus: Nullable(DomainStatusSchema),
+  toStatus: DomainStatusSchema,
+  actor: ActorSchema,
+  proposalId: Nullable(UuidSchema),
+  reason: Nullable(Type.String()),
+  details: Nullable(Type.Object({}, { additionalProperties: true })),
+  at: IsoTimestampSchema
+})
+export type DomainEvent = Static<typeof DomainEventSchema>
+export const DomainEventPageSchema = CursorPageSchema(DomainEventSchema)
+
+export const DidParamsSchema = Type.Object({ did: EntityDidSchema })

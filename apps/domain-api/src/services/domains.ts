@@ -1,0 +1,218 @@
+import { randomBytes } from 'node:crypto'
+import type { Kysely } from 'kysely'
+import { isUniqueViolation } from '@impact/persistence'
+import {
+  findDomain, findDomainType, findIdempotencyClaim, insertDomain, listDomains, updateDomain,
+  type DomainChanges, type DomainWithProposal, type NewDomain
+} from '../db/domain.repository.ts'
+import { insertEvents, listEvents } from '../db/event.repository.ts'
+import { updateProposal } from '../db/proposal.repository.ts'
+import type { DB, DomainRow } from '../db/types.ts'
+import {
+  DomainClassNotProtocolError, DomainIdempotencyMismatchError, DomainNotControllerError, DomainNotFoundError, DomainStateConflictError
+} from '../errors.ts'
+import { ENTITY_DID_PATTERN } from '../schemas/common.ts'
+import type { CreateDomainBody, Domain, ListDomainsQuery, UpdateDomainBody } from '../schemas/domain.ts'
+import type { Caller } from './api-keys.ts'
+import type { Clock } from './clock.ts'
+import { isProtocolType } from './entity-types.ts'
+import { fingerprint } from './fingerprint.ts'
+import { callerEvent, isDue, lockAndSettle, settleDomain, settleDue } from './lifecycle.ts'
+import { decodeKeyset, decodeSequence, toPage } from './pagination.ts'
+import { draftRow, toDomain, toEvent, withProposal } from './records.ts'
+import { checkMetadata, checkValidity, classOf, entityTypeOf, toInstant } from './validation.ts'
+
+const ENTITY_DID = new RegExp(ENTITY_DID_PATTERN)
+/** Metadata and validity are what voters review, so they change only outside review and verification. */
+const CONTENT_EDITABLE = new Set(['draft', 'rejected', 'expired'])
+const CLASS_CACHE_MAX = 10_000
+
+/** A fresh entity DID: 128 bits from the CSPRNG, in the chain's `did:ixo:entity:<32 hex>` form. */
+export const newEntityDid = () => `did:ixo:entity:${randomBytes(16).toString('hex')}`
+
+export interface CreateResult { domain: Domain, replayed: boolean }
+
+export function createDomainService ({ db, clock, idempotencyTtlMs }: { db: Kysely<DB>, clock: Clock, idempotencyTtlMs: number }) {
+  // Entity types never change once registered, so a known class's type can be cached for good.
+  const classTypes = new Map<string, string>()
+
+  async function checkClass (classDid: string) {
+    if (!ENTITY_DID.test(classDid)) return
+    let type = classTypes.get(classDid)
+    if (type === undefined) {
+      type = await findDomainType(db, classDid)
+      if (type !== undefined && classTypes.size < CLASS_CACHE_MAX) classTypes.set(classDid, type)
+    }
+    // A class we do not hold may live on chain; one we hold must be a protocol.
+    if (type !== undefined && !isProtocolType(type)) throw new DomainClassNotProtocolError(classDid, type)
+  }
+
+  /** Reads a domain, settling first what is due (the lazy half of expiry and vote deadlines). */
+  async function readSettled (did: string, now: Date): Promise<DomainWithProposal> {
+    let row = await findDomain(db, did)
+    if (row !== undefined && isDue(row, { status: row.p_status, deadline: row.p_deadline }, now)) {
+      await settleDomain(db, did, now)
+      row = await findDomain(db, did)
+    }
+    if (row === undefined) throw new DomainNotFoundError(did)
+    return row
+  }
+
+  function assertController (caller: Caller, domain: DomainRow) {
+    if (!caller.roles.includes('admin') && !domain.controllers.includes(caller.account)) throw new DomainNotControllerError(domain.did)
+  }
+
+  return {
+    readSettled,
+
+    async create (caller: Caller, body: CreateDomainBody, idempotencyKey?: string): Promise<CreateResult> {
+      const now = clock()
+      const type = entityTypeOf(body.type)
+      const classDid = classOf(body)
+      const validFrom = toInstant(body.validFrom ?? null)
+      const validUntil = toInstant(body.validUntil ?? null)
+      checkValidity(validFrom, validUntil, now, true)
+      checkMetadata(body.metadata)
+      await checkClass(classDid)
+      const controllers = [...new Set([caller.account, ...(body.controllers ?? [])])]
+      const requestFingerprint = idempotencyKey !== undefined ? fingerprint(body) : ''
+
+      for (let attempt = 1; attempt <= 3; attempt++) {
+        const draft: NewDomain = {
+          did: newEntityDid(),
+          type,
+          class: classDid,
+          controllers,
+          metadata: body.metadata ?? {},
+          validFrom,
+          validUntil,
+          createdByKey: caller.keyId,
+          createdByAccount: caller.account,
+          createdAt: now
+        }
+        const domain = toDomain(draftRow(draft), now)
+        const claim = idempotencyKey === undefined
+          ? undefined
+          : {
+              apiKeyId: caller.keyId,
+              key: idempotencyKey,
+              fingerprint: requestFingerprint,
+              response: domain,
+              expiredBefore: new Date(now.getTime() - idempotencyTtlMs)
+            }
+        try {
+          const inserted = await insertDomain(db, draft, {
+            event: 'created',
+            to_status: 'draft',
+            actor_kind: 'api-key',
+            actor_key: caller.keyId,
+            actor_account: caller.account,
+            reason: `registered as ${type} of ${classDid}`,
+            at: now
+          }, claim)
+          if (inserted) return { domain, replayed: false }
+        } catch (error) {
+          // 128 random bits do not collide in practice; if they ever do, draw again.
+          if (isUniqueViolation(error) && attempt < 3) continue
+          throw error
+        }
+        const previous = claim !== undefined ? await findIdempotencyClaim(db, claim.apiKeyId, claim.key) : undefined
+        if (previous === undefined) continue // the earlier holder of the key expired meanwhile: try again
+        if (previous.fingerprint !== requestFingerprint) throw new DomainIdempotencyMismatchError()
+        return { domain: previous.response as Domain, replayed: true }
+      }
+      throw new Error('could not register the domain after 3 attempts')
+    },
+
+    async get (did: string): Promise<Domain> {
+      const now = clock()
+      return toDomain(await readSettled(did, now), now)
+    },
+
+    async list (query: ListDomainsQuery) {
+      const now = clock()
+      const after = decodeKeyset(query.cursor)
+      const type = query.type !== undefined ? entityTypeOf(query.type, '/type') : undefined
+      // Listings filter on stored statuses, so record whatever became due first.
+      await settleDue(db, now)
+      const rows = await listDomains(db, {
+        type,
+        class: query.protocol ?? query.class,
+        status: query.status,
+        controller: query.controller
+      }, after, query.limit + 1)
+      return toPage(rows, query.limit, (row) => toDomain(row, now), (row) => [row.created_at.toISOString(), row.did])
+    },
+
+    async update (caller: Caller, did: string, body: UpdateDomainBody): Promise<Domain> {
+      const now = clock()
+      checkMetadata(body.metadata)
+      const result = await db.transaction().execute(async (trx) => {
+        const locked = await lockAndSettle(trx, did, now)
+        if (locked === undefined) throw new DomainNotFoundError(did)
+        const { domain } = locked
+        assertController(caller, domain)
+        if (domain.status === 'deactivated') throw new DomainStateConflictError(`Domain ${did} is deactivated`)
+        const content = (['metadata', 'validFrom', 'validUntil'] as const).filter((f) => body[f] !== undefined)
+        if (content.length > 0 && !CONTENT_EDITABLE.has(domain.status)) {
+          throw new DomainStateConflictError(`Metadata and validity of a ${domain.status} domain are frozen (they are what governance reviewed); controllers can still change`)
+        }
+        const validFrom = body.validFrom !== undefined ? toInstant(body.validFrom) : domain.valid_from
+        const validUntil = body.validUntil !== undefined ? toInstant(body.validUntil) : domain.valid_until
+        checkValidity(validFrom, validUntil, now, body.validUntil !== undefined)
+        const renewed = domain.status === 'expired' && body.validUntil !== undefined
+        const changes: DomainChanges = { updated_at: now, ...(renewed ? { status: 'draft' } : {}) }
+        if (body.metadata !== undefined) changes.metadata = body.metadata
+        if (body.validFrom !== undefined) changes.valid_from = validFrom
+        if (body.validUntil !== undefined) changes.valid_until = validUntil
+        if (body.controllers !== undefined) changes.controllers = body.controllers
+        const updated = await updateDomain(trx, did, changes)
+        const changed = [...content, ...(body.controllers !== undefined ? ['controllers'] : [])]
+        await insertEvents(trx, [callerEvent(caller, domain, {
+          event: renewed ? 'renewed' : 'updated',
+          to_status: updated.status,
+          reason: renewed ? 'validity renewed; the domain needs verification again' : `changed ${changed.join(', ')}`,
+          details: JSON.stringify({ changed, ...(body.controllers !== undefined ? { controllers: { before: domain.controllers, after: body.controllers } } : {}) }),
+          at: now
+        })])
+        return withProposal(updated, locked.proposal)
+      })
+      return toDomain(result, now)
+    },
+
+    async deactivate (caller: Caller, did: string, reason: string | undefined): Promise<Domain> {
+      const now = clock()
+      const result = await db.transaction().execute(async (trx) => {
+        const locked = await lockAndSettle(trx, did, now)
+        if (locked === undefined) throw new DomainNotFoundError(did)
+        const { domain } = locked
+        assertController(caller, domain)
+        if (domain.status === 'deactivated') throw new DomainStateConflictError(`Domain ${did} is already deactivated`)
+        let proposal = locked.proposal
+        const cancelled = proposal?.status === 'open' ? proposal.id : null
+        if (cancelled !== null) {
+          proposal = await updateProposal(trx, cancelled, { status: 'cancelled', closed_at: now, outcome_reason: 'the domain was deactivated' })
+        }
+        const updated = await updateDomain(trx, did, { status: 'deactivated', deactivated_at: now, updated_at: now })
+        await insertEvents(trx, [callerEvent(caller, domain, {
+          event: 'deactivated',
+          to_status: 'deactivated',
+          proposal_id: cancelled,
+          reason: reason ?? 'deactivated by a controller',
+          at: now
+        })])
+        return withProposal(updated, proposal)
+      })
+      return toDomain(result, now)
+    },
+
+    async history (did: string, query: { limit: number, cursor?: string | undefined }) {
+      const after = decodeSequence(query.cursor)
+      await readSettled(did, clock())
+      const rows = await listEvents(db, did, after, query.limit + 1)
+      return toPage(rows, query.limit, toEvent, (row) => [row.id])
+    }
+  }
+}
+
+export type DomainService = ReturnType<typeof createDomainService>

@@ -1,0 +1,36 @@
+import { decodeCursor, encodeCursor } from '@impact/schemas'
+import { DomainInvalidCursorError } from '../errors.ts'
+
+/** Decodes a `[timestamp, id]` keyset cursor; a malformed one is the client's error, not ours. */
+export function decodeKeyset (cursor: string | undefined): [Date, string] | undefined {
+  if (cursor === undefined) return undefined
+  const position = decodeCursor(cursor)
+  const [at, id] = position ?? []
+  const date = typeof at === 'string' ? new Date(at) : undefined
+  if (position?.length !== 2 || date === undefined || Number.isNaN(date.getTime()) || typeof id !== 'string' || id.length > 512) {
+    throw new DomainInvalidCursorError()
+  }
+  return [date, id]
+}
+
+/** Decodes a `[sequence]` cursor (history entries). */
+export function decodeSequence (cursor: string | undefined): string | undefined {
+  if (cursor === undefined) return undefined
+  const position = decodeCursor(cursor)
+  const sequence = position?.[0]
+  if (position?.length !== 1 || typeof sequence !== 'string' || !/^[0-9]{1,19}$/.test(sequence)) throw new DomainInvalidCursorError()
+  return sequence
+}
+
+/**
+ * Turns `limit + 1` fetched rows into a page: the extra row only says that another page exists,
+ * and the cursor points at the last row shown.
+ */
+export function toPage<R, T> (rows: R[], limit: number, map: (row: R) => T, position: (row: R) => unknown[]) {
+  const shown = rows.slice(0, limit)
+  const last = shown.at(-1)
+  return {
+    items: shown.map(map),
+    nextCursor: rows.length > limit && last !== undefined ? encodeCursor(position(last)) : null
+  }
+}

@@ -1,0 +1,120 @@
+import type { ApiKey } from '../schemas/api-key.ts'
+import type { Role } from '../schemas/common.ts'
+import type { Domain, DomainEvent, DomainStatus } from '../schemas/domain.ts'
+import type { Proposal, ProposalStatus, VoteChoice } from '../schemas/proposal.ts'
+import type { DomainWithProposal, NewDomain } from '../db/domain.repository.ts'
+import type { EventListRow } from '../db/event.repository.ts'
+import type { ApiKeyRow, DomainRow, ProposalRow } from '../db/types.ts'
+
+/** Maps rows to the wire shapes (camelCase, ISO timestamps); nothing else leaves the service. */
+
+const iso = (date: Date | null) => (date === null ? null : date.toISOString())
+
+/**
+ * What a client sees as the status. `expired` is derived from validUntil so a read is right even
+ * before the sweep has recorded the expiry (reads also settle due transitions first).
+ */
+export function effectiveStatus (row: Pick<DomainRow, 'status' | 'valid_until'>, now: Date): DomainStatus {
+  if (row.status === 'deactivated') return 'deactivated'
+  if (row.valid_until !== null && row.valid_until <= now) return 'expired'
+  return row.status as DomainStatus
+}
+
+export function toDomain (row: DomainWithProposal, now: Date): Domain {
+  const status = effectiveStatus(row, now)
+  const started = row.valid_from === null || row.valid_from <= now
+  return {
+    did: row.did,
+    type: row.type,
+    class: row.class,
+    protocol: row.class,
+    controllers: row.controllers,
+    metadata: row.metadata,
+    validFrom: iso(row.valid_from),
+    validUntil: iso(row.valid_until),
+    status,
+    verified: row.verified_at !== null,
+    usable: status === 'verified' && started,
+    verification: row.latest_proposal_id !== null && row.p_status !== null && row.p_deadline !== null
+      ? { proposalId: row.latest_proposal_id, status: row.p_status, deadline: row.p_deadline.toISOString() }
+      : null,
+    createdBy: { keyId: row.created_by_key, account: row.created_by_account },
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+    verifiedAt: iso(row.verified_at),
+    deactivatedAt: iso(row.deactivated_at)
+  }
+}
+
+/** The row a new domain will have once inserted (its answer is built before the insert). */
+export const draftRow = (d: NewDomain): DomainWithProposal => ({
+  did: d.did,
+  type: d.type,
+  class: d.class,
+  controllers: d.controllers,
+  metadata: d.metadata,
+  valid_from: d.validFrom,
+  valid_until: d.validUntil,
+  status: 'draft',
+  latest_proposal_id: null,
+  created_by_key: d.createdByKey,
+  created_by_account: d.createdByAccount,
+  created_at: d.createdAt,
+  updated_at: d.createdAt,
+  verified_at: null,
+  deactivated_at: null,
+  p_status: null,
+  p_deadline: null
+})
+
+export const withProposal = (row: DomainRow, proposal: ProposalRow | undefined): DomainWithProposal =>
+  ({ ...row, p_status: proposal?.status ?? null, p_deadline: proposal?.deadline ?? null })
+
+export interface VoteRow { voter_key: string, voter_account: string, vote: string, cast_at: Date }
+
+export function toProposal (row: ProposalRow, votes: VoteRow[]): Proposal {
+  return {
+    id: row.id,
+    domainDid: row.domain_did,
+    status: row.status as ProposalStatus,
+    evidence: row.evidence,
+    evidenceHash: row.evidence_hash,
+    note: row.note,
+    proposedBy: { keyId: row.proposed_by_key, account: row.proposed_by_account },
+    quorum: row.quorum,
+    threshold: row.threshold,
+    tally: { yes: row.yes, no: row.no, abstain: row.abstain, total: row.yes + row.no + row.abstain },
+    deadline: row.deadline.toISOString(),
+    createdAt: row.created_at.toISOString(),
+    closedAt: iso(row.closed_at),
+    outcomeReason: row.outcome_reason,
+    votes: votes.map((v) => ({ keyId: v.voter_key, account: v.voter_account, vote: v.vote as VoteChoice, castAt: v.cast_at.toISOString() }))
+  }
+}
+
+export function toEvent (row: EventListRow): DomainEvent {
+  return {
+    id: row.id,
+    event: row.event,
+    fromStatus: row.from_status as DomainStatus | null,
+    toStatus: row.to_status as DomainStatus,
+    actor: { kind: row.actor_kind as DomainEvent['actor']['kind'], keyId: row.actor_key, account: row.actor_account },
+    proposalId: row.proposal_id,
+    reason: row.reason,
+    details: row.details,
+    at: row.at.toISOString()
+  }
+}
+
+export function toApiKey (row: ApiKeyRow): ApiKey {
+  return {
+    id: row.id,
+    name: row.name,
+    roles: row.roles as Role[],
+    account: row.account,
+    prefix: row.prefix,
+    createdBy: row.created_by,
+    createdAt: row.created_at.toISOString(),
+    revokedAt: iso(row.revoked_at)
+  }
+}

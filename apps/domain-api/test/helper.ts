@@ -1,0 +1,88 @@
+import { randomBytes } from 'node:crypto'
+import { Writable } from 'node:stream'
+import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
+import { buildApp, type BuildOptions } from '../src/app.ts'
+import { loadConfig } from '../src/config.ts'
+
+export const ADMIN_KEY = `admin_${randomBytes(24).toString('base64url')}`
+export const PROTOCOL = 'did:ixo:entity:0123456789abcdef0123456789abcdef'
+
+/** A clock the tests move by hand: voting periods and validity ends pass without sleeping. */
+export function testClock (start = Date.now()) {
+  let current = start
+  return {
+    now: () => new Date(current),
+    advance: (ms: number) => { current += ms },
+    at: (offsetMs: number) => new Date(current + offsetMs).toISOString()
+  }
+}
+
+export function captureLogs () {
+  const chunks: string[] = []
+  const stream = new Writable({
+    write (chunk, _encoding, callback) {
+      chunks.push(String(chunk))
+      callback()
+    }
+  })
+  return { stream, text: () => chunks.join('') }
+}
+
+export type TestApp = Awaited<ReturnType<typeof startApp>>
+
+/**
+ * One app per test file on an isolated database (PGlite in memory, or a fresh database on the
+ * DATABASE_URL server), with REDIS_URL passed through in the servers pass.
+ */
+export async function startApp (env: Record<string, string> = {}, options: BuildOptions & { database?: TestDatabase } = {}) {
+  const database = options.database ?? await createTestDatabase()
+  const clock = testClock()
+  const redis = process.env.REDIS_URL
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    DOMAIN_API_ADMIN_KEY: ADMIN_KEY,
+    VERIFICATION_QUORUM: '3',
+    VERIFICATION_THRESHOLD: '0.6',
+    VERIFICATION_PERIOD_SECONDS: '3600',
+    VERIFICATION_SWEEP_INTERVAL_SECONDS: '0',
+    ...(redis !== undefined && redis !== '' ? { REDIS_URL: redis } : {}),
+    ...database.env,
+    ...env
+  })
+  const app = await buildApp(config, { clock: clock.now, ...options })
+  const auth = (key: string) => ({ authorization: `Bearer ${key}` })
+
+  async function issueKey (roles: string[], account?: string) {
+    const res = await app.inject({ method: 'POST', url: '/v1/api-keys', headers: auth(ADMIN_KEY), payload: { name: `${roles.join('+')} key`, roles, ...(account !== undefined ? { account } : {}) } })
+    if (res.statusCode !== 201) throw new Error(`issuing a key failed: ${res.body}`)
+    return res.json() as { id: string, key: string, roles: string[], account: string }
+  }
+
+  async function createDomain (key: string, body: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/domains',
+      headers: { ...auth(key), ...headers },
+      payload: { type: 'Project', class: PROTOCOL, metadata: { name: 'Clean Cooking Project' }, ...body }
+    })
+    if (res.statusCode !== 201) throw new Error(`creating a domain failed: ${res.body}`)
+    return res.json() as { did: string, status: string, [key: string]: unknown }
+  }
+
+  return {
+    app,
+    clock,
+    config,
+    database,
+    auth,
+    issueKey,
+    createDomain,
+    async close () {
+      await app.close()
+      if (options.database === undefined) await database.drop()
+    }
+  }
+}
+
+export const randomAccount = () => `did:ixo:ixo1${randomBytes(12).toString('hex')}`
