@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
+import { dropRedisPrefix } from './helper.ts'
 
 describe('ussd-gateway service basics', () => {
   let app: Awaited<ReturnType<typeof buildApp>>
@@ -9,23 +10,27 @@ describe('ussd-gateway service basics', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase()
-    app = await buildApp(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...database.env }))
+    app = await buildApp(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', REDIS_KEY_PREFIX: `test:ussd:basics:${process.pid}:`, ...database.env, ...(process.env.REDIS_URL !== undefined && process.env.REDIS_URL !== '' ? { REDIS_URL: process.env.REDIS_URL } : {}) }))
   })
   afterAll(async () => {
     await app?.close()
     await database?.drop()
+    await dropRedisPrefix(`test:ussd:basics:${process.pid}:`)
   })
 
   it('answers GET / with the landing record', async () => {
     const res = await app.inject({ method: 'GET', url: '/' })
     expect(res.statusCode).toBe(200)
     expect(res.json()).toMatchObject({ status: 'ok', message: 'ussd-gateway is running', environment: 'test' })
+    expect(Object.keys(res.json()).sort()).toEqual(['environment', 'message', 'status', 'timestamp'])
   })
 
   it('reports health with a live database ping', async () => {
     const res = await app.inject({ method: 'GET', url: '/health' })
     expect(res.statusCode).toBe(200)
     expect(res.json()).toMatchObject({ status: 'ok', database: 'connected' })
+    expect(Object.keys(res.json()).sort()).toEqual(['database', 'environment', 'status', 'timestamp', 'uptime', ...(process.env.REDIS_URL !== undefined && process.env.REDIS_URL !== '' ? ['redis'] : [])].sort())
+    if (process.env.REDIS_URL !== undefined && process.env.REDIS_URL !== '') expect(res.json().redis).toBe('connected')
     expect(Date.parse(res.json().timestamp)).not.toBeNaN()
   })
 

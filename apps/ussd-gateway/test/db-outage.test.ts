@@ -1,0 +1,94 @@
+import { createServer, connect, type Server, type Socket } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
+import { buildApp } from '../src/app.ts'
+import { loadConfig } from '../src/config.ts'
+import { Dialer, dropRedisPrefix, TEST_PIN_KEY, type TestApp } from './helper.ts'
+
+/** A TCP relay in front of PostgreSQL that the test can cut and restore, like a network outage. */
+async function startRelay (target: { host: string, port: number }) {
+  const sockets = new Set<Socket>()
+  let up = true
+  const server: Server = createServer((client) => {
+    if (!up) {
+      client.destroy()
+      return
+    }
+    const upstream = connect(target.port, target.host)
+    for (const socket of [client, upstream]) {
+      sockets.add(socket)
+      socket.on('error', () => {})
+      socket.on('close', () => { sockets.delete(socket) })
+    }
+    client.pipe(upstream).pipe(client)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  return {
+    port: typeof address === 'object' && address !== null ? address.port : 0,
+    cut: () => {
+      up = false
+      for (const socket of sockets) socket.destroy()
+    },
+    restore: () => { up = true },
+    close: async () => {
+      for (const socket of sockets) socket.destroy()
+      await new Promise((resolve) => server.close(resolve))
+    }
+  }
+}
+
+const UNAVAILABLE = 'END Service temporarily unavailable. Please try again later.'
+
+// PGlite runs inside the app's process, so nothing can cut it; this runs against a PostgreSQL server.
+describe.runIf(process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '')('database outage', () => {
+  let database: TestDatabase
+  let relay: Awaited<ReturnType<typeof startRelay>>
+  let app: TestApp
+  const prefix = `test:ussd:outage:${process.pid}:`
+
+  beforeAll(async () => {
+    database = await createTestDatabase()
+    const url = new URL(database.url ?? '')
+    relay = await startRelay({ host: url.hostname, port: Number(url.port || 5432) })
+    url.host = `127.0.0.1:${relay.port}`
+    app = await buildApp(loadConfig({
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      ...database.env,
+      DATABASE_URL: url.toString(),
+      REDIS_KEY_PREFIX: prefix,
+      PIN_ENCRYPTION_KEY: TEST_PIN_KEY,
+      ...(process.env.REDIS_URL !== undefined ? { REDIS_URL: process.env.REDIS_URL } : {})
+    }))
+  })
+  afterAll(async () => {
+    await app?.close()
+    await relay?.close()
+    await database?.drop()
+    await dropRedisPrefix(prefix)
+  })
+
+  it('answers the unavailable END text and /health 503 while the database is down, then recovers without a restart', async () => {
+    expect((await new Dialer(app).dial()).body).toMatch(/^CON Welcome/)
+    expect((await app.inject({ method: 'GET', url: '/health' })).json()).toMatchObject({ status: 'ok', database: 'connected' })
+    const signup = new Dialer(app)
+    await signup.dial('2*2')
+    for (const input of ['Halima Yusuf', '00', '48213']) await signup.send(input)
+
+    relay.cut()
+    const failed = await signup.send('48213')
+    expect(failed).toMatchObject({ status: 200, body: UNAVAILABLE })
+    expect(failed.type).toMatch(/^text\/plain/)
+    expect((await new Dialer(app).dial()).body).toBe(UNAVAILABLE)
+    const health = await app.inject({ method: 'GET', url: '/health' })
+    expect(health.statusCode).toBe(503)
+    expect(health.json()).toMatchObject({ status: 'degraded', database: 'disconnected' })
+
+    relay.restore()
+    expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200)
+    expect((await new Dialer(app).dial()).body).toMatch(/^CON Welcome/)
+    const retried = await signup.post(signup.text)
+    expect(retried.screen).toMatch(/^Account created!/)
+  })
+})

@@ -1,0 +1,79 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Dialer, newPhone, setupApp, type TestApp, type TestContext } from '../helper.ts'
+
+const LIMITED = 'END Too many requests. Please wait a minute and try again.'
+
+const hop = (app: TestApp, headers: Record<string, string> = {}, phoneNumber = newPhone()) =>
+  new Dialer(app, { phoneNumber, headers }).dial()
+
+describe('rate limits behind a trusted proxy', () => {
+  let ctx: TestContext
+  beforeAll(async () => {
+    ctx = await setupApp({ TRUST_PROXY_ENABLED: 'true', RATE_LIMIT_MAX: '3', RATE_LIMIT_PHONE_MAX: '2', RATE_LIMIT_WINDOW_MS: '1000', RATE_LIMIT_ALLOWLIST: '198.51.100.9' })
+  })
+  afterAll(async () => { await ctx?.close() })
+
+  it('answers the request over RATE_LIMIT_MAX per client IP with 429 and a plain END text', async () => {
+    const client = { 'x-forwarded-for': '203.0.113.10' }
+    for (let i = 0; i < 3; i++) expect((await hop(ctx.app, client)).status).toBe(200)
+    const limited = await hop(ctx.app, client)
+    expect(limited.status).toBe(429)
+    expect(limited.type).toMatch(/^text\/plain/)
+    expect(limited.body).toBe(LIMITED)
+    expect((await hop(ctx.app, { 'x-forwarded-for': '203.0.113.11' })).status).toBe(200)
+  })
+
+  it('takes the client IP from X-Forwarded-For: the proxy\'s own address is not throttled for everyone', async () => {
+    for (let i = 0; i < 5; i++) expect((await hop(ctx.app, { 'x-forwarded-for': `203.0.113.${20 + i}` })).status).toBe(200)
+  })
+
+  it('limits each phone number on its own, whatever the IP', async () => {
+    const phoneNumber = newPhone()
+    expect((await hop(ctx.app, { 'x-forwarded-for': '203.0.113.40' }, phoneNumber)).status).toBe(200)
+    expect((await hop(ctx.app, { 'x-forwarded-for': '203.0.113.41' }, phoneNumber)).status).toBe(200)
+    const limited = await hop(ctx.app, { 'x-forwarded-for': '203.0.113.42' }, phoneNumber)
+    expect(limited).toMatchObject({ status: 429, body: LIMITED })
+  })
+
+  it('exempts allow-listed aggregator IPs from the IP limit only', async () => {
+    for (let i = 0; i < 6; i++) expect((await hop(ctx.app, { 'x-forwarded-for': '198.51.100.9' })).status).toBe(200)
+  })
+
+  it('opens again after the window', async () => {
+    const client = { 'x-forwarded-for': '203.0.113.50' }
+    for (let i = 0; i < 3; i++) await hop(ctx.app, client)
+    expect((await hop(ctx.app, client)).status).toBe(429)
+    await sleep(1100)
+    expect((await hop(ctx.app, client)).status).toBe(200)
+  })
+
+  it('answers 429 on the Hubtel route as a JSON release', async () => {
+    const client = { 'x-forwarded-for': '203.0.113.60' }
+    const post = () => ctx.app.inject({ method: 'POST', url: '/api/ussd/hubtel', headers: client, payload: { Type: 'Initiation', Mobile: newPhone().slice(1), SessionId: `h${Math.random()}`, ServiceCode: '713', Message: '*713#', Sequence: 1 } })
+    for (let i = 0; i < 3; i++) expect((await post()).statusCode).toBe(200)
+    const limited = await post()
+    expect(limited.statusCode).toBe(429)
+    expect(limited.json()).toMatchObject({ Type: 'release', Message: 'Too many requests. Please wait a minute and try again.' })
+  })
+
+  it.runIf(process.env.REDIS_URL !== undefined && process.env.REDIS_URL !== '')('shares the budget across replicas through Redis', async () => {
+    const other = await ctx.replica()
+    const client = { 'x-forwarded-for': '203.0.113.70' }
+    expect((await hop(ctx.app, client)).status).toBe(200)
+    expect((await hop(other, client)).status).toBe(200)
+    expect((await hop(ctx.app, client)).status).toBe(200)
+    expect((await hop(other, client)).status).toBe(429)
+  })
+})
+
+describe('rate limits without a trusted proxy', () => {
+  let ctx: TestContext
+  beforeAll(async () => { ctx = await setupApp({ RATE_LIMIT_MAX: '3' }) })
+  afterAll(async () => { await ctx?.close() })
+
+  it('ignores X-Forwarded-For, so a client cannot dodge the limit by forging it', async () => {
+    for (let i = 0; i < 3; i++) expect((await hop(ctx.app, { 'x-forwarded-for': `203.0.113.${80 + i}` })).status).toBe(200)
+    expect((await hop(ctx.app, { 'x-forwarded-for': '203.0.113.99' })).body).toBe(LIMITED)
+  })
+})

@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { setupApp, type TestContext } from '../helper.ts'
+
+const INVALID = 'END Invalid input. Please try again.'
+const valid = { sessionId: 'ATUid_valid', serviceCode: '*384*123#', phoneNumber: '+254712345678', text: '' }
+
+describe('POST /api/ussd validation', () => {
+  let ctx: TestContext
+  beforeAll(async () => { ctx = await setupApp() })
+  afterAll(async () => { await ctx?.close() })
+
+  const cases: Array<[string, Record<string, unknown>]> = [
+    ['sessionId missing', { sessionId: undefined }],
+    ['sessionId empty', { sessionId: '' }],
+    ['sessionId over 100 characters', { sessionId: 'x'.repeat(101) }],
+    ['sessionId with spaces', { sessionId: 'a b' }],
+    ['serviceCode missing', { serviceCode: undefined }],
+    ['serviceCode without *', { serviceCode: '384#' }],
+    ['serviceCode without #', { serviceCode: '*384' }],
+    ['serviceCode with letters', { serviceCode: '*38a#' }],
+    ['serviceCode with an empty segment', { serviceCode: '*384**1#' }],
+    ['serviceCode *#', { serviceCode: '*#' }],
+    ['phoneNumber missing', { phoneNumber: undefined }],
+    ['phoneNumber national format', { phoneNumber: '0712345678' }],
+    ['phoneNumber with letters', { phoneNumber: '+2547ABC45678' }],
+    ['phoneNumber too short', { phoneNumber: '+12345' }],
+    ['phoneNumber too long', { phoneNumber: '+1234567890123456' }],
+    ['phoneNumber starting +0', { phoneNumber: '+0712345678' }],
+    ['text missing', { text: undefined }],
+    ['text over 182 characters', { text: '1'.repeat(183) }],
+    ['text not a string', { text: { a: 1 } }]
+  ]
+
+  for (const [name, override] of cases) {
+    it(`answers ${name} with the invalid-input END text (HTTP 200, text/plain), as JSON and as form`, async () => {
+      const body = Object.fromEntries(Object.entries({ ...valid, ...override }).filter(([, v]) => v !== undefined))
+      const json = await ctx.app.inject({ method: 'POST', url: '/api/ussd', payload: body })
+      expect(json.statusCode).toBe(200)
+      expect(json.headers['content-type']).toMatch(/^text\/plain/)
+      expect(json.body).toBe(INVALID)
+      if (typeof body.text === 'object') return
+      const form = await ctx.app.inject({
+        method: 'POST',
+        url: '/api/ussd',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams(body as Record<string, string>).toString()
+      })
+      expect(form.statusCode).toBe(200)
+      expect(form.body).toBe(INVALID)
+    })
+  }
+
+  it('accepts the service code forms of the spec and deeper ones', async () => {
+    for (const serviceCode of ['*384#', '*384*123#', '*384*123*4#']) {
+      const res = await ctx.app.inject({ method: 'POST', url: '/api/ussd', payload: { ...valid, sessionId: `ok-${serviceCode.length}`, serviceCode } })
+      expect(res.body).toMatch(/^CON Welcome/)
+    }
+  })
+
+  it('accepts a + sent unencoded in a form body (decoded as a space) and unknown extra fields', async () => {
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/ussd',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'sessionId=plus-raw&serviceCode=*384%23&phoneNumber=+254712345678&text=&networkCode=99999&hopsCount=1'
+    })
+    expect(res.body).toMatch(/^CON Welcome/)
+  })
+
+  it.each([
+    ['malformed JSON', 'application/json', '{"sessionId":'],
+    ['a JSON array', 'application/json', '[]'],
+    ['an empty JSON body', 'application/json', ''],
+    ['an unsupported media type', 'text/plain', 'sessionId=x'],
+    ['an oversized form body', 'application/x-www-form-urlencoded', `sessionId=x&text=${'1'.repeat(20_000)}`]
+  ])('answers %s with the invalid-input END text, never JSON', async (_name, type, payload) => {
+    const res = await ctx.app.inject({ method: 'POST', url: '/api/ussd', headers: { 'content-type': type }, payload })
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['content-type']).toMatch(/^text\/plain/)
+    expect(res.body).toBe(INVALID)
+  })
+
+  it('never answers CORS preflights on the aggregator route', async () => {
+    const res = await ctx.app.inject({ method: 'OPTIONS', url: '/api/ussd', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } })
+    expect(res.headers['access-control-allow-origin']).toBeUndefined()
+  })
+})
