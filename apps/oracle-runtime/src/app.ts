@@ -1,25 +1,158 @@
 import { createApp, type App } from '@impact/service-kit'
+import { createSharedState } from '@impact/shared-state'
+import { createBlocksyncResolver, createUcanVerifier, type DidKeyResolver } from '@impact/ucan'
 import type { Config } from './config.ts'
 import { openAppDatabase } from './db/open.ts'
+import { ucanAuthPlugin } from './plugins/ucan-auth.ts'
+import { delegationRoutes } from './routes/delegation.ts'
+import { historyRoutes } from './routes/history.ts'
+import { messageRoutes } from './routes/messages.ts'
+import { modelRoutes } from './routes/models.ts'
+import { sessionRoutes } from './routes/sessions.ts'
+import { SECURITY_SCHEMES } from './routes/common.ts'
+import { BUILTIN_PLUGINS, resolvePlugins, routeMatcher, type LoadedPlugin, type PluginDefinition } from './runtime-plugins/index.ts'
+import type { Runtime } from './runtime.ts'
+import { ChatSessionSchema } from './schemas/sessions.ts'
+import { MessageDtoSchema } from './schemas/messages.ts'
+import type { ChatModel } from './services/agent/model.ts'
+import { createOfflineModel } from './services/agent/offline-model.ts'
+import { createOpenAiModel } from './services/agent/openai-model.ts'
+import { createClientToolPort } from './services/client-tools.ts'
+import { createEventBus } from './services/event-bus.ts'
+import { loadOracleIdentity } from './services/oracle-identity.ts'
+import { createTurnRegistry } from './services/turn-registry.ts'
+import { createTurnService } from './services/turn-service.ts'
 
 export const APP_NAME = 'oracle-runtime'
+export type { Runtime } from './runtime.ts'
+export type { PluginDefinition } from './runtime-plugins/index.ts'
+
+export interface AppOptions {
+  /** Turn plugins on or off by name, e.g. `{ 'user-preferences': false, credits: true }`. */
+  features?: Record<string, boolean>
+  /** Extra public routes: `METHOD /path`, `/path` or `/prefix/*`. */
+  authExcludedRoutes?: string[]
+  /** Plugins of this deployment, next to the built-in ones. */
+  plugins?: PluginDefinition[]
+  /** Key resolver for did:ixo principals (default: Blocksync when BLOCKSYNC_GRAPHQL_URL is set). */
+  resolveDidKey?: DidKeyResolver
+  /** A model other than the configured one (embedding, tests). */
+  model?: ChatModel
+  /** Namespace of this app's shared-state keys and channels (default `oracle:`); replicas of one oracle share it. */
+  statePrefix?: string
+}
+
+const PUBLIC_ROUTES = ['/', '/health', '/health/live', '/docs', '/docs/*', 'GET /models']
+const CORS_HEADERS = ['Content-Type', 'Authorization', 'x-ucan-delegation', 'x-matrix-access-token', 'x-matrix-homeserver', 'x-did', 'x-request-id', 'x-auth-type', 'x-timezone']
 
 /** Builds oracle-runtime unlistened; tests and server.ts share it. */
-export async function buildApp (config: Config): Promise<App> {
+export async function buildApp (config: Config, options: AppOptions = {}): Promise<App> {
   const database = await openAppDatabase(config)
+  const state = createSharedState({ url: config.REDIS_URL, prefix: options.statePrefix ?? 'oracle:' })
+  const cleanup: Array<() => Promise<void>> = [async () => { await state.close() }, async () => { await database.close() }]
+  const closeAll = async () => { for (const step of cleanup.splice(0)) await step().catch(() => {}) }
   try {
+    const identity = await loadOracleIdentity(config)
+    const resolveDidKey = options.resolveDidKey ?? (config.BLOCKSYNC_GRAPHQL_URL !== undefined ? createBlocksyncResolver({ url: config.BLOCKSYNC_GRAPHQL_URL }) : undefined)
+    const verifier = createUcanVerifier({
+      oracleDid: identity.did,
+      oracleKeyDid: identity.keyDid,
+      maxInvocationTtlSeconds: config.UCAN_AUTH_MAX_TTL_SECONDS,
+      ...(resolveDidKey !== undefined ? { resolveDidKey } : {})
+    })
+    const model = options.model ?? (config.LLM_BASE_URL !== undefined
+      ? createOpenAiModel({ baseUrl: config.LLM_BASE_URL, apiKey: config.LLM_API_KEY, timeoutMs: config.LLM_TIMEOUT_MS })
+      : createOfflineModel())
+    cleanup.unshift(async () => { await model.close() })
+    const models = model.kind === 'offline'
+      ? ['offline']
+      : (config.LLM_MODELS ?? config.LLM_MODEL).split(',').map((m) => m.trim()).filter((m) => m !== '')
+
     const app = await createApp({
       config,
-      docs: { title: 'Oracle runtime', version: '0.1.0', description: 'Chat sessions, messages (JSON or SSE), UCAN auth, socket.io events and plugins for AI oracle agents.' },
+      docs: {
+        title: 'Oracle runtime',
+        version: '0.1.0',
+        description: 'Chat sessions, messages (JSON or SSE), UCAN auth, runtime events and plugins for AI oracle agents.',
+        securitySchemes: SECURITY_SCHEMES
+      },
+      cors: { defaultOrigin: '*', allowedHeaders: CORS_HEADERS, exposedHeaders: ['X-Request-Id'], methods: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'], maxAge: 600 },
       health: {
-        checks: { database: async () => { await database.ping() } },
-        landing: { message: 'oracle-runtime is running' }
+        checks: { database: async () => { await database.ping() }, sharedState: async () => { await state.ping() } },
+        landing: { message: `${APP_NAME} is running`, extra: () => ({ oracleDid: identity.did }) }
       }
     })
-    app.addHook('onClose', async () => { await database.close() })
+    cleanup.unshift(async () => { await app.close() })
+
+    const bus = createEventBus((err) => app.log.error({ err }, 'event subscriber failed'))
+    const clientTools = createClientToolPort({ bus, state, timeouts: { browser: config.BROWSER_TOOL_TIMEOUT_MS, action: config.ACTION_TIMEOUT_MS } })
+    const turns = createTurnRegistry(state)
+    await clientTools.start()
+    await turns.start()
+
+    const resolved = resolvePlugins([...BUILTIN_PLUGINS, ...(options.plugins ?? [])], options.features ?? {}, config)
+    const plugins: LoadedPlugin[] = []
+    for (const definition of resolved.enabled) {
+      const plugin = await definition.setup({ db: database.db, config, state, bus, oracle: { did: identity.did, name: config.ORACLE_NAME }, log: app.log.child({ plugin: definition.name }) })
+      plugins.push({ definition, plugin })
+    }
+    const agent = { model, bus, clientTools, maxSteps: config.AGENT_MAX_STEPS }
+    const runtime: Runtime = {
+      config,
+      db: database.db,
+      state,
+      identity,
+      verifier,
+      bus,
+      clientTools,
+      turns,
+      model,
+      models,
+      plugins,
+      pluginDecisions: resolved.decisions,
+      executeTurn: createTurnService({ db: database.db, agent, plugins, oracleName: config.ORACLE_NAME, log: app.log })
+    }
+    app.decorate('runtime', runtime)
+
+    const isPublic = routeMatcher([...PUBLIC_ROUTES, ...plugins.flatMap(({ plugin }) => plugin.getAuthExcludedRoutes?.() ?? []), ...(options.authExcludedRoutes ?? [])])
+    await app.register(ucanAuthPlugin, { verifier, allowBareDelegation: config.UCAN_ALLOW_BARE_DELEGATION_AUTH, isPublic })
+
+    const middleware = plugins.flatMap(({ plugin }) => (plugin.middleware ?? []).map((m) => ({ ...m, applies: routeMatcher(m.routes) })))
+    if (middleware.length > 0) {
+      app.addHook('preHandler', async (request, reply) => {
+        const route = request.routeOptions.url
+        if (route === undefined || request.auth === null) return
+        for (const m of middleware) {
+          if (!m.applies(request.method, route)) continue
+          await m.preHandler(request, reply)
+          if (reply.sent) return reply
+        }
+      })
+    }
+
+    app.addSchema(ChatSessionSchema)
+    app.addSchema(MessageDtoSchema)
+    await app.register(sessionRoutes)
+    await app.register(messageRoutes)
+    await app.register(historyRoutes)
+    await app.register(delegationRoutes)
+    await app.register(modelRoutes)
+    for (const { plugin } of plugins) if (plugin.routes !== undefined) await app.register(plugin.routes)
+
+    app.addHook('preClose', async () => {
+      // Open streams end with `done` rather than hanging until the grace period runs out.
+      await turns.close()
+    })
+    app.addHook('onClose', async () => {
+      for (const { plugin } of plugins) await plugin.close?.().catch(() => {})
+      await clientTools.close()
+      cleanup.splice(cleanup.findIndex((step) => step.toString().includes('app.close')), 1)
+      await closeAll()
+    })
+    app.log.debug({ plugins: resolved.decisions }, 'plugins resolved')
     return app
   } catch (error) {
-    await database.close()
+    await closeAll()
     throw error
   }
 }

@@ -1,9 +1,42 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { baseConfigProperties, loadConfig as load } from '@impact/service-kit'
 
+/**
+ * Environment of oracle-runtime. Besides the platform's common keys:
+ * ORACLE_PRIVATE_KEY, ORACLE_DID, ORACLE_NAME, BLOCKSYNC_GRAPHQL_URL, UCAN_AUTH_MAX_TTL_SECONDS,
+ * UCAN_ALLOW_BARE_DELEGATION_AUTH, LLM_BASE_URL, LLM_API_KEY, LLM_MODEL, LLM_MODELS, LLM_TIMEOUT_MS,
+ * AGENT_MAX_STEPS, BROWSER_TOOL_TIMEOUT_MS, ACTION_TIMEOUT_MS, SSE_HEARTBEAT_MS, CREDITS_*.
+ */
 export const ConfigSchema = Type.Object({
-  ...baseConfigProperties({ app: 'oracle-runtime', port: 3002 })
+  ...baseConfigProperties({ app: 'oracle-runtime', port: 3002 }),
+  ORACLE_PRIVATE_KEY: Type.Optional(Type.String({ pattern: '^M[A-Za-z0-9+/]+={0,2}$', description: 'The oracle\'s Ed25519 signer (ucanto format, `M…`). Required in production; generated once into DATA_DIR in development' })),
+  ORACLE_DID: Type.Optional(Type.String({ pattern: '^did:[a-z0-9]+:.+$', description: 'The oracle\'s DID when it is not the did:key of ORACLE_PRIVATE_KEY (a did:ixo oracle)' })),
+  ORACLE_NAME: Type.String({ default: 'Oracle', minLength: 1, maxLength: 80, description: 'Name the agent introduces itself with' }),
+  BLOCKSYNC_GRAPHQL_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'Blocksync GraphQL endpoint that resolves did:ixo signing keys' })),
+  UCAN_AUTH_MAX_TTL_SECONDS: Type.Integer({ minimum: 30, maximum: 86_400, default: 900, description: 'Longest accepted life of an auth invocation' }),
+  UCAN_ALLOW_BARE_DELEGATION_AUTH: Type.Boolean({ default: true, description: 'Accept an x-ucan-delegation alone as credential (clients without invocation auth)' }),
+  LLM_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'OpenAI-compatible API base (…/v1); unset runs the built-in offline agent' })),
+  LLM_API_KEY: Type.Optional(Type.String({ minLength: 1, description: 'Bearer key of the model provider' })),
+  LLM_MODEL: Type.String({ default: 'gpt-4o-mini', minLength: 1, description: 'Default model id sent to the provider' }),
+  LLM_MODELS: Type.Optional(Type.String({ description: 'Comma-separated model ids clients may pick (GET /models); defaults to LLM_MODEL' })),
+  LLM_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'How long the provider may take to start answering' }),
+  AGENT_MAX_STEPS: Type.Integer({ minimum: 1, maximum: 32, default: 8, description: 'Model calls per turn (each tool round is one)' }),
+  BROWSER_TOOL_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 15_000, description: 'Wait for a browser tool result before telling the model the outcome is unknown' }),
+  ACTION_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'Wait for an AG-UI action result before telling the model the outcome is unknown' }),
+  SSE_HEARTBEAT_MS: Type.Integer({ minimum: 100, default: 15_000, description: 'Interval of SSE heartbeat comments' }),
+  CREDITS_ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'Operator bearer token of the credits plugin\'s grant and settle routes' })),
+  CREDITS_PER_MESSAGE: Type.Integer({ minimum: 0, default: 1, description: 'Credits one message turn costs' }),
+  CREDITS_INITIAL_GRANT: Type.Integer({ minimum: 0, default: 0, description: 'Credits a new user starts with' }),
+  CREDITS_TOPUP_AMOUNT: Type.Integer({ minimum: 1, default: 100, description: 'Credits a payment claim is raised for when a user runs out' })
 })
 export type Config = Static<typeof ConfigSchema>
 
-export const loadConfig = (env: Record<string, string | undefined> = process.env): Config => load(ConfigSchema, env)
+function refine (config: Config): string[] {
+  const issues: string[] = []
+  if (config.NODE_ENV === 'production' && config.ORACLE_PRIVATE_KEY === undefined) {
+    issues.push('ORACLE_PRIVATE_KEY is required in production (the oracle\'s identity must not change between restarts or replicas)')
+  }
+  return issues
+}
+
+export const loadConfig = (env: Record<string, string | undefined> = process.env): Config => load(ConfigSchema, env, refine)

@@ -1,4 +1,19 @@
 import { defineError } from '@impact/service-kit'
 
-/** Coded errors of oracle-runtime; every code starts with `ORACLE_`. */
-export const ORACLE_NOT_FOUND = defineError('ORACLE_NOT_FOUND', '%s not found', 404)
+/** Coded errors of oracle-runtime: `ORACLE_…` for the runtime, `UCAN_…` for authentication. */
+export const UcanMissingError = defineError('UCAN_MISSING', 'Missing UCAN authentication: send Authorization: Bearer <invocation> together with X-Auth-Type: ucan, or an x-ucan-delegation header', 401)
+export const UcanInvalidInvocationError = defineError('UCAN_INVALID_INVOCATION', 'Invalid UCAN invocation', 401)
+export const UcanInvalidDelegationError = defineError('UCAN_INVALID_DELEGATION', 'Invalid UCAN delegation', 401)
+export const SessionNotFoundError = defineError('ORACLE_SESSION_NOT_FOUND', 'Session not found', 404)
+export const DelegationInvalidError = defineError('ORACLE_DELEGATION_INVALID', 'Invalid delegation: %s', 400)
+export const DelegationForbiddenError = defineError('ORACLE_DELEGATION_FORBIDDEN', 'Delegation issuer is not the caller', 403)
+export const TurnInProgressError = defineError('ORACLE_TURN_IN_PROGRESS', 'A message is already being answered in this session; abort it or wait', 409)
+export const UnknownModelError = defineError('ORACLE_UNKNOWN_MODEL', 'Unknown model %s; GET /models lists the available ones', 400)
+export const InvalidTimezoneError = defineError('ORACLE_INVALID_TIMEZONE', 'timezone %s is not a known IANA time zone', 400)
+export const InvalidCursorError = defineError('ORACLE_INVALID_CURSOR', 'Invalid history cursor', 400)
+export const CursorConflictError = defineError('ORACLE_CURSOR_CONFLICT', 'Send either before or after, not both', 400)
+export const UpstreamFailedError = defineError('ORACLE_UPSTREAM_FAILED', 'The model provider failed: %s', 502)
+export const TurnAbortedError = defineError('ORACLE_TURN_ABORTED', 'The message was aborted before the answer was complete', 409)
+export const PaymentRequiredError = defineError('ORACLE_PAYMENT_REQUIRED', 'Payment required', 402)
+export const ClaimNotFoundError = defineError('ORACLE_CLAIM_NOT_FOUND', 'Claim not found', 404)
+export const PluginConfigError = defineError('ORACLE_PLUGIN_CONFIG', '%s', 500)

@@ -1,3 +1,62 @@
-/** Tables of oracle-runtime, as kysely sees them. */
+import type { ColumnType, Generated } from 'kysely'
 
-export interface DB {}
+/** Tables of oracle-runtime, as kysely sees them. bigint columns arrive as strings from pg: read them with Number(). */
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>
+type BigIntColumn = ColumnType<string | number | bigint, number | bigint, number | bigint>
+type Json<T> = ColumnType<T, string, string>
+
+export interface SessionTable {
+  id: string
+  did: string
+  title: string
+  oracle_name: string
+  created_at: Timestamp
+  last_updated_at: Timestamp
+}
+
+export interface StoredToolCall { id: string, name: string, args: unknown, status: 'done' | 'error', output: string }
+
+export interface MessageTable {
+  seq: ColumnType<string | number | bigint, never, never>
+  id: string
+  session_id: string
+  request_id: string
+  role: 'human' | 'ai'
+  content: string
+  tool_calls: Json<StoredToolCall[]> | null
+  reasoning: string | null
+  attachments: Json<unknown[]> | null
+  metadata: Json<Record<string, unknown>> | null
+  created_at: Timestamp
+}
+
+export interface DelegationTable {
+  did: string
+  raw: string
+  audience: string
+  expiration: BigIntColumn
+  capabilities: Json<Array<{ can: string, with: string }>>
+  cid: string
+  updated_at: Timestamp
+}
+
+export interface UserPreferencesTable {
+  did: string
+  preferences: Json<Record<string, unknown>>
+  updated_at: Timestamp
+}
+
+export interface CreditAccountTable { did: string, balance: BigIntColumn, updated_at: Timestamp }
+export interface CreditLedgerTable { id: Generated<string>, did: string, delta: BigIntColumn, reason: string, reference: string | null, created_at: Timestamp }
+export interface CreditClaimTable { id: string, did: string, amount: BigIntColumn, status: 'outstanding' | 'paid', created_at: Timestamp, settled_at: Timestamp | null }
+
+export interface DB {
+  oracle_sessions: SessionTable
+  oracle_messages: MessageTable
+  oracle_delegations: DelegationTable
+  oracle_user_preferences: UserPreferencesTable
+  oracle_credit_accounts: CreditAccountTable
+  oracle_credit_ledger: CreditLedgerTable
+  oracle_credit_claims: CreditClaimTable
+}

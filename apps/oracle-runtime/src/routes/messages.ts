@@ -1,0 +1,145 @@
+import { Type } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
+import { recentMessages, toDto } from '../db/repositories/messages.ts'
+import { findSession } from '../db/repositories/sessions.ts'
+import { InvalidTimezoneError, SessionNotFoundError, TurnInProgressError, UnknownModelError, UpstreamFailedError } from '../errors.ts'
+import {
+  AbortBodySchema, AbortReplySchema, LegacyHistorySchema, PaymentRequiredSchema, SendMessageReplySchema, SendMessageSchema, type SendMessage
+} from '../schemas/messages.ts'
+import { SessionParamsSchema } from '../schemas/sessions.ts'
+import type { RuntimeEventName } from '../services/event-bus.ts'
+import { openSse } from '../services/sse.ts'
+import { AUTH_ERRORS, SECURITY } from './common.ts'
+
+/** Events an SSE client understands (oracle-wire §3.2); the socket-only ones stay on the bus. */
+const SSE_EVENTS: Partial<Record<RuntimeEventName, string>> = {
+  message: 'message', reasoning: 'reasoning', tool_call: 'tool_call', action_call: 'action_call', router_update: 'router.update', error: 'error', done: 'done'
+}
+const LEGACY_HISTORY_LIMIT = 1000
+
+const validTimezone = (zone: string) => {
+  try {
+    Intl.DateTimeFormat('en', { timeZone: zone })
+    return true
+  } catch {
+    return false
+  }
+}
+
+export const messageRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const runtime = app.runtime
+  const { db, identity, config, turns, bus } = runtime
+
+  app.post('/messages/:sessionId', {
+    schema: {
+      tags: ['messages'],
+      summary: 'Send a message: a JSON reply, or with `stream: true` an SSE stream (message, reasoning, tool_call, action_call, error, done)',
+      security: SECURITY,
+      params: SessionParamsSchema,
+      body: SendMessageSchema,
+      response: {
+        200: SendMessageReplySchema,
+        400: Type.Ref('ErrorBody'),
+        402: PaymentRequiredSchema,
+        404: Type.Ref('ErrorBody'),
+        409: Type.Ref('ErrorBody'),
+        502: Type.Ref('ErrorBody'),
+        ...AUTH_ERRORS
+      }
+    }
+  }, async (request, reply) => {
+    const did = request.auth?.did as string
+    const { sessionId } = request.params
+    const body: SendMessage = request.body
+    const session = await findSession(db, did, sessionId, identity.did)
+    if (session === undefined) throw new SessionNotFoundError()
+    const model = body.model ?? runtime.models[0] as string
+    if (!runtime.models.includes(model)) throw new UnknownModelError(model)
+    const headerZone = typeof request.headers['x-timezone'] === 'string' && validTimezone(request.headers['x-timezone']) ? request.headers['x-timezone'] : undefined
+    if (body.timezone !== undefined && !validTimezone(body.timezone)) throw new InvalidTimezoneError(body.timezone)
+    const requestId = body.requestId ?? request.id
+    const turn = await turns.begin(sessionId, did, requestId)
+    if (turn === undefined) throw new TurnInProgressError()
+
+    const turnRequest = {
+      did,
+      sessionId,
+      requestId,
+      message: body.message,
+      model,
+      timezone: body.timezone ?? headerZone,
+      browserTools: body.tools ?? [],
+      actions: body.agActions ?? [],
+      ...(body.attachments !== undefined ? { attachments: body.attachments } : {}),
+      ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
+      firstMessage: session.title === 'New chat'
+    }
+
+    if (body.stream === true) {
+      const sse = openSse(request, reply, { requestId, heartbeatMs: config.SSE_HEARTBEAT_MS })
+      const unsubscribe = bus.subscribe({ requestId }, (event) => {
+        const name = SSE_EVENTS[event.name]
+        if (name !== undefined) sse.send(name, event.data)
+      })
+      sse.onDisconnect(() => turn.cancel('disconnected'))
+      try {
+        await runtime.executeTurn(turnRequest, turn)
+      } catch (err) {
+        request.log.error({ err }, 'turn failed')
+        sse.send('error', { error: 'The oracle failed to answer', kind: 'internal', sessionId, requestId, timestamp: new Date().toISOString() })
+        sse.send('done', { failed: true })
+      } finally {
+        unsubscribe()
+        await turn.end()
+        sse.end()
+      }
+      return reply
+    }
+
+    let report
+    try {
+      report = await runtime.executeTurn(turnRequest, turn)
+    } finally {
+      await turn.end()
+    }
+    const { result, stored } = report
+    if (result.outcome === 'failed') throw new UpstreamFailedError(result.error?.message ?? 'unknown error')
+    const transcript = body.returnAllMessages === true ? (await recentMessages(db, sessionId, LEGACY_HISTORY_LIMIT)).map(toDto) : undefined
+    return {
+      message: { type: 'ai' as const, content: result.content, id: stored?.id ?? requestId },
+      sessionId,
+      requestId,
+      ...(result.outcome === 'aborted' ? { aborted: true } : {}),
+      ...(transcript !== undefined ? { messages: transcript } : {})
+    }
+  })
+
+  app.get('/messages/:sessionId', {
+    schema: {
+      tags: ['messages'],
+      summary: 'The whole transcript of a session (legacy history; newest 1000 messages)',
+      security: SECURITY,
+      params: SessionParamsSchema,
+      response: { 200: LegacyHistorySchema, 404: Type.Ref('ErrorBody'), ...AUTH_ERRORS }
+    }
+  }, async (request) => {
+    const session = await findSession(db, request.auth?.did as string, request.params.sessionId, identity.did)
+    if (session === undefined) throw new SessionNotFoundError()
+    return { messages: (await recentMessages(db, session.sessionId, LEGACY_HISTORY_LIMIT)).map(toDto) }
+  })
+
+  app.post('/messages/abort', {
+    schema: {
+      tags: ['messages'],
+      summary: 'Abort the caller\'s in-flight answer in a session, on whichever replica it runs',
+      security: SECURITY,
+      body: AbortBodySchema,
+      response: { 200: AbortReplySchema, 400: Type.Ref('ErrorBody'), 404: Type.Ref('ErrorBody'), ...AUTH_ERRORS }
+    }
+  }, async (request) => {
+    const did = request.auth?.did as string
+    const session = await findSession(db, did, request.body.sessionId, identity.did)
+    if (session === undefined) throw new SessionNotFoundError()
+    return { success: await turns.abort(session.sessionId, did) }
+  })
+}

@@ -1,0 +1,45 @@
+import { Type } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
+import { createSession, deleteSession, listSessions } from '../db/repositories/sessions.ts'
+import { SessionNotFoundError } from '../errors.ts'
+import { ChatSessionSchema, SessionDeletedSchema, SessionListQuerySchema, SessionListSchema, SessionParamsSchema } from '../schemas/sessions.ts'
+import { AUTH_ERRORS, SECURITY } from './common.ts'
+
+export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db, identity, config } = app.runtime
+
+  app.post('/sessions', {
+    schema: {
+      tags: ['sessions'],
+      summary: 'Start a chat session (no body needed)',
+      security: SECURITY,
+      response: { 201: Type.Ref(ChatSessionSchema), ...AUTH_ERRORS }
+    }
+  }, async (request, reply) => {
+    const session = await createSession(db, { did: request.auth?.did as string, oracleName: config.ORACLE_NAME, oracleDid: identity.did })
+    return await reply.code(201).send(session)
+  })
+
+  app.get('/sessions', {
+    schema: {
+      tags: ['sessions'],
+      summary: 'The caller\'s sessions, most recently active first',
+      security: SECURITY,
+      querystring: SessionListQuerySchema,
+      response: { 200: SessionListSchema, 400: Type.Ref('ErrorBody'), ...AUTH_ERRORS }
+    }
+  }, async (request) => await listSessions(db, request.auth?.did as string, request.query, identity.did))
+
+  app.delete('/sessions/:sessionId', {
+    schema: {
+      tags: ['sessions'],
+      summary: 'Delete a session and its messages',
+      security: SECURITY,
+      params: SessionParamsSchema,
+      response: { 200: SessionDeletedSchema, 404: Type.Ref('ErrorBody'), ...AUTH_ERRORS }
+    }
+  }, async (request) => {
+    if (!await deleteSession(db, request.auth?.did as string, request.params.sessionId)) throw new SessionNotFoundError()
+    return { message: 'Session deleted successfully' as const }
+  })
+}

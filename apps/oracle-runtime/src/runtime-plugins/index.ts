@@ -1,0 +1,8 @@
+import { creditsPlugin } from './credits/index.ts'
+import type { PluginDefinition } from './types.ts'
+import { userPreferencesPlugin } from './user-preferences/index.ts'
+
+/** Plugins shipped with the runtime; apps may add their own through the `plugins` option. */
+export const BUILTIN_PLUGINS: PluginDefinition[] = [userPreferencesPlugin, creditsPlugin]
+export type * from './types.ts'
+export { resolvePlugins, routeMatcher } from './registry.ts'

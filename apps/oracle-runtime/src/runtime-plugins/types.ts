@@ -1,0 +1,74 @@
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
+import type { Kysely } from 'kysely'
+import type { App } from '@impact/service-kit'
+import type { SharedState } from '@impact/shared-state'
+import type { Config } from '../config.ts'
+import type { DB } from '../db/types.ts'
+import type { EventBus } from '../services/event-bus.ts'
+import type { ServerTool } from '../services/agent/tools.ts'
+
+/** How a plugin presents itself (spec: "Plugin: user-preferences" attributes). */
+export interface PluginAttributes {
+  visibility: 'always' | 'on-demand' | 'hidden'
+  stability: 'stable' | 'beta' | 'experimental'
+  category: 'core' | 'billing' | 'memory' | 'integration' | 'tools'
+  /** Enabled unless the app option `features` says otherwise. */
+  defaultEnabled: boolean
+  /** Plugins that must be enabled too. */
+  dependencies: string[]
+  /** Config keys that must be set for the plugin to run. */
+  requiredEnv: Array<keyof Config>
+}
+
+/** What every plugin can reach when it is set up. */
+export interface PluginContext {
+  db: Kysely<DB>
+  config: Config
+  state: SharedState
+  bus: EventBus
+  oracle: { did: string, name: string }
+  log: FastifyBaseLogger
+}
+
+/** One turn, as plugins see it. */
+export interface TurnContext {
+  did: string
+  sessionId: string
+  requestId: string
+  timezone: string | undefined
+  signal: AbortSignal
+}
+
+export type TurnOutcome = 'completed' | 'aborted' | 'failed'
+
+/** State a plugin loads before the agent runs: a system-prompt section and/or data for tools. */
+export interface PluginTurnState { prompt?: string, state?: Record<string, unknown> }
+
+/** A route-scoped hook that runs after authentication (e.g. subscription gating). */
+export interface PluginMiddleware {
+  /** `METHOD /route/pattern` entries, e.g. `POST /messages/:sessionId`. */
+  routes: string[]
+  preHandler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>
+}
+
+/** What a set-up plugin contributes. Every part is optional. */
+export interface RuntimePlugin {
+  tools?: ServerTool[]
+  /** Registered in their own encapsulated context; authenticated unless listed in getAuthExcludedRoutes. */
+  routes?: (app: App) => Promise<void>
+  middleware?: PluginMiddleware[]
+  /** Route specs that skip UCAN auth: `METHOD /path`, `/path` (any method), or a `/prefix/*`. */
+  getAuthExcludedRoutes?: () => string[]
+  loadState?: (turn: TurnContext) => Promise<PluginTurnState | undefined>
+  onTurnEnd?: (turn: TurnContext, outcome: TurnOutcome) => Promise<void>
+  close?: () => Promise<void>
+}
+
+export interface PluginDefinition {
+  name: string
+  description: string
+  attributes: PluginAttributes
+  setup: (context: PluginContext) => RuntimePlugin | Promise<RuntimePlugin>
+}
+
+export interface LoadedPlugin { definition: PluginDefinition, plugin: RuntimePlugin }

@@ -1,0 +1,159 @@
+import { Value } from '@sinclair/typebox/value'
+import type { StoredToolCall } from '../../db/types.ts'
+import type { ClientToolPort } from '../client-tools.ts'
+import type { EventBus, RuntimeEventName } from '../event-bus.ts'
+import { UpstreamError, type ChatMessage, type ChatModel, type ToolCallRequest, type ToolDefinition } from './model.ts'
+import { clientToolDefinition, serverToolDefinition, type ClientToolDeclaration, type ServerTool } from './tools.ts'
+
+export interface TurnTools { server: ServerTool[], browser: ClientToolDeclaration[], actions: ClientToolDeclaration[] }
+
+export interface TurnInput {
+  sessionId: string
+  requestId: string
+  did: string
+  model: string
+  /** System prompt, history and the new user message. */
+  messages: ChatMessage[]
+  tools: TurnTools
+  signal: AbortSignal
+}
+
+export interface TurnResult {
+  content: string
+  reasoning: string
+  toolCalls: StoredToolCall[]
+  outcome: 'completed' | 'aborted' | 'failed'
+  error?: UpstreamError
+}
+
+export interface AgentDeps { model: ChatModel, bus: EventBus, clientTools: ClientToolPort, maxSteps: number }
+
+type Route = { kind: 'server', tool: ServerTool } | { kind: 'browser', tool: ClientToolDeclaration } | { kind: 'action', tool: ClientToolDeclaration }
+
+const now = () => new Date().toISOString()
+
+function routesOf (tools: TurnTools): { routes: Map<string, Route>, definitions: ToolDefinition[] } {
+  const routes = new Map<string, Route>()
+  const definitions: ToolDefinition[] = []
+  // Server tools win a name clash: a client cannot shadow a runtime tool.
+  for (const tool of tools.server) if (!routes.has(tool.name)) { routes.set(tool.name, { kind: 'server', tool }); definitions.push(serverToolDefinition(tool)) }
+  for (const tool of tools.browser) if (!routes.has(tool.name)) { routes.set(tool.name, { kind: 'browser', tool }); definitions.push(clientToolDefinition(tool)) }
+  for (const tool of tools.actions) if (!routes.has(tool.name)) { routes.set(tool.name, { kind: 'action', tool }); definitions.push(clientToolDefinition(tool)) }
+  return { routes, definitions }
+}
+
+const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value ?? null))
+
+/**
+ * One agent turn: stream the model, run the tools it calls (server tools here, browser tools and
+ * AG-UI actions through the client-tool port), feed the results back, until it answers without
+ * tools or the step budget is spent. Every step is published on the event bus; `done` is left to
+ * the caller, which sends it after the answer is stored.
+ */
+export async function runTurn (deps: AgentDeps, input: TurnInput): Promise<TurnResult> {
+  const { sessionId, requestId, did, signal } = input
+  const emit = (name: RuntimeEventName, data: Record<string, unknown>) => deps.bus.publish({ name, sessionId, requestId, did, data })
+  const { routes, definitions } = routesOf(input.tools)
+  const messages = [...input.messages]
+  const result: TurnResult = { content: '', reasoning: '', toolCalls: [], outcome: 'completed' }
+
+  try {
+    for (let step = 0; step < deps.maxSteps; step++) {
+      const lastStep = step === deps.maxSteps - 1
+      const calls = new Map<number, { id: string, name: string, arguments: string }>()
+      let stepContent = ''
+      let reasoned = false
+      for await (const chunk of deps.model.stream({ model: input.model, messages, tools: lastStep ? [] : definitions, signal })) {
+        if (signal.aborted) break
+        if (chunk.type === 'content') {
+          stepContent += chunk.text
+          emit('message', { content: chunk.text, timestamp: now() })
+        } else if (chunk.type === 'reasoning') {
+          if (!reasoned && result.reasoning !== '') result.reasoning += '\n'
+          reasoned = true
+          result.reasoning += chunk.text
+          emit('reasoning', { sessionId, requestId, reasoning: chunk.text, reasoningDetails: [{ type: 'thinking', text: chunk.text }], isComplete: false, timestamp: now() })
+        } else {
+          const call = calls.get(chunk.index) ?? { id: '', name: '', arguments: '' }
+          if (chunk.id !== undefined) call.id = chunk.id
+          if (chunk.name !== undefined) call.name += chunk.name
+          if (chunk.arguments !== undefined) call.arguments += chunk.arguments
+          calls.set(chunk.index, call)
+        }
+      }
+      if (reasoned) emit('reasoning', { sessionId, requestId, reasoning: '', reasoningDetails: [], isComplete: true, timestamp: now() })
+      result.content += stepContent
+      if (signal.aborted) { result.outcome = 'aborted'; return result }
+      if (calls.size === 0) return result
+
+      const requests: ToolCallRequest[] = [...calls.values()].map((c, i) => ({
+        id: c.id !== '' ? c.id : `call_${requestId}_${step}_${i}`,
+        type: 'function',
+        function: { name: c.name, arguments: c.arguments === '' ? '{}' : c.arguments }
+      }))
+      messages.push({ role: 'assistant', content: stepContent === '' ? null : stepContent, tool_calls: requests })
+      for (const call of requests) {
+        const output = await runTool(call, routes.get(call.function.name))
+        messages.push({ role: 'tool', tool_call_id: call.id, content: output })
+        if (signal.aborted) { result.outcome = 'aborted'; return result }
+      }
+    }
+    return result
+  } catch (error) {
+    if (signal.aborted) { result.outcome = 'aborted'; return result }
+    result.outcome = 'failed'
+    result.error = error instanceof UpstreamError ? error : new UpstreamError('the agent failed unexpectedly', { cause: error, retryable: false })
+    return result
+  }
+
+  async function runTool (call: ToolCallRequest, route: Route | undefined): Promise<string> {
+    const name = call.function.name
+    let args: Record<string, unknown> = {}
+    let problem: string | undefined
+    try {
+      const parsed = JSON.parse(call.function.arguments) as unknown
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) args = parsed as Record<string, unknown>
+      else problem = 'arguments must be a JSON object'
+    } catch {
+      problem = 'arguments are not valid JSON'
+    }
+    if (route === undefined) problem = `no tool named ${name} is available`
+    else if (problem === undefined && route.kind === 'server' && !Value.Check(route.tool.parameters, args)) {
+      const first = Value.Errors(route.tool.parameters, args).First()
+      problem = `invalid arguments: ${first?.path ?? ''} ${first?.message ?? ''}`.trim()
+    }
+
+    if (route?.kind === 'action') {
+      if (problem !== undefined) {
+        emit('action_call', { sessionId, requestId, toolCallId: call.id, toolName: name, args, status: 'error', error: problem })
+        return record(call, args, 'error', `Error: ${problem}`, problem, false)
+      }
+      const outcome = await deps.clientTools.call({ kind: 'action', sessionId, requestId, did, toolCallId: call.id, toolName: name, args, signal })
+      const status = outcome.status === 'error' ? 'error' : 'done'
+      emit('action_call', { sessionId, requestId, toolCallId: call.id, toolName: name, args, status, output: outcome.output, ...(outcome.error !== undefined ? { error: outcome.error } : {}) })
+      return record(call, args, status, outcome.output, outcome.error, false)
+    }
+
+    emit('tool_call', { sessionId, requestId, toolName: name, args, status: 'isRunning', eventId: call.id })
+    if (problem !== undefined || route === undefined) return record(call, args, 'error', `Error: ${problem ?? 'unavailable'}`, problem)
+    if (route.kind === 'browser') {
+      const outcome = await deps.clientTools.call({ kind: 'browser', sessionId, requestId, did, toolCallId: call.id, toolName: name, args, signal })
+      return record(call, args, outcome.status === 'error' ? 'error' : 'done', outcome.output, outcome.error)
+    }
+    try {
+      const value = await route.tool.execute(args, { did, sessionId, requestId, signal, emit })
+      return record(call, args, 'done', text(value))
+    } catch (error) {
+      const message = (error as Error).message
+      return record(call, args, 'error', `Error: ${message}`, message)
+    }
+  }
+
+  function record (call: ToolCallRequest, args: unknown, status: 'done' | 'error', output: string, error?: string, announce = true): string {
+    result.toolCalls.push({ id: call.id, name: call.function.name, args, status, output })
+    if (announce) {
+      emit('tool_call', { sessionId, requestId, toolName: call.function.name, args, status, output, eventId: call.id, ...(error !== undefined ? { error } : {}) })
+    }
+    return output
+  }
+}

@@ -1,0 +1,132 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { Kysely } from 'kysely'
+import { insertMessage, recentMessages, type StoredMessage } from '../db/repositories/messages.ts'
+import { touchSession } from '../db/repositories/sessions.ts'
+import type { DB } from '../db/types.ts'
+import type { LoadedPlugin, TurnContext } from '../runtime-plugins/types.ts'
+import type { ChatMessage } from './agent/model.ts'
+import { runTurn, type AgentDeps, type TurnResult } from './agent/run-turn.ts'
+import type { ClientToolDeclaration } from './agent/tools.ts'
+import type { ActiveTurn } from './turn-registry.ts'
+
+/** The model's context: the newest stored messages, tool rounds expanded back into chat messages. */
+const HISTORY_MESSAGES = 40
+
+export interface TurnRequest {
+  did: string
+  sessionId: string
+  requestId: string
+  message: string
+  model: string
+  timezone: string | undefined
+  browserTools: ClientToolDeclaration[]
+  actions: ClientToolDeclaration[]
+  attachments?: unknown[]
+  metadata?: Record<string, unknown>
+  firstMessage: boolean
+}
+
+export interface TurnReport { result: TurnResult, stored: StoredMessage | undefined }
+
+function historyToChat (messages: StoredMessage[]): ChatMessage[] {
+  const chat: ChatMessage[] = []
+  for (const m of messages) {
+    if (m.type === 'human') { chat.push({ role: 'user', content: m.content }); continue }
+    const calls = m.toolCalls ?? []
+    if (calls.length > 0) {
+      chat.push({ role: 'assistant', content: null, tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.args ?? {}) } })) })
+      for (const c of calls) chat.push({ role: 'tool', tool_call_id: c.id, content: c.output })
+    }
+    if (m.content !== '') chat.push({ role: 'assistant', content: m.content })
+  }
+  // A window must not open on tool results whose call was cut off.
+  while (chat[0] !== undefined && chat[0].role !== 'user') chat.shift()
+  return chat
+}
+
+function systemPrompt (oracleName: string, timezone: string | undefined, sections: string[], clientTools: string[]): string {
+  const now = new Date()
+  const local = timezone !== undefined ? ` (${now.toLocaleString('en-GB', { timeZone: timezone })} in the user's time zone ${timezone})` : ''
+  return [
+    `You are ${oracleName}, an AI oracle. Answer helpfully, accurately and concisely.`,
+    `Current time: ${now.toISOString()}${local}.`,
+    ...sections,
+    ...(clientTools.length > 0 ? [`These tools run in the user's browser: ${clientTools.join(', ')}. Their outcome may be unknown if the page does not answer.`] : [])
+  ].join('\n\n')
+}
+
+/**
+ * Runs one message turn end to end: stores the user's message, loads plugin state (before the
+ * agent runs, so preferences apply from the first turn), runs the agent, stores the answer, lets
+ * plugins see the outcome, and publishes `error` (on failure), `message_cache_invalidation` and
+ * finally `done` on the event bus.
+ */
+export function createTurnService (deps: { db: Kysely<DB>, agent: AgentDeps, plugins: LoadedPlugin[], oracleName: string, log: FastifyBaseLogger }) {
+  const { db, agent, plugins } = deps
+
+  return async function executeTurn (request: TurnRequest, turn: ActiveTurn): Promise<TurnReport> {
+    const { did, sessionId, requestId } = request
+    const publish = (name: 'error' | 'done' | 'message_cache_invalidation', data: Record<string, unknown>) => agent.bus.publish({ name, sessionId, requestId, did, data })
+    const context: TurnContext = { did, sessionId, requestId, timezone: request.timezone, signal: turn.signal }
+
+    const history = await recentMessages(db, sessionId, HISTORY_MESSAGES)
+    await insertMessage(db, { sessionId, requestId, role: 'human', content: request.message, ...(request.attachments !== undefined ? { attachments: request.attachments } : {}), ...(request.metadata !== undefined ? { metadata: request.metadata } : {}) })
+    await touchSession(db, sessionId, request.firstMessage ? request.message : undefined)
+
+    const states = await Promise.all(plugins.map(async ({ plugin }) => await plugin.loadState?.(context)))
+    const sections = states.flatMap((s) => (s?.prompt !== undefined ? [s.prompt] : []))
+    const messages: ChatMessage[] = [
+      { role: 'system', content: systemPrompt(deps.oracleName, request.timezone, sections, [...request.browserTools, ...request.actions].map((t) => t.name)) },
+      ...historyToChat(history),
+      { role: 'user', content: request.message }
+    ]
+    const result = await runTurn(agent, {
+      sessionId,
+      requestId,
+      did,
+      model: request.model,
+      messages,
+      tools: { server: plugins.flatMap(({ plugin }) => plugin.tools ?? []), browser: request.browserTools, actions: request.actions },
+      signal: turn.signal
+    })
+
+    let stored: StoredMessage | undefined
+    if (result.content !== '' || result.toolCalls.length > 0) {
+      stored = await insertMessage(db, {
+        sessionId,
+        requestId,
+        role: 'ai',
+        content: result.content,
+        toolCalls: result.toolCalls,
+        ...(result.reasoning !== '' ? { reasoning: result.reasoning } : {}),
+        ...(result.outcome !== 'completed' ? { metadata: { [result.outcome]: true } } : {})
+      })
+      await touchSession(db, sessionId)
+    }
+    for (const { definition, plugin } of plugins) {
+      await plugin.onTurnEnd?.(context, result.outcome).catch((err: unknown) => deps.log.error({ err, plugin: definition.name }, 'plugin onTurnEnd failed'))
+    }
+    if (result.error !== undefined) {
+      deps.log.warn({ err: result.error, sessionId, requestId }, 'model turn failed')
+      publish('error', {
+        error: `The model provider failed: ${result.error.message}`,
+        kind: 'upstream',
+        source: 'llm',
+        ...(result.error.status !== undefined ? { status: result.error.status } : {}),
+        retryable: result.error.retryable,
+        sessionId,
+        requestId,
+        timestamp: new Date().toISOString()
+      })
+    }
+    if (stored !== undefined) publish('message_cache_invalidation', { sessionId, requestId, status: 'done' })
+    publish('done', {
+      ...(stored !== undefined ? { messageId: stored.id } : {}),
+      ...(result.outcome === 'aborted' ? { aborted: true } : {}),
+      ...(result.outcome === 'failed' ? { failed: true } : {})
+    })
+    return { result, stored }
+  }
+}
+
+export type ExecuteTurn = ReturnType<typeof createTurnService>

@@ -1,0 +1,91 @@
+import { randomBytes } from 'node:crypto'
+import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
+import { createRedisState } from '@impact/shared-state'
+import { formatSigner, generateSigner, mintDelegation, mintInvocation, type OracleSigner } from '@impact/ucan'
+import { buildApp, type AppOptions } from '../../src/app.ts'
+import { loadConfig } from '../../src/config.ts'
+
+export interface TestUser {
+  signer: OracleSigner
+  did: string
+  invocation: string
+  delegation: string
+  /** Invocation auth headers (what the SDK sends with createInvocation), plus its delegation. */
+  headers: Record<string, string>
+}
+
+export interface Harness {
+  app: Awaited<ReturnType<typeof buildApp>>
+  oracleDid: string
+  oracleKey: string
+  user: () => Promise<TestUser>
+  close: () => Promise<void>
+}
+
+/**
+ * One app per test file on an isolated database (PGlite in memory, or a fresh database on the
+ * server pass) and, with REDIS_URL, a key prefix of its own that is wiped afterwards.
+ */
+export async function createHarness (env: Record<string, string> = {}, options: AppOptions = {}, shared?: { database: TestDatabase, prefix: string }): Promise<Harness> {
+  const database = shared?.database ?? await createTestDatabase()
+  const prefix = shared?.prefix ?? `oracle-test-${randomBytes(4).toString('hex')}:`
+  const oracleKey = env.ORACLE_PRIVATE_KEY ?? formatSigner(await generateSigner())
+  const redisUrl = process.env.REDIS_URL
+  const app = await buildApp(loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    ...database.env,
+    ...(redisUrl !== undefined && redisUrl !== '' ? { REDIS_URL: redisUrl } : {}),
+    ORACLE_PRIVATE_KEY: oracleKey,
+    ...env
+  }), { statePrefix: prefix, ...options })
+  const oracleDid = app.runtime.identity.did
+  return {
+    app,
+    oracleDid,
+    oracleKey,
+    async user () {
+      const signer = await generateSigner()
+      const invocation = await mintInvocation({ issuer: signer, audience: oracleDid })
+      const delegation = await mintDelegation({ issuer: signer, audience: oracleDid, capabilities: [{ can: '*', with: 'ixo:oracle' }] })
+      return {
+        signer,
+        did: signer.did(),
+        invocation,
+        delegation,
+        headers: { authorization: `Bearer ${invocation}`, 'x-auth-type': 'ucan', 'x-ucan-delegation': delegation }
+      }
+    },
+    async close () {
+      await app.close()
+      if (shared !== undefined) return
+      await database.drop()
+      if (redisUrl !== undefined && redisUrl !== '') {
+        const redis = createRedisState({ url: redisUrl, prefix })
+        const keys = await redis.scan('')
+        await Promise.all(keys.map(async (k) => await redis.del(k)))
+        await redis.close()
+      }
+    }
+  }
+}
+
+/** Parses an SSE body into its frames the way the oracle SDK does. */
+export function parseSse (text: string): Array<{ event: string, data: any }> {
+  const frames: Array<{ event: string, data: any }> = []
+  let event: string | undefined
+  let data: string | undefined
+  const flush = () => {
+    if (event !== undefined && data !== undefined) frames.push({ event, data: JSON.parse(data) })
+    event = undefined
+    data = undefined
+  }
+  for (const raw of text.split('\n')) {
+    const line = raw.trim()
+    if (line === '' || line.startsWith(':')) { flush(); continue }
+    if (line.startsWith('event:')) event = line.slice(6).trim()
+    else if (line.startsWith('data:')) data = line.slice(5).trim()
+  }
+  flush()
+  return frames
+}

@@ -1,0 +1,98 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+/** One scripted answer of the loopback model. */
+export type Script =
+  | { content: string[], reasoning?: string[], delayMs?: number, omitDone?: boolean }
+  | { toolCalls: Array<{ id: string, name: string, args: Record<string, unknown> }>, content?: string[] }
+  | { status: number, error: string }
+  | { content: string[], breakAfter: number }
+  | { chunkError: string, after: string[] }
+
+export interface LoopbackLlm {
+  url: string
+  requests: Array<{ headers: IncomingMessage['headers'], body: any }>
+  enqueue: (...scripts: Script[]) => void
+  /** Connections the model had open while a response was streaming and then saw closed early. */
+  cancelled: () => number
+  close: () => Promise<void>
+}
+
+const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+  `data: ${JSON.stringify({ id: 'chatcmpl-loop', object: 'chat.completion.chunk', created: 0, model: 'loop', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
+
+const sleep = async (ms: number) => { await new Promise((resolve) => setTimeout(resolve, ms)) }
+
+/**
+ * A real HTTP server on 127.0.0.1 speaking the OpenAI chat-completions streaming protocol:
+ * content deltas, reasoning deltas, tool-call deltas split across chunks, HTTP errors, error
+ * chunks and broken streams. Unscripted requests are answered with an echo of the last user message.
+ */
+export async function startLoopbackLlm (): Promise<LoopbackLlm> {
+  const queue: Script[] = []
+  const requests: LoopbackLlm['requests'] = []
+  let cancelled = 0
+
+  async function answer (script: Script, res: ServerResponse) {
+    if ('status' in script) {
+      res.writeHead(script.status, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ error: { message: script.error, type: 'server_error' } }))
+      return
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
+    let closed = false
+    res.on('close', () => { if (!res.writableFinished) { closed = true; cancelled++ } })
+    res.write(chunk({ role: 'assistant', content: '' }))
+    if ('chunkError' in script) {
+      for (const text of script.after) res.write(chunk({ content: text }))
+      res.end(`data: ${JSON.stringify({ error: { message: script.chunkError } })}\n\n`)
+      return
+    }
+    if ('toolCalls' in script) {
+      for (const text of script.content ?? []) res.write(chunk({ content: text }))
+      script.toolCalls.forEach((call, index) => {
+        const args = JSON.stringify(call.args)
+        const half = Math.floor(args.length / 2)
+        res.write(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: args.slice(0, half) } }] }))
+        res.write(chunk({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] }))
+      })
+      res.end(`${chunk({}, 'tool_calls')}data: [DONE]\n\n`)
+      return
+    }
+    for (const text of ('reasoning' in script ? script.reasoning ?? [] : [])) res.write(chunk({ reasoning_content: text }))
+    let sent = 0
+    for (const text of script.content) {
+      if (closed) return
+      if ('breakAfter' in script && sent === script.breakAfter) { res.socket?.destroy(); return }
+      res.write(chunk({ content: text }))
+      sent++
+      if ('delayMs' in script && script.delayMs !== undefined) await sleep(script.delayMs)
+    }
+    if ('omitDone' in script && script.omitDone === true) { res.end(); return }
+    res.end(`${chunk({}, 'stop')}data: [DONE]\n\n`)
+  }
+
+  const server: Server = createServer((req, res) => {
+    let raw = ''
+    req.on('data', (c) => { raw += String(c) })
+    req.on('end', () => {
+      const body = JSON.parse(raw) as { messages: Array<{ role: string, content: string | null }> }
+      requests.push({ headers: req.headers, body })
+      const lastUser = [...body.messages].reverse().find((m) => m.role === 'user')?.content ?? ''
+      const script = queue.shift() ?? { content: ['Echo: ', lastUser] }
+      answer(script, res).catch(() => res.destroy())
+    })
+  })
+  server.keepAliveTimeout = 60_000
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    requests,
+    enqueue: (...scripts) => { queue.push(...scripts) },
+    cancelled: () => cancelled,
+    close: async () => {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+    }
+  }
+}
