@@ -1,4 +1,37 @@
+import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import type { Config } from '../../config.ts'
+import { simulatorHtml } from './page.ts'
+import { simulatorJs } from './script.ts'
+import { simulatorCss } from './style.ts'
 
-export const simulatorRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async () => {}
+// Everything is served from this origin and nothing inline runs, so the policy can be this strict.
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+const asset = (type: string, body: string) => ({ type, body })
+
+/**
+ * `GET /simulator`: a feature-phone page that drives `/api/ussd` like an aggregator, for demos
+ * and manual testing. Off in production unless SIMULATOR_ENABLED=true.
+ */
+export const simulatorRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
+  const assets: Record<string, { type: string, body: string }> = {
+    '/simulator': asset('text/html; charset=utf-8', simulatorHtml(config.USSD_APP_NAME)),
+    '/simulator/app.js': asset('text/javascript; charset=utf-8', simulatorJs),
+    '/simulator/style.css': asset('text/css; charset=utf-8', simulatorCss)
+  }
+  for (const [url, { type, body }] of Object.entries(assets)) {
+    app.get(url, {
+      schema: {
+        tags: ['simulator'],
+        summary: url === '/simulator' ? 'Feature-phone simulator page' : 'Simulator asset',
+        response: { 200: { description: type, content: { [type.split(';')[0] ?? type]: { schema: Type.String() } } } }
+      }
+    }, async (_request, reply) => await reply
+      .type(type)
+      .header('content-security-policy', CSP)
+      .header('cache-control', 'no-cache')
+      .header('referrer-policy', 'no-referrer')
+      .send(body))
+  }
+}

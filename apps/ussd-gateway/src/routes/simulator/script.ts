@@ -1,0 +1,95 @@
+/**
+ * Browser code of the simulator (served as /simulator/app.js). It behaves like an aggregator:
+ * a session id per call, the cumulative text joined with `*`, form-encoded posts, and the
+ * end-of-session notification on hang-up. No inline script, so the page runs under a strict CSP.
+ */
+export const simulatorJs = `'use strict'
+const $ = (id) => document.getElementById(id)
+const display = $('display'), input = $('input'), log = $('log'), stateLabel = $('session-state')
+let session = null
+
+const fields = () => ({ phoneNumber: $('phone').value.trim(), serviceCode: $('service-code').value.trim(), networkCode: $('network-code').value.trim() })
+
+function show (text, state) {
+  display.textContent = text
+  stateLabel.textContent = state
+  input.value = ''
+  input.placeholder = session ? 'Reply' : '*384*123#'
+  input.focus()
+}
+
+function record (text, reply) {
+  const item = document.createElement('li')
+  item.textContent = 'hop ' + session.hops + ' (' + text.length + ' chars of text) -> ' + reply.split('\\n')[0]
+  log.prepend(item)
+}
+
+async function post (url, body) {
+  const json = $('json').checked
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': json ? 'application/json' : 'application/x-www-form-urlencoded' },
+    body: json ? JSON.stringify(body) : new URLSearchParams(body).toString()
+  })
+  return await response.text()
+}
+
+async function hop (text) {
+  const { phoneNumber, networkCode } = fields()
+  session.hops += 1
+  let reply
+  try {
+    reply = await post('/api/ussd', { sessionId: session.id, serviceCode: session.serviceCode, phoneNumber, networkCode, text })
+  } catch {
+    session = null
+    show('Connection problem or invalid MMI code.', 'Idle')
+    return
+  }
+  session.text = text
+  record(text, reply)
+  if (reply.startsWith('CON ')) {
+    show(reply.slice(4), 'Session')
+  } else {
+    session = null
+    show(reply.startsWith('END ') ? reply.slice(4) : 'Connection problem or invalid MMI code.', 'Ended')
+  }
+}
+
+// A dialled code that extends the configured one (*384*123*1*2#) starts with text "1*2".
+async function call () {
+  const dialled = input.value.trim()
+  const base = fields().serviceCode
+  if (!/^\\*\\d+(\\*\\d+)*#$/.test(dialled)) {
+    show('Invalid MMI code. Dial a code like ' + base, 'Idle')
+    return
+  }
+  const stem = base.slice(0, -1)
+  const extra = dialled !== base && dialled.startsWith(stem + '*') ? dialled.slice(stem.length + 1, -1) : ''
+  session = { id: 'SIM_' + crypto.randomUUID(), serviceCode: extra !== '' || dialled === base ? base : dialled, text: '', hops: 0 }
+  log.replaceChildren()
+  show('Running USSD code...', 'Session')
+  await hop(extra)
+}
+
+async function hangUp () {
+  if (session === null) return
+  const ended = session
+  session = null
+  show('Session ended.', 'Idle')
+  await post('/api/ussd/events', { sessionId: ended.id, phoneNumber: fields().phoneNumber, serviceCode: ended.serviceCode, status: 'Incomplete', hopsCount: String(ended.hops) })
+}
+
+$('entry').addEventListener('submit', (event) => {
+  event.preventDefault()
+  if (session === null) { void call(); return }
+  const value = input.value
+  void hop(session.text === '' ? value : session.text + '*' + value)
+})
+$('call').addEventListener('click', () => { if (session === null) void call() })
+$('hangup').addEventListener('click', () => { void hangUp() })
+$('clear').addEventListener('click', () => { input.value = input.value.slice(0, -1); input.focus() })
+for (const key of document.querySelectorAll('[data-key]')) {
+  key.addEventListener('click', () => { input.value += key.dataset.key; input.focus() })
+}
+input.focus()
+`

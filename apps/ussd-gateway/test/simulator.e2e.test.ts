@@ -1,0 +1,112 @@
+import { existsSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { buildApp } from '../src/app.ts'
+import { loadConfig } from '../src/config.ts'
+import { OPERATOR_TOKEN, setupApp, TEST_PIN_KEY, type TestContext } from './helper.ts'
+
+const CHROMIUM = '/usr/bin/chromium'
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+
+// Chromium comes from Debian's package (scripts/ensure-chromium.sh in CI); without it this file is skipped.
+describe.runIf(existsSync(CHROMIUM))('phone simulator in headless Chromium', () => {
+  let ctx: TestContext
+  let browser: Browser
+  let page: Page
+  let base: string
+
+  beforeAll(async () => {
+    ctx = await setupApp({ SIMULATOR_ENABLED: 'true' })
+    base = await ctx.app.listen({ host: '127.0.0.1', port: 0 })
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS })
+    page = await browser.newPage()
+  }, 60_000)
+  afterAll(async () => {
+    await browser?.close()
+    await ctx?.close()
+  })
+
+  const screen = async () => (await page.locator('#display').textContent()) ?? ''
+  const type = async (value: string) => {
+    await page.fill('#input', value)
+    await page.click('#send')
+  }
+  const waitFor = async (pattern: RegExp) => {
+    await expect.poll(screen, { timeout: 10_000 }).toMatch(pattern)
+    return await screen()
+  }
+
+  it('dials with the keypad, walks the menus, signs up and hangs up like a phone', async () => {
+    const errors: string[] = []
+    page.on('pageerror', (error) => errors.push(error.message))
+    page.on('console', (message) => { if (message.type() === 'error') errors.push(message.text()) })
+    const response = await page.goto(`${base}/simulator`)
+    expect(response?.headers()['content-security-policy']).toContain("script-src 'self'")
+    await page.fill('#phone', '+254700111222')
+    for (const key of ['*', '3', '8', '4', '*', '1', '2', '3', '#']) await page.click(`[data-key="${key}"]`)
+    expect(await page.inputValue('#input')).toBe('*384*123#')
+    await page.click('#call')
+    expect(await waitFor(/^Welcome to Impact Platform/)).toBe('Welcome to Impact Platform\n1. Know More\n2. Account\n3. Language/Lugha\n*. Exit')
+
+    await type('1')
+    await waitFor(/Information/)
+    await type('3')
+    expect(await waitFor(/^We never ask/)).toMatch(/98\. More\n0\. Back$/)
+    await type('98')
+    await waitFor(/^(?!We never ask)/)
+    await type('*')
+    await waitFor(/^Welcome/)
+
+    await type('2')
+    await waitFor(/^Account/)
+    await type('2')
+    await waitFor(/full name/)
+    await type('Achieng Otieno')
+    await waitFor(/email/)
+    await type('00')
+    await waitFor(/Create a 5-digit PIN/)
+    await type('48213')
+    await waitFor(/Confirm/)
+    await type('48213')
+    const created = await waitFor(/Account created!/)
+    if (process.env.SIMULATOR_SCREENSHOT !== undefined) await page.screenshot({ path: process.env.SIMULATOR_SCREENSHOT })
+    expect(created).toMatch(/Your Customer ID: C[0-9A-F]{8}/)
+    expect(await page.textContent('#session-state')).toBe('Session')
+
+    const sessions = await ctx.app.inject({ method: 'GET', url: '/api/ussd/sessions', headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })
+    expect(sessions.json().count).toBe(1)
+    await page.click('#hangup')
+    await waitFor(/^Session ended\./)
+    await expect.poll(async () => (await ctx.app.inject({ method: 'GET', url: '/api/ussd/sessions', headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })).json().count).toBe(0)
+    expect(errors).toEqual([])
+  })
+
+  it('shows END screens and starts over on the next call, also for shortcut dials', async () => {
+    await page.goto(`${base}/simulator`)
+    await page.fill('#input', '*384*123*1*2#')
+    await page.click('#call')
+    expect(await waitFor(/^Create an account/)).toContain('98. More')
+    await type('*')
+    await waitFor(/^Welcome/)
+    await type('*')
+    expect(await waitFor(/Goodbye/)).toBe('Thank you for using Impact Platform. Goodbye!')
+    expect(await page.textContent('#session-state')).toBe('Ended')
+    await page.fill('#input', '*384*123#')
+    await page.click('#call')
+    await waitFor(/^Welcome/)
+  })
+})
+
+describe('GET /simulator', () => {
+  it('is off in production unless enabled', async () => {
+    const base = { NODE_ENV: 'production', LOG_LEVEL: 'silent', DATA_DIR: 'memory://', PIN_ENCRYPTION_KEY: TEST_PIN_KEY, MIGRATE_ON_START: 'never', DATABASE_URL: 'postgres://unused.invalid/none' }
+    for (const [enabled, status] of [[undefined, 404], ['true', 200]] as const) {
+      const app = await buildApp(loadConfig({ ...base, ...(enabled !== undefined ? { SIMULATOR_ENABLED: enabled } : {}) }))
+      try {
+        expect((await app.inject({ method: 'GET', url: '/simulator' })).statusCode).toBe(status)
+      } finally {
+        await app.close()
+      }
+    }
+  })
+})
