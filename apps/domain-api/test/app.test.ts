@@ -37,4 +37,15 @@ describe('domain-api service basics', () => {
     expect(spec.json()).toMatchObject({ openapi: '3.1.0', info: { title: 'Domain API' } })
     expect(Object.keys(spec.json().paths)).toContain('/health')
   })
+
+  it('documents the API key scheme and the routes that need it', async () => {
+    const spec = (await app.inject({ method: 'GET', url: '/docs/json' })).json()
+    expect(spec.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' })
+    expect(spec.paths['/v1/domains'].post.security).toEqual([{ apiKey: [] }])
+    expect(spec.paths['/v1/domains'].post.responses['201'].headers.location).toBeDefined()
+    expect(Object.keys(spec.paths)).toEqual(expect.arrayContaining([
+      '/v1/domains/{did}', '/v1/domains/{did}/history', '/v1/domains/{did}/verification-proposals',
+      '/v1/verification-proposals/{id}/votes', '/v1/api-keys', '/v1/api-keys/{id}'
+    ]))
+  })
 })

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Kysely } from 'kysely'
-import { updateDomain } from '../db/domain.repository.ts'
+import { findDomain, updateDomain } from '../db/domain.repository.ts'
 import { insertEvents } from '../db/event.repository.ts'
 import { findProposal, insertProposal, insertVote, listVotes, lockProposal, updateProposal } from '../db/proposal.repository.ts'
 import type { DB, ProposalRow } from '../db/types.ts'
@@ -10,7 +10,7 @@ import {
 import type { CreateProposalBody, Proposal, VoteChoice } from '../schemas/proposal.ts'
 import type { Caller } from './api-keys.ts'
 import type { Clock } from './clock.ts'
-import { callerEvent, describeTally, lockAndSettle, settleDomain } from './lifecycle.ts'
+import { callerEvent, describeTally, isDue, lockAndSettle, settleDomain } from './lifecycle.ts'
 import { toProposal } from './records.ts'
 
 export interface VerificationSettings {
@@ -42,7 +42,9 @@ export function createGovernanceService ({ db, clock, settings }: { db: Kysely<D
   async function read (id: string): Promise<Proposal> {
     const now = clock()
     let row = await findProposal(db, id)
-    if (row?.status === 'open' && row.deadline <= now) {
+    // An open proposal closes when its period ends or when its domain expires first.
+    const domain = row?.status === 'open' ? await findDomain(db, row.domain_did) : undefined
+    if (row !== undefined && domain !== undefined && isDue(domain, { status: row.status, deadline: row.deadline }, now)) {
       await settleDomain(db, row.domain_did, now)
       row = await findProposal(db, id)
     }

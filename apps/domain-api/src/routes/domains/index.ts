@@ -43,7 +43,7 @@ const domainRoutes: FastifyPluginAsyncTypebox<DomainRoutesOptions> = async (app,
       headers: IdempotencyHeadersSchema,
       body: CreateDomainBodySchema,
       response: {
-        201: { ...DomainSchema, headers: Type.Object(CreatedHeaders) },
+        201: { ...DomainSchema, headers: CreatedHeaders },
         ...errorResponses(400, 401, 403, 422)
       }
     }

@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ConfigError } from '@impact/service-kit'
+import { loadConfig } from '../src/config.ts'
+import { resolveAdminKey } from '../src/services/dev-admin-key.ts'
+
+const strongKey = () => randomBytes(36).toString('base64url')
+const issuesOf = (env: Record<string, string>) => {
+  try {
+    loadConfig(env)
+    return []
+  } catch (error) {
+    if (error instanceof ConfigError) return error.issues
+    throw error
+  }
+}
+
+describe('configuration', () => {
+  it('has safe defaults for governance', () => {
+    expect(loadConfig({})).toMatchObject({ VERIFICATION_QUORUM: 3, VERIFICATION_THRESHOLD: 0.6, VERIFICATION_PERIOD_SECONDS: 604_800, PORT: 3001 })
+  })
+
+  it('refuses a bootstrap admin key shorter than 32 characters, without echoing it', () => {
+    const issues = issuesOf({ DOMAIN_API_ADMIN_KEY: 'short-admin-key' })
+    expect(issues.join()).toContain('DOMAIN_API_ADMIN_KEY')
+    expect(issues.join()).not.toContain('short-admin-key')
+  })
+
+  it('refuses a hand-made admin key in production but accepts a random one', () => {
+    expect(issuesOf({ NODE_ENV: 'production', DOMAIN_API_ADMIN_KEY: 'a'.repeat(40) }).join()).toContain('too weak')
+    expect(issuesOf({ NODE_ENV: 'production', DOMAIN_API_ADMIN_KEY: 'change-me-please-this-is-the-admin-key-0123' }).join()).toContain('too weak')
+    expect(issuesOf({ NODE_ENV: 'production', DOMAIN_API_ADMIN_KEY: strongKey() })).toEqual([])
+    expect(issuesOf({ NODE_ENV: 'development', DOMAIN_API_ADMIN_KEY: 'a'.repeat(40) })).toEqual([])
+  })
+
+  it.each([
+    [{ VERIFICATION_QUORUM: '0' }, 'VERIFICATION_QUORUM'],
+    [{ VERIFICATION_THRESHOLD: '0' }, 'VERIFICATION_THRESHOLD'],
+    [{ VERIFICATION_THRESHOLD: '1.5' }, 'VERIFICATION_THRESHOLD'],
+    [{ VERIFICATION_PERIOD_SECONDS: 'soon' }, 'VERIFICATION_PERIOD_SECONDS'],
+    [{ DOMAIN_API_ADMIN_ACCOUNT: 'admin' }, 'DOMAIN_API_ADMIN_ACCOUNT']
+  ])('refuses %j', (env, name) => {
+    expect(issuesOf(env).join()).toContain(name)
+  })
+})
+
+describe('development admin key', () => {
+  it('is generated once into DATA_DIR (mode 0600) when none is configured in development', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'domain-api-'))
+    try {
+      const config = loadConfig({ NODE_ENV: 'development', DATA_DIR: dir })
+      const first = resolveAdminKey(config)
+      expect(first?.key).toMatch(/^dk_[A-Za-z0-9_-]{43}$/)
+      expect(statSync(join(dir, 'admin-key')).mode & 0o777).toBe(0o600)
+      expect(resolveAdminKey(config)?.key).toBe(first?.key)
+      expect(resolveAdminKey(loadConfig({ NODE_ENV: 'production', DATA_DIR: dir }))).toBeUndefined()
+      expect(resolveAdminKey(loadConfig({ NODE_ENV: 'test', DATA_DIR: dir }))).toBeUndefined()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})

@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { FastifyBaseLogger } from 'fastify'
+import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
+import type { Database } from '@impact/persistence'
+import { loadConfig } from '../../src/config.ts'
+import { openAppDatabase } from '../../src/db/open.ts'
+import type { DB } from '../../src/db/types.ts'
+import type { Caller } from '../../src/services/api-keys.ts'
+import { createDomainService } from '../../src/services/domains.ts'
+import { createGovernanceService } from '../../src/services/governance.ts'
+import { startSweeper } from '../../src/services/sweeper.ts'
+import { PROTOCOL, testClock } from '../helper.ts'
+
+const caller: Caller = { keyId: 'k1', name: 'test', roles: ['registrar', 'compliance'], account: 'did:ixo:tester' }
+const silentLog = { info () {}, warn () {} } as unknown as FastifyBaseLogger
+let testDb: TestDatabase
+let database: Database<DB>
+
+beforeAll(async () => {
+  testDb = await createTestDatabase()
+  database = await openAppDatabase(loadConfig({ NODE_ENV: 'test', ...testDb.env }))
+})
+afterAll(async () => {
+  await database?.close()
+  await testDb?.drop()
+})
+
+describe('background sweep', () => {
+  it('records ended voting periods and expiries without any read, and forgets old idempotency keys', async () => {
+    const clock = testClock()
+    const { db } = database
+    const domains = createDomainService({ db, clock: clock.now, idempotencyTtlMs: 60_000 })
+    const governance = createGovernanceService({ db, clock: clock.now, settings: { quorum: 2, threshold: 0.5, periodMs: 1000 } })
+    const reviewed = await domains.create(caller, { type: 'Project', class: PROTOCOL })
+    const proposal = await governance.propose(caller, reviewed.domain.did, { evidence: 'https://evidence.example/a' })
+    const expiring = await domains.create(caller, { type: 'Project', class: PROTOCOL, validUntil: clock.at(500) }, 'idem-1')
+    clock.advance(61_000)
+
+    const sweeper = startSweeper({ db, clock: clock.now, log: silentLog, intervalMs: 0, idempotencyTtlMs: 60_000 })
+    await sweeper.run()
+    await sweeper.stop()
+
+    const statuses = await db.selectFrom('domains').select(['did', 'status']).where('did', 'in', [reviewed.domain.did, expiring.domain.did]).execute()
+    expect(Object.fromEntries(statuses.map((r) => [r.did, r.status]))).toEqual({ [reviewed.domain.did]: 'rejected', [expiring.domain.did]: 'expired' })
+    const stored = await db.selectFrom('verification_proposals').select('status').where('id', '=', proposal.id).executeTakeFirstOrThrow()
+    expect(stored.status).toBe('rejected')
+    expect(await db.selectFrom('idempotency_keys').selectAll().execute()).toHaveLength(0)
+    const events = await db.selectFrom('domain_events').select('event').where('domain_did', '=', expiring.domain.did).execute()
+    expect(events.map((e) => e.event)).toEqual(['created', 'expired'])
+  })
+})
