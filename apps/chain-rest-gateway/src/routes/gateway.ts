@@ -38,6 +38,7 @@ export async function gatewayRoutes (app: FastifyInstance, options: GatewayRoute
 
 function registerRoute (app: FastifyInstance, route: GatewayRoute, deps: TranscoderDeps, schemas: ReturnType<typeof createSchemaBuilder>) {
   const transcode = createTranscoder(route, deps)
+  const cache = deps.cache.enabled ? deps.cache : undefined
   const { bindings, fastifyPath, template } = route.compiled
   const method = route.method
   const shared: RouteShorthandOptions = { validatorCompiler: passThroughValidator, serializerCompiler: passThroughSerializer }
@@ -61,10 +62,15 @@ function registerRoute (app: FastifyInstance, route: GatewayRoute, deps: Transco
       response: { 200: schemas.messageSchema(method.output), ...ERROR_RESPONSES }
     },
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
-      const values = bindingValues(bindings, request.params as Record<string, string>)
-      if (values === undefined) throw notFoundError()
       const height = requestedHeight(request.headers['x-cosmos-block-height'])
-      const answer = await transcode(values, request.query as Record<string, unknown>, height)
+      // A URL answered before is served from the cache without parsing it again.
+      const rawKey = cache !== undefined ? `${route.grpcPath} ${height} ${request.url}` : undefined
+      let answer = rawKey !== undefined ? cache?.peek(rawKey) : undefined
+      if (answer === undefined) {
+        const values = bindingValues(bindings, request.params as Record<string, string>)
+        if (values === undefined) throw notFoundError()
+        answer = await transcode(values, request.query as Record<string, unknown>, height, rawKey)
+      }
       if (answer.height !== undefined) {
         reply.header(HEIGHT_RESPONSE_HEADER, answer.height)
         reply.header(GRPC_HEIGHT_RESPONSE_HEADER, answer.height)

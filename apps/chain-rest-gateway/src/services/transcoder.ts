@@ -2,7 +2,7 @@ import { fromBinary } from '@bufbuild/protobuf'
 import { ChainStatusError, GrpcCode, invalidArgument } from '../errors.ts'
 import { createRequestBuilder } from './request-builder.ts'
 import type { JsonWriter } from './json-writer.ts'
-import type { CachedAnswer, CacheOutcome, ResponseCache } from './response-cache.ts'
+import type { CachedAnswer, ResponseCache } from './response-cache.ts'
 import type { GatewayRoute } from './route-catalog.ts'
 import type { UpstreamPool } from './upstream-pool.ts'
 
@@ -11,7 +11,6 @@ export interface TranscoderDeps {
   cache: ResponseCache
   writer: JsonWriter
   timeoutMs: number
-  onOutcome?: (outcome: CacheOutcome) => void
 }
 
 const INT64_MAX = 2n ** 63n - 1n
@@ -43,11 +42,11 @@ export function createTranscoder (route: GatewayRoute, deps: TranscoderDeps) {
     } catch {
       throw new ChainStatusError(GrpcCode.INTERNAL, `cannot decode the ${output.typeName} answer of the chain node`)
     }
-    return { body: deps.writer(output, message as unknown as Record<string, unknown>), height: result.height }
+    return { body: Buffer.from(deps.writer(output, message as unknown as Record<string, unknown>), 'utf8'), height: result.height }
   }
 
-  return async function transcode (pathValues: Array<[string, string]>, query: Record<string, unknown>, height: string): Promise<CachedAnswer> {
+  return async function transcode (pathValues: Array<[string, string]>, query: Record<string, unknown>, height: string, rawKey?: string): Promise<CachedAnswer> {
     const request = builder.encode(pathValues, query)
-    return await deps.cache.get(route.grpcPath, height, request, async () => await fetch(request, height), deps.onOutcome)
+    return await deps.cache.get(route.grpcPath, height, request, async () => await fetch(request, height), rawKey)
   }
 }
