@@ -3,7 +3,7 @@
 // (custom options included, which protobufjs' own descriptor export drops) with @bufbuild/protobuf.
 import { readdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname, isAbsolute, join, relative, sep } from 'node:path'
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import protobuf from 'protobufjs'
 import { create, createFileRegistry, setExtension, toBinary, type DescExtension, type FileRegistry, type Message } from '@bufbuild/protobuf'
 import {
@@ -105,7 +105,7 @@ function messageDescriptor (type: protobuf.Type, pending: PendingOption[]): Desc
   const nested = type.nestedArray
   return create(DescriptorProtoSchema, {
     name: type.name,
-    field: [...type.fieldsArray].sort((a, b) => a.id - b.id).map((field) => {
+    field: type.fieldsArray.map((field) => {
       const index = field.partOf !== null ? oneofs.indexOf(field.partOf.name) : -1
       return fieldDescriptor(field, pending, index >= 0 ? index : undefined)
     }),
@@ -154,7 +154,8 @@ function packageNamespace (root: protobuf.Root, pkg: string): protobuf.Namespace
 }
 
 /** Builds the descriptor set of every .proto file under `protoDir`, well-known types included. */
-export function buildDescriptorSet (protoDir: string): Uint8Array {
+export function buildDescriptorSet (dir: string): Uint8Array {
+  const protoDir = resolve(dir)
   const files = listProtoFiles(protoDir)
   const root = new protobuf.Root()
   root.resolvePath = (_origin, target) => {
