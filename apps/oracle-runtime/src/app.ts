@@ -47,6 +47,8 @@ const CORS_HEADERS = ['Content-Type', 'Authorization', 'x-ucan-delegation', 'x-m
 
 /** Builds oracle-runtime unlistened; tests and server.ts share it. */
 export async function buildApp (config: Config, options: AppOptions = {}): Promise<App> {
+  // Misconfigured plugins stop the app before anything is opened.
+  const resolved = resolvePlugins([...BUILTIN_PLUGINS, ...(options.plugins ?? [])], options.features ?? {}, config)
   const database = await openAppDatabase(config)
   const state = createSharedState({ url: config.REDIS_URL, prefix: options.statePrefix ?? 'oracle:' })
   const cleanup: Array<() => Promise<void>> = [async () => { await state.close() }, async () => { await database.close() }]
@@ -90,7 +92,6 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
     await clientTools.start()
     await turns.start()
 
-    const resolved = resolvePlugins([...BUILTIN_PLUGINS, ...(options.plugins ?? [])], options.features ?? {}, config)
     const plugins: LoadedPlugin[] = []
     for (const definition of resolved.enabled) {
       const plugin = await definition.setup({ db: database.db, config, state, bus, oracle: { did: identity.did, name: config.ORACLE_NAME }, log: app.log.child({ plugin: definition.name }) })

@@ -99,7 +99,7 @@ export function createTurnService (deps: { db: Kysely<DB>, agent: AgentDeps, plu
         content: result.content,
         toolCalls: result.toolCalls,
         ...(result.reasoning !== '' ? { reasoning: result.reasoning } : {}),
-        ...(result.outcome !== 'completed' ? { metadata: { [result.outcome]: true } } : {})
+        ...(result.outcome !== 'completed' ? { metadata: { [result.outcome]: true, ...(turn.reason() === 'disconnected' ? { disconnected: true } : {}) } } : {})
       })
       await touchSession(db, sessionId)
     }

@@ -18,6 +18,8 @@ export interface Harness {
   app: Awaited<ReturnType<typeof buildApp>>
   oracleDid: string
   oracleKey: string
+  /** Pass as `shared` to build a second replica on the same database and shared state. */
+  shared: { database: TestDatabase, prefix: string }
   user: () => Promise<TestUser>
   close: () => Promise<void>
 }
@@ -44,6 +46,7 @@ export async function createHarness (env: Record<string, string> = {}, options: 
     app,
     oracleDid,
     oracleKey,
+    shared: { database, prefix },
     async user () {
       const signer = await generateSigner()
       const invocation = await mintInvocation({ issuer: signer, audience: oracleDid })

@@ -63,7 +63,7 @@ export async function startLoopbackLlm (): Promise<LoopbackLlm> {
     let sent = 0
     for (const text of script.content) {
       if (closed) return
-      if ('breakAfter' in script && sent === script.breakAfter) { res.socket?.destroy(); return }
+      if ('breakAfter' in script && sent === script.breakAfter) { await sleep(30); res.socket?.destroy(); return }
       res.write(chunk({ content: text }))
       sent++
       if ('delayMs' in script && script.delayMs !== undefined) await sleep(script.delayMs)

@@ -62,27 +62,39 @@ export async function runTurn (deps: AgentDeps, input: TurnInput): Promise<TurnR
       const lastStep = step === deps.maxSteps - 1
       const calls = new Map<number, { id: string, name: string, arguments: string }>()
       let stepContent = ''
-      let reasoned = false
-      for await (const chunk of deps.model.stream({ model: input.model, messages, tools: lastStep ? [] : definitions, signal })) {
-        if (signal.aborted) break
-        if (chunk.type === 'content') {
-          stepContent += chunk.text
-          emit('message', { content: chunk.text, timestamp: now() })
-        } else if (chunk.type === 'reasoning') {
-          if (!reasoned && result.reasoning !== '') result.reasoning += '\n'
-          reasoned = true
-          result.reasoning += chunk.text
-          emit('reasoning', { sessionId, requestId, reasoning: chunk.text, reasoningDetails: [{ type: 'thinking', text: chunk.text }], isComplete: false, timestamp: now() })
-        } else {
-          const call = calls.get(chunk.index) ?? { id: '', name: '', arguments: '' }
-          if (chunk.id !== undefined) call.id = chunk.id
-          if (chunk.name !== undefined) call.name += chunk.name
-          if (chunk.arguments !== undefined) call.arguments += chunk.arguments
-          calls.set(chunk.index, call)
-        }
+      let reasoning: 'none' | 'open' | 'closed' = 'none'
+      // The last reasoning frame (isComplete) goes out as soon as the model moves on to answering.
+      const closeReasoning = () => {
+        if (reasoning !== 'open') return
+        reasoning = 'closed'
+        emit('reasoning', { sessionId, requestId, reasoning: '', reasoningDetails: [], isComplete: true, timestamp: now() })
       }
-      if (reasoned) emit('reasoning', { sessionId, requestId, reasoning: '', reasoningDetails: [], isComplete: true, timestamp: now() })
-      result.content += stepContent
+      try {
+        for await (const chunk of deps.model.stream({ model: input.model, messages, tools: lastStep ? [] : definitions, signal })) {
+          if (signal.aborted) break
+          if (chunk.type === 'content') {
+            closeReasoning()
+            stepContent += chunk.text
+            // Kept as it arrives, so an aborted turn still stores what the user already saw.
+            result.content += chunk.text
+            emit('message', { content: chunk.text, timestamp: now() })
+          } else if (chunk.type === 'reasoning') {
+            if (reasoning === 'none' && result.reasoning !== '') result.reasoning += '\n'
+            reasoning = 'open'
+            result.reasoning += chunk.text
+            emit('reasoning', { sessionId, requestId, reasoning: chunk.text, reasoningDetails: [{ type: 'thinking', text: chunk.text }], isComplete: false, timestamp: now() })
+          } else {
+            closeReasoning()
+            const call = calls.get(chunk.index) ?? { id: '', name: '', arguments: '' }
+            if (chunk.id !== undefined) call.id = chunk.id
+            if (chunk.name !== undefined) call.name += chunk.name
+            if (chunk.arguments !== undefined) call.arguments += chunk.arguments
+            calls.set(chunk.index, call)
+          }
+        }
+      } finally {
+        closeReasoning()
+      }
       if (signal.aborted) { result.outcome = 'aborted'; return result }
       if (calls.size === 0) return result
 
