@@ -20,54 +20,66 @@ export interface ResponseCacheOptions {
 }
 
 interface Entry {
+  key: string
   answer: CachedAnswer
   expires: number
   size: number
+  /** Used since the eviction sweep last passed it (second-chance LRU: hits never reorder the map). */
+  used: boolean
+  removed: boolean
 }
 
 export function createResponseCache (options: ResponseCacheOptions) {
   const entries = new Map<string, Entry>()
   const inflight = new Map<string, Promise<CachedAnswer>>()
-  const aliases = new Map<string, string>()
+  const aliases = new Map<string, Entry>()
   let bytes = 0
 
   const keyOf = (method: string, height: string, request: Uint8Array) =>
     `${method}\n${height}\n${Buffer.from(request.buffer, request.byteOffset, request.byteLength).toString('base64')}`
 
-  function remove (key: string, entry: Entry) {
-    entries.delete(key)
+  function remove (entry: Entry) {
+    entries.delete(entry.key)
+    entry.removed = true
     bytes -= entry.size
   }
 
-  function store (key: string, answer: CachedAnswer, ttlMs: number) {
+  function store (key: string, answer: CachedAnswer, ttlMs: number): Entry | undefined {
     const size = answer.body.byteLength + key.length
-    if (size > options.maxBytes) return
+    if (size > options.maxBytes) return undefined
     const previous = entries.get(key)
-    if (previous !== undefined) remove(key, previous)
-    entries.set(key, { answer, expires: ttlMs === Infinity ? Infinity : Date.now() + ttlMs, size })
+    if (previous !== undefined) remove(previous)
+    const entry: Entry = { key, answer, expires: ttlMs === Infinity ? Infinity : Date.now() + ttlMs, size, used: false, removed: false }
+    entries.set(key, entry)
     bytes += size
-    // Map order is insertion order, refreshed on every hit: the first keys are the least recently used.
-    for (const [oldKey, oldEntry] of entries) {
-      if (entries.size <= options.maxEntries && bytes <= options.maxBytes) break
-      remove(oldKey, oldEntry)
+    // Oldest first; an entry used since the last sweep gets a second chance at the back.
+    while (entries.size > options.maxEntries || bytes > options.maxBytes) {
+      const oldest = entries.values().next().value!
+      if (oldest.used && oldest !== entry) {
+        oldest.used = false
+        entries.delete(oldest.key)
+        entries.set(oldest.key, oldest)
+      } else {
+        remove(oldest)
+      }
     }
+    return entry.removed ? undefined : entry
   }
 
-  function lookup (key: string): CachedAnswer | undefined {
-    const entry = entries.get(key)
-    if (entry === undefined) return undefined
+  function live (entry: Entry | undefined): CachedAnswer | undefined {
+    if (entry === undefined || entry.removed) return undefined
     if (entry.expires <= Date.now()) {
-      remove(key, entry)
+      remove(entry)
       return undefined
     }
-    entries.delete(key)
-    entries.set(key, entry)
+    entry.used = true
     return entry.answer
   }
 
-  function alias (rawKey: string, key: string) {
+  function alias (rawKey: string, entry: Entry | undefined) {
+    if (entry === undefined) return
     if (aliases.size >= options.maxEntries) aliases.delete(aliases.keys().next().value!)
-    aliases.set(rawKey, key)
+    aliases.set(rawKey, entry)
   }
 
   return {
@@ -75,9 +87,9 @@ export function createResponseCache (options: ResponseCacheOptions) {
 
     /** A kept answer for a raw request key seen before, without decoding the request. */
     peek (rawKey: string): CachedAnswer | undefined {
-      const key = aliases.get(rawKey)
-      if (key === undefined) return undefined
-      const answer = lookup(key)
+      const entry = aliases.get(rawKey)
+      if (entry === undefined) return undefined
+      const answer = live(entry)
       if (answer === undefined) aliases.delete(rawKey)
       return answer
     },
@@ -89,21 +101,23 @@ export function createResponseCache (options: ResponseCacheOptions) {
     async get (method: string, height: string, request: Uint8Array, fetch: () => Promise<CachedAnswer>, rawKey?: string): Promise<CachedAnswer> {
       if (!options.enabled) return await fetch()
       const key = keyOf(method, height, request)
-      const cached = lookup(key)
+      const entry = entries.get(key)
+      const cached = live(entry)
       if (cached !== undefined) {
-        if (rawKey !== undefined) alias(rawKey, key)
+        if (rawKey !== undefined) alias(rawKey, entry)
         return cached
       }
       const pending = inflight.get(key)
       if (pending !== undefined) return await pending
       const call = fetch().then((answer) => {
+        let stored: Entry | undefined
         if (height !== '') {
-          store(key, answer, Infinity)
+          stored = store(key, answer, Infinity)
         } else {
-          if (options.latestTtlMs > 0) store(key, answer, options.latestTtlMs)
+          if (options.latestTtlMs > 0) stored = store(key, answer, options.latestTtlMs)
           if (answer.height !== undefined && answer.height !== '0') store(keyOf(method, answer.height, request), answer, Infinity)
         }
-        if (rawKey !== undefined) alias(rawKey, key)
+        if (rawKey !== undefined) alias(rawKey, stored)
         return answer
       }).finally(() => inflight.delete(key))
       inflight.set(key, call)
@@ -112,6 +126,7 @@ export function createResponseCache (options: ResponseCacheOptions) {
 
     stats: () => ({ entries: entries.size, bytes, inflight: inflight.size }),
     clear () {
+      for (const entry of entries.values()) entry.removed = true
       entries.clear()
       aliases.clear()
       bytes = 0
