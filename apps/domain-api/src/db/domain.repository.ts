@@ -1,71 +1,11 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
-import type { DB, DomainRow, DomainsTable, NewEvent } from './types.ts'
 import type { Updateable } from 'kysely'
+import type { DB, DomainRow, DomainsTable } from './types.ts'
 
 type Db = Kysely<DB> | Transaction<DB>
 
-export interface NewDomain {
-  did: string
-  type: string
-  class: string
-  controllers: string[]
-  metadata: Record<string, unknown>
-  validFrom: Date | null
-  validUntil: Date | null
-  createdByKey: string
-  createdByAccount: string
-  createdAt: Date
-}
-
-export interface IdempotencyClaim {
-  apiKeyId: string
-  key: string
-  fingerprint: string
-  response: Record<string, unknown>
-  /** Rows older than this are forgotten: a new request may reuse their key. */
-  expiredBefore: Date
-}
-
 /** A domain with the summary of its latest verification proposal. */
 export type DomainWithProposal = DomainRow & { p_status: string | null, p_deadline: Date | null }
-
-/**
- * Inserts a domain and its `created` history entry in one statement (one round trip, atomic
- * without an explicit transaction). With an idempotency claim, the claim is inserted first in
- * the same statement: when another request already holds the key the claim inserts nothing and
- * neither does the domain, so concurrent retries create exactly one domain (the unique key
- * makes the second statement wait for the first to commit). Resolves whether it inserted.
- */
-export async function insertDomain (db: Db, domain: NewDomain, event: Omit<NewEvent, 'domain_did'>, claim?: IdempotencyClaim): Promise<boolean> {
-  const claimCte = claim === undefined
-    ? sql``
-    : sql`claim as (
-        insert into idempotency_keys (api_key_id, key, fingerprint, domain_did, response, created_at)
-        values (${claim.apiKeyId}, ${claim.key}, ${claim.fingerprint}, ${domain.did}, ${JSON.stringify(claim.response)}, ${domain.createdAt})
-        on conflict (api_key_id, key) do update
-          set fingerprint = excluded.fingerprint, domain_did = excluded.domain_did, response = excluded.response, created_at = excluded.created_at
-          where idempotency_keys.created_at < ${claim.expiredBefore}
-        returning 1
-      ),`
-  const guard = claim === undefined ? sql`` : sql`where exists (select 1 from claim)`
-  const result = await sql<{ id: string }>`
-    with ${claimCte} inserted as (
-      insert into domains (did, type, class, controllers, metadata, valid_from, valid_until, status,
-        created_by_key, created_by_account, created_at, updated_at)
-      select ${domain.did}, ${domain.type}, ${domain.class}, ${domain.controllers}, ${JSON.stringify(domain.metadata)},
-        ${domain.validFrom}, ${domain.validUntil}, 'draft', ${domain.createdByKey}, ${domain.createdByAccount},
-        ${domain.createdAt}, ${domain.createdAt}
-      ${guard}
-      returning did
-    )
-    insert into domain_events (domain_did, event, from_status, to_status, actor_kind, actor_key, actor_account, reason, at)
-    select did, ${event.event}, ${event.from_status ?? null}, ${event.to_status}, ${event.actor_kind}, ${event.actor_key ?? null},
-      ${event.actor_account ?? null}, ${event.reason ?? null}, ${event.at}
-    from inserted
-    returning id
-  `.execute(db)
-  return result.rows.length > 0
-}
 
 export async function findIdempotencyClaim (db: Db, apiKeyId: string, key: string) {
   return await db.selectFrom('idempotency_keys')

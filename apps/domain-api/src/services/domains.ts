@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import { isUniqueViolation } from '@impact/persistence'
 import {
-  findDomain, findDomainType, findIdempotencyClaim, insertDomain, listDomains, updateDomain,
-  type DomainChanges, type DomainWithProposal, type NewDomain
+  findDomain, findDomainType, findIdempotencyClaim, listDomains, updateDomain, type DomainChanges, type DomainWithProposal
 } from '../db/domain.repository.ts'
+import type { NewDomain } from '../db/domain-insert.repository.ts'
 import { insertEvents, listEvents } from '../db/event.repository.ts'
 import { updateProposal } from '../db/proposal.repository.ts'
 import type { DB, DomainRow } from '../db/types.ts'
@@ -15,6 +15,7 @@ import { ENTITY_DID_PATTERN } from '../schemas/common.ts'
 import type { CreateDomainBody, Domain, ListDomainsQuery, UpdateDomainBody } from '../schemas/domain.ts'
 import type { Caller } from './api-keys.ts'
 import type { Clock } from './clock.ts'
+import { createInsertBatcher } from './create-batcher.ts'
 import { isProtocolType } from './entity-types.ts'
 import { fingerprint } from './fingerprint.ts'
 import { callerEvent, isDue, lockAndSettle, settleDomain, settleDue } from './lifecycle.ts'
@@ -35,6 +36,7 @@ export interface CreateResult { domain: Domain, replayed: boolean }
 export function createDomainService ({ db, clock, idempotencyTtlMs }: { db: Kysely<DB>, clock: Clock, idempotencyTtlMs: number }) {
   // Entity types never change once registered, so a known class's type can be cached for good.
   const classTypes = new Map<string, string>()
+  const batcher = createInsertBatcher(db, idempotencyTtlMs)
 
   async function checkClass (classDid: string) {
     if (!ENTITY_DID.test(classDid)) return
@@ -93,24 +95,9 @@ export function createDomainService ({ db, clock, idempotencyTtlMs }: { db: Kyse
         const domain = toDomain(draftRow(draft), now)
         const claim = idempotencyKey === undefined
           ? undefined
-          : {
-              apiKeyId: caller.keyId,
-              key: idempotencyKey,
-              fingerprint: requestFingerprint,
-              response: domain,
-              expiredBefore: new Date(now.getTime() - idempotencyTtlMs)
-            }
+          : { apiKeyId: caller.keyId, key: idempotencyKey, fingerprint: requestFingerprint, response: domain }
         try {
-          const inserted = await insertDomain(db, draft, {
-            event: 'created',
-            to_status: 'draft',
-            actor_kind: 'api-key',
-            actor_key: caller.keyId,
-            actor_account: caller.account,
-            reason: `registered as ${type} of ${classDid}`,
-            at: now
-          }, claim)
-          if (inserted) return { domain, replayed: false }
+          if (await batcher.insert({ domain: draft, reason: `registered as ${type} of ${classDid}`, claim })) return { domain, replayed: false }
         } catch (error) {
           // 128 random bits do not collide in practice; if they ever do, draw again.
           if (isUniqueViolation(error) && attempt < 3) continue

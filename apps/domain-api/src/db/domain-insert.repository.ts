@@ -1,0 +1,72 @@
+import { sql, type Kysely } from 'kysely'
+import type { DB } from './types.ts'
+
+export interface NewDomain {
+  did: string
+  type: string
+  class: string
+  controllers: string[]
+  metadata: Record<string, unknown>
+  validFrom: Date | null
+  validUntil: Date | null
+  createdByKey: string
+  createdByAccount: string
+  createdAt: Date
+}
+
+export interface IdempotencyClaim {
+  apiKeyId: string
+  key: string
+  fingerprint: string
+  response: Record<string, unknown>
+}
+
+export interface DomainInsert {
+  domain: NewDomain
+  /** Why, for the `created` history entry. */
+  reason: string
+  claim?: IdempotencyClaim | undefined
+}
+
+/**
+ * Inserts domains with their `created` history entries in one statement: one round trip and
+ * one commit for the whole set, atomic without an explicit transaction.
+ *
+ * A row with an idempotency claim is inserted only if its claim is: when another request
+ * already holds the key, the claim inserts nothing and neither does the domain, so concurrent
+ * retries create exactly one domain (the unique key makes a second statement wait for the
+ * first to commit). Claims older than `retentionMs` are taken over. Two rows of one call must
+ * not share a claim key. Resolves the DIDs that were inserted.
+ */
+export async function insertDomains (db: Kysely<DB>, rows: DomainInsert[], retentionMs: number): Promise<Set<string>> {
+  const values = rows.map(({ domain: d, reason, claim }) => sql`(
+    ${d.did}::text, ${d.type}::text, ${d.class}::text, ${d.controllers}::text[], ${JSON.stringify(d.metadata)}::jsonb,
+    ${d.validFrom}::timestamptz, ${d.validUntil}::timestamptz, ${d.createdByKey}::text, ${d.createdByAccount}::text,
+    ${d.createdAt}::timestamptz, ${reason}::text, ${claim?.apiKeyId ?? null}::text, ${claim?.key ?? null}::text,
+    ${claim?.fingerprint ?? null}::text, ${claim !== undefined ? JSON.stringify(claim.response) : null}::jsonb
+  )`)
+  const result = await sql<{ did: string }>`
+    with input (did, type, class, controllers, metadata, valid_from, valid_until, created_by_key, created_by_account,
+      created_at, reason, claim_api_key, claim_key, fingerprint, response) as (values ${sql.join(values)}),
+    claimed as (
+      insert into idempotency_keys (api_key_id, key, fingerprint, domain_did, response, created_at)
+      select claim_api_key, claim_key, fingerprint, did, response, created_at from input where claim_key is not null
+      on conflict (api_key_id, key) do update
+        set fingerprint = excluded.fingerprint, domain_did = excluded.domain_did, response = excluded.response, created_at = excluded.created_at
+        where idempotency_keys.created_at < excluded.created_at - ${retentionMs} * interval '1 millisecond'
+      returning domain_did
+    ),
+    inserted as (
+      insert into domains (did, type, class, controllers, metadata, valid_from, valid_until, status,
+        created_by_key, created_by_account, created_at, updated_at)
+      select did, type, class, controllers, metadata, valid_from, valid_until, 'draft', created_by_key, created_by_account, created_at, created_at
+      from input where claim_key is null or did in (select domain_did from claimed)
+      returning did
+    )
+    insert into domain_events (domain_did, event, from_status, to_status, actor_kind, actor_key, actor_account, reason, at)
+    select i.did, 'created', null, 'draft', 'api-key', i.created_by_key, i.created_by_account, i.reason, i.created_at
+    from input i join inserted using (did)
+    returning domain_did as did
+  `.execute(db)
+  return new Set(result.rows.map((r) => r.did))
+}
