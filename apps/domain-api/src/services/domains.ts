@@ -9,7 +9,7 @@ import { insertEvents, listEvents } from '../db/event.repository.ts'
 import { updateProposal } from '../db/proposal.repository.ts'
 import type { DB, DomainRow } from '../db/types.ts'
 import {
-  DomainClassNotProtocolError, DomainIdempotencyMismatchError, DomainNotControllerError, DomainNotFoundError, DomainStateConflictError
+  DomainClassNotProtocolError, DomainIdempotencyMismatchError, DomainNotControllerError, DomainNotFoundError, DomainStateConflictError, invalid
 } from '../errors.ts'
 import { ENTITY_DID_PATTERN } from '../schemas/common.ts'
 import type { CreateDomainBody, Domain, ListDomainsQuery, UpdateDomainBody } from '../schemas/domain.ts'
@@ -120,8 +120,12 @@ export function createDomainService ({ db, clock, idempotencyTtlMs }: { db: Kyse
       const now = clock()
       const after = decodeKeyset(query.cursor)
       const type = query.type !== undefined ? entityTypeOf(query.type, '/type') : undefined
-      // Listings filter on stored statuses, so record whatever became due first.
-      await settleDue(db, now)
+      if (query.protocol !== undefined && query.class !== undefined && query.protocol !== query.class) {
+        throw invalid('class and protocol filter the same field; send one, or both equal', [{ field: '/protocol', message: 'must equal class' }])
+      }
+      // Listings filter on stored statuses, so record what became due first (a bounded amount:
+      // a backlog is the sweep's job, and the mapping derives the status from the clock anyway).
+      await settleDue(db, now, { maxBatches: 1 })
       const rows = await listDomains(db, {
         type,
         class: query.protocol ?? query.class,

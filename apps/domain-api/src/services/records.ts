@@ -12,14 +12,18 @@ import type { ApiKeyRow, DomainRow, ProposalRow } from '../db/types.ts'
 const iso = (date: Date | null) => (date === null ? null : date.toISOString())
 
 /**
- * What a client sees as the status. `expired` is derived from validUntil so a read is right even
- * before the sweep has recorded the expiry (reads also settle due transitions first).
+ * What a client sees as the status. Expiry and the end of a voting period are derived from the
+ * clock as well, so an answer is right even before the transition is recorded (reads settle due
+ * transitions first; this covers what a bounded settle left for the sweep).
  */
-export function effectiveStatus (row: Pick<DomainRow, 'status' | 'valid_until'>, now: Date): DomainStatus {
+export function effectiveStatus (row: DomainWithProposal, now: Date): DomainStatus {
   if (row.status === 'deactivated') return 'deactivated'
   if (row.valid_until !== null && row.valid_until <= now) return 'expired'
+  if (row.status === 'verification_submitted' && proposalEnded(row, now)) return 'rejected'
   return row.status as DomainStatus
 }
+
+const proposalEnded = (row: DomainWithProposal, now: Date) => row.p_status === 'open' && row.p_deadline !== null && row.p_deadline <= now
 
 export function toDomain (row: DomainWithProposal, now: Date): Domain {
   const status = effectiveStatus(row, now)
@@ -37,7 +41,7 @@ export function toDomain (row: DomainWithProposal, now: Date): Domain {
     verified: row.verified_at !== null,
     usable: status === 'verified' && started,
     verification: row.latest_proposal_id !== null && row.p_status !== null && row.p_deadline !== null
-      ? { proposalId: row.latest_proposal_id, status: row.p_status, deadline: row.p_deadline.toISOString() }
+      ? { proposalId: row.latest_proposal_id, status: proposalEnded(row, now) ? 'rejected' : row.p_status, deadline: row.p_deadline.toISOString() }
       : null,
     createdBy: { keyId: row.created_by_key, account: row.created_by_account },
     createdAt: row.created_at.toISOString(),
