@@ -16,6 +16,8 @@ const SSE_EVENTS: Partial<Record<RuntimeEventName, string>> = {
   message: 'message', reasoning: 'reasoning', tool_call: 'tool_call', action_call: 'action_call', router_update: 'router.update', error: 'error', done: 'done'
 }
 const LEGACY_HISTORY_LIMIT = 1000
+/** The model's context: the newest stored messages (tool rounds are expanded back into chat messages). */
+const CONTEXT_MESSAGES = 40
 
 const validTimezone = (zone: string) => {
   try {
@@ -51,15 +53,29 @@ export const messageRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const did = request.auth?.did as string
     const { sessionId } = request.params
     const body: SendMessage = request.body
-    const session = await findSession(db, did, sessionId, identity.did)
-    if (session === undefined) throw new SessionNotFoundError()
     const model = body.model ?? runtime.models[0] as string
     if (!runtime.models.includes(model)) throw new UnknownModelError(model)
     const headerZone = typeof request.headers['x-timezone'] === 'string' && validTimezone(request.headers['x-timezone']) ? request.headers['x-timezone'] : undefined
     if (body.timezone !== undefined && !validTimezone(body.timezone)) throw new InvalidTimezoneError(body.timezone)
     const requestId = body.requestId ?? request.id
+    // Lease first, then read the session and its history in one go: the lease makes the history
+    // read consistent, and a lease taken on someone else's session is dropped right away.
     const turn = await turns.begin(sessionId, did, requestId)
-    if (turn === undefined) throw new TurnInProgressError()
+    if (turn === undefined) {
+      if (await findSession(db, did, sessionId, identity.did) === undefined) throw new SessionNotFoundError()
+      throw new TurnInProgressError()
+    }
+    let session, history
+    try {
+      [session, history] = await Promise.all([findSession(db, did, sessionId, identity.did), recentMessages(db, sessionId, CONTEXT_MESSAGES)])
+    } catch (error) {
+      await turn.end()
+      throw error
+    }
+    if (session === undefined) {
+      await turn.end()
+      throw new SessionNotFoundError()
+    }
 
     const turnRequest = {
       did,
@@ -72,7 +88,8 @@ export const messageRoutes: FastifyPluginAsyncTypebox = async (app) => {
       actions: body.agActions ?? [],
       ...(body.attachments !== undefined ? { attachments: body.attachments } : {}),
       ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
-      firstMessage: session.title === 'New chat'
+      firstMessage: session.title === 'New chat',
+      history
     }
 
     if (body.stream === true) {

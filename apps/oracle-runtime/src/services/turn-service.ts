@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Kysely } from 'kysely'
-import { insertMessage, recentMessages, type StoredMessage } from '../db/repositories/messages.ts'
+import { insertMessage, type StoredMessage } from '../db/repositories/messages.ts'
 import { touchSession } from '../db/repositories/sessions.ts'
 import type { DB } from '../db/types.ts'
 import type { LoadedPlugin, TurnContext } from '../runtime-plugins/types.ts'
@@ -9,8 +9,7 @@ import { runTurn, type AgentDeps, type TurnResult } from './agent/run-turn.ts'
 import type { ClientToolDeclaration } from './agent/tools.ts'
 import type { ActiveTurn } from './turn-registry.ts'
 
-/** The model's context: the newest stored messages, tool rounds expanded back into chat messages. */
-const HISTORY_MESSAGES = 40
+const USER_MESSAGE_WRITE_DELAY_MS = 100
 
 export interface TurnRequest {
   did: string
@@ -24,6 +23,8 @@ export interface TurnRequest {
   attachments?: unknown[]
   metadata?: Record<string, unknown>
   firstMessage: boolean
+  /** The session's newest messages, read by the caller together with the session itself. */
+  history: StoredMessage[]
 }
 
 export interface TurnReport { result: TurnResult, stored: StoredMessage | undefined }
@@ -69,11 +70,22 @@ export function createTurnService (deps: { db: Kysely<DB>, agent: AgentDeps, plu
     const publish = (name: 'error' | 'done' | 'message_cache_invalidation', data: Record<string, unknown>) => agent.bus.publish({ name, sessionId, requestId, did, data })
     const context: TurnContext = { did, sessionId, requestId, timezone: request.timezone, signal: turn.signal }
 
-    const history = await recentMessages(db, sessionId, HISTORY_MESSAGES)
-    await insertMessage(db, { sessionId, requestId, role: 'human', content: request.message, ...(request.attachments !== undefined ? { attachments: request.attachments } : {}), ...(request.metadata !== undefined ? { metadata: request.metadata } : {}) })
-    await touchSession(db, sessionId, request.firstMessage ? request.message : undefined)
-
-    const states = await Promise.all(plugins.map(async ({ plugin }) => await plugin.loadState?.(context)))
+    // Only plugin state waits before the model is called (the history came with the session).
+    // The user's message is stored 100 ms into the turn, or when it ends if sooner: on the embedded
+    // engine a write runs on this thread and would otherwise sit between the user and the first token.
+    const states$ = Promise.all(plugins.map(async ({ plugin }) => await plugin.loadState?.(context)))
+    let userMessageStored: Promise<void> | undefined
+    const storeUserMessage = () => {
+      userMessageStored ??= (async () => {
+        clearTimeout(timer)
+        await insertMessage(db, { sessionId, requestId, role: 'human', content: request.message, ...(request.attachments !== undefined ? { attachments: request.attachments } : {}), ...(request.metadata !== undefined ? { metadata: request.metadata } : {}) })
+        await touchSession(db, sessionId, request.firstMessage ? request.message : undefined)
+      })()
+      userMessageStored.catch(() => {})
+    }
+    const timer = setTimeout(storeUserMessage, USER_MESSAGE_WRITE_DELAY_MS)
+    const states = await states$
+    const history = request.history.filter((m) => m.requestId !== requestId)
     const sections = states.flatMap((s) => (s?.prompt !== undefined ? [s.prompt] : []))
     const messages: ChatMessage[] = [
       { role: 'system', content: systemPrompt(deps.oracleName, request.timezone, sections, [...request.browserTools, ...request.actions].map((t) => t.name)) },
@@ -88,7 +100,8 @@ export function createTurnService (deps: { db: Kysely<DB>, agent: AgentDeps, plu
       messages,
       tools: { server: plugins.flatMap(({ plugin }) => plugin.tools ?? []), browser: request.browserTools, actions: request.actions },
       signal: turn.signal
-    })
+    }).finally(storeUserMessage)
+    await userMessageStored
 
     let stored: StoredMessage | undefined
     if (result.content !== '' || result.toolCalls.length > 0) {

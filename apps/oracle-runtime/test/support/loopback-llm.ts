@@ -28,7 +28,7 @@ const sleep = async (ms: number) => { await new Promise((resolve) => setTimeout(
  * content deltas, reasoning deltas, tool-call deltas split across chunks, HTTP errors, error
  * chunks and broken streams. Unscripted requests are answered with an echo of the last user message.
  */
-export async function startLoopbackLlm (): Promise<LoopbackLlm> {
+export async function startLoopbackLlm (options: { defaultScript?: (lastUserMessage: string) => Script, keepRequests?: boolean } = {}): Promise<LoopbackLlm> {
   const queue: Script[] = []
   const requests: LoopbackLlm['requests'] = []
   let cancelled = 0
@@ -77,9 +77,9 @@ export async function startLoopbackLlm (): Promise<LoopbackLlm> {
     req.on('data', (c) => { raw += String(c) })
     req.on('end', () => {
       const body = JSON.parse(raw) as { messages: Array<{ role: string, content: string | null }> }
-      requests.push({ headers: req.headers, body })
+      if (options.keepRequests !== false) requests.push({ headers: req.headers, body })
       const lastUser = [...body.messages].reverse().find((m) => m.role === 'user')?.content ?? ''
-      const script = queue.shift() ?? { content: ['Echo: ', lastUser] }
+      const script = queue.shift() ?? options.defaultScript?.(lastUser) ?? { content: ['Echo: ', lastUser] }
       answer(script, res).catch(() => res.destroy())
     })
   })
