@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createHarness, type Harness, type TestUser } from './support/harness.ts'
+import { createHarness, parseSse, type Harness, type TestUser } from './support/harness.ts'
 
 describe('messages (offline agent, JSON replies)', () => {
   let h: Harness
@@ -31,6 +31,16 @@ describe('messages (offline agent, JSON replies)', () => {
       expect(body.messages).toBeUndefined()
       const list = await h.app.inject({ method: 'GET', url: '/sessions', headers: alice.headers })
       expect(list.json().sessions[0]).toMatchObject({ sessionId: aliceSession, title: 'What is a digital twin?' })
+    })
+
+    it('streams the offline agent\'s answer as SSE, ending with done', async () => {
+      const id = await newSession(alice)
+      const res = await h.app.inject({ method: 'POST', url: `/messages/${id}`, headers: { ...alice.headers, 'x-request-id': 'offline-1' }, payload: { message: 'stream me', stream: true } })
+      expect(res.statusCode).toBe(200)
+      expect(res.headers['x-request-id']).toBe('offline-1')
+      const frames = parseSse(res.body)
+      expect(frames.at(-1)?.event).toBe('done')
+      expect(frames.filter((f) => f.event === 'message').map((f) => f.data.content).join('')).toContain('You said: "stream me"')
     })
 
     it('returns the whole transcript with returnAllMessages', async () => {

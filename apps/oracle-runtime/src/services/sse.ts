@@ -41,16 +41,20 @@ export function openSse (request: FastifyRequest, reply: FastifyReply, options: 
     return true
   }
   res.on('close', () => {
-    if (stop()) for (const listener of listeners) listener()
+    // Closed before we ended it: the client went away.
+    if (!res.writableEnded && stop()) for (const listener of listeners) listener()
   })
-  request.raw.socket?.setTimeout(0)
+  // A long answer must not be cut by an idle-socket timeout (light-my-request's fake socket has none).
+  const socket = request.raw.socket as { setTimeout?: (ms: number) => void } | undefined
+  if (typeof socket?.setTimeout === 'function') socket.setTimeout(0)
   return {
     send (event, data) {
       if (closed) return
       res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
     },
     end () {
-      if (stop()) res.end()
+      stop()
+      if (!res.writableEnded) res.end()
     },
     get closed () {
       return closed
