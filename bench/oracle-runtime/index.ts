@@ -3,8 +3,9 @@
 // throughput of authenticated vs public routes. Prints ratios; traffic stays on 127.0.0.1.
 import { request } from 'undici'
 import { createTestDatabase } from '@impact/persistence/testing'
+import { createRedisState } from '@impact/shared-state'
 import { formatSigner, generateSigner, mintInvocation } from '@impact/ucan'
-import { buildApp } from '../../apps/oracle-runtime/src/app.ts'
+import { buildApp, type PluginDefinition } from '../../apps/oracle-runtime/src/app.ts'
 import { loadConfig } from '../../apps/oracle-runtime/src/config.ts'
 import { startLoopbackLlm } from '../../apps/oracle-runtime/test/support/loopback-llm.ts'
 import { load, ratio, report } from '../lib.ts'
@@ -12,6 +13,14 @@ import { load, ratio, report } from '../lib.ts'
 const TOKENS = 100
 const ROUNDS = 30
 const tokens = (pace: number) => ({ content: Array.from({ length: TOKENS }, (_, i) => `tok${i} `), delayMs: pace })
+
+/** A protected route doing the same (no) work as the public GET /models, so the difference is UCAN auth. */
+const whoamiPlugin: PluginDefinition = {
+  name: 'bench-whoami',
+  description: 'Benchmark probe',
+  attributes: { visibility: 'hidden', stability: 'experimental', category: 'tools', defaultEnabled: true, dependencies: [], requiredEnv: [] },
+  setup: () => ({ routes: async (app) => { app.get('/bench/whoami', async (request) => ({ did: request.auth?.did })) } })
+}
 
 interface Sample { ttftMs: number, tokensPerSec: number }
 
@@ -45,10 +54,11 @@ async function timeStream (body: AsyncIterable<Buffer | string>, started: number
 
 async function run () {
   let pace = 0
-  const llm = await startLoopbackLlm({ defaultScript: () => tokens(pace), keepRequests: false })
+  const llm = await startLoopbackLlm({ defaultScript: () => tokens(pace) })
   const key = formatSigner(await generateSigner())
   // Embedded PGlite by default; DATABASE_URL / REDIS_URL measure against servers (a scratch database is made and dropped).
   const database = await createTestDatabase()
+  const statePrefix = `oracle-bench-${process.pid}:`
   const app = await buildApp(loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
@@ -57,16 +67,20 @@ async function run () {
     ORACLE_PRIVATE_KEY: key,
     LLM_BASE_URL: llm.url,
     LLM_MODEL: 'loop'
-  }), { statePrefix: `oracle-bench-${process.pid}:` })
+  }), { statePrefix, plugins: [whoamiPlugin] })
   process.stdout.write(`oracle-runtime bench: database ${app.runtime.config.DATABASE_URL !== undefined ? 'PostgreSQL' : 'PGlite (embedded)'}, shared state ${app.runtime.state.kind}\n`)
   const base = await app.listen({ host: '127.0.0.1', port: 0 })
   const user = await generateSigner()
   const invocation = await mintInvocation({ issuer: user, audience: app.runtime.identity.did, lifetimeSeconds: 900 })
   const headers = { authorization: `Bearer ${invocation}`, 'x-auth-type': 'ucan', 'content-type': 'application/json' }
 
+  // The direct call sends the very request the runtime sent just before (system prompt, history,
+  // tools), so both sides ask the model for the same work and the difference is the runtime's.
   const direct = async (): Promise<Sample> => {
+    const body = llm.requests.at(-1)?.body ?? { model: 'loop', stream: true, messages: [{ role: 'user', content: 'bench' }] }
+    llm.requests.length = 0
     const started = performance.now()
-    const res = await request(`${llm.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'loop', stream: true, messages: [{ role: 'user', content: 'bench' }] }) })
+    const res = await request(`${llm.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
     return await timeStream(res.body, started, (line) => line.includes('"content":"tok'))
   }
   const throughRuntime = async (sessionId: string): Promise<Sample> => {
@@ -83,13 +97,13 @@ async function run () {
   const measure = async (label: string, paceMs: number) => {
     pace = paceMs
     const sessionId = await newSession()
-    for (let i = 0; i < 3; i++) { await direct(); await throughRuntime(sessionId) } // warm-up
+    for (let i = 0; i < 3; i++) { await throughRuntime(sessionId); await direct() } // warm-up
     const d: Sample[] = []
     const r: Sample[] = []
     for (let i = 0; i < ROUNDS; i++) {
-      d.push(await direct())
       // A fresh session every 10 turns keeps the context the model gets realistic.
       r.push(await throughRuntime(i % 10 === 0 ? await newSession() : sessionId))
+      d.push(await direct())
     }
     const dTtft = median(d.map((s) => s.ttftMs))
     const rTtft = median(r.map((s) => s.ttftMs))
@@ -110,20 +124,28 @@ async function run () {
     await measure('Unpaced model (as fast as loopback can write)', 0)
 
     const sessionId = await newSession()
-    const publicRoute = await load({ url: `${base}/models`, duration: 5, connections: 20 })
-    const authed = await load({ url: `${base}/sessions/${sessionId}/run`, headers, duration: 5, connections: 20 })
-    const authedList = await load({ url: `${base}/sessions?limit=5`, headers, duration: 5, connections: 20 })
-    report('Route throughput (autocannon, 20 connections, 5 s each)', [
+    const run = async (url: string, withAuth: boolean) => await load({ url: `${base}${url}`, ...(withAuth ? { headers } : {}), duration: 4, connections: 20 })
+    const publicRoute = await run('/models', false)
+    const authOnly = await run('/bench/whoami', true)
+    const authed = await run(`/sessions/${sessionId}/run`, true)
+    const authedList = await run('/sessions?limit=5', true)
+    report('Route throughput (autocannon, 20 connections, 4 s each)', [
       ['public GET /models (req/s)', publicRoute.requestsPerSec],
-      ['authenticated GET /sessions/:id/run (req/s)', authed.requestsPerSec],
-      ['authenticated GET /sessions (req/s)', authedList.requestsPerSec],
-      ['ratio authenticated run / public', ratio(authed.requestsPerSec, publicRoute.requestsPerSec)],
-      ['p99 latency public / authenticated run (ms)', `${publicRoute.p99} / ${authed.p99}`],
-      ['errors + non-2xx', publicRoute.errors + publicRoute.non2xx + authed.errors + authed.non2xx + authedList.errors + authedList.non2xx]
+      ['authenticated GET /bench/whoami, no DB (req/s)', authOnly.requestsPerSec],
+      ['ratio authenticated / public, same work', ratio(authOnly.requestsPerSec, publicRoute.requestsPerSec)],
+      ['authenticated GET /sessions/:id/run, 1 query (req/s)', authed.requestsPerSec],
+      ['authenticated GET /sessions, 2 queries (req/s)', authedList.requestsPerSec],
+      ['p99 latency public / whoami / run (ms)', `${publicRoute.p99} / ${authOnly.p99} / ${authed.p99}`],
+      ['errors + non-2xx', [publicRoute, authOnly, authed, authedList].reduce((n, r) => n + r.errors + r.non2xx, 0)]
     ])
   } finally {
     await app.close()
     await database.drop()
+    if (process.env.REDIS_URL !== undefined) {
+      const redis = createRedisState({ url: process.env.REDIS_URL, prefix: statePrefix })
+      for (const key of await redis.scan('')) await redis.del(key)
+      await redis.close()
+    }
     await llm.close()
   }
 }

@@ -68,8 +68,12 @@ export function createTurnRegistry (state: SharedState) {
         async end () {
           clearInterval(renew)
           if (local.get(sessionId)?.turn === turn) local.delete(sessionId)
-          const current = await state.get(`turn:${sessionId}`)
-          if (current !== null && (JSON.parse(current) as Lease).requestId === requestId) await state.del(`turn:${sessionId}`)
+          try {
+            const current = await state.get(`turn:${sessionId}`)
+            if (current !== null && (JSON.parse(current) as Lease).requestId === requestId) await state.del(`turn:${sessionId}`)
+          } catch {
+            // Shared state unreachable (or shutting down): the lease expires by itself within LEASE_MS.
+          }
         }
       }
       local.set(sessionId, { did, turn })
