@@ -151,6 +151,29 @@ describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
     expect(tail[1]?.data).toMatchObject({ failed: true })
   })
 
+  it('keeps concurrent streams apart even when clients reuse a request id', async () => {
+    const other = await h.user()
+    const mine = await session()
+    const theirs = (await h.app.inject({ method: 'POST', url: '/sessions', headers: other.headers })).json().sessionId
+    llm.enqueue({ content: Array.from({ length: 30 }, () => 'alpha '), delayMs: 10 }, { content: ['bravo ', 'bravo'] })
+    const slow = await openStream(base, mine, { ...user.headers, 'x-request-id': 'same-id' }, { message: 'a' })
+    await slow.until('message')
+    const fast = await streamMessage(base, theirs, { ...other.headers, 'x-request-id': 'same-id' }, { message: 'b' })
+    expect(fast.frames.filter((f) => f.event === 'message').map((f) => f.data.content).join('')).toBe('bravo bravo')
+    const { frames } = await slow.rest()
+    expect(frames.filter((f) => f.event === 'message').map((f) => f.data.content).join('')).not.toContain('bravo')
+    expect(frames.filter((f) => f.event === 'done')).toHaveLength(1)
+  })
+
+  it('does not pass the provider\'s credential errors on to users', async () => {
+    const id = await session()
+    llm.enqueue({ status: 401, error: 'Incorrect API key provided: sk-lo****back' })
+    const res = await streamMessage(base, id, user.headers, { message: 'go' })
+    const error = res.frames.find((f) => f.event === 'error')?.data
+    expect(error).toMatchObject({ status: 401, retryable: false })
+    expect(error.error).not.toContain('sk-')
+  })
+
   it('answers 502 with statusCode in the body when a JSON turn fails upstream', async () => {
     const id = await session()
     llm.enqueue({ status: 500, error: 'boom' })

@@ -94,7 +94,8 @@ export const messageRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
     if (body.stream === true) {
       const sse = openSse(request, reply, { requestId, heartbeatMs: config.SSE_HEARTBEAT_MS })
-      const unsubscribe = bus.subscribe({ requestId }, (event) => {
+      // Request ids may come from the client: the session pins the stream to this caller's turn.
+      const unsubscribe = bus.subscribe({ sessionId, requestId }, (event) => {
         const name = SSE_EVENTS[event.name]
         if (name !== undefined) sse.send(name, event.data)
       })

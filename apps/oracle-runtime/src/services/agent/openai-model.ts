@@ -61,7 +61,9 @@ export function createOpenAiModel (options: OpenAiModelOptions): ChatModel {
     }
     if (response.statusCode !== 200) {
       const text = await response.body.text().catch(() => '')
-      throw new UpstreamError(`provider answered ${response.statusCode}: ${describe(text)}`, { status: response.statusCode })
+      // Credential problems are the operator's business: their details (masked keys, account ids) stay in the logs.
+      const detail = response.statusCode === 401 || response.statusCode === 403 ? 'the provider refused the oracle\'s credentials' : describe(text)
+      throw new UpstreamError(`provider answered ${response.statusCode}: ${detail}`, { status: response.statusCode, cause: new Error(describe(text)) })
     }
     let buffer = ''
     let finished = false
