@@ -8,8 +8,9 @@ const MISSING = /^Missing UCAN authentication: send Authorization: Bearer <invoc
 describe('UCAN authentication', () => {
   let h: Harness
   let user: TestUser
+  const ixoKeys = new Map<string, string[]>()
   beforeAll(async () => {
-    h = await createHarness()
+    h = await createHarness({}, { resolveDidKey: async (did) => ixoKeys.get(did) ?? [] })
     user = await h.user()
   })
   afterAll(async () => { await h?.close() })
@@ -80,6 +81,15 @@ describe('UCAN authentication', () => {
     const created = await h.app.inject({ method: 'POST', url: '/sessions', headers: { ...bearer(user.invocation), 'x-did': other.did } })
     const theirs = await sessions(bearer(other.invocation))
     expect(theirs.json().sessions.map((s: { sessionId: string }) => s.sessionId)).not.toContain(created.json().sessionId)
+  })
+
+  it('authenticates a did:ixo user through the key resolver, and refuses an unknown one', async () => {
+    const key = await generateSigner()
+    ixoKeys.set('did:ixo:ixo1alice', [key.did()])
+    const ok = await sessions(bearer(await mintInvocation({ issuer: key.withDID('did:ixo:ixo1alice'), audience: h.oracleDid })))
+    expect(ok.statusCode).toBe(200)
+    const unknown = await sessions(bearer(await mintInvocation({ issuer: key.withDID('did:ixo:ixo1nobody'), audience: h.oracleDid })))
+    expect(unknown.statusCode).toBe(401)
   })
 
   it('refuses the bare delegation when UCAN_ALLOW_BARE_DELEGATION_AUTH is off', async () => {
