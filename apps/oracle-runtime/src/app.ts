@@ -84,7 +84,9 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
         landing: { message: `${APP_NAME} is running`, extra: () => ({ oracleDid: identity.did }) }
       }
     })
-    cleanup.unshift(async () => { await app.close() })
+    // Until buildApp returns, a failure closes the app (which runs onClose below) and then the rest.
+    const closeApp = async () => { await app.close() }
+    cleanup.unshift(closeApp)
 
     const bus = createEventBus((err) => app.log.error({ err }, 'event subscriber failed'))
     const clientTools = createClientToolPort({ bus, state, timeouts: { browser: config.BROWSER_TOOL_TIMEOUT_MS, action: config.ACTION_TIMEOUT_MS } })
@@ -147,7 +149,8 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
     app.addHook('onClose', async () => {
       for (const { plugin } of plugins) await plugin.close?.().catch(() => {})
       await clientTools.close()
-      cleanup.splice(cleanup.findIndex((step) => step.toString().includes('app.close')), 1)
+      const self = cleanup.indexOf(closeApp)
+      if (self >= 0) cleanup.splice(self, 1)
       await closeAll()
     })
     app.log.debug({ plugins: resolved.decisions }, 'plugins resolved')
