@@ -1,3 +1,5 @@
 export * from './common.ts'
 export * from './pagination.ts'
 export * from './errors.ts'
+export * from './oracle.ts'
+export * from './oracle-events.ts'

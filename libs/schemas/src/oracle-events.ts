@@ -1,0 +1,178 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { IsoTimestampSchema } from './common.ts'
+
+/**
+ * Payloads of the oracle's streamed (SSE, oracle-wire §3.3) and socket.io (§6) events. The spec
+ * allows servers to add fields, so objects stay open (`additionalProperties` unset).
+ */
+
+const ids = { sessionId: Type.String(), requestId: Type.String() }
+const Status = Type.Union([Type.Literal('isRunning'), Type.Literal('done'), Type.Literal('error')])
+
+export const MessageEventSchema = Type.Object({ content: Type.String(), timestamp: Type.Optional(IsoTimestampSchema) })
+
+export const ReasoningEventSchema = Type.Object({
+  ...ids,
+  reasoning: Type.String(),
+  reasoningDetails: Type.Optional(Type.Array(Type.Object({ type: Type.String(), text: Type.String() }))),
+  isComplete: Type.Boolean(),
+  timestamp: Type.Optional(IsoTimestampSchema)
+})
+
+/** A tool invocation and later its result, keyed by `eventId` (the tool call id). */
+export const ToolCallEventSchema = Type.Object({
+  ...ids,
+  toolName: Type.String(),
+  args: Type.Unknown(),
+  status: Status,
+  output: Type.Optional(Type.String()),
+  error: Type.Optional(Type.String()),
+  eventId: Type.String()
+})
+
+export const ActionCallEventSchema = Type.Object({
+  ...ids,
+  toolCallId: Type.String(),
+  toolName: Type.String(),
+  args: Type.Optional(Type.Unknown()),
+  status: Status,
+  output: Type.Optional(Type.String()),
+  error: Type.Optional(Type.String())
+})
+
+/** An error after the stream opened; the stream still ends with `done`. */
+export const StreamErrorEventSchema = Type.Object({
+  error: Type.String(),
+  kind: Type.Optional(Type.String()),
+  source: Type.Optional(Type.String()),
+  provider: Type.Optional(Type.String()),
+  providerLabel: Type.Optional(Type.String()),
+  status: Type.Optional(Type.Integer()),
+  retryable: Type.Optional(Type.Boolean()),
+  detail: Type.Optional(Type.Unknown()),
+  sessionId: Type.Optional(Type.String()),
+  requestId: Type.Optional(Type.String()),
+  timestamp: Type.Optional(IsoTimestampSchema)
+})
+
+export const RouterUpdateEventSchema = Type.Object({
+  ...ids,
+  step: Type.String(),
+  runId: Type.Optional(Type.String()),
+  queued: Type.Optional(Type.Boolean())
+})
+
+export const RunEventSchema = Type.Object({
+  ...ids,
+  runId: Type.String(),
+  resumed: Type.Optional(Type.Boolean()),
+  attempt: Type.Optional(Type.Integer()),
+  partialLength: Type.Optional(Type.Integer())
+})
+
+/** Ends a turn. */
+export const DoneEventSchema = Type.Object({
+  runId: Type.Optional(Type.String()),
+  messageId: Type.Optional(Type.String()),
+  aborted: Type.Optional(Type.Boolean()),
+  failed: Type.Optional(Type.Boolean()),
+  status: Type.Optional(Type.String()),
+  partialText: Type.Optional(Type.String()),
+  replayed: Type.Optional(Type.Boolean())
+})
+
+export const RenderComponentEventSchema = Type.Object({
+  ...ids,
+  componentName: Type.String(),
+  args: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  status: Type.Optional(Type.Union([Type.Literal('isRunning'), Type.Literal('done')])),
+  eventId: Type.Optional(Type.String())
+})
+
+/** Raw on the socket: run the named browser tool and answer `tool_result`. */
+export const BrowserToolCallEventSchema = Type.Object({
+  ...ids,
+  toolCallId: Type.String(),
+  toolName: Type.String(),
+  args: Type.Record(Type.String(), Type.Unknown())
+})
+
+export const MessageCacheInvalidationEventSchema = Type.Object({ ...ids, status: Type.Optional(Type.Literal('done')) })
+
+// ── socket.io: diagnostics (server → client) ────────────────────────────────────────────────
+
+export const SocketConnectedEventSchema = Type.Object({ message: Type.String(), sessionId: Type.String(), timestamp: IsoTimestampSchema })
+export const SocketPongEventSchema = Type.Object({ timestamp: IsoTimestampSchema, sessionId: Type.String() })
+export const SocketStatusEventSchema = Type.Object({
+  connected: Type.Boolean(),
+  sessionId: Type.String(),
+  activeSessions: Type.Integer(),
+  totalConnections: Type.Integer(),
+  timestamp: IsoTimestampSchema
+})
+export const SocketSubscribedEventSchema = Type.Object({ sessionId: Type.String(), timestamp: IsoTimestampSchema })
+export const SocketAvailableEventsSchema = Type.Object({
+  clientEvents: Type.Array(Type.String()),
+  serverEvents: Type.Array(Type.String()),
+  sessionId: Type.String(),
+  timestamp: IsoTimestampSchema
+})
+
+// ── socket.io: client → server ──────────────────────────────────────────────────────────────
+
+/** `tool_result`: `result` on success; `result: null` and `error` on failure. */
+export const ToolResultSchema = Type.Object({
+  toolCallId: Type.String({ minLength: 1, maxLength: 200 }),
+  sessionId: Type.String({ minLength: 1, maxLength: 200 }),
+  result: Type.Unknown(),
+  error: Type.Optional(Type.String({ maxLength: 4000 }))
+})
+export type ToolResult = Static<typeof ToolResultSchema>
+
+/** `action_call_result`: on failure `result` is `{ success: false, error }` and `error` repeats the text. */
+export const ActionCallResultSchema = Type.Object({
+  toolCallId: Type.String({ minLength: 1, maxLength: 200 }),
+  sessionId: Type.String({ minLength: 1, maxLength: 200 }),
+  result: Type.Unknown(),
+  error: Type.Optional(Type.String({ maxLength: 4000 }))
+})
+export type ActionCallResult = Static<typeof ActionCallResultSchema>
+
+/** The socket envelope of generic events: `{ eventName, payload }` emitted under the event's own name. */
+export const EventEnvelopeSchema = <N extends string, P extends TSchema>(name: N, payload: P) =>
+  Type.Object({ eventName: Type.Literal(name), payload })
+
+/** Payload schema of every named event, by wire name (SSE and socket). */
+export const OracleEventPayloadSchemas = {
+  message: MessageEventSchema,
+  reasoning: ReasoningEventSchema,
+  tool_call: ToolCallEventSchema,
+  action_call: ActionCallEventSchema,
+  error: StreamErrorEventSchema,
+  done: DoneEventSchema,
+  run: RunEventSchema,
+  'router.update': RouterUpdateEventSchema,
+  router_update: RouterUpdateEventSchema,
+  render_component: RenderComponentEventSchema,
+  browser_tool_call: BrowserToolCallEventSchema,
+  message_cache_invalidation: MessageCacheInvalidationEventSchema,
+  connected: SocketConnectedEventSchema,
+  pong: SocketPongEventSchema,
+  status: SocketStatusEventSchema,
+  subscribed: SocketSubscribedEventSchema,
+  'available-events': SocketAvailableEventsSchema
+}
+export type OracleEventName = keyof typeof OracleEventPayloadSchemas
+export type OracleEventPayloads = { [K in OracleEventName]: Static<(typeof OracleEventPayloadSchemas)[K]> }
+
+/** Event names an SSE reply may carry (§3.2); anything else is dropped by clients. */
+export const SSE_EVENT_NAMES = [
+  'message', 'reasoning', 'tool_call', 'action_call', 'error', 'done', 'run', 'router.update', 'render_component', 'browser_tool_call', 'message_cache_invalidation'
+] as const satisfies readonly OracleEventName[]
+export type SseEventName = (typeof SSE_EVENT_NAMES)[number]
+
+/** The socket.io catalogue (§6), as `available-events` lists it. */
+export const SOCKET_CLIENT_EVENTS = ['ping', 'status', 'subscribe', 'list-events', 'tool_result', 'action_call_result'] as const
+export const SOCKET_SERVER_EVENTS = [
+  'connected', 'pong', 'status', 'subscribed', 'available-events', 'render_component', 'tool_call', 'action_call', 'browser_tool_call', 'router_update', 'message_cache_invalidation'
+] as const
