@@ -1,8 +1,12 @@
-import { randomUUID } from 'node:crypto'
 import { delegate, invoke } from '@ucanto/core'
 import type { Delegation, DID, Principal, Signer } from '@ucanto/interface'
 import { ed25519 } from '@ucanto/principal'
 import { decodeBase64Car, encodeBase64Car } from './base64-car.ts'
+
+/**
+ * Minting (and decoding) only, with no Node built-ins: `@impact/ucan/mint` runs in browsers too
+ * (the example chat page mints its development user's tokens with it).
+ */
 
 export type OracleSigner = ed25519.EdSigner
 
@@ -45,7 +49,7 @@ export async function mintInvocation (options: MintOptions & { capability?: { ca
     capability: capability as { can: `${string}/${string}`, with: `${string}:${string}` },
     expiration: options.expiration ?? nowSeconds() + (options.lifetimeSeconds ?? 300),
     ...(options.notBefore !== undefined ? { notBefore: options.notBefore } : {}),
-    nonce: randomUUID(),
+    nonce: globalThis.crypto.randomUUID(),
     proofs: await proofsOf(options.proofs)
   }).delegate()
   return await encodeBase64Car(invocation)
@@ -63,3 +67,5 @@ export async function mintDelegation (options: MintOptions & { capabilities: Arr
   })
   return await encodeBase64Car(delegation)
 }
+
+export { decodeBase64Car, encodeBase64Car } from './base64-car.ts'
