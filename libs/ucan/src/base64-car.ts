@@ -5,9 +5,9 @@ import type { Delegation as DelegationView } from '@ucanto/interface'
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
 
 // Buffer where it exists (Node: fastest); atob/btoa elsewhere, so minting also works in a browser.
-const fromBase64 = (text: string): Uint8Array =>
+export const fromBase64 = (text: string): Uint8Array =>
   typeof Buffer === 'function' ? new Uint8Array(Buffer.from(text, 'base64')) : Uint8Array.from(atob(text), (c) => c.charCodeAt(0))
-const toBase64 = (bytes: Uint8Array): string => {
+export const toBase64 = (bytes: Uint8Array): string => {
   if (typeof Buffer === 'function') return Buffer.from(bytes).toString('base64')
   let binary = ''
   for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
