@@ -66,3 +66,10 @@ export function nginxRoutes (config: NginxDirective[]): NginxRoute[] {
   }
   return routes
 }
+
+/**
+ * What the nginx image does with /etc/nginx/templates/*.template at start: envsubst of the variables
+ * that are set in its environment (`${NAME}`); nginx's own `$variables` stay.
+ */
+export const renderTemplate = (text: string, env: Record<string, string>): string =>
+  text.replace(/\$\{(\w+)\}/g, (match, name: string) => env[name] ?? match)
