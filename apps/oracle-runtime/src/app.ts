@@ -11,6 +11,7 @@ import { modelRoutes } from './routes/models.ts'
 import { sessionRoutes } from './routes/sessions.ts'
 import { SECURITY_SCHEMES } from './routes/common.ts'
 import { BUILTIN_PLUGINS, resolvePlugins, routeMatcher, type LoadedPlugin, type PluginDefinition } from './runtime-plugins/index.ts'
+import { createRealtimeHub, REALTIME_PUBLIC_ROUTES, registerRealtime } from './realtime/index.ts'
 import type { Runtime } from './runtime.ts'
 import { ChatSessionSchema } from './schemas/sessions.ts'
 import { MessageDtoSchema } from './schemas/messages.ts'
@@ -43,6 +44,8 @@ export interface AppOptions {
 }
 
 const PUBLIC_ROUTES = ['/', '/health', '/health/live', '/docs', '/docs/*', 'GET /models']
+/** WebSocket limits: a client message (tool results included) up to 1 MiB; protocol heartbeats every 25 s. */
+const REALTIME = { maxPayloadBytes: 1024 * 1024, heartbeatMs: 25_000 }
 const CORS_HEADERS = ['Content-Type', 'Authorization', 'x-ucan-delegation', 'x-matrix-access-token', 'x-matrix-homeserver', 'x-did', 'x-request-id', 'x-auth-type', 'x-timezone']
 
 /** Builds oracle-runtime unlistened; tests and server.ts share it. */
@@ -100,6 +103,18 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
       plugins.push({ definition, plugin })
     }
     const agent = { model, bus, clientTools, maxSteps: config.AGENT_MAX_STEPS }
+    const allowBareDelegation = config.UCAN_ALLOW_BARE_DELEGATION_AUTH
+    const realtime = createRealtimeHub({
+      db: database.db,
+      oracleDid: identity.did,
+      verifier,
+      allowBareDelegation,
+      maxConnections: config.REALTIME_MAX_CONNECTIONS,
+      bus,
+      clientTools,
+      state,
+      log: app.log.child({ component: 'realtime' })
+    })
     const runtime: Runtime = {
       config,
       db: database.db,
@@ -109,6 +124,7 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
       bus,
       clientTools,
       turns,
+      realtime,
       model,
       models,
       plugins,
@@ -117,8 +133,8 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
     }
     app.decorate('runtime', runtime)
 
-    const isPublic = routeMatcher([...PUBLIC_ROUTES, ...plugins.flatMap(({ plugin }) => plugin.getAuthExcludedRoutes?.() ?? []), ...(options.authExcludedRoutes ?? [])])
-    await app.register(ucanAuthPlugin, { verifier, allowBareDelegation: config.UCAN_ALLOW_BARE_DELEGATION_AUTH, isPublic })
+    const isPublic = routeMatcher([...PUBLIC_ROUTES, ...REALTIME_PUBLIC_ROUTES, ...plugins.flatMap(({ plugin }) => plugin.getAuthExcludedRoutes?.() ?? []), ...(options.authExcludedRoutes ?? [])])
+    await app.register(ucanAuthPlugin, { verifier, allowBareDelegation, isPublic })
 
     const middleware = plugins.flatMap(({ plugin }) => (plugin.middleware ?? []).map((m) => ({ ...m, applies: routeMatcher(m.routes) })))
     if (middleware.length > 0) {
@@ -141,6 +157,7 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
     await app.register(delegationRoutes)
     await app.register(modelRoutes)
     for (const { plugin } of plugins) if (plugin.routes !== undefined) await app.register(plugin.routes)
+    await registerRealtime(app, realtime, { ...REALTIME, connectTimeoutMs: config.REALTIME_HANDSHAKE_TIMEOUT_MS })
 
     app.addHook('preClose', async () => {
       // Open streams end with `done` rather than hanging until the grace period runs out.

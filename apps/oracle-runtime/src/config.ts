@@ -5,7 +5,8 @@ import { baseConfigProperties, loadConfig as load } from '@impact/service-kit'
  * Environment of oracle-runtime. Besides the platform's common keys:
  * ORACLE_PRIVATE_KEY, ORACLE_DID, ORACLE_NAME, BLOCKSYNC_GRAPHQL_URL, UCAN_AUTH_MAX_TTL_SECONDS,
  * UCAN_ALLOW_BARE_DELEGATION_AUTH, LLM_BASE_URL, LLM_API_KEY, LLM_MODEL, LLM_MODELS, LLM_TIMEOUT_MS,
- * AGENT_MAX_STEPS, BROWSER_TOOL_TIMEOUT_MS, ACTION_TIMEOUT_MS, SSE_HEARTBEAT_MS, CREDITS_*.
+ * AGENT_MAX_STEPS, BROWSER_TOOL_TIMEOUT_MS, ACTION_TIMEOUT_MS, SSE_HEARTBEAT_MS, REALTIME_HANDSHAKE_TIMEOUT_MS, REALTIME_MAX_CONNECTIONS,
+ * CREDITS_*.
  */
 export const ConfigSchema = Type.Object({
   ...baseConfigProperties({ app: 'oracle-runtime', port: 3002 }),
@@ -24,6 +25,8 @@ export const ConfigSchema = Type.Object({
   BROWSER_TOOL_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 15_000, description: 'Wait for a browser tool result before telling the model the outcome is unknown' }),
   ACTION_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'Wait for an AG-UI action result before telling the model the outcome is unknown' }),
   SSE_HEARTBEAT_MS: Type.Integer({ minimum: 100, default: 15_000, description: 'Interval of SSE heartbeat comments' }),
+  REALTIME_HANDSHAKE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'Time a WebSocket connection has to complete its handshake (socket.io CONNECT, /ws auth message)' }),
+  REALTIME_MAX_CONNECTIONS: Type.Integer({ minimum: 1, default: 10_000, description: 'WebSocket connections (socket.io and /ws) one process accepts; more are refused with ORACLE_WS_BUSY' }),
   CREDITS_ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'Operator bearer token of the credits plugin\'s grant and settle routes' })),
   CREDITS_PER_MESSAGE: Type.Integer({ minimum: 0, default: 1, description: 'Credits one message turn costs' }),
   CREDITS_INITIAL_GRANT: Type.Integer({ minimum: 0, default: 0, description: 'Credits a new user starts with' }),

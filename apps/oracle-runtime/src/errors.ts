@@ -17,3 +17,11 @@ export const TurnAbortedError = defineError('ORACLE_TURN_ABORTED', 'The message 
 export const PaymentRequiredError = defineError('ORACLE_PAYMENT_REQUIRED', 'Payment required', 402)
 export const ClaimNotFoundError = defineError('ORACLE_CLAIM_NOT_FOUND', 'Claim not found', 404)
 export const PluginConfigError = defineError('ORACLE_PLUGIN_CONFIG', '%s', 500)
+// Refusals of a WebSocket handshake (socket.io CONNECT_ERROR `{ message, data: { code, statusCode } }`,
+// plain WebSocket `connect_error` then a 44xx close code).
+export const RealtimeSessionRequiredError = defineError('ORACLE_WS_SESSION_REQUIRED', 'Missing sessionId: connect with the query parameter sessionId=<session id>', 400)
+export const RealtimeUcanMissingError = defineError('UCAN_MISSING', 'Unauthorized: missing UCAN authentication: send auth.invocation (a UCAN invocation) or auth.ucanDelegation', 401)
+export const RealtimeUcanInvalidInvocationError = defineError('UCAN_INVALID_INVOCATION', 'Unauthorized: Invalid UCAN invocation', 401)
+export const RealtimeUcanInvalidDelegationError = defineError('UCAN_INVALID_DELEGATION', 'Unauthorized: Invalid UCAN delegation', 401)
+export const RealtimeBusyError = defineError('ORACLE_WS_BUSY', 'Too many connections on this server; retry later', 503)
+export const RealtimeClosingError = defineError('ORACLE_WS_CLOSING', 'The server is shutting down; reconnect', 503)

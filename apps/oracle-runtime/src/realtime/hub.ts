@@ -1,0 +1,215 @@
+import { randomUUID } from 'node:crypto'
+import type { FastifyBaseLogger } from 'fastify'
+import type { SharedState, Unsubscribe } from '@impact/shared-state'
+import type { ClientToolPort } from '../services/client-tools.ts'
+import type { EventBus } from '../services/event-bus.ts'
+import { admit, type AdmissionDeps, type HandshakeRequest } from './admission.ts'
+import { toWire, type WireEvent } from './catalog.ts'
+import { handleClientEvent, type Ack } from './client-events.ts'
+
+/**
+ * The event core both WebSocket transports share. A transport admits a handshake here, attaches
+ * the connection with a `send(name, data)` of its own, and hands every client message to
+ * `handle`; everything else (payloads, the event catalog, subscriptions, fan-out, tool results)
+ * lives here, once.
+ *
+ * Fan-out: runtime bus events of a turn are delivered to this replica's connections of the
+ * session at once and, with Redis, published on the session's channel (`rt:<sessionId>`), which
+ * every replica holding a connection of that session subscribes to. So an event reaches the
+ * user's sockets whichever replica runs the turn, and a replica only hears about the sessions it
+ * serves. Client tool results go the other way through `clientTools.resolve` (shared pub/sub too).
+ */
+
+export interface Connection {
+  readonly id: string
+  readonly transport: 'socket.io' | 'websocket'
+  /** The authenticated user (from the UCAN, never from the query). */
+  readonly did: string
+  /** The session the handshake was admitted to. */
+  readonly sessionId: string
+  send: (name: string, data: unknown) => void
+}
+
+export interface Attached {
+  readonly conn: Connection
+  /** Sessions this connection receives events of and may answer tool calls for. */
+  readonly sessions: Set<string>
+  /** Optional events it asked for (`subscribe { events }`). */
+  readonly optional: Set<string>
+  closed: boolean
+}
+
+export interface HubDeps extends Omit<AdmissionDeps, 'log'> {
+  bus: EventBus
+  clientTools: ClientToolPort
+  state: SharedState
+  log: FastifyBaseLogger
+}
+
+interface Channel { refs: number, ready: Promise<Unsubscribe | undefined> }
+
+const now = () => new Date().toISOString()
+
+export function createRealtimeHub (deps: HubDeps) {
+  const replica = randomUUID()
+  const remote = deps.state.kind === 'redis'
+  const attached = new Map<Connection, Attached>()
+  const bySession = new Map<string, Set<Attached>>()
+  const channels = new Map<string, Channel>()
+  let closing = false
+  let stopBus: (() => void) | undefined
+
+  function deliver (sessionId: string, event: WireEvent) {
+    const members = bySession.get(sessionId)
+    if (members === undefined) return
+    const optional = event.name === 'reasoning'
+    for (const member of members) {
+      if (optional && !member.optional.has(event.name)) continue
+      try {
+        member.conn.send(event.name, event.data)
+      } catch (err) {
+        // One broken connection must not keep the event from the others.
+        deps.log.warn({ err, connection: member.conn.id }, 'realtime send failed')
+      }
+    }
+  }
+
+  const onChannel = (sessionId: string) => (message: string) => {
+    try {
+      const { origin, name, data } = JSON.parse(message) as { origin: string, name: string, data: unknown }
+      // This replica delivered its own events directly.
+      if (origin !== replica && typeof name === 'string') deliver(sessionId, { name, data })
+    } catch {
+      deps.log.warn({ sessionId }, 'malformed realtime message ignored')
+    }
+  }
+
+  /** Holds the session's cross-replica channel open while this replica has a connection there. */
+  async function acquire (sessionId: string): Promise<void> {
+    if (!remote) return
+    let channel = channels.get(sessionId)
+    if (channel === undefined) {
+      channel = { refs: 0, ready: deps.state.subscribe(`rt:${sessionId}`, onChannel(sessionId)) }
+      channels.set(sessionId, channel)
+      channel.ready.catch(() => { if (channels.get(sessionId) === channel) channels.delete(sessionId) })
+    }
+    channel.refs++
+    await channel.ready
+  }
+
+  function release (sessionId: string) {
+    const channel = channels.get(sessionId)
+    if (channel === undefined || --channel.refs > 0) return
+    channels.delete(sessionId)
+    channel.ready.then(async (unsubscribe) => { await unsubscribe?.() }).catch(() => {})
+  }
+
+  function join (member: Attached, sessionId: string) {
+    member.sessions.add(sessionId)
+    let members = bySession.get(sessionId)
+    if (members === undefined) bySession.set(sessionId, members = new Set())
+    members.add(member)
+  }
+
+  const hub = {
+    replica,
+    get closing () { return closing },
+    /** Connections on this replica, and the sessions they span. */
+    stats: () => ({ totalConnections: attached.size, activeSessions: bySession.size }),
+
+    async admit (request: HandshakeRequest) {
+      return await admit(deps, { closing, connections: attached.size }, request)
+    },
+
+    /** Registers an admitted connection and greets it with `connected`; false when it went away meanwhile. */
+    async attach (conn: Connection): Promise<boolean> {
+      const member: Attached = { conn, sessions: new Set(), optional: new Set(), closed: false }
+      attached.set(conn, member)
+      try {
+        await acquire(conn.sessionId)
+      } catch (err) {
+        deps.log.error({ err, sessionId: conn.sessionId }, 'realtime channel subscription failed')
+        hub.detach(conn)
+        return false
+      }
+      if (member.closed) {
+        release(conn.sessionId)
+        return false
+      }
+      join(member, conn.sessionId)
+      conn.send('connected', { message: 'Connected successfully', sessionId: conn.sessionId, timestamp: now() })
+      return true
+    },
+
+    detach (conn: Connection) {
+      const member = attached.get(conn)
+      if (member === undefined || member.closed) return
+      member.closed = true
+      attached.delete(conn)
+      for (const sessionId of member.sessions) {
+        const members = bySession.get(sessionId)
+        members?.delete(member)
+        if (members?.size === 0) bySession.delete(sessionId)
+        release(sessionId)
+      }
+    },
+
+    /** One client message. `ack` (socket.io acknowledgement, WS message id) gets the outcome; otherwise a refusal is sent as `error`. */
+    async handle (conn: Connection, name: string, payload: unknown, ack?: (reply: Ack) => void): Promise<void> {
+      const member = attached.get(conn)
+      let reply: Ack
+      if (member === undefined) {
+        reply = { ok: false, error: 'Not connected yet', code: 'ORACLE_WS_NOT_READY' }
+      } else {
+        try {
+          reply = await handleClientEvent({
+            ...deps,
+            stats: hub.stats,
+            subscribe: async (sessionId) => {
+              if (member.sessions.has(sessionId)) return true
+              await acquire(sessionId)
+              // Gone meanwhile, or the same session subscribed twice at once: drop the extra hold.
+              if (member.closed || member.sessions.has(sessionId)) {
+                release(sessionId)
+                return !member.closed
+              }
+              join(member, sessionId)
+              return true
+            }
+          }, member, name, payload)
+        } catch (err) {
+          deps.log.error({ err, event: name }, 'realtime client event failed')
+          reply = { ok: false, error: 'The server failed to handle the event', code: 'ORACLE_WS_INTERNAL' }
+        }
+      }
+      if (ack !== undefined) ack(reply)
+      else if (!reply.ok) conn.send('error', { event: name, message: reply.error, code: reply.code, sessionId: conn.sessionId, timestamp: now() })
+    },
+
+    start () {
+      stopBus = deps.bus.subscribe({}, (event) => {
+        const wire = toWire(event)
+        if (wire === undefined) return
+        deliver(event.sessionId, wire)
+        if (remote) {
+          deps.state.publish(`rt:${event.sessionId}`, JSON.stringify({ origin: replica, name: wire.name, data: wire.data }))
+            .catch((err: unknown) => deps.log.warn({ err, sessionId: event.sessionId }, 'realtime fan-out publish failed'))
+        }
+      })
+    },
+
+    /** Refuses new handshakes from now on (shutdown has begun). */
+    beginClose () {
+      closing = true
+    },
+
+    async close () {
+      closing = true
+      stopBus?.()
+      for (const conn of [...attached.keys()]) hub.detach(conn)
+    }
+  }
+  return hub
+}
+
+export type RealtimeHub = ReturnType<typeof createRealtimeHub>
