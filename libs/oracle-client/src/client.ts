@@ -1,0 +1,299 @@
+import type {
+  AbortReply, Attachment, ChatSession, DelegationStatus, HistoryPage, LegacyHistory, ModelList, RevokeReply, SendMessage,
+  SendMessageReply, SessionDeleted, SessionList, StoreDelegationReply, UserPreferences
+} from '@impact/schemas'
+import { CredentialCache, Credentials, type MintCallback } from './credentials/credentials.ts'
+import { OracleRequestError } from './errors.ts'
+import type { OracleEventListener } from './events.ts'
+import { OracleSocket, type SocketOptions } from './socket.ts'
+import { MessageStream } from './stream.ts'
+import { declareActions, declareTools, type AnyAgAction, type AnyBrowserTool } from './tools.ts'
+import { Transport } from './transport.ts'
+
+export interface OracleClientOptions {
+  /** Origin (and optional path prefix) of the oracle runtime's HTTP API. */
+  baseUrl: string
+  /** socket.io origin when it differs from `baseUrl`. */
+  wsUrl?: string | undefined
+  /** The oracle's DID: the audience of every credential. `OracleClient.discover(baseUrl)` reads it from `GET /`. */
+  oracleDid: string
+  /** The signed-in user's DID: half of the credential cache key (informational to the oracle). */
+  userDid: string
+  /** Mints the user → oracle delegation (base64 CAR). Required: the oracle needs it for auth or downstream calls. */
+  createDelegation: MintCallback
+  /** Mints the short-lived auth invocation. Without it the client stays on delegation-only auth. */
+  createInvocation?: MintCallback | undefined
+  /** Share one cache between clients of the same user; by default each client has its own. */
+  credentialCache?: CredentialCache | undefined
+  invocationMarginSeconds?: number | undefined
+  delegationMarginSeconds?: number | undefined
+  /** Called with the claim ids whenever the oracle requires payment (`claims` / `outstandingClaims`). */
+  onPaymentRequired?: ((claimIds: string[]) => void) | undefined
+  /** Called after a missing or expired delegation was replaced by a fresh one. */
+  onDelegationRefreshed?: (() => void) | undefined
+  fetch?: typeof fetch | undefined
+  timezone?: string | undefined
+  /** Matrix session of the user, sent as `x-matrix-access-token` / `x-matrix-homeserver`. */
+  matrix?: { accessToken?: string, homeServer?: string } | undefined
+  /** Limit of JSON requests (default 30 s); non-stream messages get `messageTimeoutMs` (default 120 s). */
+  timeoutMs?: number | undefined
+  messageTimeoutMs?: number | undefined
+  /** A stream silent this long (no heartbeat either; servers send one every 15 s) is cut (default 60 s). */
+  streamIdleTimeoutMs?: number | undefined
+  /** Clock in milliseconds (tests). */
+  now?: (() => number) | undefined
+}
+
+/** What a message needs besides its text: tools and actions with handlers, or plain wire fields. */
+export type MessageInput = Omit<SendMessage, 'stream' | 'tools' | 'agActions' | 'attachments'> & {
+  browserTools?: readonly AnyBrowserTool[]
+  agActions?: readonly AnyAgAction[]
+  attachments?: Attachment[]
+}
+
+export interface StreamOptions {
+  signal?: AbortSignal | undefined
+  onEvent?: OracleEventListener | undefined
+}
+
+const segment = (value: string) => encodeURIComponent(value)
+
+/**
+ * The oracle runtime's client: sessions, messages (streamed or JSON), history, abort, delegation,
+ * preferences, models and the session socket, with UCAN credentials minted by the app's callbacks
+ * and cached per (user DID, oracle DID) until shortly before they expire.
+ */
+export class OracleClient {
+  readonly baseUrl: string
+  readonly wsUrl: string
+  readonly oracleDid: string
+  readonly userDid: string
+  readonly transport: Transport
+  readonly #options: OracleClientOptions
+
+  constructor (options: OracleClientOptions) {
+    if (typeof options.createDelegation !== 'function') throw new TypeError('createDelegation is required: the oracle authenticates the user by a UCAN delegation or invocation')
+    this.#options = options
+    this.oracleDid = options.oracleDid
+    this.userDid = options.userDid
+    const credentials = new Credentials({
+      userDid: options.userDid,
+      oracleDid: options.oracleDid,
+      createDelegation: options.createDelegation,
+      createInvocation: options.createInvocation,
+      cache: options.credentialCache,
+      invocationMarginSeconds: options.invocationMarginSeconds,
+      delegationMarginSeconds: options.delegationMarginSeconds,
+      now: options.now
+    })
+    const matrix: Record<string, string> = {}
+    if (options.matrix?.accessToken !== undefined) matrix['x-matrix-access-token'] = options.matrix.accessToken
+    if (options.matrix?.homeServer !== undefined) matrix['x-matrix-homeserver'] = options.matrix.homeServer
+    this.transport = new Transport({
+      baseUrl: options.baseUrl,
+      credentials,
+      fetch: options.fetch,
+      timezone: options.timezone,
+      headers: matrix,
+      timeoutMs: options.timeoutMs,
+      onPaymentRequired: options.onPaymentRequired,
+      onDelegationRefreshed: options.onDelegationRefreshed
+    })
+    this.baseUrl = this.transport.baseUrl
+    this.wsUrl = (options.wsUrl ?? this.baseUrl).replace(/\/+$/, '')
+  }
+
+  /** The public landing record of an oracle, including its DID (`oracleDid`). */
+  static async discover (baseUrl: string, options: { fetch?: typeof fetch, signal?: AbortSignal } = {}): Promise<{ oracleDid: string, status: string, message: string, timestamp: string }> {
+    const url = `${baseUrl.replace(/\/+$/, '')}/`
+    const response = await (options.fetch ?? globalThis.fetch)(url, { headers: { accept: 'application/json' }, ...(options.signal !== undefined ? { signal: options.signal } : {}) })
+    if (!response.ok) throw await OracleRequestError.fromResponse(response)
+    const landing = await response.json() as { oracleDid?: unknown, status: string, message: string, timestamp: string }
+    if (typeof landing.oracleDid !== 'string') throw new OracleRequestError('The oracle does not announce its DID at GET /', response.status, {})
+    return landing as { oracleDid: string, status: string, message: string, timestamp: string }
+  }
+
+  get usesInvocation (): boolean {
+    return this.transport.credentials.usesInvocation
+  }
+
+  /** Public: the models a message may name in `model`. */
+  async listModels (signal?: AbortSignal): Promise<ModelList> {
+    return await this.transport.json('GET', '/models', { anonymous: true, signal })
+  }
+
+  // ── sessions ──
+
+  async createSession (signal?: AbortSignal): Promise<ChatSession> {
+    return await this.transport.json('POST', '/sessions', { signal })
+  }
+
+  async listSessions (page: { limit?: number, offset?: number } = {}, signal?: AbortSignal): Promise<SessionList> {
+    const list = await this.transport.json<Partial<SessionList>>('GET', '/sessions', { query: { limit: page.limit ?? 20, offset: page.offset ?? 0 }, signal })
+    return { sessions: list.sessions ?? [], total: typeof list.total === 'number' ? list.total : 0 }
+  }
+
+  /**
+   * Pages through all of the user's sessions the way the SDK does: the next offset is the number of
+   * sessions fetched so far; it stops at `total` (a missing total counts as 0) or on an empty page.
+   */
+  async * sessionPages (options: { pageSize?: number, signal?: AbortSignal } = {}): AsyncGenerator<SessionList> {
+    let offset = 0
+    for (;;) {
+      const page = await this.listSessions({ limit: options.pageSize ?? 20, offset }, options.signal)
+      if (page.sessions.length === 0) return
+      yield page
+      offset += page.sessions.length
+      if (offset >= page.total) return
+    }
+  }
+
+  async deleteSession (sessionId: string, signal?: AbortSignal): Promise<SessionDeleted> {
+    return await this.transport.json('DELETE', `/sessions/${segment(sessionId)}`, { signal })
+  }
+
+  // ── messages ──
+
+  #body (input: MessageInput): Omit<SendMessage, 'stream'> {
+    const { browserTools, agActions, ...rest } = input
+    const timezone = rest.timezone ?? this.transport.timezone
+    return {
+      ...rest,
+      ...(timezone !== undefined ? { timezone } : {}),
+      ...(browserTools !== undefined && browserTools.length > 0 ? { tools: declareTools(browserTools) } : {}),
+      ...(agActions !== undefined && agActions.length > 0 ? { agActions: declareActions(agActions) } : {})
+    }
+  }
+
+  /** Sends a message and waits for the whole answer as JSON (`stream: false`). */
+  async sendMessage (sessionId: string, input: MessageInput, signal?: AbortSignal): Promise<SendMessageReply> {
+    return await this.transport.json('POST', `/messages/${segment(sessionId)}`, {
+      body: { ...this.#body(input), stream: false },
+      signal,
+      timeoutMs: this.#options.messageTimeoutMs ?? 120_000
+    })
+  }
+
+  /**
+   * Sends a message and opens its SSE stream. Resolves once the stream is open (errors before that,
+   * such as payment required or an unknown session, reject here); the turn's events then arrive on
+   * the returned stream. Aborting `signal` aborts the turn.
+   */
+  async streamMessage (sessionId: string, input: MessageInput, options: StreamOptions = {}): Promise<MessageStream> {
+    const controller = new AbortController()
+    const { signal } = options
+    if (signal?.aborted === true) throw signal.reason
+    const onAbort = () => { controller.abort() }
+    signal?.addEventListener('abort', onAbort, { once: true })
+    let response: Response
+    try {
+      response = await this.transport.send('POST', `/messages/${segment(sessionId)}`, {
+        body: { ...this.#body(input), stream: true },
+        signal: controller.signal,
+        accept: 'text/event-stream'
+      })
+    } finally {
+      signal?.removeEventListener('abort', onAbort)
+    }
+    const requestId = response.headers.get('x-request-id')
+    if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream') || requestId === null || requestId === '') {
+      controller.abort()
+      throw new OracleRequestError(requestId === null ? 'Did not receive a request ID' : 'The oracle did not answer with an event stream', response.status, {})
+    }
+    const stream = new MessageStream(response, {
+      sessionId,
+      requestId,
+      controller,
+      onEvent: options.onEvent,
+      hooks: {
+        abortOnServer: async () => { await this.abort(sessionId) },
+        onDelegationReport: () => { this.transport.refreshDelegation().catch(() => {}) },
+        idleTimeoutMs: this.#options.streamIdleTimeoutMs ?? 60_000,
+        abortGraceMs: 2000
+      }
+    })
+    if (signal !== undefined) {
+      const stop = () => { stream.abort().catch(() => {}) }
+      signal.addEventListener('abort', stop, { once: true })
+      stream.done.then(() => { signal.removeEventListener('abort', stop) }, () => {})
+    }
+    return stream
+  }
+
+  /** Aborts the user's answer in flight in a session; `success` says whether one was running. */
+  async abort (sessionId: string, signal?: AbortSignal): Promise<AbortReply> {
+    return await this.transport.json('POST', '/messages/abort', { body: { sessionId }, signal, timeoutMs: 5000 })
+  }
+
+  // ── history ──
+
+  /**
+   * A page of history by turns (newest first page; `before` for older, `after` for newer). Servers
+   * without the paged route answer 404/405: then the legacy transcript is returned as one page when
+   * no cursor was given, and an empty page with a cursor.
+   */
+  async getHistory (sessionId: string, page: { limit?: number, before?: string, after?: string } = {}, signal?: AbortSignal): Promise<HistoryPage> {
+    try {
+      return await this.transport.json('GET', `/sessions/${segment(sessionId)}/messages`, { query: { limit: page.limit ?? 20, before: page.before, after: page.after }, signal })
+    } catch (error) {
+      if (!(error instanceof OracleRequestError) || (error.status !== 404 && error.status !== 405) || error.code === 'ORACLE_SESSION_NOT_FOUND') throw error
+      const empty: HistoryPage = { messages: [], prevCursor: null, nextCursor: null, hasOlder: false, hasNewer: false }
+      if (page.before !== undefined || page.after !== undefined) return empty
+      return { ...empty, messages: (await this.getLegacyHistory(sessionId, signal)).messages }
+    }
+  }
+
+  /** Everything after `cursor` (a page's `nextCursor`), following `hasNewer`; `nextCursor` is the newest. */
+  async getNewerHistory (sessionId: string, cursor: string | null, options: { limit?: number, signal?: AbortSignal } = {}): Promise<HistoryPage> {
+    const messages: HistoryPage['messages'] = []
+    let page = await this.getHistory(sessionId, { limit: options.limit ?? 20, ...(cursor !== null ? { after: cursor } : {}) }, options.signal)
+    const first = page
+    messages.push(...page.messages)
+    for (let rounds = 0; page.hasNewer && page.nextCursor !== null && rounds < 100; rounds++) {
+      page = await this.getHistory(sessionId, { limit: options.limit ?? 20, after: page.nextCursor }, options.signal)
+      messages.push(...page.messages)
+    }
+    return { messages, prevCursor: first.prevCursor, nextCursor: page.nextCursor ?? cursor, hasOlder: first.hasOlder, hasNewer: false }
+  }
+
+  /** The whole transcript (`GET /messages/:sessionId`). */
+  async getLegacyHistory (sessionId: string, signal?: AbortSignal): Promise<LegacyHistory> {
+    return await this.transport.json('GET', `/messages/${segment(sessionId)}`, { signal })
+  }
+
+  // ── delegation and preferences ──
+
+  /** Stores the current delegation (minting it if needed) with `POST /delegation`. */
+  async storeDelegation (): Promise<StoreDelegationReply> {
+    return await this.transport.storeDelegation()
+  }
+
+  async getDelegationStatus (signal?: AbortSignal): Promise<DelegationStatus> {
+    return await this.transport.json('GET', '/delegation', { signal })
+  }
+
+  async revokeDelegation (signal?: AbortSignal): Promise<RevokeReply> {
+    return await this.transport.json('DELETE', '/delegation', { signal })
+  }
+
+  /** Makes sure the oracle holds a delegation valid for at least `minSeconds` more (default 1 h). */
+  async ensureDelegation (minSeconds = 3600): Promise<DelegationStatus> {
+    const status = await this.getDelegationStatus()
+    const nowS = (this.#options.now ?? Date.now)() / 1000
+    if (status.authorized && (status.expiration ?? Infinity) - nowS > minSeconds) return status
+    await this.transport.storeDelegation()
+    return await this.getDelegationStatus()
+  }
+
+  /** The user's behaviour preferences, or null when none are set. */
+  async getUserPreferences (signal?: AbortSignal): Promise<UserPreferences | null> {
+    return await this.transport.json('GET', '/user-preferences', { signal })
+  }
+
+  // ── socket ──
+
+  /** Opens the session's socket.io connection (browser tools, AG-UI actions, live events). */
+  connectSocket (sessionId: string, options: SocketOptions = {}): OracleSocket {
+    return new OracleSocket(this.transport, sessionId, this.wsUrl, options).connect()
+  }
+}

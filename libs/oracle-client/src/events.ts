@@ -1,0 +1,43 @@
+import type { OracleEventName, OracleEventPayloads } from '@impact/schemas'
+
+/**
+ * Every streamed (SSE) and socket event as one discriminated union: `eventName` is the wire name
+ * (`router.update` on SSE, `router_update` on the socket), `payload` the event's data, `source`
+ * where it came from, `id` the SSE `id:` seq when the server sends one.
+ */
+export type OracleEvent = {
+  [K in OracleEventName]: { eventName: K, payload: OracleEventPayloads[K], source: 'sse' | 'socket', id?: number }
+}[OracleEventName]
+
+export type OracleEventOf<K extends OracleEventName> = Extract<OracleEvent, { eventName: K }>
+export type OracleEventListener = (event: OracleEvent) => void
+
+export type { OracleEventName, OracleEventPayloads }
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/**
+ * Builds the typed event from a wire name and payload, after the cheap shape checks the client
+ * relies on (payloads are open records; servers may add fields). `undefined` when the payload
+ * cannot be the named event's.
+ */
+export function toOracleEvent (eventName: string, payload: unknown, source: 'sse' | 'socket', id?: number): OracleEvent | undefined {
+  if (!isRecord(payload)) return undefined
+  const str = (key: string) => typeof payload[key] === 'string'
+  switch (eventName) {
+    case 'message': if (!str('content')) return undefined; break
+    case 'reasoning': if (!str('reasoning')) return undefined; break
+    case 'tool_call': if (!str('toolName') || !str('status')) return undefined; break
+    case 'action_call':
+    case 'browser_tool_call': if (!str('toolName') || !str('toolCallId')) return undefined; break
+    case 'error': if (!str('error')) return undefined; break
+    case 'render_component': if (!str('componentName')) return undefined; break
+    case 'run': if (!str('runId')) return undefined; break
+    case 'done': case 'router.update': case 'router_update': case 'message_cache_invalidation':
+    case 'connected': case 'pong': case 'status': case 'subscribed': case 'available-events':
+      break
+    default:
+      return undefined
+  }
+  return { eventName, payload, source, ...(id !== undefined ? { id } : {}) } as OracleEvent
+}

@@ -1,0 +1,109 @@
+import { SSE_EVENT_NAMES, type SseEventName } from '@impact/schemas'
+
+/** One dispatched SSE frame: an accepted event name, its parsed single-line JSON data, and the optional `id:` seq. */
+export interface SseFrame {
+  event: SseEventName
+  data: unknown
+  id?: number
+}
+
+const ACCEPTED = new Set<string>(SSE_EVENT_NAMES)
+
+/**
+ * The SSE framing of the oracle wire contract (§3.2), which is not the browser EventSource's:
+ * - every frame needs an `event:` line (there is no default `message` event);
+ * - `data:` is one line of JSON, and a second `data:` line replaces the first;
+ * - a frame is dispatched at a blank line or a comment line, only if it had both `event:` and `data:`;
+ * - lines are split on `\n` and trimmed; a trailing frame is flushed at the end of the body;
+ * - an optional `id: <integer>` is the re-join cursor;
+ * - event names outside the accepted list, and data that is not JSON, are dropped.
+ * Feed it decoded text in chunks of any size; `onActivity` fires on every line (heartbeats included).
+ */
+export class SseParser {
+  #buffer = ''
+  #event: string | undefined
+  #data: string | undefined
+  #id: number | undefined
+  readonly #emit: (frame: SseFrame) => void
+
+  constructor (emit: (frame: SseFrame) => void) {
+    this.#emit = emit
+  }
+
+  push (text: string): void {
+    this.#buffer += text
+    let newline = this.#buffer.indexOf('\n')
+    while (newline >= 0) {
+      const line = this.#buffer.slice(0, newline)
+      this.#buffer = this.#buffer.slice(newline + 1)
+      this.#line(line)
+      newline = this.#buffer.indexOf('\n')
+    }
+  }
+
+  /** The body ended: the last line and the last frame count even without a closing blank line. */
+  end (): void {
+    if (this.#buffer !== '') this.#line(this.#buffer)
+    this.#buffer = ''
+    this.#dispatch()
+  }
+
+  #line (raw: string): void {
+    const line = raw.trim()
+    if (line === '' || line.startsWith(':')) {
+      this.#dispatch()
+      return
+    }
+    const colon = line.indexOf(':')
+    if (colon < 0) return
+    const field = line.slice(0, colon).trim()
+    const value = line.slice(colon + 1).trim()
+    if (field === 'event') this.#event = value
+    else if (field === 'data') this.#data = value
+    else if (field === 'id') this.#id = /^\d+$/.test(value) ? Number(value) : undefined
+  }
+
+  #dispatch (): void {
+    const event = this.#event
+    const data = this.#data
+    const id = this.#id
+    this.#event = undefined
+    this.#data = undefined
+    this.#id = undefined
+    if (event === undefined || data === undefined || !ACCEPTED.has(event)) return
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(data)
+    } catch {
+      return
+    }
+    this.#emit({ event: event as SseEventName, data: parsed, ...(id !== undefined ? { id } : {}) })
+  }
+}
+
+/**
+ * Reads an SSE body to its end, yielding frames as they complete. `onActivity` is called for every
+ * chunk received (heartbeats included), so callers can tell a quiet stream from a dead one.
+ */
+export async function * readSse (body: ReadableStream<Uint8Array>, onActivity: () => void = () => {}): AsyncGenerator<SseFrame> {
+  const frames: SseFrame[] = []
+  const parser = new SseParser((frame) => frames.push(frame))
+  const decoder = new TextDecoder()
+  const reader = body.getReader()
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      onActivity()
+      parser.push(decoder.decode(value, { stream: true }))
+      while (frames.length > 0) yield frames.shift() as SseFrame
+    }
+    parser.push(decoder.decode())
+    parser.end()
+    while (frames.length > 0) yield frames.shift() as SseFrame
+  } finally {
+    // An early return (the caller stopped reading) must release the connection.
+    await reader.cancel().catch(() => {})
+    reader.releaseLock()
+  }
+}

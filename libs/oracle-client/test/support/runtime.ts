@@ -1,0 +1,85 @@
+import { randomBytes } from 'node:crypto'
+import { createTestDatabase } from '@impact/persistence/testing'
+import { buildApp, type AppOptions } from '@impact/oracle-runtime'
+import { createRedisState } from '@impact/shared-state'
+import { formatSigner, generateSigner, mintDelegation, mintInvocation, type OracleSigner } from '@impact/ucan'
+// The runtime's package exports only buildApp; its config loader is reached by path (tests only).
+import { loadConfig } from '../../../../apps/oracle-runtime/src/config.ts'
+
+export interface RealRuntime {
+  app: Awaited<ReturnType<typeof buildApp>>
+  baseUrl: string
+  oracleDid: string
+  close: () => Promise<void>
+}
+
+/**
+ * A real oracle runtime listening on 127.0.0.1 (port 0): embedded PGlite and in-process state by
+ * default, a fresh PostgreSQL database and a private Redis key prefix with DATABASE_URL/REDIS_URL.
+ */
+export async function startRuntime (env: Record<string, string> = {}, options: AppOptions = {}): Promise<RealRuntime> {
+  const database = await createTestDatabase()
+  const prefix = `oracle-client-test-${randomBytes(4).toString('hex')}:`
+  const redisUrl = process.env.REDIS_URL
+  const app = await buildApp(loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    ...database.env,
+    ...(redisUrl !== undefined && redisUrl !== '' ? { REDIS_URL: redisUrl } : {}),
+    ORACLE_PRIVATE_KEY: formatSigner(await generateSigner()),
+    ...env
+  }), { statePrefix: prefix, ...options })
+  const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 })
+  return {
+    app,
+    baseUrl,
+    oracleDid: app.runtime.identity.did,
+    async close () {
+      await app.close()
+      await database.drop()
+      if (redisUrl !== undefined && redisUrl !== '') {
+        const redis = createRedisState({ url: redisUrl, prefix })
+        await Promise.all((await redis.scan('')).map(async (key) => await redis.del(key)))
+        await redis.close()
+      }
+    }
+  }
+}
+
+/** A user with a real Ed25519 key whose callbacks count how often they were asked to sign. */
+export interface TestUser {
+  signer: OracleSigner
+  did: string
+  minted: { delegation: number, invocation: number }
+  createDelegation: (request: { oracleDid: string }) => Promise<string>
+  createInvocation: (request: { oracleDid: string }) => Promise<string>
+}
+
+export async function testUser (lifetimes: { delegation?: number, invocation?: number } = {}): Promise<TestUser> {
+  const signer = await generateSigner()
+  const minted = { delegation: 0, invocation: 0 }
+  return {
+    signer,
+    did: signer.did(),
+    minted,
+    async createDelegation ({ oracleDid }) {
+      minted.delegation++
+      return await mintDelegation({ issuer: signer, audience: oracleDid, capabilities: [{ can: '*', with: 'ixo:oracle' }], lifetimeSeconds: lifetimes.delegation ?? 3600 })
+    },
+    async createInvocation ({ oracleDid }) {
+      minted.invocation++
+      return await mintInvocation({ issuer: signer, audience: oracleDid, lifetimeSeconds: lifetimes.invocation ?? 300 })
+    }
+  }
+}
+
+/** A fetch that records what was sent (method, path, headers) and passes everything to the real one. */
+export function recordingFetch () {
+  const calls: Array<{ method: string, path: string, headers: Headers }> = []
+  const fetcher: typeof fetch = async (input, init) => {
+    const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url)
+    calls.push({ method: init?.method ?? 'GET', path: url.pathname + url.search, headers: new Headers(init?.headers) })
+    return await fetch(input, init)
+  }
+  return { fetch: fetcher, calls }
+}
