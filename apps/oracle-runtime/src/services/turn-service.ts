@@ -132,7 +132,8 @@ export function createTurnService (deps: { db: Kysely<DB>, agent: AgentDeps, plu
         timestamp: new Date().toISOString()
       })
     }
-    if (stored !== undefined) publish('message_cache_invalidation', { sessionId, requestId, status: 'done' })
+    // The user's message is stored whatever the outcome, so the history changed after every turn.
+    publish('message_cache_invalidation', { sessionId, requestId, status: 'done' })
     publish('done', {
       ...(stored !== undefined ? { messageId: stored.id } : {}),
       ...(result.outcome === 'aborted' ? { aborted: true } : {}),
