@@ -60,8 +60,8 @@ export const defineBrowserTool = <Args = Record<string, unknown>, Result = unkno
 export const defineAgAction = <Args = Record<string, unknown>, Result = unknown, View = unknown>(action: AgAction<Args, Result, View>): AgAction<Args, Result, View> => action
 
 // Handlers are stored type-erased: the oracle sends whatever arguments the model chose.
-export type AnyBrowserTool = BrowserTool<any, unknown>
-export type AnyAgAction = AgAction<any, unknown, unknown>
+export type AnyBrowserTool = BrowserTool<any, any>
+export type AnyAgAction = AgAction<any, any, any>
 
 /** The `tools` of a message body: name, description and schema only (handlers stay in the page). */
 export function declareTools (tools: readonly AnyBrowserTool[] = []): ToolDeclaration[] {
