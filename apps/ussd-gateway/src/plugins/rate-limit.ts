@@ -27,6 +27,8 @@ export async function registerRateLimits (app: FastifyInstance, config: Config, 
     timeWindow: config.RATE_LIMIT_WINDOW_MS,
     allowList: parseList(config.RATE_LIMIT_ALLOWLIST),
     cache: LOCAL_KEYS,
+    // Aggregators ignore limit headers on normal replies; only a 429 carries them (and Retry-After).
+    addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
     ...(redis !== undefined ? { redis, nameSpace: `${config.REDIS_KEY_PREFIX}rl:` } : {}),
     errorResponseBuilder: (_request, context) => new UssdRateLimitedError(context.after)
   })

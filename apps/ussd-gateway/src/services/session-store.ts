@@ -23,8 +23,22 @@ const ENDED_TTL_MS = 60_000
  */
 export function createSessionStore (state: SharedState, ttlMs: number) {
   const endedTtlMs = Math.min(ttlMs, ENDED_TTL_MS)
+  const local = new Map<string, Promise<void>>()
 
-  async function lock (sessionId: string): Promise<() => Promise<void>> {
+  // In-process state has one replica: hops of a session queue on a promise instead of a stored key.
+  async function localLock (sessionId: string): Promise<() => Promise<void>> {
+    const previous = local.get(sessionId)
+    let release!: () => void
+    const current = new Promise<void>((resolve) => { release = resolve })
+    local.set(sessionId, current)
+    if (previous !== undefined) await previous
+    return async () => {
+      if (local.get(sessionId) === current) local.delete(sessionId)
+      release()
+    }
+  }
+
+  async function sharedLock (sessionId: string): Promise<() => Promise<void>> {
     const key = LOCK + sessionId
     const deadline = Date.now() + LOCK_WAIT_MS
     while (!(await state.set(key, randomUUID(), { ifAbsent: true, ttlMs: LOCK_TTL_MS }))) {
@@ -35,7 +49,7 @@ export function createSessionStore (state: SharedState, ttlMs: number) {
   }
 
   return {
-    lock,
+    lock: state.kind === 'memory' ? localLock : sharedLock,
 
     /** The live session, its TTL restarted; undefined when expired, ended or never started. */
     async touch (sessionId: string): Promise<Session | undefined> {

@@ -44,54 +44,37 @@ export interface Session {
   startedAt: number
 }
 
-/** Stored form: one-letter keys and no undefined fields keep a live session around 300 bytes. */
-const KEYS = {
-  id: 'i',
-  phone: 'p',
-  serviceCode: 'c',
-  networkCode: 'w',
-  state: 's',
-  page: 'g',
-  language: 'l',
-  textLength: 'n',
-  textDigest: 'h',
-  sequence: 'q',
-  message: 'm',
-  flash: 'f',
-  topic: 'o',
-  customerId: 'u',
-  name: 'a',
-  email: 'e',
-  loginId: 'x',
-  draftName: 'dn',
-  draftEmail: 'de',
-  draftPin: 'dp',
-  startedAt: 't'
-} as const satisfies Record<keyof Session, string>
-
-const FROM_STORED = new Map<string, keyof Session>(Object.entries(KEYS).map(([long, short]) => [short, long as keyof Session]))
+/**
+ * Stored form: a positional JSON array behind a format number, so a live session takes about 250
+ * bytes and decodes without per-key lookups. Append fields at the end; never reorder.
+ */
+const FORMAT = 1
+const FIELDS = [
+  'id', 'phone', 'serviceCode', 'networkCode', 'state', 'page', 'language', 'textLength', 'textDigest', 'sequence',
+  'message', 'flash', 'topic', 'customerId', 'name', 'email', 'loginId', 'draftName', 'draftEmail', 'draftPin', 'startedAt'
+] as const satisfies ReadonlyArray<keyof Session>
 
 export function encodeSession (session: Session): string {
-  const stored: Record<string, unknown> = {}
-  for (const [name, value] of Object.entries(session)) {
-    if (value !== undefined) stored[KEYS[name as keyof Session]] = value
-  }
-  return JSON.stringify(stored)
+  const values: unknown[] = [FORMAT]
+  // Absent fields are null (trailing ones dropped); null and undefined mean the same to every reader.
+  for (const field of FIELDS) values.push(session[field] ?? null)
+  while (values[values.length - 1] === null) values.pop()
+  return JSON.stringify(values)
 }
 
-/** Undefined for anything that is not a session record (a corrupt or foreign value). */
+/** Undefined for anything that is not a session record of this format (corrupt, foreign or older). */
 export function decodeSession (text: string): Session | undefined {
-  let stored: unknown
+  let values: unknown
   try {
-    stored = JSON.parse(text)
+    values = JSON.parse(text)
   } catch {
     return undefined
   }
-  if (typeof stored !== 'object' || stored === null) return undefined
+  if (!Array.isArray(values) || values[0] !== FORMAT) return undefined
   const session: Record<string, unknown> = {}
-  for (const [short, value] of Object.entries(stored)) {
-    const name = FROM_STORED.get(short)
-    if (name !== undefined) session[name] = value
+  for (let i = 0; i < FIELDS.length; i++) {
+    const value = values[i + 1]
+    if (value !== null && value !== undefined) session[FIELDS[i] as string] = value
   }
   const s = session as Partial<Session>
   if (typeof s.id !== 'string' || typeof s.phone !== 'string' || typeof s.state !== 'string' || typeof s.message !== 'string') return undefined

@@ -1,0 +1,101 @@
+// One server of the benchmark in its own process (its own event loop, like a deployment):
+//   bare    a Fastify route with form bodies answering a fixed CON text (the baseline)
+//   peer    the same menu tree on ussd-builder, the peer package
+//   gateway the real ussd-gateway app (embedded defaults: PGlite, in-process sessions, rate limits on)
+// The parent talks to it over IPC: it sends { port } when listening, and answers commands.
+import { runInNewContext } from 'node:vm'
+import { setFlagsFromString } from 'node:v8'
+import Fastify from 'fastify'
+import formbody from '@fastify/formbody'
+import { buildApp } from '../../apps/ussd-gateway/src/app.ts'
+import { loadConfig } from '../../apps/ussd-gateway/src/config.ts'
+import { peerMenu } from './peer-menu.ts'
+import { depthText, sessionFields } from './workload.ts'
+
+setFlagsFromString('--expose-gc')
+const gc = runInNewContext('gc') as () => void
+
+async function bare () {
+  const app = Fastify({ logger: false })
+  await app.register(formbody)
+  app.post('/api/ussd', async (_request, reply) => await reply.type('text/plain; charset=utf-8').send('CON Create a 5-digit PIN:\n0. Back'))
+  return app
+}
+
+async function peer () {
+  const app = Fastify({ logger: false })
+  await app.register(formbody)
+  app.post('/api/ussd', async (request, reply) => {
+    const text = await peerMenu().run(request.body as Parameters<ReturnType<typeof peerMenu>['run']>[0])
+    return await reply.type('text/plain; charset=utf-8').send(text)
+  })
+  return app
+}
+
+async function gateway () {
+  return await buildApp(loadConfig({
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'silent',
+    DATA_DIR: 'memory://',
+    PIN_ENCRYPTION_KEY: 'b'.repeat(64),
+    // Limits stay on (every request is counted per IP and per phone) but high enough for the load.
+    RATE_LIMIT_MAX: '100000000',
+    RATE_LIMIT_PHONE_MAX: '1000',
+    USSD_SESSION_TTL_SECONDS: '600',
+    ...(process.env.DATABASE_URL !== undefined ? { DATABASE_URL: process.env.DATABASE_URL, MIGRATE_ON_START: 'always' } : {}),
+    ...(process.env.REDIS_URL !== undefined ? { REDIS_URL: process.env.REDIS_URL, REDIS_KEY_PREFIX: `bench:${process.pid}:` } : {})
+  }))
+}
+
+const target = process.argv[2] ?? 'bare'
+const app = target === 'gateway' ? await gateway() : target === 'peer' ? await peer() : await bare()
+const address = await app.listen({ host: '127.0.0.1', port: 0 })
+
+const hop = async (i: number, text: string) => {
+  const res = await app.inject({ method: 'POST', url: '/api/ussd', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(sessionFields(i, text)).toString() })
+  if (!res.body.startsWith('CON ')) throw new Error(`unexpected reply ${res.body}`)
+}
+
+/** Walks sessions `from`..`to` to depth 3 (two hops: the shortcut `2*2`, then the name). */
+async function prepare (from: number, to: number) {
+  const queue = Array.from({ length: to - from }, (_, k) => from + k)
+  await Promise.all(Array.from({ length: 64 }, async () => {
+    for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
+      await hop(i, depthText(2))
+      await hop(i, depthText(3))
+    }
+  }))
+}
+
+/** Ends sessions `from`..`to` through the aggregator's end-of-session notification. */
+async function free (from: number, to: number) {
+  for (let i = from; i < to; i++) {
+    await app.inject({ method: 'POST', url: '/api/ussd/events', payload: { sessionId: `bench-${i}`, status: 'Success' } })
+  }
+}
+
+function memory () {
+  gc()
+  gc()
+  const { rss, heapUsed } = process.memoryUsage()
+  return { rss, heapUsed }
+}
+
+async function handle (message: { cmd: string, from?: number, to?: number }): Promise<unknown> {
+  const range = [message.from ?? 0, message.to ?? 0] as const
+  if (message.cmd === 'prepare') await prepare(...range)
+  else if (message.cmd === 'free') await free(...range)
+  else if (message.cmd === 'memory') return memory()
+  else if (message.cmd === 'cpu') return process.cpuUsage().user + process.cpuUsage().system
+  else if (message.cmd === 'stop') await app.close()
+  return true
+}
+
+process.on('message', (message: { cmd: string, from?: number, to?: number }) => {
+  const reply = (value: unknown) => {
+    // After `stop` the process leaves once the answer is out.
+    process.send?.({ cmd: message.cmd, value }, undefined, {}, () => { if (message.cmd === 'stop') process.exit(0) })
+  }
+  handle(message).then(reply, (error: Error) => reply({ error: error.message }))
+})
+process.send?.({ cmd: 'ready', value: address })

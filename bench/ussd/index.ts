@@ -1,0 +1,140 @@
+// ussd-gateway throughput and memory, against baselines measured in the same run:
+//  1. a menu hop at depth 4 (text `2*2*Jane Doe*00` on a live session at depth 3: validated, rate
+//     limited per IP and per phone, session locked, read, advanced and written) vs a bare Fastify
+//     route with form bodies answering a fixed text — target >= 0.6x;
+//  2. the same hop vs ussd-builder serving the same menu tree (it keeps no session and resolves
+//     the whole cumulative text on each request) — target >= 1.0x;
+//  3. RSS per live session, from 10k sessions held by the gateway — target <= 2 KB.
+// Each server runs in its own process; the load (autocannon) comes from this one. The three
+// alternate in short rounds so background load on the machine hits all of them alike.
+import { fork, type ChildProcess } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import type autocannon from 'autocannon'
+import { load, ratio, report, type LoadResult } from '../lib.ts'
+import { depthText, sessionFields } from './workload.ts'
+
+const ROUNDS = 3
+const ROUND_S = 3
+const CONNECTIONS = 32
+const LIVE_SESSIONS = 10_000
+/** Sessions walked to depth 3 before the load; every measured gateway request uses a fresh one. */
+const PREPARED = 110_000
+const EXPECTED = 'CON Create a 5-digit PIN:\n0. Back'
+const children: ChildProcess[] = []
+
+interface Server { url: string, call: (cmd: string, extra?: Record<string, number>) => Promise<unknown> }
+
+async function start (target: string): Promise<Server> {
+  const child = fork(fileURLToPath(new URL('./child.ts', import.meta.url)), [target], {
+    execArgv: ['--conditions=@impact/source', '--no-warnings'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc']
+  })
+  children.push(child)
+  const waiting = new Map<string, (value: unknown) => void>()
+  const ready = new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${target} exited with ${code}`)))
+    waiting.set('ready', (value) => resolve(String(value)))
+  })
+  child.on('message', (message: { cmd: string, value: unknown }) => {
+    const resolve = waiting.get(message.cmd)
+    waiting.delete(message.cmd)
+    resolve?.(message.value)
+  })
+  const url = await ready
+  return {
+    url,
+    call: async (cmd, extra = {}) => await new Promise((resolve, reject) => {
+      waiting.set(cmd, (value) => (typeof value === 'object' && value !== null && 'error' in value ? reject(new Error(String(value.error))) : resolve(value)))
+      child.send({ cmd, ...extra })
+    })
+  }
+}
+
+const body = (i: number, text: string) => new URLSearchParams(sessionFields(i, text)).toString()
+
+interface Round extends LoadResult { cpuPerRequest: number }
+
+/** Depth-4 hops for `seconds`, each on its own session numbered from `cursor.next`, with the server's CPU time per request. */
+async function round (server: Server, cursor: { next: number }, seconds: number): Promise<Round> {
+  const before = await server.call('cpu') as number
+  const result = await hops(server.url, cursor, seconds)
+  const after = await server.call('cpu') as number
+  return { ...result, cpuPerRequest: (after - before) / Math.max(1, result.requestsPerSec * seconds) }
+}
+
+async function hops (url: string, cursor: { next: number }, seconds: number): Promise<LoadResult> {
+  const request: autocannon.Request = {
+    method: 'POST',
+    path: '/api/ussd',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    setupRequest: (req) => ({ ...req, body: body(cursor.next++, depthText(4)) })
+  }
+  return await load({ url, connections: CONNECTIONS, duration: seconds, requests: [request] })
+}
+
+async function check (url: string, i: number) {
+  const res = await fetch(`${url}/api/ussd`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: body(i, depthText(4)) })
+  const text = await res.text()
+  if (text !== EXPECTED) throw new Error(`${url} answered ${JSON.stringify(text)}, expected ${JSON.stringify(EXPECTED)}`)
+}
+
+const mean = (results: LoadResult[]) => results.reduce((sum, r) => sum + r.requestsPerSec, 0) / results.length
+const cpu = (results: Round[]) => results.reduce((sum, r) => sum + r.cpuPerRequest, 0) / results.length
+const failures = (results: LoadResult[]) => results.reduce((sum, r) => sum + r.errors + r.non2xx, 0)
+const kb = (bytes: number) => bytes / 1024
+
+try {
+  // Memory, in a fresh gateway process: a first batch warms the allocator and is freed, then the
+  // RSS growth from a second batch of live sessions is what sessions cost.
+  const fresh = await start('gateway')
+  await fresh.call('prepare', { from: 0, to: LIVE_SESSIONS })
+  await fresh.call('free', { from: 0, to: LIVE_SESSIONS })
+  const before = await fresh.call('memory') as { rss: number, heapUsed: number }
+  await fresh.call('prepare', { from: LIVE_SESSIONS, to: 2 * LIVE_SESSIONS })
+  const after = await fresh.call('memory') as { rss: number, heapUsed: number }
+  await fresh.call('stop')
+
+  const [bare, peer, gateway] = await Promise.all([start('bare'), start('peer'), start('gateway')])
+  await gateway.call('prepare', { from: 0, to: PREPARED })
+  await Promise.all([check(bare.url, 0), check(peer.url, 0), check(gateway.url, PREPARED - 1)])
+  const cursors = { bare: { next: 10_000_000 }, peer: { next: 10_000_000 }, gateway: { next: 0 } }
+
+  await hops(bare.url, cursors.bare, 1)
+  await hops(peer.url, cursors.peer, 1)
+  await hops(gateway.url, cursors.gateway, 1)
+  const results: Record<'bare' | 'peer' | 'gateway', Round[]> = { bare: [], peer: [], gateway: [] }
+  for (let i = 0; i < ROUNDS; i++) {
+    results.bare.push(await round(bare, cursors.bare, ROUND_S))
+    results.peer.push(await round(peer, cursors.peer, ROUND_S))
+    results.gateway.push(await round(gateway, cursors.gateway, ROUND_S))
+  }
+  await Promise.all([bare, peer, gateway].map(async (server) => await server.call('stop')))
+  // Past PREPARED the gateway would answer hops on unknown sessions (a cheaper path): refuse to report that.
+  if (cursors.gateway.next > PREPARED) throw new Error(`ran out of prepared sessions (${cursors.gateway.next} > ${PREPARED}); raise PREPARED`)
+
+  const latency = (name: keyof typeof results) => results[name].map((r) => `${r.p50}/${r.p99}`).join('  ')
+  const [b, p, g] = [mean(results.bare), mean(results.peer), mean(results.gateway)]
+  report(`ussd-gateway: menu hop at depth 4, ${ROUNDS} rounds x ${ROUND_S} s, ${CONNECTIONS} connections`, [
+    ['bare Fastify route (req/s)', b],
+    ['ussd-builder, same menu tree (req/s)', p],
+    ['ussd-gateway (req/s)', g],
+    ['p50/p99 ms per round, bare', latency('bare')],
+    ['p50/p99 ms per round, ussd-builder', latency('peer')],
+    ['p50/p99 ms per round, ussd-gateway', latency('gateway')],
+    ['errors + non-2xx (all runs)', failures(results.bare) + failures(results.peer) + failures(results.gateway)],
+    ['ratio gateway / bare Fastify (target >= 0.6)', ratio(g, b)],
+    ['ratio gateway / ussd-builder (target >= 1.0)', ratio(g, p)],
+    ['ratio ussd-builder / bare Fastify (peer, for reference)', ratio(p, b)],
+    ['server CPU per request, bare / ussd-builder / gateway (us)', `${cpu(results.bare).toFixed(1)} / ${cpu(results.peer).toFixed(1)} / ${cpu(results.gateway).toFixed(1)}`],
+    // The load generator shares the machine; CPU per request is the cost the server itself pays.
+    ['CPU-based ratio gateway / bare (bare CPU / gateway CPU)', ratio(cpu(results.bare), cpu(results.gateway))],
+    ['CPU-based ratio gateway / ussd-builder', ratio(cpu(results.peer), cpu(results.gateway))]
+  ])
+  report(`ussd-gateway: memory of ${LIVE_SESSIONS} live sessions (in-process state, embedded database)`, [
+    ['RSS growth for 10k live sessions (KiB)', kb(after.rss - before.rss)],
+    ['RSS per live session (bytes, target <= 2048)', (after.rss - before.rss) / LIVE_SESSIONS],
+    ['JS heap per live session (bytes)', (after.heapUsed - before.heapUsed) / LIVE_SESSIONS]
+  ])
+} finally {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM')
+}
