@@ -11,7 +11,8 @@ import { authenticate, credential, type AuthContext, type AuthenticateOptions } 
 /** What a handshake presents, untrusted and unparsed (query values, the socket.io `auth` object, a first message). */
 export interface HandshakeRequest { sessionId: unknown, invocation: unknown, delegation: unknown }
 
-export interface Admitted { did: string, sessionId: string, auth: AuthContext }
+/** An admitted handshake. The tokens themselves are not kept: a connection lives longer than they need to. */
+export interface Admitted { did: string, sessionId: string, via: AuthContext['via'] }
 /** Why a handshake was refused, in the error contract's terms (code and status travel to the client). */
 export interface Refusal { message: string, code: string, statusCode: number }
 export type Admission = { ok: Admitted, refusal?: undefined } | { ok?: undefined, refusal: Refusal }
@@ -45,5 +46,5 @@ export async function admit (deps: AdmissionDeps, state: { closing: boolean, con
   if (outcome.failure !== undefined) return refuse(AUTH_REFUSALS[outcome.failure])
   const session = await findSession(deps.db, outcome.ok.did, sessionId, deps.oracleDid)
   if (session === undefined) return refuse(SessionNotFoundError)
-  return { ok: { did: outcome.ok.did, sessionId, auth: outcome.ok } }
+  return { ok: { did: outcome.ok.did, sessionId, via: outcome.ok.via } }
 }

@@ -58,8 +58,8 @@ export async function handleClientEvent (deps: ClientEventDeps, member: Attached
         if (await findSession(deps.db, conn.did, target, deps.oracleDid) === undefined) return refused('Session not found', 'ORACLE_SESSION_NOT_FOUND')
         if (!await deps.subscribe(target)) return refused('Connection closed', 'ORACLE_WS_CLOSED')
       }
-      for (const event of events) member.optional.add(event)
-      conn.send('subscribed', { sessionId: target, ...(member.optional.size > 0 ? { events: [...member.optional] } : {}), timestamp: now() })
+      if (events.length > 0) member.optional = new Set([...member.optional ?? [], ...events])
+      conn.send('subscribed', { sessionId: target, ...(member.optional !== undefined ? { events: [...member.optional] } : {}), timestamp: now() })
       return OK
     }
     case 'tool_result':

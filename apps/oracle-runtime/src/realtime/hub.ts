@@ -34,8 +34,8 @@ export interface Attached {
   readonly conn: Connection
   /** Sessions this connection receives events of and may answer tool calls for. */
   readonly sessions: Set<string>
-  /** Optional events it asked for (`subscribe { events }`). */
-  readonly optional: Set<string>
+  /** Optional events it asked for (`subscribe { events }`); most connections never ask. */
+  optional: Set<string> | undefined
   closed: boolean
 }
 
@@ -64,7 +64,7 @@ export function createRealtimeHub (deps: HubDeps) {
     if (members === undefined) return
     const optional = event.name === 'reasoning'
     for (const member of members) {
-      if (optional && !member.optional.has(event.name)) continue
+      if (optional && member.optional?.has(event.name) !== true) continue
       try {
         member.conn.send(event.name, event.data)
       } catch (err) {
@@ -74,11 +74,14 @@ export function createRealtimeHub (deps: HubDeps) {
     }
   }
 
+  // Channel messages are `<origin replica> <json>`: a replica hears its own events back from Redis
+  // and skips them (it delivered them directly) without parsing them.
+  const own = `${replica} `
   const onChannel = (sessionId: string) => (message: string) => {
+    if (message.startsWith(own)) return
     try {
-      const { origin, name, data } = JSON.parse(message) as { origin: string, name: string, data: unknown }
-      // This replica delivered its own events directly.
-      if (origin !== replica && typeof name === 'string') deliver(sessionId, { name, data })
+      const { name, data } = JSON.parse(message.slice(message.indexOf(' ') + 1)) as WireEvent
+      if (typeof name === 'string') deliver(sessionId, { name, data })
     } catch {
       deps.log.warn({ sessionId }, 'malformed realtime message ignored')
     }
@@ -123,7 +126,7 @@ export function createRealtimeHub (deps: HubDeps) {
 
     /** Registers an admitted connection and greets it with `connected`; false when it went away meanwhile. */
     async attach (conn: Connection): Promise<boolean> {
-      const member: Attached = { conn, sessions: new Set(), optional: new Set(), closed: false }
+      const member: Attached = { conn, sessions: new Set(), optional: undefined, closed: false }
       attached.set(conn, member)
       try {
         await acquire(conn.sessionId)
@@ -192,7 +195,7 @@ export function createRealtimeHub (deps: HubDeps) {
         if (wire === undefined) return
         deliver(event.sessionId, wire)
         if (remote) {
-          deps.state.publish(`rt:${event.sessionId}`, JSON.stringify({ origin: replica, name: wire.name, data: wire.data }))
+          deps.state.publish(`rt:${event.sessionId}`, own + JSON.stringify(wire))
             .catch((err: unknown) => deps.log.warn({ err, sessionId: event.sessionId }, 'realtime fan-out publish failed'))
         }
       })

@@ -44,6 +44,8 @@ export function attachSocketIo (server: HttpServer, hub: RealtimeHub, options: S
       .then((admission) => {
         if (admission.ok !== undefined) {
           socket.data.admitted = admission.ok
+          // The tokens were needed for this check only; a long-lived socket does not carry them around.
+          socket.handshake.auth = {}
           next()
           return
         }
