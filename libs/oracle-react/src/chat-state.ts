@@ -1,0 +1,119 @@
+import type { ActionCallState, MessageDto, OracleEvent, OracleEventPayloads } from '@impact/oracle-client'
+
+/** Chat status: `submitted` (sent, no stream yet) → `streaming` → `ready`, or `error` when the turn failed. */
+export type ChatStatus = 'submitted' | 'streaming' | 'ready' | 'error'
+
+export interface ChatToolCall {
+  id: string
+  name: string
+  args: unknown
+  status: 'isRunning' | 'done' | 'error'
+  output?: string
+  error?: string
+}
+
+export type ChatComponent = OracleEventPayloads['render_component']
+
+/** One message as a chat shows it: stored history, or the turn being streamed (`pending`). */
+export interface ChatMessage {
+  id: string
+  type: 'human' | 'ai'
+  content: string
+  createdAt?: string
+  reasoning?: string
+  toolCalls?: ChatToolCall[]
+  actionCalls?: ActionCallState[]
+  /** `render_component` events of this answer (over the socket). */
+  components?: ChatComponent[]
+  attachments?: unknown[]
+  metadata?: Record<string, unknown>
+  /** The streamed error text of a failed answer. */
+  error?: string
+  /** Not stored yet: the optimistic question, or the answer still streaming. */
+  pending?: boolean
+  /** The request id of the turn that produced it (streamed messages). */
+  requestId?: string
+}
+
+export function fromDto (dto: MessageDto): ChatMessage {
+  return {
+    id: dto.id,
+    type: dto.type,
+    content: dto.content,
+    createdAt: dto.createdAt,
+    ...(dto.reasoning !== undefined ? { reasoning: dto.reasoning } : {}),
+    ...(dto.toolCalls !== undefined ? { toolCalls: dto.toolCalls.map((c) => ({ id: c.id, name: c.name, args: c.args, status: c.status, output: c.output })) } : {}),
+    ...(dto.attachments !== undefined ? { attachments: dto.attachments } : {}),
+    ...(dto.metadata !== undefined ? { metadata: dto.metadata } : {})
+  }
+}
+
+function upsert<T> (list: T[] | undefined, item: T, same: (a: T) => boolean): T[] {
+  const next = [...(list ?? [])]
+  const at = next.findIndex(same)
+  if (at >= 0) next[at] = item
+  else next.push(item)
+  return next
+}
+
+/** The streamed answer after one more event of its turn. */
+export function applyEvent (message: ChatMessage, event: OracleEvent): ChatMessage {
+  switch (event.eventName) {
+    case 'message':
+      return { ...message, content: message.content + event.payload.content }
+    case 'reasoning':
+      return event.payload.reasoning === '' ? message : { ...message, reasoning: (message.reasoning ?? '') + event.payload.reasoning }
+    case 'tool_call': {
+      const { eventId, toolName, args, status, output, error } = event.payload
+      const call: ChatToolCall = { id: eventId, name: toolName, args, status, ...(output !== undefined ? { output } : {}), ...(error !== undefined ? { error } : {}) }
+      return { ...message, toolCalls: upsert(message.toolCalls, call, (c) => c.id === eventId) }
+    }
+    case 'action_call': {
+      const { toolCallId, toolName, args, status, output, error } = event.payload
+      const call: ActionCallState = { toolCallId, toolName, args, status, ...(output !== undefined ? { output } : {}), ...(error !== undefined ? { error } : {}) }
+      return { ...message, actionCalls: upsert(message.actionCalls, call, (c) => c.toolCallId === toolCallId) }
+    }
+    case 'render_component': {
+      const component = event.payload
+      const key = component.eventId ?? component.componentName
+      return { ...message, components: upsert(message.components, component, (c) => (c.eventId ?? c.componentName) === key) }
+    }
+    case 'error':
+      return { ...message, error: event.payload.error }
+    default:
+      return message
+  }
+}
+
+/**
+ * Replaces the messages of a finished turn with what the oracle stored. What only the stream
+ * carried (action calls, rendered components, the error text) moves onto the stored answer;
+ * if nothing was stored (a failure before any text), the streamed answer stays, no longer pending.
+ */
+export function settleTurn (messages: ChatMessage[], turn: { requestId: string, messageId?: string | undefined }, stored: ChatMessage[]): ChatMessage[] {
+  const streamed = messages.find((m) => m.requestId === turn.requestId && m.type === 'ai')
+  const known = new Set(messages.filter((m) => m.pending !== true).map((m) => m.id))
+  const fresh = stored.filter((m) => !known.has(m.id))
+  const answer = turn.messageId === undefined ? undefined : fresh.find((m) => m.id === turn.messageId)
+  const extras = streamed === undefined
+    ? {}
+    : {
+        ...(streamed.actionCalls !== undefined ? { actionCalls: streamed.actionCalls } : {}),
+        ...(streamed.components !== undefined ? { components: streamed.components } : {}),
+        ...(streamed.error !== undefined ? { error: streamed.error } : {})
+      }
+  const settled = fresh.map((m) => (m === answer ? { ...m, ...extras, requestId: turn.requestId } : m))
+  const kept = messages.filter((m) => m.pending !== true)
+  const storedHuman = fresh.some((m) => m.type === 'human')
+  const unpend = ({ pending: _pending, ...m }: ChatMessage): ChatMessage => m
+  const question = messages.filter((m) => m.pending === true && m.type === 'human' && !storedHuman).map(unpend)
+  const reply = messages.filter((m) => m.pending === true && m.type === 'ai' && answer === undefined).map(unpend)
+  return [...kept, ...question, ...settled, ...reply]
+}
+
+/** Appends messages not already present (by id), keeping order. */
+export function appendNew (messages: ChatMessage[], stored: ChatMessage[]): ChatMessage[] {
+  const known = new Set(messages.map((m) => m.id))
+  const fresh = stored.filter((m) => !known.has(m.id))
+  return fresh.length === 0 ? messages : [...messages, ...fresh]
+}

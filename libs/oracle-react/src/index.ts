@@ -1,0 +1,5 @@
+export { OracleProvider, useOracleClient, type OracleProviderProps, type OracleContextValue } from './provider.tsx'
+export { useSessions, type UseSessionsOptions, type UseSessionsResult } from './use-sessions.ts'
+export { useChat, type UseChatOptions, type UseChatResult, type ChatAction } from './use-chat.ts'
+export type { ChatMessage, ChatStatus, ChatToolCall, ChatComponent } from './chat-state.ts'
+export * from '@impact/oracle-client'

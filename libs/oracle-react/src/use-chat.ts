@@ -1,0 +1,286 @@
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react'
+import {
+  OracleStreamError, type ActionCallState, type AgAction, type AnyBrowserTool, type Attachment, type MessageStream,
+  type OracleEvent, type SocketState, type TurnResult
+} from '@impact/oracle-client'
+import { applyEvent, appendNew, fromDto, settleTurn, type ChatMessage, type ChatStatus } from './chat-state.ts'
+import { useOracleContext } from './provider.tsx'
+import { useChatSocket } from './use-chat-socket.ts'
+
+export type ChatAction = AgAction<any, any, ReactNode>
+
+export interface UseChatOptions {
+  /** The session to chat in; without one the hook is idle. */
+  sessionId: string | undefined
+  /** Tools the agent may run in this tab (advertised with every message, run over the session socket). */
+  browserTools?: readonly AnyBrowserTool[]
+  /** AG-UI actions, optionally with `render`. */
+  agActions?: readonly ChatAction[]
+  model?: string
+  metadata?: Record<string, unknown>
+  /** Turns per history page (default 20). */
+  historyPageSize?: number
+  /** The session socket: `'auto'` (default) connects when tools or actions are declared. */
+  socket?: boolean | 'auto'
+  /** The oracle requires payment: the claim ids to settle. The chat goes back to `ready`. */
+  onPaymentRequired?: (claimIds: string[]) => void
+  onError?: (error: Error) => void
+  /** Every streamed and socket event. */
+  onEvent?: (event: OracleEvent) => void
+  onFinish?: (result: TurnResult) => void
+}
+
+export interface UseChatResult {
+  messages: ChatMessage[]
+  status: ChatStatus
+  /** True while a message is submitted or its answer streams. */
+  isSending: boolean
+  error: Error | undefined
+  /** Sends a message and streams the answer; resolves with the turn (undefined when it did not start). */
+  sendMessage: (text: string, extra?: { attachments?: Attachment[], metadata?: Record<string, unknown> }) => Promise<TurnResult | undefined>
+  /** Stops the answer in flight (the oracle keeps what was said so far). */
+  abort: () => Promise<void>
+  hasOlder: boolean
+  isLoadingHistory: boolean
+  loadOlder: () => Promise<void>
+  /** Reloads the newest page of history. */
+  reload: () => Promise<void>
+  socketState: SocketState | 'off'
+  /** Draws an action call with its action's `render` (null when it has none). */
+  renderAction: (call: ActionCallState) => ReactNode
+  clearError: () => void
+}
+
+const claimsOf = (error: unknown): string[] | undefined => (error as { claimIds?: string[] } | null)?.claimIds
+const localId = () => `local-${globalThis.crypto?.randomUUID?.() ?? `${Date.now()}-${Math.random()}`}`
+const parseOutput = (output: string | undefined): unknown => {
+  if (output === undefined) return undefined
+  try { return JSON.parse(output) } catch { return output }
+}
+
+/** A chat in one session: history, streamed answers, status, abort, tools and actions. */
+export function useChat (options: UseChatOptions): UseChatResult {
+  const { client } = useOracleContext('useChat')
+  const { sessionId } = options
+  const pageSize = options.historyPageSize ?? 20
+  const latest = useRef(options)
+  useEffect(() => { latest.current = options })
+
+  const [messages, setMessages] = useState<ChatMessage[]>([])
+  const [status, setStatus] = useState<ChatStatus>('ready')
+  const [error, setError] = useState<Error | undefined>()
+  const [hasOlder, setHasOlder] = useState(false)
+  const [isLoadingHistory, setLoadingHistory] = useState(false)
+  const cursors = useRef<{ prev: string | null, next: string | null }>({ prev: null, next: null })
+  const generation = useRef(0)
+  const busy = useRef(false)
+  const stream = useRef<MessageStream | undefined>(undefined)
+  const submitting = useRef<AbortController | undefined>(undefined)
+
+  const fail = useCallback((caught: unknown) => {
+    const claims = claimsOf(caught)
+    if (claims !== undefined) {
+      latest.current.onPaymentRequired?.(claims)
+      return
+    }
+    const failure = caught instanceof Error ? caught : new Error(String(caught))
+    setError(failure)
+    latest.current.onError?.(failure)
+  }, [])
+
+  const loadNewest = useCallback(async (gen: number, id: string) => {
+    setLoadingHistory(true)
+    try {
+      const page = await client.getHistory(id, { limit: pageSize })
+      if (gen !== generation.current) return
+      cursors.current = { prev: page.prevCursor, next: page.nextCursor }
+      setHasOlder(page.hasOlder)
+      setMessages(page.messages.map(fromDto))
+    } catch (caught) {
+      if (gen === generation.current) fail(caught)
+    } finally {
+      if (gen === generation.current) setLoadingHistory(false)
+    }
+  }, [client, pageSize, fail])
+
+  useEffect(() => {
+    const gen = ++generation.current
+    setMessages([])
+    setHasOlder(false)
+    setStatus('ready')
+    setError(undefined)
+    cursors.current = { prev: null, next: null }
+    if (sessionId !== undefined) loadNewest(gen, sessionId).catch(() => {})
+    return () => {
+      generation.current++
+      // The answer belongs to the session being left.
+      stream.current?.abort().catch(() => {})
+      submitting.current?.abort()
+    }
+  }, [sessionId, loadNewest])
+
+  const refreshNewer = useCallback(async (gen: number, id: string) => {
+    const newer = await client.getNewerHistory(id, cursors.current.next, { limit: pageSize })
+    if (gen !== generation.current) return undefined
+    cursors.current.next = newer.nextCursor
+    if (cursors.current.prev === null) cursors.current.prev = newer.prevCursor
+    return newer.messages.map(fromDto)
+  }, [client, pageSize])
+
+  const onSocketEvent = useCallback((event: OracleEvent) => {
+    latest.current.onEvent?.(event)
+    const id = latest.current.sessionId
+    if (id === undefined) return
+    if (event.eventName === 'render_component' && event.payload.sessionId === id) {
+      setMessages((list) => list.map((m) => (m.requestId === event.payload.requestId && m.type === 'ai' ? applyEvent(m, event) : m)))
+    } else if (event.eventName === 'message_cache_invalidation' && event.payload.sessionId === id && !busy.current) {
+      // A turn finished elsewhere (another tab, a channel): fetch what it stored.
+      const gen = generation.current
+      refreshNewer(gen, id).then((stored) => { if (stored !== undefined) setMessages((list) => appendNew(list, stored)) }, () => {})
+    }
+  }, [refreshNewer])
+
+  const wantsSocket = options.socket === true || (options.socket !== false && ((options.browserTools?.length ?? 0) > 0 || (options.agActions?.length ?? 0) > 0))
+  const socket = useChatSocket({ client, sessionId, enabled: wantsSocket, browserTools: options.browserTools, agActions: options.agActions, tools: latest, onEvent: onSocketEvent, onError: (e) => { latest.current.onError?.(e) } })
+
+  const sendMessage = useCallback(async (text: string, extra: { attachments?: Attachment[], metadata?: Record<string, unknown> } = {}) => {
+    const o = latest.current
+    const id = o.sessionId
+    if (id === undefined) throw new Error('useChat has no sessionId to send to')
+    if (busy.current) throw new Error('A message is already being answered; abort it first')
+    busy.current = true
+    const gen = generation.current
+    const question = localId()
+    setError(undefined)
+    setStatus('submitted')
+    setMessages((list) => [...list, { id: question, type: 'human', content: text, createdAt: new Date().toISOString(), pending: true }])
+    const controller = new AbortController()
+    submitting.current = controller
+    try {
+      // Tool calls need the socket: give a connecting one a moment before the agent may call a tool.
+      if (socket.socket.current !== undefined && socket.socket.current.state === 'connecting') await socket.socket.current.ready(5000).catch(() => {})
+      const metadata = o.metadata !== undefined || extra.metadata !== undefined ? { ...o.metadata, ...extra.metadata } : undefined
+      const opened = await client.streamMessage(id, {
+        message: text,
+        ...(o.browserTools !== undefined ? { browserTools: o.browserTools } : {}),
+        ...(o.agActions !== undefined ? { agActions: o.agActions } : {}),
+        ...(o.model !== undefined ? { model: o.model } : {}),
+        ...(metadata !== undefined ? { metadata } : {}),
+        ...(extra.attachments !== undefined ? { attachments: extra.attachments } : {})
+      }, { signal: controller.signal })
+      submitting.current = undefined
+      if (gen !== generation.current) {
+        await opened.abort()
+        return undefined
+      }
+      stream.current = opened
+      const answerId = opened.requestId
+      setStatus('streaming')
+      setMessages((list) => [...list, { id: answerId, requestId: answerId, type: 'ai', content: '', pending: true }])
+      for await (const event of opened) {
+        if (gen !== generation.current) break
+        setMessages((list) => list.map((m) => (m.id === answerId && m.pending === true ? applyEvent(m, event) : m)))
+        latest.current.onEvent?.(event)
+      }
+      const result = await opened.done
+      stream.current = undefined
+      if (gen !== generation.current) return result
+      const stored = await refreshNewer(gen, id).catch(() => undefined)
+      if (gen !== generation.current) return result
+      setMessages((list) => settleTurn(list, { requestId: answerId, ...(result.messageId !== undefined ? { messageId: result.messageId } : {}) }, stored ?? []))
+      if (result.outcome === 'failed') {
+        const failure = new OracleStreamError(result.errors[0] ?? { error: 'The oracle failed to answer' })
+        setError(failure)
+        setStatus('error')
+        latest.current.onError?.(failure)
+      } else {
+        setStatus('ready')
+      }
+      latest.current.onFinish?.(result)
+      return result
+    } catch (caught) {
+      submitting.current = undefined
+      if (gen !== generation.current) return undefined
+      setMessages((list) => list.filter((m) => m.id !== question))
+      // Payment required (the callback gets the claims), or stopped before the stream opened: back to ready.
+      if (claimsOf(caught) !== undefined || controller.signal.aborted) {
+        if (!controller.signal.aborted) fail(caught)
+        setStatus('ready')
+        return undefined
+      }
+      fail(caught)
+      setStatus('error')
+      return undefined
+    } finally {
+      busy.current = false
+    }
+  }, [client, refreshNewer, fail, socket.socket])
+
+  const abort = useCallback(async () => {
+    if (stream.current !== undefined) await stream.current.abort()
+    else submitting.current?.abort()
+  }, [])
+
+  const loadOlder = useCallback(async () => {
+    const id = latest.current.sessionId
+    const before = cursors.current.prev
+    if (id === undefined || before === null) return
+    const gen = generation.current
+    setLoadingHistory(true)
+    try {
+      const page = await client.getHistory(id, { limit: pageSize, before })
+      if (gen !== generation.current) return
+      cursors.current.prev = page.prevCursor ?? before
+      setHasOlder(page.hasOlder)
+      const older = page.messages.map(fromDto)
+      setMessages((list) => {
+        const known = new Set(list.map((m) => m.id))
+        return [...older.filter((m) => !known.has(m.id)), ...list]
+      })
+    } catch (caught) {
+      if (gen === generation.current) fail(caught)
+    } finally {
+      if (gen === generation.current) setLoadingHistory(false)
+    }
+  }, [client, pageSize, fail])
+
+  const reload = useCallback(async () => {
+    const id = latest.current.sessionId
+    if (id !== undefined && !busy.current) await loadNewest(generation.current, id)
+  }, [loadNewest])
+
+  const renderAction = useCallback((call: ActionCallState): ReactNode => {
+    const action = latest.current.agActions?.find((a) => a.name === call.toolName)
+    if (action?.render === undefined) return null
+    const result = parseOutput(call.output)
+    return action.render({
+      toolCallId: call.toolCallId,
+      args: (call.args ?? {}) as Record<string, unknown>,
+      status: call.status,
+      ...(result !== undefined ? { result } : {}),
+      ...(call.output !== undefined ? { output: call.output } : {}),
+      ...(call.error !== undefined ? { error: call.error } : {})
+    })
+  }, [])
+
+  const clearError = useCallback(() => {
+    setError(undefined)
+    setStatus((s) => (s === 'error' ? 'ready' : s))
+  }, [])
+
+  return {
+    messages,
+    status,
+    isSending: status === 'submitted' || status === 'streaming',
+    error,
+    sendMessage,
+    abort,
+    hasOlder,
+    isLoadingHistory,
+    loadOlder,
+    reload,
+    socketState: socket.state,
+    renderAction,
+    clearError
+  }
+}

@@ -1,0 +1,158 @@
+import { act, render, renderHook, waitFor } from '@testing-library/react'
+import type { ReactNode } from 'react'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { defineAgAction, defineBrowserTool, OracleClient, OracleProvider, OracleStreamError, useChat, useOracleClient, useSessions, type ChatStatus } from '../src/index.ts'
+import { startRuntime, testUser, type RealRuntime, type TestUser } from '../../oracle-client/test/support/runtime.ts'
+
+const ADMIN = 'react-test-operator-token'
+const pageTitle = defineBrowserTool({ name: 'get_page_title', description: 'The title of the open page', schema: { type: 'object' }, handler: () => 'Example page' })
+
+describe('React bindings against a real oracle runtime', () => {
+  let runtime: RealRuntime
+  let billed: RealRuntime
+  beforeAll(async () => {
+    [runtime, billed] = await Promise.all([
+      startRuntime(),
+      startRuntime({ CREDITS_ADMIN_TOKEN: ADMIN, LLM_BASE_URL: 'http://127.0.0.1:9/v1', LLM_TIMEOUT_MS: '2000' }, { features: { credits: true } })
+    ])
+  }, 60_000)
+  afterAll(async () => { await Promise.all([runtime?.close(), billed?.close()]) })
+
+  const wrapperFor = (user: TestUser, target = runtime, extra: { onPaymentRequired?: (ids: string[]) => void } = {}) =>
+    function Wrapper ({ children }: { children: ReactNode }) {
+      return (
+        <OracleProvider baseUrl={target.baseUrl} oracleDid={target.oracleDid} userDid={user.did} createDelegation={user.createDelegation} createInvocation={user.createInvocation} {...extra}>
+          {children}
+        </OracleProvider>
+      )
+    }
+  const clientFor = (user: TestUser, target = runtime) => new OracleClient({ baseUrl: target.baseUrl, oracleDid: target.oracleDid, userDid: user.did, createDelegation: user.createDelegation, createInvocation: user.createInvocation })
+
+  it('throws from every hook used outside the provider', () => {
+    const quiet = vi.spyOn(console, 'error').mockImplementation(() => {})
+    expect(() => renderHook(() => useChat({ sessionId: 's_1' }))).toThrow('useChat must be used within an <OracleProvider>')
+    expect(() => renderHook(() => useSessions())).toThrow('useSessions must be used within an <OracleProvider>')
+    expect(() => renderHook(() => useOracleClient())).toThrow('useOracleClient must be used within an <OracleProvider>')
+    quiet.mockRestore()
+  })
+
+  it('pages through sessions and creates and deletes them', async () => {
+    const user = await testUser()
+    const client = clientFor(user)
+    for (let i = 0; i < 3; i++) await client.createSession()
+    const { result } = renderHook(() => useSessions({ pageSize: 2 }), { wrapper: wrapperFor(user) })
+    await waitFor(() => { expect(result.current.sessions).toHaveLength(2) })
+    expect(result.current).toMatchObject({ total: 3, hasMore: true, isLoading: false })
+    await act(async () => { await result.current.loadMore() })
+    expect(result.current.sessions).toHaveLength(3)
+    expect(result.current.hasMore).toBe(false)
+    let created = ''
+    await act(async () => { created = (await result.current.createSession()).sessionId })
+    expect(result.current.sessions[0]?.sessionId).toBe(created)
+    await act(async () => { await result.current.deleteSession(created) })
+    expect(result.current.sessions.map((s) => s.sessionId)).not.toContain(created)
+    expect(result.current.total).toBe(3)
+    // One pair for the set-up client above, one for the provider's whole life.
+    expect(user.minted).toEqual({ delegation: 2, invocation: 2 })
+  })
+
+  it('moves the chat from submitted to streaming to ready and ends on the stored messages', async () => {
+    const user = await testUser()
+    const { sessionId } = await clientFor(user).createSession()
+    const seen: Array<`${ChatStatus}:${boolean}`> = []
+    const { result } = renderHook(() => {
+      const chat = useChat({ sessionId })
+      if (seen.at(-1) !== `${chat.status}:${chat.isSending}`) seen.push(`${chat.status}:${chat.isSending}`)
+      return chat
+    }, { wrapper: wrapperFor(user) })
+    await waitFor(() => { expect(result.current.isLoadingHistory).toBe(false) })
+    // Outside act() React commits each state as it happens, so every status the user would see is recorded.
+    const actEnvironment = (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT
+    Object.assign(globalThis, { IS_REACT_ACT_ENVIRONMENT: false })
+    try {
+      await result.current.sendMessage('hello hooks')
+      await waitFor(() => { expect(result.current.status).toBe('ready') })
+    } finally {
+      Object.assign(globalThis, { IS_REACT_ACT_ENVIRONMENT: actEnvironment })
+    }
+    expect(seen).toEqual(['ready:false', 'submitted:true', 'streaming:true', 'ready:false'])
+    expect(result.current.messages.map((m) => [m.type, m.content.slice(0, 30), m.pending ?? false])).toEqual([
+      ['human', 'hello hooks', false],
+      ['ai', 'Hi! You said: "hello hooks". I', false]
+    ])
+    expect(result.current.messages.every((m) => m.id.startsWith('m_'))).toBe(true)
+    expect(result.current.messages[1]?.reasoning).toMatch(/Matching/)
+  })
+
+  it('loads history newest first and older pages on demand', async () => {
+    const user = await testUser()
+    const client = clientFor(user)
+    const { sessionId } = await client.createSession()
+    for (const text of ['one', 'two', 'three']) await client.sendMessage(sessionId, { message: text })
+    const { result } = renderHook(() => useChat({ sessionId, historyPageSize: 1 }), { wrapper: wrapperFor(user) })
+    await waitFor(() => { expect(result.current.messages).toHaveLength(2) })
+    expect(result.current.hasOlder).toBe(true)
+    await act(async () => { await result.current.loadOlder() })
+    await act(async () => { await result.current.loadOlder() })
+    expect(result.current.messages.filter((m) => m.type === 'human').map((m) => m.content)).toEqual(['one', 'two', 'three'])
+    expect(result.current.hasOlder).toBe(false)
+  })
+
+  it('aborts an answer in flight and returns to ready', async () => {
+    const user = await testUser()
+    const { sessionId } = await clientFor(user).createSession()
+    // No socket: nobody answers the browser tool, so the turn waits until it is aborted.
+    const { result } = renderHook(() => useChat({ sessionId, browserTools: [pageTitle], socket: false }), { wrapper: wrapperFor(user) })
+    let sent: Promise<unknown> = Promise.resolve()
+    act(() => { sent = result.current.sendMessage('get_page_title') })
+    await waitFor(() => { expect(result.current.messages.at(-1)?.toolCalls?.[0]?.name).toBe('get_page_title') })
+    expect(result.current.status).toBe('streaming')
+    await act(async () => { await result.current.abort() })
+    await act(async () => { await sent })
+    expect(result.current).toMatchObject({ status: 'ready', isSending: false, error: undefined })
+    expect(result.current.messages.at(-1)).toMatchObject({ type: 'ai', metadata: { aborted: true } })
+  })
+
+  it('runs a browser tool over the session socket and an AG-UI action with its render', async () => {
+    const user = await testUser()
+    const { sessionId } = await clientFor(user).createSession()
+    const notice = defineAgAction<{ text: string }, { shown: boolean }, ReactNode>({
+      name: 'show_notice',
+      description: 'Shows a notice',
+      schema: { type: 'object', properties: { text: { type: 'string' } } },
+      handler: () => ({ shown: true }),
+      render: ({ args, status, result }) => <span data-testid='notice'>{`${args.text} ${status} ${String(result?.shown)}`}</span>
+    })
+    const { result } = renderHook(() => useChat({ sessionId, browserTools: [pageTitle], agActions: [notice] }), { wrapper: wrapperFor(user) })
+    await waitFor(() => { expect(result.current.socketState).toBe('connected') })
+    await act(async () => { await result.current.sendMessage('get_page_title') })
+    expect(result.current.messages.at(-1)?.content).toContain('get_page_title: Example page')
+    await act(async () => { await result.current.sendMessage('show_notice {"text":"hi"}') })
+    const call = result.current.messages.at(-1)?.actionCalls?.[0]
+    expect(call).toMatchObject({ toolName: 'show_notice', status: 'done' })
+    const view = render(<>{result.current.renderAction(call!)}</>)
+    expect(view.getByTestId('notice').textContent).toBe('hi done true')
+  })
+
+  it('hands a payment requirement to the callback and stays ready; a provider failure ends in error', async () => {
+    const user = await testUser()
+    const { sessionId } = await clientFor(user, billed).createSession()
+    const chatClaims: string[][] = []
+    const providerClaims: string[][] = []
+    const { result } = renderHook(() => useChat({ sessionId, onPaymentRequired: (ids) => chatClaims.push(ids) }), { wrapper: wrapperFor(user, billed, { onPaymentRequired: (ids) => providerClaims.push(ids) }) })
+    await waitFor(() => { expect(result.current.isLoadingHistory).toBe(false) })
+    await act(async () => { expect(await result.current.sendMessage('hello')).toBeUndefined() })
+    expect(chatClaims).toHaveLength(1)
+    expect(chatClaims[0]?.[0]).toMatch(/\S/)
+    expect(providerClaims).toEqual(chatClaims)
+    expect(result.current).toMatchObject({ status: 'ready', isSending: false, error: undefined, messages: [] })
+
+    await fetch(`${billed.baseUrl}/credits/grants`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ did: user.did, amount: 5 }) })
+    await act(async () => { await result.current.sendMessage('hello again') })
+    expect(result.current.status).toBe('error')
+    expect(result.current.error).toBeInstanceOf(OracleStreamError)
+    expect(result.current.error?.message).toMatch(/^The model provider failed/)
+    act(() => { result.current.clearError() })
+    expect(result.current.status).toBe('ready')
+  })
+})

@@ -1,0 +1,7 @@
+import { TextDecoder, TextEncoder } from 'node:util'
+
+// vitest's jsdom environment swaps the global typed arrays (and TextEncoder) for jsdom's, from
+// another realm: bytes Node makes (Buffer, crypto) then fail `instanceof Uint8Array` in the UCAN
+// libraries the test users mint with. A browser has one realm; restore Node's to match it.
+const NodeUint8Array = Object.getPrototypeOf(Buffer.prototype).constructor as Uint8ArrayConstructor
+Object.assign(globalThis, { Uint8Array: NodeUint8Array, ArrayBuffer: Buffer.alloc(1).buffer.constructor, TextEncoder, TextDecoder })

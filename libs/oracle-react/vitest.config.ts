@@ -1,0 +1,9 @@
+import { defaultClientConditions } from 'vite'
+import { defineProject } from 'vitest/config'
+
+// jsdom resolves like a browser; the workspace libraries are read from source in both resolvers.
+export default defineProject({
+  resolve: { conditions: ['@impact/source', ...defaultClientConditions] },
+  ssr: { resolve: { conditions: ['@impact/source'] } },
+  test: { name: 'oracle-react', environment: 'jsdom', setupFiles: ['test/setup.ts'] }
+})
