@@ -104,9 +104,9 @@ describe('plain WebSocket endpoint /ws (JSON { event, data } frames)', () => {
   })
 })
 
-describe('shutdown with open WebSocket connections', () => {
-  it('closes socket.io and /ws connections so clients reconnect elsewhere, and the app closes promptly', async () => {
-    const h = await createHarness()
+describe('connection limit and shutdown', () => {
+  it('refuses connections beyond REALTIME_MAX_CONNECTIONS, and at shutdown closes socket.io and /ws ones so clients reconnect elsewhere', async () => {
+    const h = await createHarness({ REALTIME_MAX_CONNECTIONS: '2' })
     try {
       const base = await h.app.listen({ host: '127.0.0.1', port: 0 })
       const user = await h.user()
@@ -114,6 +114,8 @@ describe('shutdown with open WebSocket connections', () => {
       const socket = await connectSocket(base, { sessionId: id, auth: { invocation: user.invocation } })
       const client = openWs(base, `/ws?sessionId=${id}`, user.headers)
       await client.next('connected')
+      const extra = openSocket(base, { sessionId: id, auth: { invocation: user.invocation } })
+      expect(await extra.next('connect_error')).toEqual({ message: 'Too many connections on this server; retry later', data: { code: 'ORACLE_WS_BUSY', statusCode: 503 } })
       const started = Date.now()
       await h.app.close()
       expect(Date.now() - started).toBeLessThan(5000)

@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto'
-import type { FastifyBaseLogger } from 'fastify'
-import type { SharedState, Unsubscribe } from '@impact/shared-state'
+import type { SharedState } from '@impact/shared-state'
 import type { ClientToolPort } from '../services/client-tools.ts'
 import type { EventBus } from '../services/event-bus.ts'
 import { admit, type AdmissionDeps, type HandshakeRequest } from './admission.ts'
-import { toWire, type WireEvent } from './catalog.ts'
+import { isOptional, toWire, type WireEvent } from './catalog.ts'
 import { handleClientEvent, type Ack } from './client-events.ts'
+import { createSessionChannels } from './session-channels.ts'
 
 /**
  * The event core both WebSocket transports share. A transport admits a handshake here, attaches
@@ -14,10 +13,9 @@ import { handleClientEvent, type Ack } from './client-events.ts'
  * lives here, once.
  *
  * Fan-out: runtime bus events of a turn are delivered to this replica's connections of the
- * session at once and, with Redis, published on the session's channel (`rt:<sessionId>`), which
- * every replica holding a connection of that session subscribes to. So an event reaches the
- * user's sockets whichever replica runs the turn, and a replica only hears about the sessions it
- * serves. Client tool results go the other way through `clientTools.resolve` (shared pub/sub too).
+ * session at once and published to the other replicas (`session-channels.ts`), so an event
+ * reaches the user's sockets whichever replica runs the turn. Client tool results go the other
+ * way through `clientTools.resolve` (shared-state pub/sub too).
  */
 
 export interface Connection {
@@ -39,30 +37,26 @@ export interface Attached {
   closed: boolean
 }
 
-export interface HubDeps extends Omit<AdmissionDeps, 'log'> {
+export interface HubDeps extends AdmissionDeps {
   bus: EventBus
   clientTools: ClientToolPort
   state: SharedState
-  log: FastifyBaseLogger
 }
-
-interface Channel { refs: number, ready: Promise<Unsubscribe | undefined> }
 
 const now = () => new Date().toISOString()
 
 export function createRealtimeHub (deps: HubDeps) {
-  const replica = randomUUID()
-  const remote = deps.state.kind === 'redis'
   const attached = new Map<Connection, Attached>()
   const bySession = new Map<string, Set<Attached>>()
-  const channels = new Map<string, Channel>()
   let closing = false
   let stopBus: (() => void) | undefined
+  const channels = createSessionChannels({ state: deps.state, log: deps.log, deliver })
+  const { acquire, release } = channels
 
   function deliver (sessionId: string, event: WireEvent) {
     const members = bySession.get(sessionId)
     if (members === undefined) return
-    const optional = event.name === 'reasoning'
+    const optional = isOptional(event.name)
     for (const member of members) {
       if (optional && member.optional?.has(event.name) !== true) continue
       try {
@@ -74,39 +68,6 @@ export function createRealtimeHub (deps: HubDeps) {
     }
   }
 
-  // Channel messages are `<origin replica> <json>`: a replica hears its own events back from Redis
-  // and skips them (it delivered them directly) without parsing them.
-  const own = `${replica} `
-  const onChannel = (sessionId: string) => (message: string) => {
-    if (message.startsWith(own)) return
-    try {
-      const { name, data } = JSON.parse(message.slice(message.indexOf(' ') + 1)) as WireEvent
-      if (typeof name === 'string') deliver(sessionId, { name, data })
-    } catch {
-      deps.log.warn({ sessionId }, 'malformed realtime message ignored')
-    }
-  }
-
-  /** Holds the session's cross-replica channel open while this replica has a connection there. */
-  async function acquire (sessionId: string): Promise<void> {
-    if (!remote) return
-    let channel = channels.get(sessionId)
-    if (channel === undefined) {
-      channel = { refs: 0, ready: deps.state.subscribe(`rt:${sessionId}`, onChannel(sessionId)) }
-      channels.set(sessionId, channel)
-      channel.ready.catch(() => { if (channels.get(sessionId) === channel) channels.delete(sessionId) })
-    }
-    channel.refs++
-    await channel.ready
-  }
-
-  function release (sessionId: string) {
-    const channel = channels.get(sessionId)
-    if (channel === undefined || --channel.refs > 0) return
-    channels.delete(sessionId)
-    channel.ready.then(async (unsubscribe) => { await unsubscribe?.() }).catch(() => {})
-  }
-
   function join (member: Attached, sessionId: string) {
     member.sessions.add(sessionId)
     let members = bySession.get(sessionId)
@@ -115,7 +76,6 @@ export function createRealtimeHub (deps: HubDeps) {
   }
 
   const hub = {
-    replica,
     get closing () { return closing },
     /** Connections on this replica, and the sessions they span. */
     stats: () => ({ totalConnections: attached.size, activeSessions: bySession.size }),
@@ -140,6 +100,7 @@ export function createRealtimeHub (deps: HubDeps) {
         return false
       }
       join(member, conn.sessionId)
+      deps.log.debug({ connection: conn.id, transport: conn.transport, sessionId: conn.sessionId, did: conn.did }, 'realtime connection attached')
       conn.send('connected', { message: 'Connected successfully', sessionId: conn.sessionId, timestamp: now() })
       return true
     },
@@ -194,10 +155,7 @@ export function createRealtimeHub (deps: HubDeps) {
         const wire = toWire(event)
         if (wire === undefined) return
         deliver(event.sessionId, wire)
-        if (remote) {
-          deps.state.publish(`rt:${event.sessionId}`, own + JSON.stringify(wire))
-            .catch((err: unknown) => deps.log.warn({ err, sessionId: event.sessionId }, 'realtime fan-out publish failed'))
-        }
+        channels.publish(event.sessionId, wire)
       })
     },
 
