@@ -1,4 +1,4 @@
-import { SSE_EVENT_NAMES, type SseEventName } from '@impact/schemas'
+import type { SseEventName } from '@impact/schemas'
 
 /** One dispatched SSE frame: an accepted event name, its parsed single-line JSON data, and the optional `id:` seq. */
 export interface SseFrame {
@@ -7,7 +7,12 @@ export interface SseFrame {
   id?: number
 }
 
-const ACCEPTED = new Set<string>(SSE_EVENT_NAMES)
+// Checked against the shared SSE_EVENT_NAMES by the compiler (every name, nothing else), and kept
+// local so the client carries no schema library at run time.
+const ACCEPTED_NAMES: Record<SseEventName, true> = {
+  message: true, reasoning: true, tool_call: true, action_call: true, error: true, done: true, run: true, 'router.update': true, render_component: true, browser_tool_call: true, message_cache_invalidation: true
+}
+const ACCEPTED = new Set<string>(Object.keys(ACCEPTED_NAMES))
 
 /**
  * The SSE framing of the oracle wire contract (§3.2), which is not the browser EventSource's:

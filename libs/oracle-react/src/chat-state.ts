@@ -35,14 +35,25 @@ export interface ChatMessage {
   requestId?: string
 }
 
-export function fromDto (dto: MessageDto): ChatMessage {
+/**
+ * A stored message as the chat shows it. Calls of the chat's AG-UI actions (`actionNames`) are
+ * stored among the tool calls; they come back as `actionCalls`, so they render like streamed ones.
+ */
+export function fromDto (dto: MessageDto, actionNames: ReadonlySet<string> = new Set()): ChatMessage {
+  const toolCalls: ChatToolCall[] = []
+  const actionCalls: ActionCallState[] = []
+  for (const c of dto.toolCalls ?? []) {
+    if (actionNames.has(c.name)) actionCalls.push({ toolCallId: c.id, toolName: c.name, args: c.args, status: c.status, output: c.output })
+    else toolCalls.push({ id: c.id, name: c.name, args: c.args, status: c.status, output: c.output })
+  }
   return {
     id: dto.id,
     type: dto.type,
     content: dto.content,
     createdAt: dto.createdAt,
     ...(dto.reasoning !== undefined ? { reasoning: dto.reasoning } : {}),
-    ...(dto.toolCalls !== undefined ? { toolCalls: dto.toolCalls.map((c) => ({ id: c.id, name: c.name, args: c.args, status: c.status, output: c.output })) } : {}),
+    ...(toolCalls.length > 0 ? { toolCalls } : {}),
+    ...(actionCalls.length > 0 ? { actionCalls } : {}),
     ...(dto.attachments !== undefined ? { attachments: dto.attachments } : {}),
     ...(dto.metadata !== undefined ? { metadata: dto.metadata } : {})
   }

@@ -51,6 +51,7 @@ export interface UseChatResult {
   clearError: () => void
 }
 
+const actionNamesOf = (options: UseChatOptions) => new Set((options.agActions ?? []).map((a) => a.name))
 const claimsOf = (error: unknown): string[] | undefined => (error as { claimIds?: string[] } | null)?.claimIds
 const localId = () => `local-${globalThis.crypto?.randomUUID?.() ?? `${Date.now()}-${Math.random()}`}`
 const parseOutput = (output: string | undefined): unknown => {
@@ -95,7 +96,7 @@ export function useChat (options: UseChatOptions): UseChatResult {
       if (gen !== generation.current) return
       cursors.current = { prev: page.prevCursor, next: page.nextCursor }
       setHasOlder(page.hasOlder)
-      setMessages(page.messages.map(fromDto))
+      setMessages(page.messages.map((m) => fromDto(m, actionNamesOf(latest.current))))
     } catch (caught) {
       if (gen === generation.current) fail(caught)
     } finally {
@@ -124,7 +125,7 @@ export function useChat (options: UseChatOptions): UseChatResult {
     if (gen !== generation.current) return undefined
     cursors.current.next = newer.nextCursor
     if (cursors.current.prev === null) cursors.current.prev = newer.prevCursor
-    return newer.messages.map(fromDto)
+    return newer.messages.map((m) => fromDto(m, actionNamesOf(latest.current)))
   }, [client, pageSize])
 
   const onSocketEvent = useCallback((event: OracleEvent) => {
@@ -232,7 +233,7 @@ export function useChat (options: UseChatOptions): UseChatResult {
       if (gen !== generation.current) return
       cursors.current.prev = page.prevCursor ?? before
       setHasOlder(page.hasOlder)
-      const older = page.messages.map(fromDto)
+      const older = page.messages.map((m) => fromDto(m, actionNamesOf(latest.current)))
       setMessages((list) => {
         const known = new Set(list.map((m) => m.id))
         return [...older.filter((m) => !known.has(m.id)), ...list]

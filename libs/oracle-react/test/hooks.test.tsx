@@ -130,7 +130,14 @@ describe('React bindings against a real oracle runtime', () => {
     await act(async () => { await result.current.sendMessage('show_notice {"text":"hi"}') })
     const call = result.current.messages.at(-1)?.actionCalls?.[0]
     expect(call).toMatchObject({ toolName: 'show_notice', status: 'done' })
+    expect(result.current.messages.at(-1)?.toolCalls).toBeUndefined()
     const view = render(<>{result.current.renderAction(call!)}</>)
+    expect(view.getByTestId('notice').textContent).toBe('hi done true')
+    // Reloaded from history, the stored call is still the action's, drawn the same way.
+    await act(async () => { await result.current.reload() })
+    const stored = result.current.messages.at(-1)?.actionCalls?.[0]
+    expect(stored).toMatchObject({ toolName: 'show_notice', status: 'done', output: '{"shown":true}' })
+    view.rerender(<>{result.current.renderAction(stored!)}</>)
     expect(view.getByTestId('notice').textContent).toBe('hi done true')
   })
 

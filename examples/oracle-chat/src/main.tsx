@@ -1,0 +1,8 @@
+import { StrictMode } from 'react'
+import { createRoot } from 'react-dom/client'
+import { App } from './app.tsx'
+import './styles.css'
+
+const root = document.getElementById('root')
+if (root === null) throw new Error('index.html has no #root element')
+createRoot(root).render(<StrictMode><App /></StrictMode>)
