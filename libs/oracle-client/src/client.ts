@@ -57,6 +57,8 @@ export interface StreamOptions {
 }
 
 const segment = (value: string) => encodeURIComponent(value)
+/** The runtime's page limits (`MAX_SESSIONS_PAGE`, `MAX_HISTORY_PAGE`): 1–100. */
+const pageLimit = (limit: number | undefined) => Math.min(100, Math.max(1, Math.floor(limit ?? 20)))
 
 /**
  * The oracle runtime's client: sessions, messages (streamed or JSON), history, abort, delegation,
@@ -129,7 +131,7 @@ export class OracleClient {
   }
 
   async listSessions (page: { limit?: number, offset?: number } = {}, signal?: AbortSignal): Promise<SessionList> {
-    const list = await this.transport.json<Partial<SessionList>>('GET', '/sessions', { query: { limit: page.limit ?? 20, offset: page.offset ?? 0 }, signal })
+    const list = await this.transport.json<Partial<SessionList>>('GET', '/sessions', { query: { limit: pageLimit(page.limit), offset: Math.max(0, page.offset ?? 0) }, signal })
     return { sessions: list.sessions ?? [], total: typeof list.total === 'number' ? list.total : 0 }
   }
 
@@ -234,7 +236,7 @@ export class OracleClient {
    */
   async getHistory (sessionId: string, page: { limit?: number, before?: string, after?: string } = {}, signal?: AbortSignal): Promise<HistoryPage> {
     try {
-      return await this.transport.json('GET', `/sessions/${segment(sessionId)}/messages`, { query: { limit: page.limit ?? 20, before: page.before, after: page.after }, signal })
+      return await this.transport.json('GET', `/sessions/${segment(sessionId)}/messages`, { query: { limit: pageLimit(page.limit), before: page.before, after: page.after }, signal })
     } catch (error) {
       if (!(error instanceof OracleRequestError) || (error.status !== 404 && error.status !== 405) || error.code === 'ORACLE_SESSION_NOT_FOUND') throw error
       const empty: HistoryPage = { messages: [], prevCursor: null, nextCursor: null, hasOlder: false, hasNewer: false }

@@ -18,6 +18,11 @@ export interface SocketOptions {
   onError?: ((error: Error) => void) | undefined
   /** Reconnect after network drops (default true). */
   reconnection?: boolean | undefined
+  /**
+   * How long to wait, once the transport is up, for the server's `connected` greeting (sent when the
+   * connection has joined the session, so events reach it) before counting it joined anyway (default 3 s).
+   */
+  joinTimeoutMs?: number | undefined
 }
 
 interface RawCall { sessionId: string, requestId: string, toolCallId: string, toolName: string, args?: unknown, status?: string }
@@ -47,6 +52,7 @@ export class OracleSocket {
   readonly #stateListeners = new Set<(state: SocketState) => void>()
   #state: SocketState = 'disconnected'
   #authRetried = false
+  #joinTimer: ReturnType<typeof setTimeout> | undefined
   #used: { delegation: string, invocation?: string } | undefined
 
   constructor (transport: Transport, sessionId: string, url: string, options: SocketOptions = {}) {
@@ -73,9 +79,14 @@ export class OracleSocket {
         })
       }
     })
-    this.#socket.on('connect', () => { this.#setState('connected') })
+    // The transport is up; the session is joined when the server greets with `connected`.
+    this.#socket.on('connect', () => {
+      clearTimeout(this.#joinTimer)
+      this.#joinTimer = setTimeout(() => { if (this.#socket.connected) this.#setState('connected') }, options.joinTimeoutMs ?? 3000)
+    })
     this.#socket.on('connect_error', (error) => { this.#connectError(error as Error & { data?: unknown }).catch(() => {}) })
     this.#socket.on('disconnect', (reason) => {
+      clearTimeout(this.#joinTimer)
       this.#setState(this.#socket.active ? 'connecting' : 'disconnected')
       // A server that refuses a handshake by disconnecting (rather than CONNECT_ERROR) gets one retry.
       if (reason === 'io server disconnect' && !this.#authRetried) {
@@ -91,21 +102,22 @@ export class OracleSocket {
     return this.#state
   }
 
+  /** Joined the session: events of its turns reach this socket. */
   get connected (): boolean {
-    return this.#socket.connected
+    return this.#state === 'connected'
   }
 
   connect (): this {
-    if (!this.#socket.connected) {
+    if (!this.#socket.connected && !this.#socket.active) {
       this.#setState('connecting')
       this.#socket.connect()
     }
     return this
   }
 
-  /** Resolves once connected (the server's `connected` event may follow), rejects on a refused handshake. */
+  /** Resolves once the session is joined (the server's `connected` greeting), rejects on a refused handshake. */
   async ready (timeoutMs = 10_000): Promise<void> {
-    if (this.#socket.connected) return
+    if (this.#state === 'connected') return
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => { cleanup(); reject(new Error(`The oracle socket did not connect within ${timeoutMs} ms`)) }, timeoutMs)
       const onState = (state: SocketState) => {
@@ -117,6 +129,7 @@ export class OracleSocket {
   }
 
   close (): void {
+    clearTimeout(this.#joinTimer)
     this.#socket.disconnect()
     this.#setState('disconnected')
   }
@@ -179,7 +192,11 @@ export class OracleSocket {
   }
 
   #receive (name: string, arg: unknown): void {
-    if (name === 'connected') this.#authRetried = false
+    if (name === 'connected') {
+      this.#authRetried = false
+      clearTimeout(this.#joinTimer)
+      this.#setState('connected')
+    }
     if ((name === 'browser_tool_call' || name === 'action_call') && isRecord(arg) && !('eventName' in arg)) {
       const call = arg as unknown as RawCall
       if (typeof call.toolCallId === 'string' && typeof call.toolName === 'string' && call.sessionId === this.sessionId) {

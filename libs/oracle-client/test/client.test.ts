@@ -36,6 +36,7 @@ describe('OracleClient against a real oracle runtime', () => {
     expect(pages.flatMap((p) => p.sessions.map((s) => s.sessionId)).sort()).toEqual(created.map((s) => s.sessionId).sort())
     expect(await client.deleteSession(created[0]!.sessionId)).toEqual({ message: 'Session deleted successfully' })
     expect((await client.listSessions()).total).toBe(4)
+    expect((await client.listSessions({ limit: 500 })).sessions).toHaveLength(4)
     const error = await client.deleteSession(created[0]!.sessionId).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(OracleRequestError)
     expect(error).toMatchObject({ status: 404, code: 'ORACLE_SESSION_NOT_FOUND', message: 'Session not found' })
