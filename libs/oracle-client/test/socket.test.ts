@@ -30,7 +30,7 @@ describe('session socket against the runtime\'s socket.io gateway', () => {
     const events: OracleEvent[] = []
     const socket = open(client, sessionId, { onEvent: (e) => events.push(e) })
     await socket.ready()
-    await expect.poll(() => events.map((e) => e.eventName)).toContain('connected')
+    await expect.poll(() => events.map((e) => e.eventName), { timeout: 10_000 }).toContain('connected')
     expect(events[0]).toMatchObject({ eventName: 'connected', source: 'socket', payload: { sessionId } })
     expect(await socket.ping()).toMatchObject({ sessionId })
     expect(await socket.status()).toMatchObject({ connected: true, sessionId })
@@ -81,7 +81,7 @@ describe('session socket against the runtime\'s socket.io gateway', () => {
     expect(result.toolCalls).toEqual([expect.objectContaining({ toolName: 'get_page_title', status: 'done', output: 'Example page' })])
     expect(result.content).toContain('get_page_title: Example page')
     expect(socketEvents.map((e) => e.eventName)).toEqual(expect.arrayContaining(['browser_tool_call', 'tool_call']))
-    await expect.poll(() => socketEvents.some((e) => e.eventName === 'message_cache_invalidation' && e.payload.requestId === stream.requestId)).toBe(true)
+    await expect.poll(() => socketEvents.some((e) => e.eventName === 'message_cache_invalidation' && e.payload.requestId === stream.requestId), { timeout: 10_000 }).toBe(true)
   })
 
   it('reports a failing or unknown browser tool as the tool\'s error', async () => {

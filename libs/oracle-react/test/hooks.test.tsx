@@ -15,7 +15,7 @@ describe('React bindings against a real oracle runtime', () => {
       startRuntime(),
       startRuntime({ CREDITS_ADMIN_TOKEN: ADMIN, LLM_BASE_URL: 'http://127.0.0.1:9/v1', LLM_TIMEOUT_MS: '2000' }, { features: { credits: true } })
     ])
-  }, 60_000)
+  })
   afterAll(async () => { await Promise.all([runtime?.close(), billed?.close()]) })
 
   const wrapperFor = (user: TestUser, target = runtime, extra: { onPaymentRequired?: (ids: string[]) => void } = {}) =>

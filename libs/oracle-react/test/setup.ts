@@ -1,3 +1,4 @@
+import { configure } from '@testing-library/react'
 import { TextDecoder, TextEncoder } from 'node:util'
 
 // vitest's jsdom environment swaps the global typed arrays (and TextEncoder) for jsdom's, from
@@ -5,3 +6,6 @@ import { TextDecoder, TextEncoder } from 'node:util'
 // libraries the test users mint with. A browser has one realm; restore Node's to match it.
 const NodeUint8Array = Object.getPrototypeOf(Buffer.prototype).constructor as Uint8ArrayConstructor
 Object.assign(globalThis, { Uint8Array: NodeUint8Array, ArrayBuffer: Buffer.alloc(1).buffer.constructor, TextEncoder, TextDecoder })
+
+// The hooks talk to a real runtime that may share the machine with other suites: wait generously.
+configure({ asyncUtilTimeout: 10_000 })
