@@ -3,7 +3,7 @@ import type {
   SendMessageReply, SessionDeleted, SessionList, StoreDelegationReply, UserPreferences
 } from '@impact/schemas'
 import { CredentialCache, Credentials, type MintCallback } from './credentials/credentials.ts'
-import { OracleRequestError } from './errors.ts'
+import { OracleNetworkError, OracleRequestError } from './errors.ts'
 import type { OracleEventListener } from './events.ts'
 import { OracleSocket, type SocketOptions } from './socket.ts'
 import { MessageStream } from './stream.ts'
@@ -108,7 +108,14 @@ export class OracleClient {
   /** The public landing record of an oracle, including its DID (`oracleDid`). */
   static async discover (baseUrl: string, options: { fetch?: typeof fetch, signal?: AbortSignal } = {}): Promise<{ oracleDid: string, status: string, message: string, timestamp: string }> {
     const url = `${baseUrl.replace(/\/+$/, '')}/`
-    const response = await (options.fetch ?? globalThis.fetch)(url, { headers: { accept: 'application/json' }, ...(options.signal !== undefined ? { signal: options.signal } : {}) })
+    const signal = options.signal ?? AbortSignal.timeout(10_000)
+    let response: Response
+    try {
+      response = await (options.fetch ?? globalThis.fetch)(url, { headers: { accept: 'application/json' }, signal })
+    } catch (error) {
+      if (options.signal?.aborted === true) throw error
+      throw new OracleNetworkError(`Could not reach the oracle at ${url}`, error)
+    }
     if (!response.ok) throw await OracleRequestError.fromResponse(response)
     const landing = await response.json() as { oracleDid?: unknown, status: string, message: string, timestamp: string }
     if (typeof landing.oracleDid !== 'string') throw new OracleRequestError('The oracle does not announce its DID at GET /', response.status, {})

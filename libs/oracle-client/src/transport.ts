@@ -76,10 +76,16 @@ export class Transport {
     const timeout = AbortSignal.timeout(timeoutMs)
     const signal = options.signal === undefined ? timeout : AbortSignal.any([options.signal, timeout])
     const response = await this.send(method, path, { ...options, signal })
+    let text: string
     try {
-      return await response.json() as T
+      text = await response.text()
     } catch (error) {
       throw this.#readFailure(error, options.signal, timeoutMs)
+    }
+    try {
+      return JSON.parse(text) as T
+    } catch {
+      throw new OracleRequestError(`The oracle answered ${method} ${path} with a body that is not JSON`, response.status, {})
     }
   }
 

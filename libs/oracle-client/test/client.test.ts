@@ -113,5 +113,6 @@ describe('OracleClient against a real oracle runtime', () => {
   it('reports an unreachable oracle as a network error', async () => {
     const client = new OracleClient({ baseUrl: 'http://127.0.0.1:9', oracleDid: runtime.oracleDid, userDid: 'did:key:z6Mkx', createDelegation: async () => 'x' })
     await expect(client.listModels()).rejects.toMatchObject({ name: 'OracleNetworkError', status: 0 })
+    await expect(OracleClient.discover('http://127.0.0.1:9')).rejects.toMatchObject({ name: 'OracleNetworkError', message: 'Could not reach the oracle at http://127.0.0.1:9/' })
   })
 })
