@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { DestinationStream } from 'pino'
 import { errorHandler, notFoundHandler } from './errors.ts'
+import { lazyChildLoggerFactory } from './lazy-logger.ts'
 import { loggerOptions } from './logger.ts'
 import { registerDocs, type DocsOptions } from './plugins/docs.ts'
 import { registerHealthRoutes, type HealthOptions } from './plugins/health.ts'
@@ -37,6 +38,7 @@ export async function createApp (options: CreateAppOptions): Promise<App> {
   const app = Fastify({
     logger: loggerOptions({ level: config.LOG_LEVEL, pretty: config.LOG_PRETTY, ...options.logger }),
     genReqId,
+    childLoggerFactory: lazyChildLoggerFactory,
     trustProxy: config.TRUST_PROXY_ENABLED,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     // Slow clients must not hold sockets forever; SSE routes raise their own limits.

@@ -6,7 +6,6 @@ import { createSchemaBuilder } from '../services/openapi.ts'
 import type { FieldTraits } from '../services/descriptors.ts'
 import type { DescField } from '@bufbuild/protobuf'
 import { apiKeyGuard } from '../plugins/api-key.ts'
-import { useLazyRequestLoggers } from '../plugins/lazy-logger.ts'
 import { GRPC_HEIGHT_RESPONSE_HEADER, HEIGHT_RESPONSE_HEADER, notFoundError, notImplementedError, statusErrorHandler } from '../plugins/status-errors.ts'
 
 export interface GatewayRoutesOptions {
@@ -32,7 +31,6 @@ const passThroughSerializer = () => (data: unknown) => (typeof data === 'string'
 export async function gatewayRoutes (app: FastifyInstance, options: GatewayRoutesOptions) {
   const schemas = createSchemaBuilder(options.traitsOf)
   app.setErrorHandler(statusErrorHandler)
-  useLazyRequestLoggers(app)
   if (options.apiKeys.length > 0) app.addHook('preHandler', apiKeyGuard(options.apiKeys))
 
   for (const route of options.catalog.routes) registerRoute(app, route, options.deps, schemas)

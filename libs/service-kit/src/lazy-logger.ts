@@ -11,8 +11,8 @@ const enabled = (logger: FastifyBaseLogger, level: string) =>
 /**
  * The per-request logger, created only when the request actually logs. Fastify makes a pino child
  * for every request, and the platform's redaction rules (wildcard paths) run on its bindings each
- * time: measurable on a gateway answering from cache in tens of microseconds. Calls below the
- * level never create it; everything else behaves as the child would.
+ * time: about 5 µs, a sixth of a bare route's whole cost. Calls below the level never create it;
+ * everything else behaves as the child would.
  */
 export class LazyChildLogger implements FastifyBaseLogger {
   readonly #parent: FastifyBaseLogger
@@ -50,7 +50,7 @@ export class LazyChildLogger implements FastifyBaseLogger {
   child (bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger { return this.#logger.child(bindings, options) }
 }
 
-/** Installs lazy per-request loggers for the routes of this encapsulation context. */
-export function useLazyRequestLoggers (app: FastifyInstance) {
-  app.setChildLoggerFactory((logger, bindings, options) => new LazyChildLogger(logger, bindings, options))
+/** Fastify's `childLoggerFactory`: every app built with `createApp` gets lazy request loggers. */
+export function lazyChildLoggerFactory (this: FastifyInstance, logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+  return new LazyChildLogger(logger, bindings, options)
 }

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream'
 import Fastify from 'fastify'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { useLazyRequestLoggers } from '../../src/plugins/lazy-logger.ts'
+import { lazyChildLoggerFactory } from '../src/lazy-logger.ts'
 
 describe('lazy request loggers', () => {
   it('log with the request id at and above the level, and nothing below it', async () => {
@@ -12,9 +12,8 @@ describe('lazy request loggers', () => {
         callback()
       }
     })
-    const app = Fastify({ logger: { level: 'warn', stream }, genReqId: () => 'req-1' })
+    const app = Fastify({ logger: { level: 'warn', stream }, genReqId: () => 'req-1', childLoggerFactory: lazyChildLoggerFactory })
     onTestFinished(async () => { await app.close() })
-    useLazyRequestLoggers(app)
     app.get('/', async (request) => {
       request.log.info('quiet')
       request.log.warn({ detail: 1 }, 'loud')
