@@ -8,7 +8,7 @@ import { OPERATOR_TOKEN, setupApp, TEST_PIN_KEY, type TestContext } from './help
 const CHROMIUM = '/usr/bin/chromium'
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
 
-// Chromium comes from Debian's package (scripts/ensure-chromium.sh in CI); without it this file is skipped.
+// Chromium comes from Debian's package (scripts/ensure-test-tools.sh in CI); without it this file is skipped.
 describe.runIf(existsSync(CHROMIUM))('phone simulator in headless Chromium', () => {
   let ctx: TestContext
   let browser: Browser

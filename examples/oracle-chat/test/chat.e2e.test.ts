@@ -12,7 +12,7 @@ const CHROMIUM = '/usr/bin/chromium'
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
 const root = join(import.meta.dirname, '..')
 
-// Chromium comes from Debian's package (scripts/ensure-chromium.sh in CI); without it this file is skipped.
+// Chromium comes from Debian's package (scripts/ensure-test-tools.sh in CI); without it this file is skipped.
 describe.runIf(existsSync(CHROMIUM))('oracle chat example in headless Chromium', () => {
   let runtime: RealRuntime
   let site: Awaited<ReturnType<typeof serveStatic>>
