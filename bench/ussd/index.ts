@@ -18,7 +18,7 @@ const ROUND_S = 3
 const CONNECTIONS = 32
 const LIVE_SESSIONS = 10_000
 /** Sessions walked to depth 3 before the load; every measured gateway request uses a fresh one. */
-const PREPARED = 110_000
+const PREPARED = 220_000
 const EXPECTED = 'CON Create a 5-digit PIN:\n0. Back'
 const children: ChildProcess[] = []
 

@@ -91,13 +91,15 @@ export function createUssdEngine (options: EngineOptions) {
 
     // A shortcut's inputs are replayed like typed ones, up to the first refusal or free-input prompt.
     const shortcut = live === undefined
-    let reply = render(session, machine.appName)
+    // Rendered only when no input moved the machine: applyInput answers its own screen.
+    let reply: Reply | undefined
     for (const value of inputs) {
       if (shortcut && atPrompt(session)) break
       const result = await applyInput(session, value, machine)
       reply = result
       if (result.end || (shortcut && result.refused)) break
     }
+    reply ??= render(session, machine.appName)
 
     if (reply.end) {
       await sessions.finish(session, { phone: session.phone, textLength: session.textLength, textDigest: session.textDigest, sequence: session.sequence, message: reply.message })
