@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
-import { IsoTimestampSchema } from './common.ts'
+import { IsoTimestampSchema, Nullable } from './common.ts'
 
 /**
  * Payloads of the oracle's streamed (SSE, oracle-wire §3.3) and socket.io (§6) events. The spec
@@ -110,33 +110,45 @@ export const SocketStatusEventSchema = Type.Object({
   totalConnections: Type.Integer(),
   timestamp: IsoTimestampSchema
 })
-export const SocketSubscribedEventSchema = Type.Object({ sessionId: Type.String(), timestamp: IsoTimestampSchema })
+export const SocketSubscribedEventSchema = Type.Object({
+  sessionId: Type.String(),
+  events: Type.Optional(Type.Array(Type.String(), { description: 'Optional events this connection opted into' })),
+  timestamp: IsoTimestampSchema
+})
 export const SocketAvailableEventsSchema = Type.Object({
   clientEvents: Type.Array(Type.String()),
   serverEvents: Type.Array(Type.String()),
+  optionalEvents: Type.Optional(Type.Array(Type.String())),
   sessionId: Type.String(),
   timestamp: IsoTimestampSchema
 })
 
 // ── socket.io: client → server ──────────────────────────────────────────────────────────────
+// These are what the runtime accepts, which is looser than what this repo's client sends: SDK 1.4.0
+// clients leave out `sessionId` (the connection's session) and `result` and send `error: null`.
+// Extra keys are tolerated too, as SDK versions add fields (timestamps) over time.
 
-/** `tool_result`: `result` on success; `result: null` and `error` on failure. */
+const SocketSessionIdSchema = Type.String({ minLength: 1, maxLength: 200 })
+
+/** `subscribe`: join another of the user's sessions and/or opt into optional events (`reasoning`). */
+export const SocketSubscribeSchema = Type.Object({
+  sessionId: Type.Optional(SocketSessionIdSchema),
+  events: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 16 }))
+})
+export type SocketSubscribe = Static<typeof SocketSubscribeSchema>
+
+/** `tool_result`: `result` on success; `result: null` and `error` on failure. `sessionId` defaults to the connection's. */
 export const ToolResultSchema = Type.Object({
   toolCallId: Type.String({ minLength: 1, maxLength: 200 }),
-  sessionId: Type.String({ minLength: 1, maxLength: 200 }),
-  result: Type.Unknown(),
-  error: Type.Optional(Type.String({ maxLength: 4000 }))
+  sessionId: Type.Optional(SocketSessionIdSchema),
+  result: Type.Optional(Type.Unknown()),
+  error: Type.Optional(Nullable(Type.String({ maxLength: 10_000 })))
 })
 export type ToolResult = Static<typeof ToolResultSchema>
 
-/** `action_call_result`: on failure `result` is `{ success: false, error }` and `error` repeats the text. */
-export const ActionCallResultSchema = Type.Object({
-  toolCallId: Type.String({ minLength: 1, maxLength: 200 }),
-  sessionId: Type.String({ minLength: 1, maxLength: 200 }),
-  result: Type.Unknown(),
-  error: Type.Optional(Type.String({ maxLength: 4000 }))
-})
-export type ActionCallResult = Static<typeof ActionCallResultSchema>
+/** `action_call_result`: the same shape; on failure `result` is `{ success: false, error }` and `error` repeats the text. */
+export const ActionCallResultSchema = ToolResultSchema
+export type ActionCallResult = ToolResult
 
 /** The socket envelope of generic events: `{ eventName, payload }` emitted under the event's own name. */
 export const EventEnvelopeSchema = <N extends string, P extends TSchema>(name: N, payload: P) =>
@@ -173,6 +185,13 @@ export type SseEventName = (typeof SSE_EVENT_NAMES)[number]
 
 /** The socket.io catalogue (§6), as `available-events` lists it. */
 export const SOCKET_CLIENT_EVENTS = ['ping', 'status', 'subscribe', 'list-events', 'tool_result', 'action_call_result'] as const
+/** Events a connection receives only after asking for them (`subscribe { events: [...] }`). */
+export const SOCKET_OPTIONAL_EVENTS = ['reasoning'] as const
+export type SocketOptionalEventName = (typeof SOCKET_OPTIONAL_EVENTS)[number]
 export const SOCKET_SERVER_EVENTS = [
-  'connected', 'pong', 'status', 'subscribed', 'available-events', 'render_component', 'tool_call', 'action_call', 'browser_tool_call', 'router_update', 'message_cache_invalidation'
+  'connected', 'pong', 'status', 'subscribed', 'available-events',
+  'render_component', 'tool_call', 'action_call', 'browser_tool_call', 'router_update', 'message_cache_invalidation',
+  ...SOCKET_OPTIONAL_EVENTS,
+  // A client message the server refused (bad payload, session not subscribed, unknown event).
+  'error'
 ] as const

@@ -152,6 +152,7 @@ export const StoreDelegationSchema = Type.Object({
 export type StoreDelegation = Static<typeof StoreDelegationSchema>
 
 export const CapabilitySchema = Type.Object({ can: Type.String(), with: Type.String() })
+export type Capability = Static<typeof CapabilitySchema>
 export const StoreDelegationReplySchema = Type.Object({ ok: Type.Literal(true), expiration: Type.Integer({ description: 'Unix seconds: the earliest expiry in the chain' }) })
 export type StoreDelegationReply = Static<typeof StoreDelegationReplySchema>
 export const DelegationStatusSchema = Type.Object({

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { FormatRegistry } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import {
-  ChatSessionSchema, DoneEventSchema, HistoryPageSchema, OracleEventPayloadSchemas, PaymentRequiredSchema, SendMessageSchema,
-  SSE_EVENT_NAMES, ToolCallEventSchema, ToolResultSchema, UserPreferencesSchema
+  ActionCallResultSchema, ChatSessionSchema, DoneEventSchema, HistoryPageSchema, OracleEventPayloadSchemas, PaymentRequiredSchema, SendMessageSchema,
+  SOCKET_OPTIONAL_EVENTS, SOCKET_SERVER_EVENTS, SocketSubscribeSchema, SSE_EVENT_NAMES, ToolCallEventSchema, ToolResultSchema, UserPreferencesSchema
 } from '../src/index.ts'
 
 // Ajv checks formats on the server; TypeBox's Value needs them registered.
@@ -43,5 +43,18 @@ describe('oracle wire schemas', () => {
     expect(Value.Check(DoneEventSchema, {})).toBe(true)
     expect(Value.Check(ToolResultSchema, { toolCallId: 'c', sessionId: 's', result: null, error: 'boom' })).toBe(true)
     expect(Value.Check(ToolResultSchema, { sessionId: 's', result: 1 })).toBe(false)
+  })
+
+  it('accept the socket results older SDKs send: no sessionId or result, error null', () => {
+    for (const schema of [ToolResultSchema, ActionCallResultSchema]) {
+      expect(Value.Check(schema, { toolCallId: 'c', error: null })).toBe(true)
+      expect(Value.Check(schema, { toolCallId: 'c', result: { success: true }, timestamp: 'extra keys pass' })).toBe(true)
+      expect(Value.Check(schema, { toolCallId: '', result: 1 })).toBe(false)
+      expect(Value.Check(schema, { toolCallId: 'c', error: 'x'.repeat(10_001) })).toBe(false)
+    }
+    expect(Value.Check(SocketSubscribeSchema, {})).toBe(true)
+    expect(Value.Check(SocketSubscribeSchema, { sessionId: 's_1', events: ['reasoning'] })).toBe(true)
+    expect(Value.Check(SocketSubscribeSchema, { events: Array.from({ length: 17 }, () => 'reasoning') })).toBe(false)
+    expect(SOCKET_SERVER_EVENTS).toEqual(expect.arrayContaining([...SOCKET_OPTIONAL_EVENTS, 'error']))
   })
 })
