@@ -1,3 +1,4 @@
+import type { Capability, ToolCallRecord } from '@impact/schemas'
 import type { ColumnType, Generated } from 'kysely'
 
 /** Tables of oracle-runtime, as kysely sees them. bigint columns arrive as strings from pg: read them with Number(). */
@@ -15,8 +16,6 @@ export interface SessionTable {
   last_updated_at: Timestamp
 }
 
-export interface StoredToolCall { id: string, name: string, args: unknown, status: 'done' | 'error', output: string }
-
 export interface MessageTable {
   seq: ColumnType<string | number | bigint, never, never>
   id: string
@@ -24,7 +23,7 @@ export interface MessageTable {
   request_id: string
   role: 'human' | 'ai'
   content: string
-  tool_calls: Json<StoredToolCall[]> | null
+  tool_calls: Json<ToolCallRecord[]> | null
   reasoning: string | null
   attachments: Json<unknown[]> | null
   metadata: Json<Record<string, unknown>> | null
@@ -36,7 +35,7 @@ export interface DelegationTable {
   raw: string
   audience: string
   expiration: BigIntColumn
-  capabilities: Json<Array<{ can: string, with: string }>>
+  capabilities: Json<Capability[]>
   cid: string
   updated_at: Timestamp
 }

@@ -1,3 +1,4 @@
+import type { ToolDeclaration } from '@impact/schemas'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Kysely } from 'kysely'
 import { insertMessage, type StoredMessage } from '../db/repositories/messages.ts'
@@ -6,7 +7,6 @@ import type { DB } from '../db/types.ts'
 import type { LoadedPlugin, TurnContext } from '../runtime-plugins/types.ts'
 import type { ChatMessage } from './agent/model.ts'
 import { runTurn, type AgentDeps, type TurnResult } from './agent/run-turn.ts'
-import type { ClientToolDeclaration } from './agent/tools.ts'
 import type { ActiveTurn } from './turn-registry.ts'
 
 const USER_MESSAGE_WRITE_DELAY_MS = 100
@@ -18,8 +18,8 @@ export interface TurnRequest {
   message: string
   model: string
   timezone: string | undefined
-  browserTools: ClientToolDeclaration[]
-  actions: ClientToolDeclaration[]
+  browserTools: ToolDeclaration[]
+  actions: ToolDeclaration[]
   attachments?: unknown[]
   metadata?: Record<string, unknown>
   firstMessage: boolean

@@ -1,8 +1,9 @@
+import type { Capability } from '@impact/schemas'
 import type { Kysely } from 'kysely'
 import type { DelegationGrant } from '@impact/ucan'
 import type { DB } from '../types.ts'
 
-export interface StoredDelegation { raw: string, expiration: number, capabilities: Array<{ can: string, with: string }> }
+export interface StoredDelegation { raw: string, expiration: number, capabilities: Capability[] }
 
 /** Stores what was derived from the verified token, never what the client claimed about it. */
 export async function upsertDelegation (db: Kysely<DB>, raw: string, grant: DelegationGrant): Promise<void> {

@@ -1,18 +1,7 @@
 import { randomUUID } from 'node:crypto'
+import type { MessageDto, ToolCallRecord } from '@impact/schemas'
 import type { Kysely, Selectable } from 'kysely'
-import type { DB, MessageTable, StoredToolCall } from '../types.ts'
-
-export interface MessageDto {
-  id: string
-  type: 'human' | 'ai'
-  content: string
-  createdAt: string
-  toolCalls?: StoredToolCall[]
-  reasoning?: string
-  isComplete?: boolean
-  attachments?: unknown[]
-  metadata?: Record<string, unknown>
-}
+import type { DB, MessageTable } from '../types.ts'
 
 export type StoredMessage = MessageDto & { seq: number, requestId: string }
 
@@ -36,7 +25,7 @@ export interface NewMessage {
   requestId: string
   role: 'human' | 'ai'
   content: string
-  toolCalls?: StoredToolCall[]
+  toolCalls?: ToolCallRecord[]
   reasoning?: string
   attachments?: unknown[]
   metadata?: Record<string, unknown>

@@ -1,15 +1,7 @@
 import { randomUUID } from 'node:crypto'
+import type { ChatSession } from '@impact/schemas'
 import type { Kysely, Selectable } from 'kysely'
 import type { DB, SessionTable } from '../types.ts'
-
-export interface ChatSession {
-  sessionId: string
-  title: string
-  createdAt: string
-  lastUpdatedAt: string
-  oracleName: string
-  oracleDid: string
-}
 
 const toSession = (row: Selectable<SessionTable>, oracleDid: string): ChatSession => ({
   sessionId: row.id,

@@ -1,3 +1,4 @@
+import type { PaymentRequired } from '@impact/schemas'
 import { chargeCredits, claimsToPay, ensureAccount } from '../../db/repositories/credits.ts'
 import type { PluginDefinition } from '../types.ts'
 import { creditRoutes, OPERATOR_ROUTES } from './routes.ts'
@@ -34,7 +35,7 @@ export const creditsPlugin: PluginDefinition = {
             message: `Payment required: your balance of ${balance} credits does not cover a message (${cost}). Pay the outstanding claims to continue.`,
             claims,
             outstandingClaims: claims
-          })
+          } satisfies PaymentRequired)
         }
       }],
       async onTurnEnd (turn, outcome) {

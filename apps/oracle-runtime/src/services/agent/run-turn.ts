@@ -1,11 +1,12 @@
 import { Value } from '@sinclair/typebox/value'
-import type { StoredToolCall } from '../../db/types.ts'
+import type { ToolCallRecord, ToolDeclaration } from '@impact/schemas'
 import type { ClientToolPort } from '../client-tools.ts'
 import type { EventBus, RuntimeEventName } from '../event-bus.ts'
 import { UpstreamError, type ChatMessage, type ChatModel, type ToolCallRequest, type ToolDefinition } from './model.ts'
-import { clientToolDefinition, serverToolDefinition, type ClientToolDeclaration, type ServerTool } from './tools.ts'
+import { clientToolDefinition, serverToolDefinition, type ServerTool } from './tools.ts'
 
-export interface TurnTools { server: ServerTool[], browser: ClientToolDeclaration[], actions: ClientToolDeclaration[] }
+/** Browser tools and AG-UI actions as the message declared them (an action's `hasRender` does not matter here). */
+export interface TurnTools { server: ServerTool[], browser: ToolDeclaration[], actions: ToolDeclaration[] }
 
 export interface TurnInput {
   sessionId: string
@@ -21,14 +22,14 @@ export interface TurnInput {
 export interface TurnResult {
   content: string
   reasoning: string
-  toolCalls: StoredToolCall[]
+  toolCalls: ToolCallRecord[]
   outcome: 'completed' | 'aborted' | 'failed'
   error?: UpstreamError
 }
 
 export interface AgentDeps { model: ChatModel, bus: EventBus, clientTools: ClientToolPort, maxSteps: number }
 
-type Route = { kind: 'server', tool: ServerTool } | { kind: 'browser', tool: ClientToolDeclaration } | { kind: 'action', tool: ClientToolDeclaration }
+type Route = { kind: 'server', tool: ServerTool } | { kind: 'browser', tool: ToolDeclaration } | { kind: 'action', tool: ToolDeclaration }
 
 const now = () => new Date().toISOString()
 

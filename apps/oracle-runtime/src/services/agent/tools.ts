@@ -1,3 +1,4 @@
+import type { ToolDeclaration } from '@impact/schemas'
 import type { TSchema } from '@sinclair/typebox'
 import type { RuntimeEventName } from '../event-bus.ts'
 import type { ToolDefinition } from './model.ts'
@@ -20,14 +21,12 @@ export interface ServerTool {
   execute: (args: any, context: ToolContext) => Promise<unknown>
 }
 
-/** Tools a client declared in the message body (`tools`, `agActions`). */
-export interface ClientToolDeclaration { name: string, description: string, schema: Record<string, unknown> }
-
 /**
+ * A tool or action the client declared in the message body (`tools`, `agActions`), as the model sees it.
  * Browser SDKs send zod-derived schemas, sometimes degenerate (`{"$schema": …}` only). Providers
  * want an object schema, so the `$schema` key goes and a missing type becomes an empty object.
  */
-export function clientToolDefinition (tool: ClientToolDeclaration): ToolDefinition {
+export function clientToolDefinition (tool: ToolDeclaration): ToolDefinition {
   const { $schema: _ignored, ...schema } = tool.schema
   const parameters = schema.type === 'object' ? schema : { type: 'object', properties: {}, ...schema, ...(schema.type === undefined ? {} : { type: 'object' }) }
   return { name: tool.name, description: tool.description, parameters }
