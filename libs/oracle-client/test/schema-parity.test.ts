@@ -1,38 +1,84 @@
-import { describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp, loadConfig } from '@impact/oracle-runtime'
+import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
 import * as shared from '@impact/schemas'
-// The runtime still declares its own copies of these schemas (tests only reach them by path).
-import * as delegation from '../../../apps/oracle-runtime/src/schemas/delegation.ts'
-import * as messages from '../../../apps/oracle-runtime/src/schemas/messages.ts'
-import * as sessions from '../../../apps/oracle-runtime/src/schemas/sessions.ts'
-import * as preferences from '../../../apps/oracle-runtime/src/runtime-plugins/user-preferences/schema.ts'
+import { formatSigner, generateSigner } from '@impact/ucan'
 
-// Until the runtime imports them from @impact/schemas, its schemas and the client's must stay identical.
-const pairs: Array<[string, unknown, unknown]> = [
-  ['SendMessageSchema', messages.SendMessageSchema, shared.SendMessageSchema],
-  ['MessageDtoSchema', messages.MessageDtoSchema, shared.MessageDtoSchema],
-  ['SendMessageReplySchema', messages.SendMessageReplySchema, shared.SendMessageReplySchema],
-  ['LegacyHistorySchema', messages.LegacyHistorySchema, shared.LegacyHistorySchema],
-  ['HistoryQuerySchema', messages.HistoryQuerySchema, shared.HistoryQuerySchema],
-  ['HistoryPageSchema', messages.HistoryPageSchema, shared.HistoryPageSchema],
-  ['AbortBodySchema', messages.AbortBodySchema, shared.AbortBodySchema],
-  ['AbortReplySchema', messages.AbortReplySchema, shared.AbortReplySchema],
-  ['RunReplySchema', messages.RunReplySchema, shared.RunReplySchema],
-  ['PaymentRequiredSchema', messages.PaymentRequiredSchema, shared.PaymentRequiredSchema],
-  ['SessionIdSchema', sessions.SessionIdSchema, shared.SessionIdSchema],
-  ['ChatSessionSchema', sessions.ChatSessionSchema, shared.ChatSessionSchema],
-  ['SessionListQuerySchema', sessions.SessionListQuerySchema, shared.SessionListQuerySchema],
-  ['SessionListSchema', sessions.SessionListSchema, shared.SessionListSchema],
-  ['SessionDeletedSchema', sessions.SessionDeletedSchema, shared.SessionDeletedSchema],
-  ['StoreDelegationSchema', delegation.StoreDelegationSchema, shared.StoreDelegationSchema],
-  ['StoreDelegationReplySchema', delegation.StoreDelegationReplySchema, shared.StoreDelegationReplySchema],
-  ['DelegationStatusSchema', delegation.DelegationStatusSchema, shared.DelegationStatusSchema],
-  ['RevokeReplySchema', delegation.RevokeReplySchema, shared.RevokeReplySchema],
-  ['UserPreferencesSchema', preferences.UserPreferencesSchema, shared.UserPreferencesSchema],
-  ['SetPreferencesArgsSchema', preferences.SetPreferencesArgsSchema, shared.SetPreferencesArgsSchema]
+interface RouteSchema {
+  body?: unknown
+  querystring?: unknown
+  params?: { properties: Record<string, unknown> }
+  response?: Record<string, { $ref?: string, anyOf?: unknown[] }>
+}
+type Part = (schema: RouteSchema) => unknown
+
+// The client's types are Static<> of @impact/schemas: the runtime must validate and serialise with
+// those very schema objects, not with copies that could drift.
+const routes: Array<[string, string, string, Array<[string, Part, unknown]>]> = [
+  ['POST', '/sessions', 'POST /sessions', [['201', (s) => s.response?.[201]?.$ref, shared.ChatSessionSchema.$id]]],
+  ['GET', '/sessions', 'GET /sessions', [
+    ['querystring', (s) => s.querystring, shared.SessionListQuerySchema],
+    ['200', (s) => s.response?.[200], shared.SessionListSchema]
+  ]],
+  ['DELETE', '/sessions/s_1', 'DELETE /sessions/:sessionId', [
+    ['params.sessionId', (s) => s.params?.properties.sessionId, shared.SessionIdSchema],
+    ['200', (s) => s.response?.[200], shared.SessionDeletedSchema]
+  ]],
+  ['POST', '/messages/s_1', 'POST /messages/:sessionId', [
+    ['body', (s) => s.body, shared.SendMessageSchema],
+    ['200', (s) => s.response?.[200], shared.SendMessageReplySchema],
+    ['402', (s) => s.response?.[402], shared.PaymentRequiredSchema]
+  ]],
+  ['GET', '/messages/s_1', 'GET /messages/:sessionId', [['200', (s) => s.response?.[200], shared.LegacyHistorySchema]]],
+  ['POST', '/messages/abort', 'POST /messages/abort', [
+    ['body', (s) => s.body, shared.AbortBodySchema],
+    ['200', (s) => s.response?.[200], shared.AbortReplySchema]
+  ]],
+  ['GET', '/sessions/s_1/messages', 'GET /sessions/:id/messages', [
+    ['params.id', (s) => s.params?.properties.id, shared.SessionIdSchema],
+    ['querystring', (s) => s.querystring, shared.HistoryQuerySchema],
+    ['200', (s) => s.response?.[200], shared.HistoryPageSchema]
+  ]],
+  ['GET', '/sessions/s_1/run', 'GET /sessions/:id/run', [['200', (s) => s.response?.[200], shared.RunReplySchema]]],
+  ['POST', '/delegation', 'POST /delegation', [
+    ['body', (s) => s.body, shared.StoreDelegationSchema],
+    ['200', (s) => s.response?.[200], shared.StoreDelegationReplySchema]
+  ]],
+  ['GET', '/delegation', 'GET /delegation', [['200', (s) => s.response?.[200], shared.DelegationStatusSchema]]],
+  ['DELETE', '/delegation', 'DELETE /delegation', [['200', (s) => s.response?.[200], shared.RevokeReplySchema]]],
+  ['GET', '/models', 'GET /models', [['200', (s) => s.response?.[200], shared.ModelListSchema]]],
+  ['GET', '/user-preferences', 'GET /user-preferences', [['200 (or null)', (s) => s.response?.[200]?.anyOf?.[0], shared.UserPreferencesSchema]]]
 ]
 
-describe('wire schemas shared with the runtime', () => {
-  it.each(pairs)('%s is the runtime\'s own', (_name, server, client) => {
-    expect(JSON.parse(JSON.stringify(client))).toEqual(JSON.parse(JSON.stringify(server)))
+describe('the runtime serves the wire schemas the client is typed from', () => {
+  let app: Awaited<ReturnType<typeof buildApp>>
+  let database: TestDatabase
+  const seen = new Map<string, RouteSchema>()
+
+  beforeAll(async () => {
+    database = await createTestDatabase()
+    app = await buildApp(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...database.env, ORACLE_PRIVATE_KEY: formatSigner(await generateSigner()) }))
+    app.addHook('onResponse', async (request) => {
+      seen.set(`${request.method} ${request.routeOptions.url ?? ''}`, request.routeOptions.schema as RouteSchema)
+    })
+    // Unauthenticated calls are refused, but they still reach (and name) the route.
+    for (const [method, url] of routes) await app.inject({ method: method as 'GET', url, payload: method === 'GET' || method === 'DELETE' ? undefined : {} })
+  })
+  afterAll(async () => {
+    await app?.close()
+    await database?.drop()
+  })
+
+  it('registers the shared $id schemas the routes refer to', () => {
+    // Fastify keeps its own copy of a registered schema, so this compares the JSON.
+    const json = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as unknown
+    expect(json(app.getSchema('ChatSession'))).toEqual(json(shared.ChatSessionSchema))
+    expect(json(app.getSchema('MessageDto'))).toEqual(json(shared.MessageDtoSchema))
+  })
+
+  it.each(routes)('%s %s', (_method, _url, route, parts) => {
+    const schema = seen.get(route)
+    expect(schema, `${route} was not reached`).toBeDefined()
+    for (const [part, pick, expected] of parts) expect(pick(schema!), part).toBe(expected)
   })
 })

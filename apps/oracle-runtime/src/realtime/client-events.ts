@@ -1,10 +1,13 @@
 import type { TSchema, Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import {
+  ActionCallResultSchema, SOCKET_CLIENT_EVENTS, SOCKET_OPTIONAL_EVENTS, SOCKET_SERVER_EVENTS, SocketSubscribeSchema, ToolResultSchema
+} from '@impact/schemas'
 import type { Kysely } from 'kysely'
 import { findSession } from '../db/repositories/sessions.ts'
 import type { DB } from '../db/types.ts'
 import type { ClientToolPort } from '../services/client-tools.ts'
-import { ActionCallResultSchema, CLIENT_EVENTS, isOptional, OPTIONAL_EVENTS, SERVER_EVENTS, SubscribeSchema, ToolResultSchema } from './catalog.ts'
+import { isOptional } from './catalog.ts'
 import type { Attached } from './hub.ts'
 
 /** The outcome of a client message (a socket.io acknowledgement, a plain-WebSocket `ack`). */
@@ -45,14 +48,14 @@ export async function handleClientEvent (deps: ClientEventDeps, member: Attached
       conn.send('status', { connected: true, sessionId, ...deps.stats(), timestamp: now() })
       return OK
     case 'list-events':
-      conn.send('available-events', { clientEvents: CLIENT_EVENTS, serverEvents: SERVER_EVENTS, optionalEvents: OPTIONAL_EVENTS, sessionId, timestamp: now() })
+      conn.send('available-events', { clientEvents: SOCKET_CLIENT_EVENTS, serverEvents: SOCKET_SERVER_EVENTS, optionalEvents: SOCKET_OPTIONAL_EVENTS, sessionId, timestamp: now() })
       return OK
     case 'subscribe': {
-      const parsed = parse(SubscribeSchema, payload ?? {})
+      const parsed = parse(SocketSubscribeSchema, payload ?? {})
       if ('problem' in parsed) return refused(`Invalid subscribe: ${parsed.problem}`, 'ORACLE_WS_INVALID_PAYLOAD')
       const { events = [] } = parsed.value
       const unknown = events.find((event) => !isOptional(event))
-      if (unknown !== undefined) return refused(`Unknown optional event ${unknown}; optional events: ${OPTIONAL_EVENTS.join(', ')}`, 'ORACLE_WS_UNKNOWN_EVENT')
+      if (unknown !== undefined) return refused(`Unknown optional event ${unknown}; optional events: ${SOCKET_OPTIONAL_EVENTS.join(', ')}`, 'ORACLE_WS_UNKNOWN_EVENT')
       const target = parsed.value.sessionId ?? sessionId
       if (!member.sessions.has(target)) {
         if (await findSession(deps.db, conn.did, target, deps.oracleDid) === undefined) return refused('Session not found', 'ORACLE_SESSION_NOT_FOUND')

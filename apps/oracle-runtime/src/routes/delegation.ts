@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox'
+import { DelegationStatusSchema, RevokeReplySchema, StoreDelegationReplySchema, StoreDelegationSchema } from '@impact/schemas'
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import { deleteDelegation, findDelegation, upsertDelegation } from '../db/repositories/delegations.ts'
 import { DelegationForbiddenError, DelegationInvalidError } from '../errors.ts'
-import { DelegationStatusSchema, RevokeReplySchema, StoreDelegationReplySchema, StoreDelegationSchema } from '../schemas/delegation.ts'
 import { AUTH_ERRORS, SECURITY } from './common.ts'
 
 const REASONS: Record<string, string> = {

@@ -1,11 +1,10 @@
 import { Type } from '@sinclair/typebox'
-import { decodeCursor, encodeCursor } from '@impact/schemas'
+import { decodeCursor, encodeCursor, HistoryPageSchema, HistoryQuerySchema, RunReplySchema } from '@impact/schemas'
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import { historyPage, toDto } from '../db/repositories/messages.ts'
 import { findSession } from '../db/repositories/sessions.ts'
 import { CursorConflictError, InvalidCursorError, SessionNotFoundError } from '../errors.ts'
-import { HistoryPageSchema, HistoryQuerySchema, RunReplySchema } from '../schemas/messages.ts'
-import { SessionIdParamsSchema } from '../schemas/sessions.ts'
+import { SessionIdParamsSchema } from '../schemas/session-params.ts'
 import { AUTH_ERRORS, SECURITY } from './common.ts'
 
 function cursorSeq (cursor: string | undefined): number | undefined {

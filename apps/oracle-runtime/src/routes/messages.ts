@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox'
+import {
+  AbortBodySchema, AbortReplySchema, LegacyHistorySchema, PaymentRequiredSchema, SendMessageReplySchema, SendMessageSchema, type SendMessage
+} from '@impact/schemas'
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import { recentMessages, toDto } from '../db/repositories/messages.ts'
 import { findSession } from '../db/repositories/sessions.ts'
 import { InvalidTimezoneError, SessionNotFoundError, TurnInProgressError, UnknownModelError, UpstreamFailedError } from '../errors.ts'
-import {
-  AbortBodySchema, AbortReplySchema, LegacyHistorySchema, PaymentRequiredSchema, SendMessageReplySchema, SendMessageSchema, type SendMessage
-} from '../schemas/messages.ts'
-import { SessionParamsSchema } from '../schemas/sessions.ts'
+import { SessionParamsSchema } from '../schemas/session-params.ts'
 import type { RuntimeEventName } from '../services/event-bus.ts'
 import { openSse } from '../services/sse.ts'
 import { AUTH_ERRORS, SECURITY } from './common.ts'

@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox'
+import { ChatSessionSchema, SessionDeletedSchema, SessionListQuerySchema, SessionListSchema } from '@impact/schemas'
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import { createSession, deleteSession, listSessions } from '../db/repositories/sessions.ts'
 import { SessionNotFoundError } from '../errors.ts'
-import { ChatSessionSchema, SessionDeletedSchema, SessionListQuerySchema, SessionListSchema, SessionParamsSchema } from '../schemas/sessions.ts'
+import { SessionParamsSchema } from '../schemas/session-params.ts'
 import { AUTH_ERRORS, SECURITY } from './common.ts'
 
 export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { createTestDatabase } from '@impact/persistence/testing'
-import { buildApp, type AppOptions } from '@impact/oracle-runtime'
+import { buildApp, loadConfig, type AppOptions } from '@impact/oracle-runtime'
 import { createRedisState } from '@impact/shared-state'
 import { formatSigner, generateSigner, mintDelegation, mintInvocation, type OracleSigner } from '@impact/ucan'
-// The runtime's package exports only buildApp; its config loader is reached by path (tests only).
-import { loadConfig } from '../../../../apps/oracle-runtime/src/config.ts'
 
 export interface RealRuntime {
   app: Awaited<ReturnType<typeof buildApp>>

@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox'
-import { Nullable } from '@impact/schemas'
+import { Nullable, SetPreferencesArgsSchema, UserPreferencesSchema, type UserPreferences } from '@impact/schemas'
 import { findPreferences, mergePreferences } from '../../db/repositories/preferences.ts'
 import type { PluginContext, PluginDefinition } from '../types.ts'
-import { SetPreferencesArgsSchema, UserPreferencesSchema, type UserPreferences } from './schema.ts'
 
 const CACHE_TTL_MS = 5 * 60_000
 const cacheKey = (did: string) => `prefs:${did}`
