@@ -1,6 +1,6 @@
 import { ChatSessionSchema, MessageDtoSchema } from '@impact/schemas'
 import { createApp, type App } from '@impact/service-kit'
-import { createSharedState } from '@impact/shared-state'
+import { createSharedState, type SharedState } from '@impact/shared-state'
 import { createBlocksyncResolver, createUcanVerifier, type DidKeyResolver } from '@impact/ucan'
 import type { Config } from './config.ts'
 import { openAppDatabase } from './db/open.ts'
@@ -41,6 +41,8 @@ export interface AppOptions {
   model?: ChatModel
   /** Namespace of this app's shared-state keys and channels (default `oracle:`); replicas of one oracle share it. */
   statePrefix?: string
+  /** A shared state owned by the caller (embedding, tests), used instead of one made from REDIS_URL; not closed by the app. */
+  sharedState?: SharedState
 }
 
 const PUBLIC_ROUTES = ['/', '/health', '/health/live', '/docs', '/docs/*', 'GET /models']
@@ -53,8 +55,8 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
   // Misconfigured plugins stop the app before anything is opened.
   const resolved = resolvePlugins([...BUILTIN_PLUGINS, ...(options.plugins ?? [])], options.features ?? {}, config)
   const database = await openAppDatabase(config)
-  const state = createSharedState({ url: config.REDIS_URL, prefix: options.statePrefix ?? 'oracle:' })
-  const cleanup: Array<() => Promise<void>> = [async () => { await state.close() }, async () => { await database.close() }]
+  const state = options.sharedState ?? createSharedState({ url: config.REDIS_URL, prefix: options.statePrefix ?? 'oracle:' })
+  const cleanup: Array<() => Promise<void>> = [async () => { if (options.sharedState === undefined) await state.close() }, async () => { await database.close() }]
   const closeAll = async () => { for (const step of cleanup.splice(0)) await step().catch(() => {}) }
   try {
     const identity = await loadOracleIdentity(config)

@@ -94,8 +94,15 @@ export const messageRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
     if (body.stream === true) {
       const sse = openSse(request, reply, { requestId, heartbeatMs: config.SSE_HEARTBEAT_MS })
+      // `done` tells the client it may send its next message, so it goes out only once the
+      // session's turn lease is released; sent earlier, a prompt next message would get a 409.
+      let done: Record<string, unknown> | undefined
       // Request ids may come from the client: the session pins the stream to this caller's turn.
       const unsubscribe = bus.subscribe({ sessionId, requestId }, (event) => {
+        if (event.name === 'done') {
+          done = event.data
+          return
+        }
         const name = SSE_EVENTS[event.name]
         if (name !== undefined) sse.send(name, event.data)
       })
@@ -105,10 +112,11 @@ export const messageRoutes: FastifyPluginAsyncTypebox = async (app) => {
       } catch (err) {
         request.log.error({ err }, 'turn failed')
         sse.send('error', { error: 'The oracle failed to answer', kind: 'internal', sessionId, requestId, timestamp: new Date().toISOString() })
-        sse.send('done', { failed: true })
+        done = { failed: true }
       } finally {
         unsubscribe()
         await turn.end()
+        sse.send('done', done ?? {})
         sse.end()
       }
       return reply
