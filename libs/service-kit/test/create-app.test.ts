@@ -171,3 +171,13 @@ describe('CORS', () => {
     expect(res.headers['access-control-allow-credentials']).toBeUndefined()
   })
 })
+
+describe('OpenAPI document', () => {
+  it('names shared schemas by their $id', async () => {
+    const app = await appWithRoutes()
+    app.get('/thing', { schema: { response: { 404: { $ref: 'ErrorBody#' } } } }, async () => ({}))
+    const doc = (await app.inject({ method: 'GET', url: '/docs/json' })).json()
+    expect(Object.keys(doc.components.schemas)).toContain('ErrorBody')
+    expect(JSON.stringify(doc.paths['/thing'])).toContain('#/components/schemas/ErrorBody')
+  })
+})
