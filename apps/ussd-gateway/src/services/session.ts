@@ -46,37 +46,57 @@ export interface Session {
 
 /**
  * Stored form: a positional JSON array behind a format number, so a live session takes about 250
- * bytes and decodes without per-key lookups. Append fields at the end; never reorder.
+ * bytes. Append fields at the end; never reorder. Both directions are spelled out field by field:
+ * every decoded session then has one hidden class, and the menu code reading it stays monomorphic
+ * (a loop assigning only the present keys made a different shape per combination of fields).
  */
 const FORMAT = 1
-const FIELDS = [
-  'id', 'phone', 'serviceCode', 'networkCode', 'state', 'page', 'language', 'textLength', 'textDigest', 'sequence',
-  'message', 'flash', 'topic', 'customerId', 'name', 'email', 'loginId', 'draftName', 'draftEmail', 'draftPin', 'startedAt'
-] as const satisfies ReadonlyArray<keyof Session>
 
-export function encodeSession (session: Session): string {
-  const values: unknown[] = [FORMAT]
-  // Absent fields are null (trailing ones dropped); null and undefined mean the same to every reader.
-  for (const field of FIELDS) values.push(session[field] ?? null)
-  while (values[values.length - 1] === null) values.pop()
+export function encodeSession (s: Session): string {
+  const values = [
+    FORMAT, s.id, s.phone, s.serviceCode, s.networkCode, s.state, s.page, s.language, s.textLength, s.textDigest, s.sequence,
+    s.message, s.flash, s.topic, s.customerId, s.name, s.email, s.loginId, s.draftName, s.draftEmail, s.draftPin, s.startedAt
+  ]
+  // Absent fields become null (trailing ones dropped); null and undefined mean the same to every reader.
+  while (values[values.length - 1] == null) values.pop()
   return JSON.stringify(values)
 }
 
+const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined)
+const num = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined)
+
 /** Undefined for anything that is not a session record of this format (corrupt, foreign or older). */
 export function decodeSession (text: string): Session | undefined {
-  let values: unknown
+  let v: unknown
   try {
-    values = JSON.parse(text)
+    v = JSON.parse(text)
   } catch {
     return undefined
   }
-  if (!Array.isArray(values) || values[0] !== FORMAT) return undefined
-  const session: Record<string, unknown> = {}
-  for (let i = 0; i < FIELDS.length; i++) {
-    const value = values[i + 1]
-    if (value !== null && value !== undefined) session[FIELDS[i] as string] = value
+  if (!Array.isArray(v) || v[0] !== FORMAT) return undefined
+  const [id, phone, state, message] = [str(v[1]), str(v[2]), str(v[5]), str(v[11])]
+  if (id === undefined || phone === undefined || state === undefined || message === undefined) return undefined
+  return {
+    id,
+    phone,
+    serviceCode: str(v[3]) ?? '',
+    networkCode: str(v[4]),
+    state: state as StateName,
+    page: num(v[6]) ?? 0,
+    language: v[7] === 'sw' ? 'sw' : 'en',
+    textLength: num(v[8]) ?? 0,
+    textDigest: str(v[9]) ?? '',
+    sequence: num(v[10]),
+    message,
+    flash: typeof v[12] === 'object' && v[12] !== null ? v[12] as Flash : undefined,
+    topic: num(v[13]),
+    customerId: str(v[14]),
+    name: str(v[15]),
+    email: str(v[16]),
+    loginId: str(v[17]),
+    draftName: str(v[18]),
+    draftEmail: str(v[19]),
+    draftPin: str(v[20]),
+    startedAt: num(v[21]) ?? 0
   }
-  const s = session as Partial<Session>
-  if (typeof s.id !== 'string' || typeof s.phone !== 'string' || typeof s.state !== 'string' || typeof s.message !== 'string') return undefined
-  return session as unknown as Session
 }
