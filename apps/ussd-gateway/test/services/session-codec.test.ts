@@ -2,15 +2,33 @@ import { describe, expect, it } from 'vitest'
 import { decodeSession, encodeSession, type Session } from '../../src/services/session.ts'
 
 const base: Session = {
-  id: 'ATUid_1', phone: '+254711000001', serviceCode: '*384*123#', state: 'createPin', page: 1, language: 'sw',
-  textLength: 14, textDigest: 'digest', message: 'Create a 5-digit PIN:\n0. Back', startedAt: 1_763_700_000_000
+  id: 'ATUid_1',
+  phone: '+254711000001',
+  serviceCode: '*384*123#',
+  state: 'createPin',
+  page: 1,
+  language: 'sw',
+  textLength: 14,
+  textDigest: 'digest',
+  message: 'Create a 5-digit PIN:\n0. Back',
+  startedAt: 1_763_700_000_000
 }
 
 describe('stored session records', () => {
   it('round-trips every field, optional ones included', () => {
     const full: Session = {
-      ...base, networkCode: '63902', sequence: 3, flash: { key: 'error.invalidChoice' }, topic: 2, customerId: 'C-1',
-      name: 'Jane', email: 'jane@example.org', loginId: 'C-1', draftName: 'Jane', draftEmail: 'j@example.org', draftPin: 'sealed'
+      ...base,
+      networkCode: '63902',
+      sequence: 3,
+      flash: { key: 'error.invalidChoice' },
+      topic: 2,
+      customerId: 'C-1',
+      name: 'Jane',
+      email: 'jane@example.org',
+      loginId: 'C-1',
+      draftName: 'Jane',
+      draftEmail: 'j@example.org',
+      draftPin: 'sealed'
     }
     expect(decodeSession(encodeSession(full))).toEqual(full)
   })
