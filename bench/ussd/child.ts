@@ -2,16 +2,15 @@
 //   bare    a Fastify route with form bodies answering a fixed CON text (the baseline)
 //   peer    the same menu tree on ussd-builder, the peer package
 //   gateway the real ussd-gateway app (embedded defaults: PGlite, in-process sessions, rate limits on)
-// The parent talks to it over IPC: it sends { port } when listening, and answers commands.
+// The parent talks to it over IPC: it sends its address when listening, and answers commands
+// (memory, cpu, stop). Load and session set-up come from the parent, like an aggregator's traffic.
 import { runInNewContext } from 'node:vm'
 import { setFlagsFromString } from 'node:v8'
 import Fastify from 'fastify'
 import formbody from '@fastify/formbody'
-import { Agent, request } from 'undici'
 import { buildApp } from '../../apps/ussd-gateway/src/app.ts'
 import { loadConfig } from '../../apps/ussd-gateway/src/config.ts'
 import { peerMenu } from './peer-menu.ts'
-import { depthText, sessionFields } from './workload.ts'
 
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void
@@ -52,37 +51,6 @@ const target = process.argv[2] ?? 'bare'
 const app = target === 'gateway' ? await gateway() : target === 'peer' ? await peer() : await bare()
 const address = await app.listen({ host: '127.0.0.1', port: 0 })
 
-// Sessions are prepared over real HTTP, like an aggregator's: `app.inject` would train V8 on
-// light-my-request's stand-in objects, and the request path would then run slower on real sockets
-// than it ever does in production.
-const preparer = new Agent({ connections: 64 })
-const post = async (path: string, body: string, type: string) => {
-  const res = await request(`${address}${path}`, { dispatcher: preparer, method: 'POST', headers: { 'content-type': type }, body })
-  return await res.body.text()
-}
-const hop = async (i: number, text: string) => {
-  const body = await post('/api/ussd', new URLSearchParams(sessionFields(i, text)).toString(), 'application/x-www-form-urlencoded')
-  if (!body.startsWith('CON ')) throw new Error(`unexpected reply ${body}`)
-}
-
-/** Walks sessions `from`..`to` to depth 3 (two hops: the shortcut `2*2`, then the name). */
-async function prepare (from: number, to: number) {
-  const queue = Array.from({ length: to - from }, (_, k) => from + k)
-  await Promise.all(Array.from({ length: 64 }, async () => {
-    for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
-      await hop(i, depthText(2))
-      await hop(i, depthText(3))
-    }
-  }))
-}
-
-/** Ends sessions `from`..`to` through the aggregator's end-of-session notification. */
-async function free (from: number, to: number) {
-  for (let i = from; i < to; i++) {
-    await post('/api/ussd/events', JSON.stringify({ sessionId: `bench-${i}`, status: 'Success' }), 'application/json')
-  }
-}
-
 function memory () {
   gc()
   gc()
@@ -90,17 +58,14 @@ function memory () {
   return { rss, heapUsed }
 }
 
-async function handle (message: { cmd: string, from?: number, to?: number }): Promise<unknown> {
-  const range = [message.from ?? 0, message.to ?? 0] as const
-  if (message.cmd === 'prepare') await prepare(...range)
-  else if (message.cmd === 'free') await free(...range)
-  else if (message.cmd === 'memory') return memory()
+async function handle (message: { cmd: string }): Promise<unknown> {
+  if (message.cmd === 'memory') return memory()
   else if (message.cmd === 'cpu') return process.cpuUsage().user + process.cpuUsage().system
-  else if (message.cmd === 'stop') await Promise.all([preparer.close(), app.close()])
+  else if (message.cmd === 'stop') await app.close()
   return true
 }
 
-process.on('message', (message: { cmd: string, from?: number, to?: number }) => {
+process.on('message', (message: { cmd: string }) => {
   const reply = (value: unknown) => {
     // After `stop` the process leaves once the answer is out.
     process.send?.({ cmd: message.cmd, value }, undefined, {}, () => { if (message.cmd === 'stop') process.exit(0) })

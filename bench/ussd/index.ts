@@ -10,6 +10,7 @@
 import { fork, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import type autocannon from 'autocannon'
+import { Agent, request as send } from 'undici'
 import { load, ratio, report, type LoadResult } from '../lib.ts'
 import { depthText, sessionFields } from './workload.ts'
 
@@ -22,7 +23,7 @@ const PREPARED = 220_000
 const EXPECTED = 'CON Create a 5-digit PIN:\n0. Back'
 const children: ChildProcess[] = []
 
-interface Server { url: string, call: (cmd: string, extra?: Record<string, number>) => Promise<unknown> }
+interface Server { url: string, call: (cmd: string) => Promise<unknown> }
 
 async function start (target: string): Promise<Server> {
   const child = fork(fileURLToPath(new URL('./child.ts', import.meta.url)), [target], {
@@ -43,14 +44,41 @@ async function start (target: string): Promise<Server> {
   const url = await ready
   return {
     url,
-    call: async (cmd, extra = {}) => await new Promise((resolve, reject) => {
+    call: async (cmd) => await new Promise((resolve, reject) => {
       waiting.set(cmd, (value) => (typeof value === 'object' && value !== null && 'error' in value ? reject(new Error(String(value.error))) : resolve(value)))
-      child.send({ cmd, ...extra })
+      child.send({ cmd })
     })
   }
 }
 
 const body = (i: number, text: string) => new URLSearchParams(sessionFields(i, text)).toString()
+
+// Sessions are set up over real HTTP from this process, as an aggregator's traffic would: the
+// gateway process then holds only what the gateway itself keeps (the memory figure), and its JIT
+// sees only real sockets (app.inject would train it on light-my-request's stand-in objects).
+const preparer = new Agent({ connections: 64 })
+async function post (url: string, path: string, payload: string, type: string): Promise<string> {
+  const res = await send(`${url}${path}`, { dispatcher: preparer, method: 'POST', headers: { 'content-type': type }, body: payload })
+  return await res.body.text()
+}
+
+/** Walks sessions `from`..`to` to depth 3 (two hops: the shortcut `2*2`, then the name). */
+async function prepare (url: string, from: number, to: number) {
+  let next = from
+  await Promise.all(Array.from({ length: 64 }, async () => {
+    for (let i = next++; i < to; i = next++) {
+      for (const depth of [2, 3]) {
+        const reply = await post(url, '/api/ussd', body(i, depthText(depth)), 'application/x-www-form-urlencoded')
+        if (!reply.startsWith('CON ')) throw new Error(`unexpected reply ${reply}`)
+      }
+    }
+  }))
+}
+
+/** Ends sessions `from`..`to` through the aggregator's end-of-session notification. */
+async function free (url: string, from: number, to: number) {
+  for (let i = from; i < to; i++) await post(url, '/api/ussd/events', JSON.stringify({ sessionId: `bench-${i}`, status: 'Success' }), 'application/json')
+}
 
 interface Round extends LoadResult { cpuPerRequest: number }
 
@@ -87,15 +115,15 @@ try {
   // Memory, in a fresh gateway process: a first batch warms the allocator and is freed, then the
   // RSS growth from a second batch of live sessions is what sessions cost.
   const fresh = await start('gateway')
-  await fresh.call('prepare', { from: 0, to: LIVE_SESSIONS })
-  await fresh.call('free', { from: 0, to: LIVE_SESSIONS })
+  await prepare(fresh.url, 0, LIVE_SESSIONS)
+  await free(fresh.url, 0, LIVE_SESSIONS)
   const before = await fresh.call('memory') as { rss: number, heapUsed: number }
-  await fresh.call('prepare', { from: LIVE_SESSIONS, to: 2 * LIVE_SESSIONS })
+  await prepare(fresh.url, LIVE_SESSIONS, 2 * LIVE_SESSIONS)
   const after = await fresh.call('memory') as { rss: number, heapUsed: number }
   await fresh.call('stop')
 
   const [bare, peer, gateway] = await Promise.all([start('bare'), start('peer'), start('gateway')])
-  await gateway.call('prepare', { from: 0, to: PREPARED })
+  await prepare(gateway.url, 0, PREPARED)
   await Promise.all([check(bare.url, 0), check(peer.url, 0), check(gateway.url, PREPARED - 1)])
   const cursors = { bare: { next: 10_000_000 }, peer: { next: 10_000_000 }, gateway: { next: 0 } }
 
@@ -136,5 +164,6 @@ try {
     ['JS heap per live session (bytes)', (after.heapUsed - before.heapUsed) / LIVE_SESSIONS]
   ])
 } finally {
+  await preparer.close()
   for (const child of children) if (child.exitCode === null) child.kill('SIGTERM')
 }
