@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe } from 'vitest'
 import { buildApp } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
+import { itServesTheBasics } from '@impact/service-kit/testing'
 
 describe('oracle-runtime service basics', () => {
   let app: Awaited<ReturnType<typeof buildApp>>
@@ -16,25 +17,5 @@ describe('oracle-runtime service basics', () => {
     await database?.drop()
   })
 
-  it('answers GET / with the landing record', async () => {
-    const res = await app.inject({ method: 'GET', url: '/' })
-    expect(res.statusCode).toBe(200)
-    expect(res.json()).toMatchObject({ status: 'ok', message: 'oracle-runtime is running', environment: 'test' })
-  })
-
-  it('reports health with a live database ping', async () => {
-    const res = await app.inject({ method: 'GET', url: '/health' })
-    expect(res.statusCode).toBe(200)
-    expect(res.json()).toMatchObject({ status: 'ok', database: 'connected' })
-    expect(Date.parse(res.json().timestamp)).not.toBeNaN()
-  })
-
-  it('serves the OpenAPI UI and document at /docs', async () => {
-    const ui = await app.inject({ method: 'GET', url: '/docs' })
-    expect([200, 302]).toContain(ui.statusCode)
-    const spec = await app.inject({ method: 'GET', url: '/docs/json' })
-    expect(spec.statusCode).toBe(200)
-    expect(spec.json()).toMatchObject({ openapi: '3.1.0', info: { title: 'Oracle runtime' } })
-    expect(Object.keys(spec.json().paths)).toContain('/health')
-  })
+  itServesTheBasics({ name: 'oracle-runtime', title: 'Oracle runtime', app: () => app, health: { database: 'connected' } })
 })

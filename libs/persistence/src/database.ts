@@ -23,6 +23,22 @@ export interface DatabaseOptions {
   statementTimeoutMs?: number
 }
 
+/** The database variables every app's config has (service-kit's base config, plus an optional pool size). */
+export interface DatabaseConfig {
+  DATABASE_URL?: string | undefined
+  DATA_DIR: string
+  MIGRATE_ON_START: 'auto' | 'always' | 'never'
+  DATABASE_POOL_MAX?: number | undefined
+}
+
+/** Options for `openDatabase` read from an app's validated config; the app adds its migrations. */
+export const databaseOptions = (config: DatabaseConfig) => ({
+  url: config.DATABASE_URL,
+  dataDir: config.DATA_DIR,
+  migrate: config.MIGRATE_ON_START,
+  ...(config.DATABASE_POOL_MAX !== undefined ? { poolMax: config.DATABASE_POOL_MAX } : {})
+})
+
 export interface Database<DB> {
   readonly db: Kysely<DB>
   readonly mode: 'postgres' | 'pglite'
