@@ -1,4 +1,4 @@
-import { onTestFinished } from 'vitest'
+import { afterAll, beforeAll, onTestFinished } from 'vitest'
 import { buildApp } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
 import { startDevNode, type DevNode, type DevNodeOptions } from '../src/dev-node/node.ts'
@@ -27,6 +27,29 @@ export async function nodeAndGateway (nodeOptions: DevNodeOptions = {}, env: Rec
     await node.close()
   })
   return { node, app }
+}
+
+/** One node and gateway for the whole file: started before its first test, closed after its last. */
+export function fileNodeAndGateway (env: Record<string, string> = {}) {
+  let node: DevNode | undefined
+  let app: Gateway | undefined
+  beforeAll(async () => {
+    node = await startNode()
+    app = await buildGateway({ CHAIN_GRPC_URL: node.url, ...env })
+  })
+  afterAll(async () => {
+    await app?.close()
+    await node?.close()
+  })
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the file\'s node and gateway are not started yet')
+    return value
+  }
+  return {
+    get node () { return started(node) },
+    get app () { return started(app) },
+    get: async (url: string) => await started(app).inject({ method: 'GET', url })
+  }
 }
 
 export const ENTITY_1 = 'did:ixo:entity:0000000000000000000000000000e001'

@@ -1,18 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildGateway, startNode, type Gateway } from './helper.ts'
-import type { DevNode } from '../src/dev-node/node.ts'
+import { describe, expect, it } from 'vitest'
+import { fileNodeAndGateway } from './helper.ts'
 
-let node: DevNode
-let app: Gateway
-beforeAll(async () => {
-  node = await startNode()
-  app = await buildGateway({ CHAIN_GRPC_URL: node.url, CHAIN_CACHE_ENABLED: 'false' })
-})
-afterAll(async () => {
-  await app?.close()
-  await node?.close()
-})
-const get = async (url: string) => await app.inject({ method: 'GET', url })
+const gateway = fileNodeAndGateway({ CHAIN_CACHE_ENABLED: 'false' })
+const { get } = gateway
 const ids = (body: { claims: Array<{ claim_id: string }> }) => body.claims.map((c) => c.claim_id)
 
 describe('query parameters → request message', () => {
@@ -78,15 +68,15 @@ describe('routes and methods', () => {
 
   it('never forwards writes: other methods on a query route answer 501 Unimplemented', async () => {
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
-      const res = await app.inject({ method, url: '/ixo/claims/claims' })
+      const res = await gateway.app.inject({ method, url: '/ixo/claims/claims' })
       expect(res.statusCode).toBe(501)
       expect(res.json()).toEqual({ code: 12, message: 'Not Implemented', details: [] })
     }
-    expect((await app.inject({ method: 'POST', url: '/cosmos/tx/v1beta1/txs', payload: {} })).statusCode).toBe(404)
+    expect((await gateway.app.inject({ method: 'POST', url: '/cosmos/tx/v1beta1/txs', payload: {} })).statusCode).toBe(404)
   })
 
   it('answers HEAD like GET without a body', async () => {
-    const res = await app.inject({ method: 'HEAD', url: '/ixo/token/params' })
+    const res = await gateway.app.inject({ method: 'HEAD', url: '/ixo/token/params' })
     expect(res.statusCode).toBe(200)
     expect(res.body).toBe('')
   })

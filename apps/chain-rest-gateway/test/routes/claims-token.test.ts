@@ -1,18 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ADMIN, agent, buildGateway, ENTITY_1, ENTITY_3, startNode, type Gateway } from '../helper.ts'
-import type { DevNode } from '../../src/dev-node/node.ts'
+import { describe, expect, it } from 'vitest'
+import { ADMIN, agent, fileNodeAndGateway, ENTITY_1, ENTITY_3 } from '../helper.ts'
 
-let node: DevNode
-let app: Gateway
-beforeAll(async () => {
-  node = await startNode()
-  app = await buildGateway({ CHAIN_GRPC_URL: node.url })
-})
-afterAll(async () => {
-  await app?.close()
-  await node?.close()
-})
-const get = async (url: string) => await app.inject({ method: 'GET', url })
+const { get } = fileNodeAndGateway()
 
 describe('GET /ixo/claims/…', () => {
   it('renders cosmos.Dec params as decimals and uint64 as strings', async () => {
