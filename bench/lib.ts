@@ -1,4 +1,5 @@
 import autocannon from 'autocannon'
+import { createServer } from 'node:net'
 
 export interface LoadResult { requestsPerSec: number, p50: number, p99: number, errors: number, non2xx: number }
 
@@ -18,4 +19,16 @@ export const ratio = (value: number, baseline: number) => (baseline === 0 ? 0 : 
 
 export function report (title: string, rows: Array<[string, string | number]>) {
   process.stdout.write(`\n${title}\n${rows.map(([k, v]) => `  ${k.padEnd(44)} ${typeof v === 'number' ? v.toFixed(2) : v}`).join('\n')}\n`)
+}
+
+/** A port free on 127.0.0.1 right now, for a server process the bench starts. */
+export async function freePort (): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0))
+    })
+  })
 }

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as grpc from '@grpc/grpc-js'
 import { load, ratio, report } from '../lib.ts'
-import { cpus, freePort, startProcess, stopAll, waitForHttp } from './processes.ts'
+import { freePort } from '../lib.ts'
+import { cpus, startProcess, stopAll, waitForHttp } from './processes.ts'
 
 /** Baseline and candidate alternate in short rounds, so background load on the machine hits both alike. */
 const ROUNDS = 3
