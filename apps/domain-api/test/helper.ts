@@ -1,8 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import { Writable } from 'node:stream'
+import type { Database } from '@impact/persistence'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
+import { afterAll, beforeAll } from 'vitest'
 import { buildApp, type BuildOptions } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
+import { openAppDatabase } from '../src/db/open.ts'
+import type { DB } from '../src/db/types.ts'
 
 export const ADMIN_KEY = `admin_${randomBytes(24).toString('base64url')}`
 export const PROTOCOL = 'did:ixo:entity:0123456789abcdef0123456789abcdef'
@@ -86,3 +90,23 @@ export async function startApp (env: Record<string, string> = {}, options: Build
 }
 
 export const randomAccount = () => `did:ixo:ixo1${randomBytes(12).toString('hex')}`
+
+/** The app's migrated database for the whole file (services tested below the HTTP layer). */
+export function fileDatabase () {
+  let testDb: TestDatabase | undefined
+  let database: Database<DB> | undefined
+  beforeAll(async () => {
+    testDb = await createTestDatabase()
+    database = await openAppDatabase(loadConfig({ NODE_ENV: 'test', ...testDb.env }))
+  })
+  afterAll(async () => {
+    await database?.close()
+    await testDb?.drop()
+  })
+  return {
+    get database (): Database<DB> {
+      if (database === undefined) throw new Error('the file\'s database is not open yet')
+      return database
+    }
+  }
+}

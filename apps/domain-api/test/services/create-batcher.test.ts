@@ -1,25 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
-import type { Database } from '@impact/persistence'
-import { loadConfig } from '../../src/config.ts'
+import { describe, expect, it } from 'vitest'
 import type { DomainInsert } from '../../src/db/domain-insert.repository.ts'
-import { openAppDatabase } from '../../src/db/open.ts'
-import type { DB } from '../../src/db/types.ts'
 import { createInsertBatcher } from '../../src/services/create-batcher.ts'
 import { newEntityDid } from '../../src/services/domains.ts'
-import { PROTOCOL } from '../helper.ts'
+import { fileDatabase, PROTOCOL } from '../helper.ts'
 
-let testDb: TestDatabase
-let database: Database<DB>
-
-beforeAll(async () => {
-  testDb = await createTestDatabase()
-  database = await openAppDatabase(loadConfig({ NODE_ENV: 'test', ...testDb.env }))
-})
-afterAll(async () => {
-  await database?.close()
-  await testDb?.drop()
-})
+const file = fileDatabase()
 
 const row = (overrides: Partial<DomainInsert['domain']> = {}, claimKey?: string): DomainInsert => {
   const now = new Date()
@@ -44,25 +29,25 @@ const row = (overrides: Partial<DomainInsert['domain']> = {}, claimKey?: string)
 
 describe('create batching', () => {
   it('writes rows that arrive together in one statement, each with its history entry', async () => {
-    const batcher = createInsertBatcher(database.db, 60_000)
+    const batcher = createInsertBatcher(file.database.db, 60_000)
     const rows = Array.from({ length: 40 }, () => row())
     expect(await Promise.all(rows.map(async (r) => await batcher.insert(r)))).toEqual(Array(40).fill(true))
-    const events = await database.db.selectFrom('domain_events').select('domain_did').where('domain_did', 'in', rows.map((r) => r.domain.did)).execute()
+    const events = await file.database.db.selectFrom('domain_events').select('domain_did').where('domain_did', 'in', rows.map((r) => r.domain.did)).execute()
     expect(events).toHaveLength(40)
   })
 
   it('fails only the bad row of a batch', async () => {
-    const batcher = createInsertBatcher(database.db, 60_000)
+    const batcher = createInsertBatcher(file.database.db, 60_000)
     const good = [row(), row()]
     const bad = row({ validFrom: new Date('2031-01-01T00:00:00Z'), validUntil: new Date('2030-01-01T00:00:00Z') })
     const results = await Promise.allSettled([batcher.insert(good[0]!), batcher.insert(bad), batcher.insert(good[1]!)])
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
-    const stored = await database.db.selectFrom('domains').select('did').where('did', 'in', [...good, bad].map((r) => r.domain.did)).execute()
+    const stored = await file.database.db.selectFrom('domains').select('did').where('did', 'in', [...good, bad].map((r) => r.domain.did)).execute()
     expect(stored.map((r) => r.did).sort()).toEqual(good.map((r) => r.domain.did).sort())
   })
 
   it('lets exactly one row claim an idempotency key, even within one turn', async () => {
-    const batcher = createInsertBatcher(database.db, 60_000)
+    const batcher = createInsertBatcher(file.database.db, 60_000)
     const results = await Promise.all(Array.from({ length: 5 }, async () => await batcher.insert(row({}, 'same-key'))))
     expect(results.filter(Boolean)).toHaveLength(1)
   })

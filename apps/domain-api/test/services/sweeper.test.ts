@@ -1,34 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { FastifyBaseLogger } from 'fastify'
-import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
-import type { Database } from '@impact/persistence'
-import { loadConfig } from '../../src/config.ts'
-import { openAppDatabase } from '../../src/db/open.ts'
-import type { DB } from '../../src/db/types.ts'
 import type { Caller } from '../../src/services/api-keys.ts'
 import { createDomainService } from '../../src/services/domains.ts'
 import { createGovernanceService } from '../../src/services/governance.ts'
 import { startSweeper } from '../../src/services/sweeper.ts'
-import { PROTOCOL, testClock } from '../helper.ts'
+import { fileDatabase, PROTOCOL, testClock } from '../helper.ts'
 
 const caller: Caller = { keyId: 'k1', name: 'test', roles: ['registrar', 'compliance'], account: 'did:ixo:tester' }
 const silentLog = { info () {}, warn () {} } as unknown as FastifyBaseLogger
-let testDb: TestDatabase
-let database: Database<DB>
-
-beforeAll(async () => {
-  testDb = await createTestDatabase()
-  database = await openAppDatabase(loadConfig({ NODE_ENV: 'test', ...testDb.env }))
-})
-afterAll(async () => {
-  await database?.close()
-  await testDb?.drop()
-})
+const file = fileDatabase()
 
 describe('background sweep', () => {
   it('records ended voting periods and expiries without any read, and forgets old idempotency keys', async () => {
     const clock = testClock()
-    const { db } = database
+    const { db } = file.database
     const domains = createDomainService({ db, clock: clock.now, idempotencyTtlMs: 60_000 })
     const governance = createGovernanceService({ db, clock: clock.now, settings: { quorum: 2, threshold: 0.5, periodMs: 1000 } })
     const reviewed = await domains.create(caller, { type: 'Project', class: PROTOCOL })
