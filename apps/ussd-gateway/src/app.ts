@@ -29,12 +29,15 @@ export interface BuildOptions {
 export async function buildApp (config: Config, options: BuildOptions = {}): Promise<App> {
   const database = await openAppDatabase(config)
   const state = createSharedState({ url: config.REDIS_URL, prefix: config.REDIS_KEY_PREFIX })
-  const release = async () => { await Promise.allSettled([database.close(), state.close()]) }
+  const sessions = createSessionStore(state, config.USSD_SESSION_TTL_SECONDS * 1000)
+  const release = async () => {
+    sessions.close()
+    await Promise.allSettled([database.close(), state.close()])
+  }
   try {
     const keyring = loadKeyring(config)
     const vault = createPinVault(keyring)
     const preferences = createPreferences(database.db, state)
-    const sessions = createSessionStore(state, config.USSD_SESSION_TTL_SECONDS * 1000)
     const engine = createUssdEngine({
       sessions,
       preferences,

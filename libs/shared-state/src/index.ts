@@ -4,6 +4,7 @@ import type { SharedState } from './types.ts'
 
 export type * from './types.ts'
 export { createMemoryState } from './memory-state.ts'
+export { TtlMap } from './ttl-map.ts'
 export { createRedisState, type RedisStateOptions } from './redis-state.ts'
 
 export interface SharedStateOptions {

@@ -1,72 +1,42 @@
+import { TtlMap } from './ttl-map.ts'
 import type { IncrOptions, MessageHandler, SetOptions, SharedState, Unsubscribe } from './types.ts'
 
-interface Entry { value: string, expiresAt: number }
-
-const SWEEP_INTERVAL_MS = 30_000
-
 /**
- * In-process implementation for a single replica. Expired keys are dropped when read and by a
- * periodic sweep, so memory stays bounded by the live keys.
+ * In-process implementation for a single replica, over a TtlMap of strings (expired keys are
+ * dropped when read and by a periodic sweep).
  */
 export function createMemoryState (): SharedState {
-  const entries = new Map<string, Entry>()
+  const entries = new TtlMap<string>()
   const channels = new Map<string, Set<MessageHandler>>()
-
-  const live = (key: string): Entry | undefined => {
-    const entry = entries.get(key)
-    if (entry === undefined) return undefined
-    if (entry.expiresAt <= Date.now()) {
-      entries.delete(key)
-      return undefined
-    }
-    return entry
-  }
-  const expiry = (ttlMs?: number) => (ttlMs !== undefined && ttlMs > 0 ? Date.now() + ttlMs : Number.POSITIVE_INFINITY)
-
-  const sweeper = setInterval(() => {
-    const now = Date.now()
-    for (const [key, entry] of entries) if (entry.expiresAt <= now) entries.delete(key)
-  }, SWEEP_INTERVAL_MS)
-  sweeper.unref()
 
   return {
     kind: 'memory',
     async get (key) {
-      return live(key)?.value ?? null
+      return entries.get(key) ?? null
     },
     async set (key, value, options: SetOptions = {}) {
-      if (options.ifAbsent === true && live(key) !== undefined) return false
-      entries.set(key, { value, expiresAt: expiry(options.ttlMs) })
+      if (options.ifAbsent === true && entries.has(key)) return false
+      entries.set(key, value, options.ttlMs)
       return true
     },
     async getAndTouch (key, ttlMs) {
-      const entry = live(key)
-      if (entry === undefined) return null
-      entry.expiresAt = expiry(ttlMs)
-      return entry.value
+      return entries.touch(key, ttlMs) ?? null
     },
     async del (key) {
-      return live(key) !== undefined && entries.delete(key)
+      return entries.delete(key)
     },
     async incr (key, options: IncrOptions = {}) {
-      const entry = live(key)
-      const next = (entry === undefined ? 0 : Number(entry.value)) + (options.by ?? 1)
-      if (entry === undefined) entries.set(key, { value: String(next), expiresAt: expiry(options.ttlMs) })
-      else entry.value = String(next)
+      const ttl = entries.ttl(key)
+      const next = Number(entries.get(key) ?? 0) + (options.by ?? 1)
+      // An existing counter keeps its expiry, as INCR does in Redis.
+      entries.set(key, String(next), ttl === undefined ? options.ttlMs : ttl === -1 ? undefined : Math.max(1, ttl))
       return next
     },
     async ttl (key) {
-      const entry = live(key)
-      if (entry === undefined) return -2
-      return Number.isFinite(entry.expiresAt) ? Math.max(0, entry.expiresAt - Date.now()) : -1
+      return entries.ttl(key) ?? -2
     },
-    async scan (prefix, limit = Number.POSITIVE_INFINITY) {
-      const keys: string[] = []
-      for (const key of entries.keys()) {
-        if (keys.length >= limit) break
-        if (key.startsWith(prefix) && live(key) !== undefined) keys.push(key)
-      }
-      return keys
+    async scan (prefix, limit) {
+      return entries.keys(prefix, limit)
     },
     async publish (channel, message) {
       const handlers = channels.get(channel)
@@ -87,8 +57,7 @@ export function createMemoryState (): SharedState {
     },
     async ping () {},
     async close () {
-      clearInterval(sweeper)
-      entries.clear()
+      entries.close()
       channels.clear()
     }
   }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { SharedState } from '@impact/shared-state'
+import { TtlMap, type SharedState } from '@impact/shared-state'
 import { UssdSessionBusyError } from '../errors.ts'
 import { decodeSession, encodeSession, type Session } from './session.ts'
 
@@ -16,29 +16,83 @@ const LOCK_POLL_MS = 15
 /** How long an ended session's last reply stays available for aggregator retries. */
 const ENDED_TTL_MS = 60_000
 
-/**
- * Sessions in the shared state (Redis across replicas, or in-process) with a sliding inactivity
- * TTL. Hops of one session are serialised by a short lock, so a retry arriving while the first
- * attempt still runs waits for it and then replays its reply instead of applying the input twice.
- */
-export function createSessionStore (state: SharedState, ttlMs: number) {
-  const endedTtlMs = Math.min(ttlMs, ENDED_TTL_MS)
-  const local = new Map<string, Promise<void>>()
+/** What the engine needs of a session store; `createSessionStore` picks the implementation. */
+export interface SessionStore {
+  /** Serialises the hops of one session; resolves to the release. */
+  lock: (sessionId: string) => Promise<() => Promise<void>>
+  /** The live session, its TTL restarted; undefined when expired, ended or never started. */
+  touch: (sessionId: string) => Promise<Session | undefined>
+  /** Reads without touching the TTL (operator lookups must not keep sessions alive). */
+  peek: (sessionId: string) => Promise<Session | undefined>
+  save: (session: Session) => Promise<void>
+  /** Frees the session, keeping only its final reply briefly for retries. */
+  finish: (session: Session, ended: EndedSession) => Promise<void>
+  ended: (sessionId: string) => Promise<EndedSession | undefined>
+  /** Frees everything about a session (the aggregator's end-of-session notification). */
+  remove: (sessionId: string) => Promise<boolean>
+  list: (limit: number) => Promise<string[]>
+  /** Frees what the store holds in this process (the shared state is closed by its owner). */
+  close: () => void
+}
 
-  // In-process state has one replica: hops of a session queue on a promise instead of a stored key.
-  async function localLock (sessionId: string): Promise<() => Promise<void>> {
-    const previous = local.get(sessionId)
-    let release!: () => void
-    const current = new Promise<void>((resolve) => { release = resolve })
-    local.set(sessionId, current)
-    if (previous !== undefined) await previous
-    return async () => {
-      if (local.get(sessionId) === current) local.delete(sessionId)
-      release()
+/**
+ * Sessions with a sliding inactivity TTL. Hops of one session are serialised by a short lock, so
+ * a retry arriving while the first attempt still runs waits for it and then replays its reply
+ * instead of applying the input twice. With Redis they live there (any replica serves any hop);
+ * in-process state has one replica, so they stay objects in this process.
+ */
+export function createSessionStore (state: SharedState, ttlMs: number): SessionStore {
+  return state.kind === 'memory' ? localSessions(ttlMs) : sharedSessions(state, ttlMs)
+}
+
+/**
+ * One replica: live sessions stay objects (no encoding per hop), handed out as shallow copies so
+ * a hop that fails half-way leaves the stored one as it was (the engine replaces nested values,
+ * never mutates them). Hops of a session queue on a promise instead of a stored key.
+ */
+function localSessions (ttlMs: number): SessionStore {
+  const endedTtlMs = Math.min(ttlMs, ENDED_TTL_MS)
+  const live = new TtlMap<Session>()
+  const endedSessions = new TtlMap<EndedSession>()
+  const locks = new Map<string, Promise<void>>()
+  const copy = (session: Session | undefined) => (session === undefined ? undefined : { ...session })
+  return {
+    async lock (sessionId) {
+      const previous = locks.get(sessionId)
+      let release!: () => void
+      const current = new Promise<void>((resolve) => { release = resolve })
+      locks.set(sessionId, current)
+      if (previous !== undefined) await previous
+      return async () => {
+        if (locks.get(sessionId) === current) locks.delete(sessionId)
+        release()
+      }
+    },
+    touch: async (sessionId) => copy(live.touch(sessionId, ttlMs)),
+    peek: async (sessionId) => copy(live.get(sessionId)),
+    async save (session) { live.set(session.id, { ...session }, ttlMs) },
+    async finish (session, ended) {
+      endedSessions.set(session.id, ended, endedTtlMs)
+      live.delete(session.id)
+    },
+    ended: async (sessionId) => endedSessions.get(sessionId),
+    async remove (sessionId) {
+      endedSessions.delete(sessionId)
+      return live.delete(sessionId)
+    },
+    list: async (limit) => live.keys('', limit),
+    close () {
+      live.close()
+      endedSessions.close()
     }
   }
+}
 
-  async function sharedLock (sessionId: string): Promise<() => Promise<void>> {
+/** Sessions encoded in the shared state (Redis), locked by a stored key with a TTL. */
+function sharedSessions (state: SharedState, ttlMs: number): SessionStore {
+  const endedTtlMs = Math.min(ttlMs, ENDED_TTL_MS)
+
+  async function lock (sessionId: string): Promise<() => Promise<void>> {
     const key = LOCK + sessionId
     const deadline = Date.now() + LOCK_WAIT_MS
     while (!(await state.set(key, randomUUID(), { ifAbsent: true, ttlMs: LOCK_TTL_MS }))) {
@@ -49,15 +103,13 @@ export function createSessionStore (state: SharedState, ttlMs: number) {
   }
 
   return {
-    lock: state.kind === 'memory' ? localLock : sharedLock,
+    lock,
 
-    /** The live session, its TTL restarted; undefined when expired, ended or never started. */
     async touch (sessionId: string): Promise<Session | undefined> {
       const stored = await state.getAndTouch(SESSION + sessionId, ttlMs)
       return stored === null ? undefined : decodeSession(stored)
     },
 
-    /** Reads without touching the TTL (operator lookups must not keep sessions alive). */
     async peek (sessionId: string): Promise<Session | undefined> {
       const stored = await state.get(SESSION + sessionId)
       return stored === null ? undefined : decodeSession(stored)
@@ -67,7 +119,6 @@ export function createSessionStore (state: SharedState, ttlMs: number) {
       await state.set(SESSION + session.id, encodeSession(session), { ttlMs })
     },
 
-    /** Frees the session, keeping only its final reply briefly for retries. */
     async finish (session: Session, ended: EndedSession): Promise<void> {
       await state.set(ENDED + session.id, JSON.stringify(ended), { ttlMs: endedTtlMs })
       await state.del(SESSION + session.id)
@@ -83,7 +134,6 @@ export function createSessionStore (state: SharedState, ttlMs: number) {
       }
     },
 
-    /** Frees everything about a session (the aggregator's end-of-session notification). */
     async remove (sessionId: string): Promise<boolean> {
       const [live] = await Promise.all([state.del(SESSION + sessionId), state.del(ENDED + sessionId)])
       return live
@@ -91,8 +141,8 @@ export function createSessionStore (state: SharedState, ttlMs: number) {
 
     async list (limit: number): Promise<string[]> {
       return (await state.scan(SESSION, limit)).map((key) => key.slice(SESSION.length))
-    }
+    },
+
+    close () {}
   }
 }
-
-export type SessionStore = ReturnType<typeof createSessionStore>
