@@ -42,7 +42,8 @@ export interface SessionStore {
  * in-process state has one replica, so they stay objects in this process.
  */
 export function createSessionStore (state: SharedState, ttlMs: number): SessionStore {
-  return state.kind === 'memory' ? localSessions(ttlMs) : sharedSessions(state, ttlMs)
+  const endedTtlMs = Math.min(ttlMs, ENDED_TTL_MS)
+  return state.kind === 'memory' ? localSessions(ttlMs, endedTtlMs) : sharedSessions(state, ttlMs, endedTtlMs)
 }
 
 /**
@@ -50,8 +51,7 @@ export function createSessionStore (state: SharedState, ttlMs: number): SessionS
  * a hop that fails half-way leaves the stored one as it was (the engine replaces nested values,
  * never mutates them). Hops of a session queue on a promise instead of a stored key.
  */
-function localSessions (ttlMs: number): SessionStore {
-  const endedTtlMs = Math.min(ttlMs, ENDED_TTL_MS)
+function localSessions (ttlMs: number, endedTtlMs: number): SessionStore {
   const live = new TtlMap<Session>()
   const endedSessions = new TtlMap<EndedSession>()
   const locks = new Map<string, Promise<void>>()
@@ -89,9 +89,7 @@ function localSessions (ttlMs: number): SessionStore {
 }
 
 /** Sessions encoded in the shared state (Redis), locked by a stored key with a TTL. */
-function sharedSessions (state: SharedState, ttlMs: number): SessionStore {
-  const endedTtlMs = Math.min(ttlMs, ENDED_TTL_MS)
-
+function sharedSessions (state: SharedState, ttlMs: number, endedTtlMs: number): SessionStore {
   async function lock (sessionId: string): Promise<() => Promise<void>> {
     const key = LOCK + sessionId
     const deadline = Date.now() + LOCK_WAIT_MS
