@@ -9,7 +9,7 @@ import { loggerOptions } from './logger.ts'
 import { registerDocs, type DocsOptions } from './plugins/docs.ts'
 import { registerHealthRoutes, type HealthOptions } from './plugins/health.ts'
 import { acceptEmptyJsonBodies } from './plugins/json-body.ts'
-import { echoRequestId, genReqId } from './plugins/request-id.ts'
+import { commonHeaders, genReqId } from './plugins/request-id.ts'
 import { parseOrigins, type BaseConfig } from './config.ts'
 
 export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>
@@ -52,11 +52,8 @@ export async function createApp (options: CreateAppOptions): Promise<App> {
 
   app.setErrorHandler(errorHandler)
   app.setNotFoundHandler(options.notFoundHandler ?? notFoundHandler)
-  echoRequestId(app)
+  commonHeaders(app)
   acceptEmptyJsonBodies(app)
-  app.addHook('onSend', async (_request, reply) => {
-    reply.header('x-content-type-options', 'nosniff')
-  })
 
   const origin = parseOrigins(config.CORS_ORIGIN ?? (options.cors !== false ? options.cors?.defaultOrigin : undefined))
   if (options.cors !== false && origin !== undefined) {

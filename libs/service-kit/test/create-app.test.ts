@@ -116,6 +116,22 @@ describe('request ids', () => {
     const replaced = await app.inject({ method: 'GET', url: '/nope', headers: { 'x-request-id': 'bad id\r\nInjected: 1' } })
     expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
   })
+
+  it('sends the request id and nosniff on successes, coded errors, crashes, validation failures and 404s', async () => {
+    const app = await appWithRoutes()
+    const replies = await Promise.all([
+      app.inject({ method: 'GET', url: '/health' }),
+      app.inject({ method: 'GET', url: '/teapot' }),
+      app.inject({ method: 'GET', url: '/boom' }),
+      app.inject({ method: 'POST', url: '/items', payload: { name: '' } }),
+      app.inject({ method: 'GET', url: '/nope' })
+    ])
+    expect(replies.map((res) => res.statusCode)).toEqual([200, 418, 500, 400, 404])
+    for (const res of replies) {
+      expect(res.headers['x-content-type-options']).toBe('nosniff')
+      expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
+    }
+  })
 })
 
 describe('logging', () => {

@@ -37,7 +37,13 @@ export class TtlMap<V> {
 
   /** Without `ttlMs` (or with 0) the entry never expires. */
   set (key: string, value: V, ttlMs?: number): void {
-    this.#entries.set(key, { value, expiresAt: expiry(ttlMs) })
+    // Rewriting a present entry in place spares an allocation per write of a hot key.
+    const entry = this.#entries.get(key)
+    if (entry === undefined) this.#entries.set(key, { value, expiresAt: expiry(ttlMs) })
+    else {
+      entry.value = value
+      entry.expiresAt = expiry(ttlMs)
+    }
   }
 
   /** The value, its expiry restarted at `ttlMs` from now. */

@@ -1,10 +1,12 @@
 import rateLimit, { type CreateRateLimitOptions } from '@fastify/rate-limit'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import type { SharedState } from '@impact/shared-state'
 import type { Redis } from 'ioredis'
 import type { Config } from '../config.ts'
 import { UssdRateLimitedError } from '../errors.ts'
+import { WindowCounter, windowCounterStore } from './window-counter.ts'
 
+/** Keys counted per window in this process (IPs, phone numbers) before the oldest is dropped. */
 const LOCAL_KEYS = 50_000
 
 const redisClient = (state: SharedState): Redis | undefined =>
@@ -17,7 +19,9 @@ const parseList = (value: string | undefined) => value?.split(',').map((ip) => i
  * calling scope, counted in Redis when the app has one so all replicas share the budget. The
  * client IP is `request.ip`, which honours X-Forwarded-For only with TRUST_PROXY_ENABLED.
  * Returns a factory of per-phone limiters: behind an aggregator all users share a few IPs, so
- * each phone number gets its own budget (RATE_LIMIT_PHONE_MAX) as well.
+ * each phone number gets its own budget (RATE_LIMIT_PHONE_MAX) as well. Without Redis both
+ * limits count in fixed-window counters of this process (window-counter.ts), and the phone check
+ * is a plain synchronous hook: on the busiest route it is one Map read and write, no promise.
  */
 export async function registerRateLimits (app: FastifyInstance, config: Config, state: SharedState) {
   const redis = redisClient(state)
@@ -26,19 +30,27 @@ export async function registerRateLimits (app: FastifyInstance, config: Config, 
     max: config.RATE_LIMIT_MAX,
     timeWindow: config.RATE_LIMIT_WINDOW_MS,
     allowList: parseList(config.RATE_LIMIT_ALLOWLIST),
-    cache: LOCAL_KEYS,
     // Aggregators ignore limit headers on normal replies; only a 429 carries them (and Retry-After).
     addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
-    ...(redis !== undefined ? { redis, nameSpace: `${config.REDIS_KEY_PREFIX}rl:` } : {}),
+    ...(redis !== undefined ? { redis, nameSpace: `${config.REDIS_KEY_PREFIX}rl:` } : { store: windowCounterStore(LOCAL_KEYS) }),
     errorResponseBuilder: (_request, context) => new UssdRateLimitedError(context.after)
   })
 
   /** A preHandler limiting requests per phone number, read from the validated body by `phoneOf`. */
   return function phoneLimit (phoneOf: (request: FastifyRequest) => string) {
-    const options: CreateRateLimitOptions & { cache: number } = {
+    if (redis === undefined) {
+      const counter = new WindowCounter(LOCAL_KEYS)
+      return function limitPhone (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+        const { current, ttl } = counter.hit(phoneOf(request), config.RATE_LIMIT_WINDOW_MS)
+        if (current <= config.RATE_LIMIT_PHONE_MAX) return done()
+        const seconds = Math.ceil(ttl / 1000)
+        reply.header('retry-after', seconds)
+        done(new UssdRateLimitedError(`${seconds} seconds`))
+      }
+    }
+    const options: CreateRateLimitOptions = {
       max: config.RATE_LIMIT_PHONE_MAX,
       timeWindow: config.RATE_LIMIT_WINDOW_MS,
-      cache: LOCAL_KEYS,
       keyGenerator: (request) => `phone:${phoneOf(request)}`
     }
     const limit = app.createRateLimit(options)

@@ -7,21 +7,26 @@ export const PREFIX_CHARS = 4
 export const MAX_BODY_CHARS = MAX_REPLY_CHARS - PREFIX_CHARS
 
 // GSM 03.38 basic set, and the extension set whose characters take two septets (ESC + char).
-const GSM7_BASIC = new Set('@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà')
-const GSM7_EXTENDED = new Set('^{}\\[~]|€\f')
+const GSM7_BASIC = '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà'
+const GSM7_EXTENDED = '^{}\\[~]|€\f'
 
-export const isGsm7 = (text: string): boolean => {
-  for (const char of text) if (!GSM7_BASIC.has(char) && !GSM7_EXTENDED.has(char)) return false
-  return true
-}
+/**
+ * Septets per UTF-16 code unit, 0 for none (outside GSM-7). Every GSM-7 character is one code
+ * unit, so a lookup per unit measures a screen; every reply is measured on every hop.
+ */
+const SEPTETS = new Uint8Array(0x10000)
+for (const char of GSM7_BASIC) SEPTETS[char.charCodeAt(0)] = 1
+for (const char of GSM7_EXTENDED) SEPTETS[char.charCodeAt(0)] = 2
+
+export const isGsm7 = (text: string): boolean => Number.isFinite(gsm7Length(text))
 
 /** Septets the text takes in GSM-7; Infinity when a character would force UCS-2 (about 80 characters). */
 export function gsm7Length (text: string): number {
   let length = 0
-  for (const char of text) {
-    if (GSM7_BASIC.has(char)) length += 1
-    else if (GSM7_EXTENDED.has(char)) length += 2
-    else return Number.POSITIVE_INFINITY
+  for (let i = 0; i < text.length; i++) {
+    const septets = SEPTETS[text.charCodeAt(i)] ?? 0
+    if (septets === 0) return Number.POSITIVE_INFINITY
+    length += septets
   }
   return length
 }
@@ -64,9 +69,9 @@ function wrap (line: string, budget: number): string[] {
  * repeats on every page. Nothing is ever cut off.
  */
 export function paginate (screen: Screen, moreLabel: string): string[] {
-  const whole = [...screen.lines, ...screen.footer]
-  if (joinedLength(whole) <= MAX_BODY_CHARS) return [whole.join('\n')]
-  if (screen.end === true) return [truncate(whole.join('\n'))]
+  const whole = [...screen.lines, ...screen.footer].join('\n')
+  if (gsm7Length(whole) <= MAX_BODY_CHARS) return [whole]
+  if (screen.end === true) return [truncate(whole)]
   const tail = [moreLabel, ...screen.footer]
   const budget = MAX_BODY_CHARS - joinedLength(tail) - 1
   const pages: string[][] = []

@@ -24,6 +24,7 @@ export interface SessionStore {
   touch: (sessionId: string) => Promise<Session | undefined>
   /** Reads without touching the TTL (operator lookups must not keep sessions alive). */
   peek: (sessionId: string) => Promise<Session | undefined>
+  /** Stores the session; the store may keep this very object, so the caller must not change it afterwards. */
   save: (session: Session) => Promise<void>
   /** Frees the session, keeping only its final reply briefly for retries. */
   finish: (session: Session, ended: EndedSession) => Promise<void>
@@ -49,28 +50,33 @@ export function createSessionStore (state: SharedState, ttlMs: number): SessionS
 /**
  * One replica: live sessions stay objects (no encoding per hop), handed out as shallow copies so
  * a hop that fails half-way leaves the stored one as it was (the engine replaces nested values,
- * never mutates them). Hops of a session queue on a promise instead of a stored key.
+ * never mutates them); a saved session is kept as handed in. A held lock is a key in `held`; hops
+ * that find it held queue there and get the lock handed over in turn.
  */
 function localSessions (ttlMs: number, endedTtlMs: number): SessionStore {
   const live = new TtlMap<Session>()
   const endedSessions = new TtlMap<EndedSession>()
-  const locks = new Map<string, Promise<void>>()
+  /** Locked sessions, with the hops waiting for them (null until one waits: no array per hop). */
+  const held = new Map<string, Array<() => void> | null>()
   const copy = (session: Session | undefined) => (session === undefined ? undefined : { ...session })
+  const release = (sessionId: string) => async () => {
+    const next = held.get(sessionId)?.shift()
+    if (next === undefined) held.delete(sessionId)
+    else next()
+  }
   return {
     async lock (sessionId) {
-      const previous = locks.get(sessionId)
-      let release!: () => void
-      const current = new Promise<void>((resolve) => { release = resolve })
-      locks.set(sessionId, current)
-      if (previous !== undefined) await previous
-      return async () => {
-        if (locks.get(sessionId) === current) locks.delete(sessionId)
-        release()
+      if (!held.has(sessionId)) held.set(sessionId, null)
+      else {
+        const waiting = held.get(sessionId) ?? []
+        held.set(sessionId, waiting)
+        await new Promise<void>((resolve) => { waiting.push(resolve) })
       }
+      return release(sessionId)
     },
     touch: async (sessionId) => copy(live.touch(sessionId, ttlMs)),
     peek: async (sessionId) => copy(live.get(sessionId)),
-    async save (session) { live.set(session.id, { ...session }, ttlMs) },
+    async save (session) { live.set(session.id, session, ttlMs) },
     async finish (session, ended) {
       endedSessions.set(session.id, ended, endedTtlMs)
       live.delete(session.id)

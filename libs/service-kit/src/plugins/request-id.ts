@@ -11,9 +11,14 @@ export function genReqId (req: IncomingMessage): string {
   return value !== undefined && VALID_REQUEST_ID.test(value) ? value : randomUUID()
 }
 
-/** Echoes the request id on every response, errors and 404s included. */
-export function echoRequestId (app: FastifyInstance) {
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id)
+/**
+ * Headers every response carries, errors and 404s included: the request id, and `nosniff` so no
+ * browser guesses a script out of a text or JSON body. Set once when the request arrives (headers
+ * set then survive the error handler), in a callback hook: no promise per request.
+ */
+export function commonHeaders (app: FastifyInstance) {
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.headers({ 'x-request-id': request.id, 'x-content-type-options': 'nosniff' })
+    done()
   })
 }
