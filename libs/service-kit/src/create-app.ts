@@ -12,6 +12,8 @@ import { acceptEmptyJsonBodies } from './plugins/json-body.ts'
 import { commonHeaders, genReqId } from './plugins/request-id.ts'
 import { parseOrigins, type BaseConfig } from './config.ts'
 
+const REQUEST_LOG_LEVELS = new Set(['trace', 'debug', 'info'])
+
 export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>
 
 export interface CreateAppOptions {
@@ -39,6 +41,8 @@ export async function createApp (options: CreateAppOptions): Promise<App> {
     logger: loggerOptions({ level: config.LOG_LEVEL, pretty: config.LOG_PRETTY, ...options.logger }),
     genReqId,
     childLoggerFactory: lazyChildLoggerFactory,
+    // Fastify's per-request lines are written at info; above that level they would be built per request and dropped.
+    disableRequestLogging: !REQUEST_LOG_LEVELS.has(config.LOG_LEVEL),
     trustProxy: config.TRUST_PROXY_ENABLED,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     // Slow clients must not hold sockets forever; SSE routes raise their own limits.
