@@ -6,7 +6,8 @@
 //     the whole cumulative text on each request) — target >= 1.0x;
 //  3. RSS per live session, from 10k sessions held by the gateway — target <= 2 KB.
 // Each server runs in its own process; the load (autocannon) comes from this one. The three
-// alternate in short rounds so background load on the machine hits all of them alike.
+// alternate in short rounds so background load on the machine hits all of them alike; while one
+// is measured the other two are stopped, so none pays for another's background work.
 import { fork, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import type autocannon from 'autocannon'
@@ -23,7 +24,7 @@ const PREPARED = 220_000
 const EXPECTED = 'CON Create a 5-digit PIN:\n0. Back'
 const children: ChildProcess[] = []
 
-interface Server { url: string, call: (cmd: string) => Promise<unknown> }
+interface Server { url: string, pid: number, call: (cmd: string) => Promise<unknown> }
 
 async function start (target: string): Promise<Server> {
   const child = fork(fileURLToPath(new URL('./child.ts', import.meta.url)), [target], {
@@ -44,6 +45,7 @@ async function start (target: string): Promise<Server> {
   const url = await ready
   return {
     url,
+    pid: child.pid ?? 0,
     call: async (cmd) => await new Promise((resolve, reject) => {
       waiting.set(cmd, (value) => (typeof value === 'object' && value !== null && 'error' in value ? reject(new Error(String(value.error))) : resolve(value)))
       child.send({ cmd })
@@ -82,12 +84,22 @@ async function free (url: string, from: number, to: number) {
 
 interface Round extends LoadResult { cpuPerRequest: number }
 
-/** Depth-4 hops for `seconds`, each on its own session numbered from `cursor.next`, with the server's CPU time per request. */
-async function round (server: Server, cursor: { next: number }, seconds: number): Promise<Round> {
-  const before = await server.call('cpu') as number
-  const result = await hops(server.url, cursor, seconds)
-  const after = await server.call('cpu') as number
-  return { ...result, cpuPerRequest: (after - before) / Math.max(1, result.requestsPerSec * seconds) }
+/**
+ * Depth-4 hops for `seconds`, each on its own session numbered from `cursor.next`, with the
+ * server's CPU time per request. The other servers are stopped (SIGSTOP) meanwhile: the gateway's
+ * background work (GC of 200k+ live sessions, expiry sweeps) would otherwise run during the
+ * baselines' rounds and be charged to them.
+ */
+async function round (server: Server, others: Server[], cursor: { next: number }, seconds: number): Promise<Round> {
+  for (const other of others) process.kill(other.pid, 'SIGSTOP')
+  try {
+    const before = await server.call('cpu') as number
+    const result = await hops(server.url, cursor, seconds)
+    const after = await server.call('cpu') as number
+    return { ...result, cpuPerRequest: (after - before) / Math.max(1, result.requestsPerSec * seconds) }
+  } finally {
+    for (const other of others) process.kill(other.pid, 'SIGCONT')
+  }
 }
 
 async function hops (url: string, cursor: { next: number }, seconds: number): Promise<LoadResult> {
@@ -132,9 +144,9 @@ try {
   await hops(gateway.url, cursors.gateway, 1)
   const results: Record<'bare' | 'peer' | 'gateway', Round[]> = { bare: [], peer: [], gateway: [] }
   for (let i = 0; i < ROUNDS; i++) {
-    results.bare.push(await round(bare, cursors.bare, ROUND_S))
-    results.peer.push(await round(peer, cursors.peer, ROUND_S))
-    results.gateway.push(await round(gateway, cursors.gateway, ROUND_S))
+    results.bare.push(await round(bare, [peer, gateway], cursors.bare, ROUND_S))
+    results.peer.push(await round(peer, [bare, gateway], cursors.peer, ROUND_S))
+    results.gateway.push(await round(gateway, [bare, peer], cursors.gateway, ROUND_S))
   }
   await Promise.all([bare, peer, gateway].map(async (server) => await server.call('stop')))
   // Past PREPARED the gateway would answer hops on unknown sessions (a cheaper path): refuse to report that.
