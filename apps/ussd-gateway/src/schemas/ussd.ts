@@ -61,5 +61,8 @@ export const SessionListSchema = Type.Object({
   count: Type.Integer({ minimum: 0 })
 })
 
-/** `+<digits>` from an accepted phone input. */
-export const normalisePhone = (value: string): string => `+${value.replace(/^[+ ]/, '')}`
+/** `+<digits>` from an accepted phone input (one already in that form is returned as it is: every hop normalises twice). */
+export function normalisePhone (value: string): string {
+  if (value.startsWith('+')) return value
+  return value.startsWith(' ') ? `+${value.slice(1)}` : `+${value}`
+}
