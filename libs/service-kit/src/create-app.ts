@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type RawServerDefault } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type RawServerDefault } from 'fastify'
 import cors, { type FastifyCorsOptions } from '@fastify/cors'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -42,7 +42,7 @@ export async function createApp (options: CreateAppOptions): Promise<App> {
     genReqId,
     childLoggerFactory: lazyChildLoggerFactory,
     // Fastify's per-request lines are written at info; above that level they would be built per request and dropped.
-    disableRequestLogging: !REQUEST_LOG_LEVELS.has(config.LOG_LEVEL),
+    logController: new LogController({ disableRequestLogging: !REQUEST_LOG_LEVELS.has(config.LOG_LEVEL) }),
     trustProxy: config.TRUST_PROXY_ENABLED,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     // Slow clients must not hold sockets forever; SSE routes raise their own limits.
