@@ -19,8 +19,11 @@ const ROUNDS = 3
 const ROUND_S = 3
 const CONNECTIONS = 32
 const LIVE_SESSIONS = 10_000
-/** Sessions walked to depth 3 before the load; every measured gateway request uses a fresh one. */
-const PREPARED = 220_000
+/**
+ * Every measured gateway request uses a fresh session walked to depth 3 beforehand. Before each
+ * gateway round the stock is topped up to twice what the last round used (at least this many).
+ */
+const MIN_STOCK = 60_000
 const EXPECTED = 'CON Create a 5-digit PIN:\n0. Back'
 const children: ChildProcess[] = []
 
@@ -135,22 +138,29 @@ try {
   await fresh.call('stop')
 
   const [bare, peer, gateway] = await Promise.all([start('bare'), start('peer'), start('gateway')])
-  await prepare(gateway.url, 0, PREPARED)
-  await Promise.all([check(bare.url, 0), check(peer.url, 0), check(gateway.url, PREPARED - 1)])
   const cursors = { bare: { next: 10_000_000 }, peer: { next: 10_000_000 }, gateway: { next: 0 } }
+  let prepared = 0
+  const stock = async (perRound: number) => {
+    const target = cursors.gateway.next + Math.max(MIN_STOCK, 2 * perRound)
+    if (target > prepared) await prepare(gateway.url, prepared, target)
+    prepared = Math.max(prepared, target)
+  }
+  await stock(0)
+  await Promise.all([check(bare.url, 0), check(peer.url, 0), check(gateway.url, prepared - 1)])
 
   await hops(bare.url, cursors.bare, 1)
   await hops(peer.url, cursors.peer, 1)
-  await hops(gateway.url, cursors.gateway, 1)
+  const warm = await hops(gateway.url, cursors.gateway, 1)
   const results: Record<'bare' | 'peer' | 'gateway', Round[]> = { bare: [], peer: [], gateway: [] }
   for (let i = 0; i < ROUNDS; i++) {
+    await stock(Math.ceil((results.gateway.at(-1) ?? warm).requestsPerSec * ROUND_S))
     results.bare.push(await round(bare, [peer, gateway], cursors.bare, ROUND_S))
     results.peer.push(await round(peer, [bare, gateway], cursors.peer, ROUND_S))
     results.gateway.push(await round(gateway, [bare, peer], cursors.gateway, ROUND_S))
   }
   await Promise.all([bare, peer, gateway].map(async (server) => await server.call('stop')))
-  // Past PREPARED the gateway would answer hops on unknown sessions (a cheaper path): refuse to report that.
-  if (cursors.gateway.next > PREPARED) throw new Error(`ran out of prepared sessions (${cursors.gateway.next} > ${PREPARED}); raise PREPARED`)
+  // Past the stock the gateway would answer hops on unknown sessions (a cheaper path): refuse to report that.
+  if (cursors.gateway.next > prepared) throw new Error(`ran out of prepared sessions (${cursors.gateway.next} > ${prepared}); raise MIN_STOCK`)
 
   const latency = (name: keyof typeof results) => results[name].map((r) => `${r.p50}/${r.p99}`).join('  ')
   const [b, p, g] = [mean(results.bare), mean(results.peer), mean(results.gateway)]

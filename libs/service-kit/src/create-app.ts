@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type RawServerDefault } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyServerOptions, type FastifyInstance, type FastifyReply, type FastifyRequest, type RawServerDefault } from 'fastify'
 import cors, { type FastifyCorsOptions } from '@fastify/cors'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -31,6 +31,21 @@ export interface CreateAppOptions {
 }
 
 /**
+ * Fastify's logger options. `silent` gives Fastify no logger at all rather than a pino that drops
+ * everything: with any logger, Fastify makes a request logger and listens for every response's
+ * `finish` to log it, work that a silent level throws away (about a tenth of a bare route's cost).
+ */
+function logging (level: string, pretty: boolean | undefined, extra: CreateAppOptions['logger']): FastifyServerOptions {
+  if (level === 'silent') return { logger: false }
+  return {
+    logger: loggerOptions({ level, pretty, ...extra }),
+    childLoggerFactory: lazyChildLoggerFactory,
+    // Fastify's per-request lines are written at info; above that level they would be built per request and dropped.
+    logController: new LogController({ disableRequestLogging: !REQUEST_LOG_LEVELS.has(level) })
+  }
+}
+
+/**
  * Creates a Fastify instance with every cross-cutting concern of the platform: logging with
  * redaction, request ids, the error contract, empty-JSON bodies, CORS, docs and health. Apps
  * add their own plugins and routes to what this returns, then return it unlistened.
@@ -38,11 +53,8 @@ export interface CreateAppOptions {
 export async function createApp (options: CreateAppOptions): Promise<App> {
   const { config } = options
   const app = Fastify({
-    logger: loggerOptions({ level: config.LOG_LEVEL, pretty: config.LOG_PRETTY, ...options.logger }),
+    ...logging(config.LOG_LEVEL, config.LOG_PRETTY, options.logger),
     genReqId,
-    childLoggerFactory: lazyChildLoggerFactory,
-    // Fastify's per-request lines are written at info; above that level they would be built per request and dropped.
-    logController: new LogController({ disableRequestLogging: !REQUEST_LOG_LEVELS.has(config.LOG_LEVEL) }),
     trustProxy: config.TRUST_PROXY_ENABLED,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     // Slow clients must not hold sockets forever; SSE routes raise their own limits.

@@ -1,5 +1,5 @@
 import rateLimit, { type CreateRateLimitOptions } from '@fastify/rate-limit'
-import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { SharedState } from '@impact/shared-state'
 import type { Redis } from 'ioredis'
 import type { Config } from '../config.ts'
@@ -21,7 +21,7 @@ const parseList = (value: string | undefined) => value?.split(',').map((ip) => i
  * Returns a factory of per-phone limiters: behind an aggregator all users share a few IPs, so
  * each phone number gets its own budget (RATE_LIMIT_PHONE_MAX) as well. Without Redis both
  * limits count in fixed-window counters of this process (window-counter.ts), and the phone check
- * is a plain synchronous hook: on the busiest route it is one Map read and write, no promise.
+ * is a plain synchronous call: on the busiest route it is one Map read and write, no promise.
  */
 export async function registerRateLimits (app: FastifyInstance, config: Config, state: SharedState) {
   const redis = redisClient(state)
@@ -36,16 +36,21 @@ export async function registerRateLimits (app: FastifyInstance, config: Config, 
     errorResponseBuilder: (_request, context) => new UssdRateLimitedError(context.after)
   })
 
-  /** A preHandler limiting requests per phone number, read from the validated body by `phoneOf`. */
+  /**
+   * A per-phone limiter for one route, reading the phone from the validated body with `phoneOf`.
+   * It counts the request; over the limit it sets Retry-After and throws the 429 error. Routes
+   * call it first thing in their handler: a preHandler hook would cost a hook stage per request
+   * for the same effect. Without Redis it is synchronous (one Map read and write, no promise).
+   */
   return function phoneLimit (phoneOf: (request: FastifyRequest) => string) {
     if (redis === undefined) {
       const counter = new WindowCounter(LOCAL_KEYS)
-      return function limitPhone (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+      return function limitPhone (request: FastifyRequest, reply: FastifyReply): void {
         const { current, ttl } = counter.hit(phoneOf(request), config.RATE_LIMIT_WINDOW_MS)
-        if (current <= config.RATE_LIMIT_PHONE_MAX) return done()
+        if (current <= config.RATE_LIMIT_PHONE_MAX) return
         const seconds = Math.ceil(ttl / 1000)
         reply.header('retry-after', seconds)
-        done(new UssdRateLimitedError(`${seconds} seconds`))
+        throw new UssdRateLimitedError(`${seconds} seconds`)
       }
     }
     const options: CreateRateLimitOptions = {

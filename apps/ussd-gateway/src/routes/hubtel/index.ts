@@ -60,6 +60,7 @@ function initiationShortcut (body: HubtelRequest): string[] {
  * sessions and limits as `/api/ussd`; failures are answered as a `release` with the END text.
  */
 export const hubtelRoutes: FastifyPluginAsyncTypebox<{ engine: UssdEngine, phoneLimit: PhoneLimit }> = async (app, { engine, phoneLimit }) => {
+  const limitPhone = phoneLimit((request: FastifyRequest) => normalisePhone((request.body as HubtelRequest).Mobile))
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const { statusCode, message } = ussdErrorReply(error, request)
     const sessionId = (request.body as Partial<HubtelRequest> | undefined)?.SessionId
@@ -73,8 +74,8 @@ export const hubtelRoutes: FastifyPluginAsyncTypebox<{ engine: UssdEngine, phone
       body: HubtelRequestSchema,
       response: { 200: HubtelReplySchema, 429: HubtelReplySchema }
     },
-    preHandler: phoneLimit((request: FastifyRequest) => normalisePhone((request.body as HubtelRequest).Mobile))
-  }, async (request) => {
+  }, async (request, reply) => {
+    await limitPhone(request, reply)
     const body = request.body
     const phoneNumber = normalisePhone(body.Mobile)
     const type = body.Type.toLowerCase()

@@ -14,6 +14,7 @@ const textReply = (description: string) => ({ description, content: { 'text/plai
  * never JSON, because an aggregator drops a session without a message on anything else.
  */
 export const sessionRoutes: FastifyPluginAsyncTypebox<{ engine: UssdEngine, phoneLimit: PhoneLimit }> = async (app, { engine, phoneLimit }) => {
+  const limitPhone = phoneLimit((request: FastifyRequest) => normalisePhone((request.body as UssdRequest).phoneNumber))
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const { statusCode, message } = ussdErrorReply(error, request)
     return reply.code(statusCode).type(TEXT_PLAIN).send(`END ${message}`)
@@ -28,9 +29,9 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ engine: UssdEngine, phon
       body: UssdRequestSchema,
       response: { 200: textReply('CON or END screen'), 429: textReply('END text: too many requests') }
     },
-    preHandler: phoneLimit((request: FastifyRequest) => normalisePhone((request.body as UssdRequest).phoneNumber))
   }, async (request, reply) => {
     const { sessionId, serviceCode, phoneNumber, networkCode, text } = request.body
+    await limitPhone(request, reply)
     const result = await engine.hop({ sessionId, serviceCode, phoneNumber: normalisePhone(phoneNumber), networkCode, text })
     request.log.debug({ sessionId, networkCode, end: result.end }, 'ussd hop')
     return await reply.type(TEXT_PLAIN).send(`${result.end ? 'END' : 'CON'} ${result.message}`)
