@@ -14,6 +14,8 @@ export interface SessionTable {
   oracle_name: string
   created_at: Timestamp
   last_updated_at: Timestamp
+  /** Strictly increasing with every change of the session (a sequence): the list's order. */
+  activity: Generated<string>
 }
 
 export interface MessageTable {

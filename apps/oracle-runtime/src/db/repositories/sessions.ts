@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { ChatSession } from '@impact/schemas'
-import type { Kysely, Selectable } from 'kysely'
+import { sql, type Kysely, type Selectable } from 'kysely'
 import type { DB, SessionTable } from '../types.ts'
 
 const toSession = (row: Selectable<SessionTable>, oracleDid: string): ChatSession => ({
@@ -31,7 +31,7 @@ export async function findSession (db: Kysely<DB>, did: string, sessionId: strin
 export async function listSessions (db: Kysely<DB>, did: string, page: { limit: number, offset: number }, oracleDid: string) {
   const [rows, count] = await Promise.all([
     db.selectFrom('oracle_sessions').selectAll().where('did', '=', did)
-      .orderBy('last_updated_at', 'desc').orderBy('id', 'desc')
+      .orderBy('activity', 'desc')
       .limit(page.limit).offset(page.offset).execute(),
     db.selectFrom('oracle_sessions').select((eb) => eb.fn.countAll().as('total')).where('did', '=', did).executeTakeFirstOrThrow()
   ])
@@ -49,6 +49,7 @@ export async function touchSession (db: Kysely<DB>, sessionId: string, firstMess
   await db.updateTable('oracle_sessions')
     .set((eb) => ({
       last_updated_at: new Date(),
+      activity: sql<string>`nextval('oracle_sessions_activity')`,
       ...(title !== undefined && title !== ''
         ? { title: eb.case().when('title', '=', NEW_SESSION_TITLE).then(title).else(eb.ref('title')).end() }
         : {})
