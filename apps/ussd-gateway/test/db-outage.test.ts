@@ -41,11 +41,17 @@ async function startRelay (target: { host: string, port: number }) {
 const UNAVAILABLE = 'END Service temporarily unavailable. Please try again later.'
 
 // PGlite runs inside the app's process, so nothing can cut it; this runs against a PostgreSQL server.
-describe.runIf(process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '')('database outage', () => {
+// Sessions in-process (where a hop changes the stored session in place and a failed one must be
+// undone) and, when the machine has Redis, in the shared store.
+const stores = [
+  { store: 'in-process sessions', redis: undefined },
+  ...(process.env.REDIS_URL !== undefined && process.env.REDIS_URL !== '' ? [{ store: 'Redis sessions', redis: process.env.REDIS_URL }] : [])
+]
+describe.runIf(process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '').each(stores)('database outage, $store', ({ redis }) => {
   let database: TestDatabase
   let relay: Awaited<ReturnType<typeof startRelay>>
   let app: TestApp
-  const prefix = `test:ussd:outage:${process.pid}:`
+  const prefix = `test:ussd:outage:${process.pid}:${redis === undefined ? 'local' : 'redis'}:`
 
   beforeAll(async () => {
     database = await createTestDatabase()
@@ -59,7 +65,7 @@ describe.runIf(process.env.DATABASE_URL !== undefined && process.env.DATABASE_UR
       DATABASE_URL: url.toString(),
       REDIS_KEY_PREFIX: prefix,
       PIN_ENCRYPTION_KEY: TEST_PIN_KEY,
-      ...(process.env.REDIS_URL !== undefined ? { REDIS_URL: process.env.REDIS_URL } : {})
+      ...(redis !== undefined ? { REDIS_URL: redis } : {})
     }))
   })
   afterAll(async () => {
@@ -88,6 +94,7 @@ describe.runIf(process.env.DATABASE_URL !== undefined && process.env.DATABASE_UR
     relay.restore()
     expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200)
     expect((await new Dialer(app).dial()).body).toMatch(/^CON Welcome/)
+    // The aggregator retries the failed hop: it is applied now, not answered as a replay of the PIN prompt.
     const retried = await signup.post(signup.text)
     expect(retried.screen).toMatch(/^Account created!/)
   })

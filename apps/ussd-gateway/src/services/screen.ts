@@ -70,8 +70,27 @@ function wrap (line: string, budget: number): string[] {
  */
 export function paginate (screen: Screen, moreLabel: string): string[] {
   const whole = [...screen.lines, ...screen.footer].join('\n')
-  if (gsm7Length(whole) <= MAX_BODY_CHARS) return [whole]
-  if (screen.end === true) return [truncate(whole)]
+  const known = fitting.get(whole)
+  if (known !== undefined) return known
+  if (gsm7Length(whole) <= MAX_BODY_CHARS) {
+    if (fitting.size >= FITTING_SIZE) fitting.clear()
+    const page = [whole]
+    fitting.set(whole, page)
+    return page
+  }
+  return screen.end === true ? [truncate(whole)] : spread(screen, moreLabel)
+}
+
+/**
+ * Screens that fit one page, by their text (most screens are the same for every user). A hit
+ * skips measuring the text and hands back the same page string every time: a session keeps its
+ * last screen, and a fresh string per hop was one more object surviving into the old generation.
+ * Bounded: screens that carry a name or an id churn through it. Callers must not change the arrays.
+ */
+const FITTING_SIZE = 512
+const fitting = new Map<string, string[]>()
+
+function spread (screen: Screen, moreLabel: string): string[] {
   const tail = [moreLabel, ...screen.footer]
   const budget = MAX_BODY_CHARS - joinedLength(tail) - 1
   const pages: string[][] = []

@@ -24,6 +24,12 @@ type Release = () => Maybe<void>
 export interface SessionStore {
   /** Serialises the hops of one session; resolves to the release. */
   lock: (sessionId: string) => Maybe<Release>
+  /**
+   * Set when `touch` lends out the stored session itself (in-process): a hop then changes it in
+   * place, and one that fails hands the snapshot it took before to `restore`. Without it, `touch`
+   * answers a decoded copy and a hop that fails has nothing to undo.
+   */
+  restore?: (snapshot: Session) => void
   /** The live session, its TTL restarted; undefined when expired, ended or never started. */
   touch: (sessionId: string) => Maybe<Session | undefined>
   /** Reads without touching the TTL (operator lookups must not keep sessions alive). */
@@ -52,10 +58,11 @@ export function createSessionStore (state: SharedState, ttlMs: number): SessionS
 }
 
 /**
- * One replica: live sessions stay objects (no encoding per hop), handed out as shallow copies so
- * a hop that fails half-way leaves the stored one as it was (the engine replaces nested values,
- * never mutates them); a saved session is kept as handed in. A held lock is a key in `held`; hops
- * that find it held queue there and get the lock handed over in turn.
+ * One replica: live sessions stay objects (no encoding per hop). A hop changes the stored object
+ * in place (see `restore`): handing out a copy to keep made every hop promote a fresh session object to
+ * the old generation, and with a busy replica's live sessions there, the garbage collector was
+ * the largest cost of a hop. Operator lookups (`peek`) get a copy. A held lock is a key in
+ * `held`; hops that find it held queue there and get the lock handed over in turn.
  */
 function localSessions (ttlMs: number, endedTtlMs: number): SessionStore {
   const live = new TtlMap<Session>()
@@ -78,9 +85,11 @@ function localSessions (ttlMs: number, endedTtlMs: number): SessionStore {
       held.set(sessionId, waiting)
       return new Promise<Release>((resolve) => { waiting.push(() => { resolve(release(sessionId)) }) })
     },
-    touch: (sessionId) => copy(live.touch(sessionId, ttlMs)),
+    touch: (sessionId) => live.touch(sessionId, ttlMs),
     peek: (sessionId) => copy(live.get(sessionId)),
     save (session) { live.set(session.id, session, ttlMs) },
+    // Only while it is live: a session freed meanwhile (end-of-session notification) stays freed.
+    restore (snapshot) { if (live.has(snapshot.id)) live.set(snapshot.id, snapshot, ttlMs) },
     finish (session, ended) {
       endedSessions.set(session.id, ended, endedTtlMs)
       live.delete(session.id)

@@ -46,8 +46,7 @@ export interface Session {
 
 /**
  * Stored form: a positional JSON array behind a format number, so a live session takes about 250
- * bytes. Append fields at the end; never reorder. Both directions are spelled out field by field:
- * every decoded session then has one hidden class, and the menu code reading it stays monomorphic
+ * bytes. Append fields at the end; never reorder. Both directions are spelled out field by field
  * (a loop assigning only the present keys made a different shape per combination of fields).
  * Format 2 changed the text digest (SHA3-256 to SHA-256): a format-1 session cannot be continued
  * and reads as expired, so a user caught mid-dialogue by the upgrade dials again.
@@ -67,6 +66,40 @@ export function encodeSession (s: Session): string {
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined)
 const num = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined)
 
+/** A session's fields: `createSession` fills in the optional ones. */
+export type SessionInit = Pick<Session, 'id' | 'phone' | 'state' | 'message'> & Partial<Session>
+
+/**
+ * Every session is built here with all fields in one order, so all of them share one hidden class
+ * (the menu code reading them stays monomorphic) and a field set later in a hop changes a value,
+ * not the object's shape.
+ */
+export function createSession (s: SessionInit): Session {
+  return {
+    id: s.id,
+    phone: s.phone,
+    serviceCode: s.serviceCode ?? '',
+    networkCode: s.networkCode,
+    state: s.state,
+    page: s.page ?? 0,
+    language: s.language ?? 'en',
+    textLength: s.textLength ?? 0,
+    textDigest: s.textDigest ?? '',
+    sequence: s.sequence,
+    message: s.message,
+    flash: s.flash,
+    topic: s.topic,
+    customerId: s.customerId,
+    name: s.name,
+    email: s.email,
+    loginId: s.loginId,
+    draftName: s.draftName,
+    draftEmail: s.draftEmail,
+    draftPin: s.draftPin,
+    startedAt: s.startedAt ?? 0
+  }
+}
+
 /** Undefined for anything that is not a session record of this format (corrupt, foreign or older). */
 export function decodeSession (text: string): Session | undefined {
   let v: unknown
@@ -78,16 +111,16 @@ export function decodeSession (text: string): Session | undefined {
   if (!Array.isArray(v) || v[0] !== FORMAT) return undefined
   const [id, phone, state, message] = [str(v[1]), str(v[2]), str(v[5]), str(v[11])]
   if (id === undefined || phone === undefined || state === undefined || message === undefined) return undefined
-  return {
+  return createSession({
     id,
     phone,
-    serviceCode: str(v[3]) ?? '',
+    serviceCode: str(v[3]),
     networkCode: str(v[4]),
     state: state as StateName,
-    page: num(v[6]) ?? 0,
+    page: num(v[6]),
     language: v[7] === 'sw' ? 'sw' : 'en',
-    textLength: num(v[8]) ?? 0,
-    textDigest: str(v[9]) ?? '',
+    textLength: num(v[8]),
+    textDigest: str(v[9]),
     sequence: num(v[10]),
     message,
     flash: typeof v[12] === 'object' && v[12] !== null ? v[12] as Flash : undefined,
@@ -99,6 +132,6 @@ export function decodeSession (text: string): Session | undefined {
     draftName: str(v[18]),
     draftEmail: str(v[19]),
     draftPin: str(v[20]),
-    startedAt: num(v[21]) ?? 0
-  }
+    startedAt: num(v[21])
+  })
 }

@@ -2,7 +2,7 @@ import { UssdPhoneMismatchError } from '../errors.ts'
 import type { Preferences } from './preferences.ts'
 import { applyInput, atPrompt, endScreen, INITIAL_STATE, render, type Reply } from './menu/machine.ts'
 import type { MachineDeps } from './menu/types.ts'
-import type { Session } from './session.ts'
+import { createSession, type Session } from './session.ts'
 import type { EndedSession, SessionStore } from './session-store.ts'
 import { newInput, shortcutInputs, type TextDigest } from './text-digest.ts'
 
@@ -28,6 +28,15 @@ export interface EngineOptions {
   serviceCodes: readonly string[]
 }
 
+type Maybe<T> = T | Promise<T>
+
+/**
+ * True when a value is already there. The in-process store and most menu guards answer at once;
+ * awaiting only real promises spares the microtask turn that each `await` of a plain value costs,
+ * several per hop.
+ */
+const ready = <T>(value: Maybe<T>): value is T => !(value instanceof Promise)
+
 function matchesEnded (ended: EndedSession, hop: Hop, digest: TextDigest): boolean {
   if (ended.phone !== hop.phoneNumber) return false
   if (hop.latest !== undefined) return ended.sequence !== undefined && hop.latest.sequence <= ended.sequence
@@ -43,81 +52,109 @@ export function createUssdEngine (options: EngineOptions) {
 
   async function start (hop: Hop): Promise<{ session: Session, inputs: string[] }> {
     const text = hop.text ?? ''
-    const session: Session = {
+    const session = createSession({
       id: hop.sessionId,
       phone: hop.phoneNumber,
       serviceCode: hop.serviceCode,
       networkCode: hop.networkCode,
       state: INITIAL_STATE,
-      page: 0,
       language: await preferences.language(hop.phoneNumber),
       textLength: text.length,
       textDigest: digest(text),
       sequence: hop.latest?.sequence,
       message: '',
       startedAt: Date.now()
-    }
+    })
     const inputs = hop.latest !== undefined ? hop.latest.shortcut : shortcutInputs(hop.serviceCode, options.serviceCodes, text)
     return { session, inputs }
   }
 
-  async function run (hop: Hop): Promise<Reply> {
-    const live = await sessions.touch(hop.sessionId)
-    let session: Session
-    let inputs: string[]
-    if (live !== undefined) {
-      if (live.phone !== hop.phoneNumber) throw new UssdPhoneMismatchError()
-      session = live
-      if (hop.latest !== undefined) {
-        if (hop.latest.initiation || hop.latest.sequence <= (session.sequence ?? -1)) return { end: false, message: session.message }
-        session.sequence = hop.latest.sequence
-        inputs = [hop.latest.input]
-      } else {
-        const text = hop.text ?? ''
-        const next = newInput(session, text, digest)
-        if (next.kind === 'replay') return { end: false, message: session.message }
-        session.textLength = text.length
-        session.textDigest = digest(text)
-        inputs = [next.value]
-      }
+  /** Stores the session, or frees it on END; answers the reply. */
+  function persist (session: Session, reply: Reply): Maybe<Reply> {
+    let stored: Maybe<void>
+    if (reply.end) {
+      stored = sessions.finish(session, { phone: session.phone, textLength: session.textLength, textDigest: session.textDigest, sequence: session.sequence, message: reply.message })
     } else {
-      const ended = await sessions.ended(hop.sessionId)
-      if (ended !== undefined && matchesEnded(ended, hop, digest)) return { end: true, message: ended.message }
-      ;({ session, inputs } = await start(hop))
-      if (hop.latest !== undefined && !hop.latest.initiation) {
-        return endScreen(session, 'session.expired', machine.appName)
-      }
+      session.message = reply.message
+      stored = sessions.save(session)
     }
+    return ready(stored) ? reply : stored.then(() => reply)
+  }
 
+  /** One input on a live session, then persisted. */
+  function step (session: Session, value: string): Maybe<Reply> {
+    const applied = applyInput(session, value, machine)
+    return ready(applied) ? persist(session, applied) : applied.then((reply) => persist(session, reply))
+  }
+
+  /** A hop of a live session: a retry replays the last screen, anything new is applied. */
+  function resume (session: Session, hop: Hop): Maybe<Reply> {
+    if (hop.latest !== undefined) {
+      if (hop.latest.initiation || hop.latest.sequence <= (session.sequence ?? -1)) return { end: false, message: session.message }
+      session.sequence = hop.latest.sequence
+      return step(session, hop.latest.input)
+    }
+    const text = hop.text ?? ''
+    const next = newInput(session, text, digest)
+    if (next.kind === 'replay') return { end: false, message: session.message }
+    session.textLength = text.length
+    session.textDigest = digest(text)
+    return step(session, next.value)
+  }
+
+  /** A hop of a live session, undone if it fails (see SessionStore.restore). */
+  function continueSession (session: Session, hop: Hop): Maybe<Reply> {
+    if (session.phone !== hop.phoneNumber) throw new UssdPhoneMismatchError()
+    const { restore } = sessions
+    if (restore === undefined) return resume(session, hop)
+    const snapshot = { ...session }
+    const undo = (error: unknown): never => {
+      restore(snapshot)
+      throw error
+    }
+    try {
+      const reply = resume(session, hop)
+      return ready(reply) ? reply : reply.catch(undo)
+    } catch (error) {
+      return undo(error)
+    }
+  }
+
+  /** The first hop of a session (or one after it ended): a retry of the last hop replays its END. */
+  async function startSession (hop: Hop): Promise<Reply> {
+    const ended = await sessions.ended(hop.sessionId)
+    if (ended !== undefined && matchesEnded(ended, hop, digest)) return { end: true, message: ended.message }
+    const { session, inputs } = await start(hop)
+    if (hop.latest !== undefined && !hop.latest.initiation) return endScreen(session, 'session.expired', machine.appName)
     // A shortcut's inputs are replayed like typed ones, up to the first refusal or free-input prompt.
-    const shortcut = live === undefined
     // Rendered only when no input moved the machine: applyInput answers its own screen.
     let reply: Reply | undefined
     for (const value of inputs) {
-      if (shortcut && atPrompt(session)) break
+      if (atPrompt(session)) break
       const result = await applyInput(session, value, machine)
       reply = result
-      if (result.end || (shortcut && result.refused)) break
+      if (result.end || result.refused) break
     }
-    reply ??= render(session, machine.appName)
+    return await persist(session, reply ?? render(session, machine.appName))
+  }
 
-    if (reply.end) {
-      await sessions.finish(session, { phone: session.phone, textLength: session.textLength, textDigest: session.textDigest, sequence: session.sequence, message: reply.message })
-    } else {
-      session.message = reply.message
-      await sessions.save(session)
-    }
-    return reply
+  function run (hop: Hop): Maybe<Reply> {
+    const live = sessions.touch(hop.sessionId)
+    if (!ready(live)) return live.then(async (session) => await (session === undefined ? startSession(hop) : continueSession(session, hop)))
+    return live === undefined ? startSession(hop) : continueSession(live, hop)
   }
 
   return {
     /** Serialised per session: see the session store's lock. */
     async hop (hop: Hop): Promise<Reply> {
-      const release = await sessions.lock(hop.sessionId)
+      const locking = sessions.lock(hop.sessionId)
+      const release = ready(locking) ? locking : await locking
       try {
-        return await run(hop)
+        const reply = run(hop)
+        return ready(reply) ? reply : await reply
       } finally {
-        await release()
+        const released = release()
+        if (!ready(released)) await released
       }
     },
 

@@ -55,14 +55,14 @@ function endReply (session: Session, step: { end: NonNullable<Session['flash']> 
  * Applies one input to the session (mutating it) and answers the screen to show. Navigation keys
  * are handled here for every state: `0`/back (previous page, else the parent screen), `*`/exit
  * (main menu, or END at the root) and `98` (next page). Anything else goes to the state's guard.
+ * Answers at once unless the guard is asynchronous (most are not: no promise for a menu choice).
  */
-export async function applyInput (session: Session, raw: string, deps: MachineDeps): Promise<Reply & { refused: boolean }> {
+export function applyInput (session: Session, raw: string, deps: MachineDeps): Applied | Promise<Applied> {
   const value = raw.trim()
   const key = value.toLowerCase()
   // A record from an older release may name a state that no longer exists: start over at the root.
   if (!(session.state in STATES)) enter(session, INITIAL_STATE, undefined)
   const def = stateOf(session)
-  let step: Step
   if (key === NEXT_PAGE_KEY && session.page < pagesOf(session, deps.appName).length - 1) {
     session.page += 1
     return { ...render(session, deps.appName), refused: false }
@@ -71,12 +71,18 @@ export async function applyInput (session: Session, raw: string, deps: MachineDe
       session.page -= 1
       return { ...render(session, deps.appName), refused: false }
     }
-    step = def.parent === undefined ? { to: session.state, flash: { key: 'error.invalidChoice' } } : { to: def.parent(session) }
+    return take(session, def.parent === undefined ? { to: session.state, flash: { key: 'error.invalidChoice' } } : { to: def.parent(session) }, deps)
   } else if (EXIT_KEYS.has(key)) {
-    step = session.state === INITIAL_STATE ? { end: { key: 'main.goodbye' } } : { to: INITIAL_STATE }
-  } else {
-    step = await def.input(value, session, deps)
+    return take(session, session.state === INITIAL_STATE ? { end: { key: 'main.goodbye' } } : { to: INITIAL_STATE }, deps)
   }
+  const step = def.input(value, session, deps)
+  return step instanceof Promise ? step.then((resolved) => take(session, resolved, deps)) : take(session, step, deps)
+}
+
+export type Applied = Reply & { refused: boolean }
+
+/** Moves the session as the step says and answers the screen (or the END text). */
+function take (session: Session, step: Step, deps: MachineDeps): Applied {
   if ('end' in step) return { ...endReply(session, step, deps.appName), refused: false }
   enter(session, step.to, step.flash)
   return { ...render(session, deps.appName), refused: isRefusal(step) }
