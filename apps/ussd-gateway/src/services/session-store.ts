@@ -17,7 +17,7 @@ const LOCK_POLL_MS = 15
 const ENDED_TTL_MS = 60_000
 
 /** A Redis store answers in promises; the in-process one answers at once (no promise per call). */
-type Maybe<T> = T | Promise<T>
+export type Maybe<T> = T | Promise<T>
 type Release = () => Maybe<void>
 
 /** What the engine needs of a session store; `createSessionStore` picks the implementation. */

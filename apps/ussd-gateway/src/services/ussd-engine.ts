@@ -3,7 +3,7 @@ import type { Preferences } from './preferences.ts'
 import { applyInput, atPrompt, endScreen, INITIAL_STATE, render, type Reply } from './menu/machine.ts'
 import type { MachineDeps } from './menu/types.ts'
 import { createSession, type Session } from './session.ts'
-import type { EndedSession, SessionStore } from './session-store.ts'
+import type { EndedSession, Maybe, SessionStore } from './session-store.ts'
 import { newInput, shortcutInputs, type TextDigest } from './text-digest.ts'
 
 /** One request of an aggregator, normalised. Exactly one of `text` and `latest` is set. */
@@ -27,8 +27,6 @@ export interface EngineOptions {
   /** Base service codes whose extra segments are shortcut inputs. */
   serviceCodes: readonly string[]
 }
-
-type Maybe<T> = T | Promise<T>
 
 /**
  * True when a value is already there. The in-process store and most menu guards answer at once;
@@ -140,7 +138,7 @@ export function createUssdEngine (options: EngineOptions) {
 
   function run (hop: Hop): Maybe<Reply> {
     const live = sessions.touch(hop.sessionId)
-    if (!ready(live)) return live.then(async (session) => await (session === undefined ? startSession(hop) : continueSession(session, hop)))
+    if (!ready(live)) return live.then((session) => (session === undefined ? startSession(hop) : continueSession(session, hop)))
     return live === undefined ? startSession(hop) : continueSession(live, hop)
   }
 
