@@ -9,7 +9,6 @@ import { loadKeyring } from './services/pin-keyring.ts'
 import { createPinVault } from './services/pin-vault.ts'
 import { createPreferences } from './services/preferences.ts'
 import { createSessionStore } from './services/session-store.ts'
-import { createTextDigest } from './services/text-digest.ts'
 import { createUssdEngine } from './services/ussd-engine.ts'
 
 export const APP_NAME = 'ussd-gateway'
@@ -41,7 +40,6 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
     const engine = createUssdEngine({
       sessions,
       preferences,
-      digest: createTextDigest(keyring.current.textDigest),
       serviceCodes: config.USSD_SERVICE_CODES?.split(',').map((code) => code.trim()) ?? [],
       machine: { db: database.db, vault, appName: config.USSD_APP_NAME, saveLanguage: preferences.save }
     })

@@ -10,8 +10,6 @@ export interface PinKey {
   seal: Buffer
   /** HMAC pepper applied before scrypt, so a leaked table alone cannot be searched offline. */
   pepper: Buffer
-  /** HMAC key for the digests of cumulative USSD text kept in sessions (that text carries PINs). */
-  textDigest: Buffer
 }
 
 export interface Keyring {
@@ -42,7 +40,7 @@ const derive = (material: Buffer, purpose: string): Buffer =>
   Buffer.from(hkdfSync('sha256', material, Buffer.alloc(0), `ussd-gateway/${purpose}/v1`, KEY_BYTES))
 
 export function deriveKey (id: string, material: Buffer): PinKey {
-  return { id, seal: derive(material, 'pin-seal'), pepper: derive(material, 'pin-pepper'), textDigest: derive(material, 'text-digest') }
+  return { id, seal: derive(material, 'pin-seal'), pepper: derive(material, 'pin-pepper') }
 }
 
 /** `id:key,id:key` of PIN_ENCRYPTION_PREVIOUS_KEYS; undefined when any entry is malformed. */

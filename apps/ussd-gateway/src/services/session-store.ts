@@ -5,7 +5,7 @@ import { UssdSessionBusyError } from '../errors.ts'
 import { decodeSession, encodeSession, type Session } from './session.ts'
 
 /** What a retry of a session's last hop needs after the session ended (it holds no PIN either). */
-export interface EndedSession { phone: string, textLength: number, textDigest: string, sequence?: number | undefined, message: string }
+export interface EndedSession { phone: string, keptText: string, sequence?: number | undefined, message: string }
 
 const SESSION = 's:'
 const ENDED = 'e:'

@@ -10,8 +10,8 @@ export type StateName =
 export interface Flash { key: MessageKey, params?: MessageParams }
 
 /**
- * One live USSD session. It never holds a PIN or the raw cumulative text (which carries PINs):
- * only a keyed digest and the length of that text, and PINs awaiting confirmation as sealed records.
+ * One live USSD session. It never holds a PIN: the last cumulative text is kept with what was
+ * typed at PIN prompts masked (cumulative-text.ts), and a PIN awaiting confirmation is a sealed record.
  */
 export interface Session {
   id: string
@@ -21,9 +21,8 @@ export interface Session {
   state: StateName
   page: number
   language: Language
-  /** Length and keyed digest of the last cumulative `text` (retries and suffixes are found with them). */
-  textLength: number
-  textDigest: string
+  /** The last cumulative `text`, PINs masked (retries and new inputs are found with it). */
+  keptText: string
   /** Last request sequence of latest-input aggregators (Hubtel). */
   sequence?: number | undefined
   /** Body of the last screen sent (replayed on a retry, shown by the debug endpoint). */
@@ -46,16 +45,17 @@ export interface Session {
 
 /**
  * Stored form: a positional JSON array behind a format number, so a live session takes about 250
- * bytes. Append fields at the end; never reorder. Both directions are spelled out field by field
+ * bytes. Within a format, fields are appended at the end, never reordered. Both directions are spelled out field by field
  * (a loop assigning only the present keys made a different shape per combination of fields).
- * Format 2 changed the text digest (SHA3-256 to SHA-256): a format-1 session cannot be continued
- * and reads as expired, so a user caught mid-dialogue by the upgrade dials again.
+ * A record of another format reads as expired, so a user caught mid-dialogue by an upgrade dials
+ * again. Format 2 changed the text digest (SHA3-256 to SHA-256); format 3 keeps the masked text
+ * instead of a digest and its length.
  */
-const FORMAT = 2
+const FORMAT = 3
 
 export function encodeSession (s: Session): string {
   const values = [
-    FORMAT, s.id, s.phone, s.serviceCode, s.networkCode, s.state, s.page, s.language, s.textLength, s.textDigest, s.sequence,
+    FORMAT, s.id, s.phone, s.serviceCode, s.networkCode, s.state, s.page, s.language, s.keptText, s.sequence,
     s.message, s.flash, s.topic, s.customerId, s.name, s.email, s.loginId, s.draftName, s.draftEmail, s.draftPin, s.startedAt
   ]
   // Absent fields become null (trailing ones dropped); null and undefined mean the same to every reader.
@@ -83,8 +83,7 @@ export function createSession (s: SessionInit): Session {
     state: s.state,
     page: s.page ?? 0,
     language: s.language ?? 'en',
-    textLength: s.textLength ?? 0,
-    textDigest: s.textDigest ?? '',
+    keptText: s.keptText ?? '',
     sequence: s.sequence,
     message: s.message,
     flash: s.flash,
@@ -109,7 +108,7 @@ export function decodeSession (text: string): Session | undefined {
     return undefined
   }
   if (!Array.isArray(v) || v[0] !== FORMAT) return undefined
-  const [id, phone, state, message] = [str(v[1]), str(v[2]), str(v[5]), str(v[11])]
+  const [id, phone, state, message] = [str(v[1]), str(v[2]), str(v[5]), str(v[10])]
   if (id === undefined || phone === undefined || state === undefined || message === undefined) return undefined
   return createSession({
     id,
@@ -119,19 +118,18 @@ export function decodeSession (text: string): Session | undefined {
     state: state as StateName,
     page: num(v[6]),
     language: v[7] === 'sw' ? 'sw' : 'en',
-    textLength: num(v[8]),
-    textDigest: str(v[9]),
-    sequence: num(v[10]),
+    keptText: str(v[8]),
+    sequence: num(v[9]),
     message,
-    flash: typeof v[12] === 'object' && v[12] !== null ? v[12] as Flash : undefined,
-    topic: num(v[13]),
-    customerId: str(v[14]),
-    name: str(v[15]),
-    email: str(v[16]),
-    loginId: str(v[17]),
-    draftName: str(v[18]),
-    draftEmail: str(v[19]),
-    draftPin: str(v[20]),
-    startedAt: num(v[21])
+    flash: typeof v[11] === 'object' && v[11] !== null ? v[11] as Flash : undefined,
+    topic: num(v[12]),
+    customerId: str(v[13]),
+    name: str(v[14]),
+    email: str(v[15]),
+    loginId: str(v[16]),
+    draftName: str(v[17]),
+    draftEmail: str(v[18]),
+    draftPin: str(v[19]),
+    startedAt: num(v[20])
   })
 }

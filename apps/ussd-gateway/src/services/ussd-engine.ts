@@ -1,10 +1,10 @@
 import { UssdPhoneMismatchError } from '../errors.ts'
 import type { Preferences } from './preferences.ts'
-import { applyInput, atPrompt, endScreen, INITIAL_STATE, render, type Reply } from './menu/machine.ts'
+import { applyInput, atPrompt, atSecretPrompt, endScreen, INITIAL_STATE, render, type Reply } from './menu/machine.ts'
 import type { MachineDeps } from './menu/types.ts'
+import { baseCodeOf, keepText, maskText, newInput, sameText, shortcutInputs } from './cumulative-text.ts'
 import { createSession, type Session } from './session.ts'
 import type { EndedSession, Maybe, SessionStore } from './session-store.ts'
-import { newInput, shortcutInputs, type TextDigest } from './text-digest.ts'
 
 /** One request of an aggregator, normalised. Exactly one of `text` and `latest` is set. */
 export interface Hop {
@@ -23,7 +23,6 @@ export interface EngineOptions {
   sessions: SessionStore
   preferences: Preferences
   machine: MachineDeps
-  digest: TextDigest
   /** Base service codes whose extra segments are shortcut inputs. */
   serviceCodes: readonly string[]
 }
@@ -35,10 +34,10 @@ export interface EngineOptions {
  */
 const ready = <T>(value: Maybe<T>): value is T => !(value instanceof Promise)
 
-function matchesEnded (ended: EndedSession, hop: Hop, digest: TextDigest): boolean {
+function matchesEnded (ended: EndedSession, hop: Hop): boolean {
   if (ended.phone !== hop.phoneNumber) return false
   if (hop.latest !== undefined) return ended.sequence !== undefined && hop.latest.sequence <= ended.sequence
-  return hop.text !== undefined && hop.text.length === ended.textLength && digest(hop.text) === ended.textDigest
+  return hop.text !== undefined && sameText(ended.keptText, hop.text)
 }
 
 /**
@@ -46,19 +45,19 @@ function matchesEnded (ended: EndedSession, hop: Hop, digest: TextDigest): boole
  * persists the session (or frees it on END) and answers the screen. Retries replay the stored reply.
  */
 export function createUssdEngine (options: EngineOptions) {
-  const { sessions, preferences, machine, digest } = options
+  const { sessions, preferences, machine } = options
 
   async function start (hop: Hop): Promise<{ session: Session, inputs: string[] }> {
     const text = hop.text ?? ''
     const session = createSession({
       id: hop.sessionId,
       phone: hop.phoneNumber,
-      serviceCode: hop.serviceCode,
+      // Segments dialled beyond the base code are inputs (maybe a PIN typed ahead): not kept.
+      serviceCode: baseCodeOf(hop.serviceCode, options.serviceCodes) ?? hop.serviceCode,
       networkCode: hop.networkCode,
       state: INITIAL_STATE,
       language: await preferences.language(hop.phoneNumber),
-      textLength: text.length,
-      textDigest: digest(text),
+      keptText: text,
       sequence: hop.latest?.sequence,
       message: '',
       startedAt: Date.now()
@@ -71,7 +70,7 @@ export function createUssdEngine (options: EngineOptions) {
   function persist (session: Session, reply: Reply): Maybe<Reply> {
     let stored: Maybe<void>
     if (reply.end) {
-      stored = sessions.finish(session, { phone: session.phone, textLength: session.textLength, textDigest: session.textDigest, sequence: session.sequence, message: reply.message })
+      stored = sessions.finish(session, { phone: session.phone, keptText: session.keptText, sequence: session.sequence, message: reply.message })
     } else {
       session.message = reply.message
       stored = sessions.save(session)
@@ -92,11 +91,9 @@ export function createUssdEngine (options: EngineOptions) {
       session.sequence = hop.latest.sequence
       return step(session, hop.latest.input)
     }
-    const text = hop.text ?? ''
-    const next = newInput(session, text, digest)
-    if (next.kind === 'replay') return { end: false, message: session.message }
-    session.textLength = text.length
-    session.textDigest = digest(text)
+    const next = newInput(session.keptText, hop.text ?? '')
+    if (next === undefined) return { end: false, message: session.message }
+    session.keptText = keepText(next, atSecretPrompt(session))
     return step(session, next.value)
   }
 
@@ -121,18 +118,22 @@ export function createUssdEngine (options: EngineOptions) {
   /** The first hop of a session (or one after it ended): a retry of the last hop replays its END. */
   async function startSession (hop: Hop): Promise<Reply> {
     const ended = await sessions.ended(hop.sessionId)
-    if (ended !== undefined && matchesEnded(ended, hop, digest)) return { end: true, message: ended.message }
+    if (ended !== undefined && matchesEnded(ended, hop)) return { end: true, message: ended.message }
     const { session, inputs } = await start(hop)
     if (hop.latest !== undefined && !hop.latest.initiation) return endScreen(session, 'session.expired', machine.appName)
     // A shortcut's inputs are replayed like typed ones, up to the first refusal or free-input prompt.
     // Rendered only when no input moved the machine: applyInput answers its own screen.
     let reply: Reply | undefined
+    let replayed = 0
     for (const value of inputs) {
       if (atPrompt(session)) break
       const result = await applyInput(session, value, machine)
       reply = result
+      replayed += 1
       if (result.end || result.refused) break
     }
+    // Inputs left over were typed ahead of a prompt and may hold a PIN.
+    if (replayed < inputs.length) session.keptText = maskText(session.keptText)
     return await persist(session, reply ?? render(session, machine.appName))
   }
 

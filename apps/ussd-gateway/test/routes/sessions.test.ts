@@ -1,6 +1,21 @@
 import { setTimeout as sleep } from 'node:timers/promises'
+import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Dialer, OPERATOR_TOKEN, setupApp, type TestApp, type TestContext } from '../helper.ts'
+
+/** Every string value stored under the app's Redis prefix ('' without Redis). */
+async function storedValues (prefix: string): Promise<string> {
+  if (process.env.REDIS_URL === undefined || process.env.REDIS_URL === '') return ''
+  const redis = new Redis(process.env.REDIS_URL)
+  try {
+    const keys = await redis.keys(`${prefix}*`)
+    const values = await Promise.all(keys.map(async (key) => (await redis.type(key)) === 'string' ? await redis.get(key) : ''))
+    expect(values.length).toBeGreaterThan(0)
+    return values.join('\n')
+  } finally {
+    redis.disconnect()
+  }
+}
 
 const debug = (app: TestApp, sessionId: string) =>
   app.inject({ method: 'GET', url: `/api/ussd/debug/${encodeURIComponent(sessionId)}`, headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })
@@ -106,6 +121,19 @@ describe('USSD sessions', () => {
       expect((await phone.dial(`2*1*${customerId}*11112`)).screen).toBe('Enter your Customer ID (e.g. C1A2B3C4D):\n0. Back')
       await phone.send(customerId)
       expect((await phone.send('11113')).screen).toMatch(/^Incorrect PIN \(1\/3\)/)
+    })
+
+    it('keeps no PIN, typed ahead in the dialled code or at a prompt, and still tells retries from new inputs', async () => {
+      const customerId = await newAccount(ctx.app)
+      const phone = new Dialer(ctx.app, { serviceCode: '*384*123*2*1*48213#' })
+      expect((await phone.dial()).screen).toMatch(/^Enter your Customer ID/)
+      await phone.send(customerId)
+      const loggedIn = await phone.send('48213')
+      expect(loggedIn.screen).toMatch(/^Login successful\.\nMy Account/)
+      expect((await phone.post(phone.text)).body).toBe(loggedIn.body)
+      expect((await phone.send('1')).screen).toMatch(new RegExp(`^Name: Grace Achieng\\nCustomer ID: ${customerId}\\n`))
+      // With Redis the stored records can be read: no PIN in any of them (sessions, ended sessions, limits).
+      expect(await storedValues(ctx.prefix)).not.toContain('48213')
     })
 
     it('stops at the first refused input and says why', async () => {

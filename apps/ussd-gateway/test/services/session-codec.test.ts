@@ -8,8 +8,7 @@ const base: Session = {
   state: 'createPin',
   page: 1,
   language: 'sw',
-  textLength: 14,
-  textDigest: 'digest',
+  keptText: '2*2*Jane*00*#####',
   message: 'Create a 5-digit PIN:\n0. Back',
   startedAt: 1_763_700_000_000
 }
@@ -43,8 +42,8 @@ describe('stored session records', () => {
   })
 
   it('refuses records that are corrupt, foreign or of another format', () => {
-    // Format 1 is the record before the digest changed to SHA-256; it must not be continued.
-    for (const text of ['[1,"id","+254711000001","*1#",null,"preMenu",0,"en",0,"",null,"m"]', 'not json', '{"id":"x"}', '[3,"id","+254711000001"]', '[2,"id"]', '[2,5,"+254711000001","*1#",null,"preMenu",0,"en",0,"",null,"m"]']) {
+    // Formats 1 and 2 kept a digest of the text (SHA3-256, then SHA-256); they must not be continued.
+    for (const text of ['[1,"id","+254711000001","*1#",null,"preMenu",0,"en",0,"",null,"m"]', '[2,"id","+254711000001","*1#",null,"preMenu",0,"en",0,"",null,"m"]', 'not json', '{"id":"x"}', '[3,"id","+254711000001"]', '[3,"id"]', '[3,5,"+254711000001","*1#",null,"preMenu",0,"en","",null,"m"]']) {
       expect(decodeSession(text)).toBeUndefined()
     }
   })

@@ -4,7 +4,7 @@ import type { FastifyError, FastifyRequest } from 'fastify'
 import type { PhoneLimit } from '../../plugins/rate-limit.ts'
 import { ussdErrorReply } from '../../plugins/ussd-errors.ts'
 import { MAX_TEXT, normalisePhone, PHONE_INPUT_PATTERN, SessionIdSchema } from '../../schemas/ussd.ts'
-import { shortcutInputs } from '../../services/text-digest.ts'
+import { shortcutInputs } from '../../services/cumulative-text.ts'
 import type { UssdEngine } from '../../services/ussd-engine.ts'
 
 /** Hubtel Programmable Services request (USSD channel): latest input only, with a sequence number. */

@@ -45,7 +45,7 @@ async function createAccount (deps: MachineDeps, s: Session, pinRecord: string):
 /** Account creation: name, optional email, PIN twice; the new account is logged in. */
 export const createStates = {
   createName: {
-    prompt: true,
+    prompt: 'text',
     parent: () => 'accountMenu',
     screen: (_s, t) => ({ lines: [t('create.enterName')], footer: [t('nav.back')] }),
     input: (value, s) => {
@@ -57,7 +57,7 @@ export const createStates = {
   },
 
   createEmail: {
-    prompt: true,
+    prompt: 'text',
     parent: () => 'createName',
     screen: (_s, t) => ({ lines: [t('create.enterEmail')], footer: [t('nav.skip'), t('nav.back')] }),
     input: (value, s) => {
@@ -73,7 +73,7 @@ export const createStates = {
   },
 
   createPin: {
-    prompt: true,
+    prompt: 'secret',
     parent: () => 'createEmail',
     screen: (_s, t) => ({ lines: [t('create.enterPin')], footer: [t('nav.back')] }),
     input: async (value, s, deps) => {
@@ -86,7 +86,7 @@ export const createStates = {
   },
 
   createPinConfirm: {
-    prompt: true,
+    prompt: 'secret',
     parent: () => 'createPin',
     screen: (_s, t) => ({ lines: [t('create.confirmPin')], footer: [t('nav.back')] }),
     input: async (value, s, deps) => {

@@ -44,7 +44,7 @@ export const loginStates = {
   },
 
   loginId: {
-    prompt: true,
+    prompt: 'text',
     parent: () => 'accountMenu',
     screen: (_s, t) => ({ lines: [t('login.enterId')], footer: [t('nav.back')] }),
     input: async (value, s, deps) => {
@@ -59,7 +59,7 @@ export const loginStates = {
   },
 
   loginPin: {
-    prompt: true,
+    prompt: 'secret',
     parent: () => 'loginId',
     screen: (_s, t) => ({ lines: [t('login.enterPin')], footer: [t('nav.back')] }),
     input: async (value, s, deps) => {

@@ -93,7 +93,10 @@ const NOT_REFUSALS = new Set(['login.success', 'language.saved', 'services.logge
 const isRefusal = (step: { flash?: Session['flash'] }) => step.flash !== undefined && !NOT_REFUSALS.has(step.flash.key)
 
 /** True when the current screen asks for free input (shortcut replays stop there). */
-export const atPrompt = (session: Session): boolean => stateOf(session).prompt === true
+export const atPrompt = (session: Session): boolean => stateOf(session).prompt !== undefined
+
+/** True when the current screen asks for a PIN (the input is masked in the kept text). */
+export const atSecretPrompt = (session: Session): boolean => stateOf(session).prompt === 'secret'
 
 /** END screen for a fixed message (e.g. an expired session), in the session's language. */
 export const endScreen = (session: Session, key: NonNullable<Session['flash']>['key'], appName: string): Reply =>

@@ -44,7 +44,7 @@ export const servicesStates = {
   },
 
   changePinCurrent: {
-    prompt: true,
+    prompt: 'secret',
     parent: () => 'servicesMenu',
     screen: (_s, t) => ({ lines: [t('pin.enterCurrent')], footer: [t('nav.back')] }),
     input: async (value, s, deps) => {
@@ -65,7 +65,7 @@ export const servicesStates = {
   },
 
   changePinNew: {
-    prompt: true,
+    prompt: 'secret',
     parent: () => 'servicesMenu',
     screen: (_s, t) => ({ lines: [t('pin.enterNew')], footer: [t('nav.back')] }),
     input: async (value, s, deps) => {
@@ -77,7 +77,7 @@ export const servicesStates = {
   },
 
   changePinConfirm: {
-    prompt: true,
+    prompt: 'secret',
     parent: () => 'changePinNew',
     screen: (_s, t) => ({ lines: [t('pin.confirmNew')], footer: [t('nav.back')] }),
     input: async (value, s, deps) => {

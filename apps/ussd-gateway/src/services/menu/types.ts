@@ -19,9 +19,10 @@ export type Step = { to: StateName, flash?: Flash | undefined } | { end: Flash }
 export interface StateDef {
   /**
    * A prompt asks for free input (an id, a name, a PIN). Shortcut dials stop at prompts, so an
-   * initial `text` replays menu choices but never logins, PINs or account creation.
+   * initial `text` replays menu choices but never logins, PINs or account creation. A `secret`
+   * prompt takes a PIN: whatever is typed there is masked in the text the session keeps.
    */
-  prompt?: true
+  prompt?: 'text' | 'secret'
   /** Where `0` leads from the first page; the root has none. */
   parent?: (session: Session) => StateName
   screen: (session: Session, t: Translator, appName: string) => Screen

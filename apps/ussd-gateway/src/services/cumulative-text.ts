@@ -1,0 +1,66 @@
+/**
+ * The cumulative `text` of Africa's Talking and its clones: every input of the session so far,
+ * joined with `*`. A session keeps the last one it saw to tell a retry (the same text) from a new
+ * input (the text extended by `*<input>`), but never a PIN in it: every character typed at a PIN
+ * prompt is kept as MASK, which matches any character when texts are compared. What is left is
+ * menu choices and what the session holds anyway (a name, an email, a customer id). Masking, not a
+ * keyed digest of the whole text (the earlier design), keeps no PIN in any form, not even one
+ * searchable with the key, and costs a string comparison instead of two SHA-256 calls per hop.
+ * The masked positions are not checked: they held a PIN that was checked when it was typed, and a
+ * real aggregator never rewrites history. MASK is `#`, which a handset sends rather than types
+ * into a reply; were one typed, it would only match any character there too.
+ */
+const MASK = '#'
+const MASK_CODE = 35
+const STAR = 42
+
+/** True when `text` agrees with the kept text over its first `length` characters. */
+function agrees (kept: string, text: string, length: number): boolean {
+  for (let i = 0; i < length; i++) {
+    const code = kept.charCodeAt(i)
+    if (code !== text.charCodeAt(i) && code !== MASK_CODE) return false
+  }
+  return true
+}
+
+/** True when `text` is the kept text again (a retry of the same hop). */
+export const sameText = (kept: string, text: string): boolean => text.length === kept.length && agrees(kept, text, text.length)
+
+/** A new input, and the kept text it extends (with its `*`), or '' when it is taken whole. */
+export interface NewInput { value: string, keptBefore: string }
+
+/**
+ * What a cumulative `text` adds to the kept one: undefined for the same text (a retry: replay the
+ * stored reply); a text that extends it by `*<suffix>` brings exactly `<suffix>` as one input,
+ * whatever `*` or `0` the suffix holds. A text that does not extend it (an aggregator that sends
+ * only the latest input) is taken whole.
+ */
+export function newInput (kept: string, text: string): NewInput | undefined {
+  if (sameText(kept, text)) return undefined
+  if (kept.length > 0 && text.length > kept.length && text.charCodeAt(kept.length) === STAR && agrees(kept, text, kept.length)) {
+    return { value: text.slice(kept.length + 1), keptBefore: `${kept}*` }
+  }
+  return { value: text, keptBefore: '' }
+}
+
+/** What the session keeps after `input`: masked when it was typed at a PIN prompt. */
+export const keepText = (input: NewInput, secret: boolean): string =>
+  input.keptBefore + (secret ? MASK.repeat(input.value.length) : input.value)
+
+/** The whole text masked (a first request whose inputs were not all replayed may carry a PIN). */
+export const maskText = (text: string): string => MASK.repeat(text.length)
+
+/** The configured base code that a dialled code extends with shortcut segments (`*384*123#` for `*384*123*1*2#`). */
+export const baseCodeOf = (serviceCode: string, baseCodes: readonly string[]): string | undefined =>
+  baseCodes.find((base) => serviceCode.length > base.length && serviceCode.startsWith(`${base.slice(0, -1)}*`))
+
+/**
+ * Inputs carried by the first request: extra segments of the dialled code after a configured base
+ * code (`*384*123*1*2#` with base `*384*123#`), then the segments of a non-empty first `text`.
+ */
+export function shortcutInputs (serviceCode: string, baseCodes: readonly string[], text: string): string[] {
+  const base = baseCodeOf(serviceCode, baseCodes)
+  const inputs = base === undefined ? [] : serviceCode.slice(base.length, -1).split('*')
+  if (text !== '') inputs.push(...text.split('*'))
+  return inputs
+}
