@@ -4,6 +4,7 @@ import type { SharedState } from '@impact/shared-state'
 import type { Redis } from 'ioredis'
 import type { Config } from '../config.ts'
 import { UssdRateLimitedError } from '../errors.ts'
+import { NumberCounts } from './counts.ts'
 import { WindowCounter, windowCounterStore } from './window-counter.ts'
 
 /** Keys counted per window in this process (IPs, phone numbers) before the oldest is dropped. */
@@ -11,6 +12,13 @@ const LOCAL_KEYS = 50_000
 
 const redisClient = (state: SharedState): Redis | undefined =>
   state.kind === 'redis' && 'client' in state ? (state as SharedState & { client: Redis }).client : undefined
+
+/** An E.164 number's digits as one number: exact (at most 15 digits, under 2^53) and never 0 (no leading 0). */
+function phoneDigits (phone: string): number {
+  let value = 0
+  for (let i = phone.charCodeAt(0) === 43 ? 1 : 0; i < phone.length; i++) value = value * 10 + phone.charCodeAt(i) - 48
+  return value
+}
 
 const parseList = (value: string | undefined) => value?.split(',').map((ip) => ip.trim()).filter((ip) => ip !== '') ?? []
 
@@ -21,7 +29,7 @@ const parseList = (value: string | undefined) => value?.split(',').map((ip) => i
  * Returns a factory of per-phone limiters: behind an aggregator all users share a few IPs, so
  * each phone number gets its own budget (RATE_LIMIT_PHONE_MAX) as well. Without Redis both
  * limits count in fixed-window counters of this process (window-counter.ts), and the phone check
- * is a plain synchronous call: on the busiest route it is one Map read and write, no promise.
+ * is a plain synchronous call: on the busiest route it is a table read and write, no promise.
  */
 export async function registerRateLimits (app: FastifyInstance, config: Config, state: SharedState) {
   const redis = redisClient(state)
@@ -40,13 +48,13 @@ export async function registerRateLimits (app: FastifyInstance, config: Config, 
    * A per-phone limiter for one route, reading the phone from the validated body with `phoneOf`.
    * It counts the request; over the limit it sets Retry-After and throws the 429 error. Routes
    * call it first thing in their handler: a preHandler hook would cost a hook stage per request
-   * for the same effect. Without Redis it is synchronous (one Map read and write, no promise).
+   * for the same effect. Without Redis it is synchronous (a table read and write, no promise).
    */
   return function phoneLimit (phoneOf: (request: FastifyRequest) => string) {
     if (redis === undefined) {
-      const counter = new WindowCounter(LOCAL_KEYS)
+      const counter = new WindowCounter(LOCAL_KEYS, (limit) => new NumberCounts(limit))
       return function limitPhone (request: FastifyRequest, reply: FastifyReply): void {
-        const { current, ttl } = counter.hit(phoneOf(request), config.RATE_LIMIT_WINDOW_MS)
+        const { current, ttl } = counter.hit(phoneDigits(phoneOf(request)), config.RATE_LIMIT_WINDOW_MS)
         if (current <= config.RATE_LIMIT_PHONE_MAX) return
         const seconds = Math.ceil(ttl / 1000)
         reply.header('retry-after', seconds)
