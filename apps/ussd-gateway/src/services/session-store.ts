@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { TtlMap, type SharedState } from '@impact/shared-state'
 import { UssdSessionBusyError } from '../errors.ts'
+import type { Maybe } from './maybe.ts'
 import { decodeSession, encodeSession, type Session } from './session.ts'
 
 /** What a retry of a session's last hop needs after the session ended (it holds no PIN either). */
@@ -16,9 +17,7 @@ const LOCK_POLL_MS = 15
 /** How long an ended session's last reply stays available for aggregator retries. */
 const ENDED_TTL_MS = 60_000
 
-/** A Redis store answers in promises; the in-process one answers at once (no promise per call). */
-export type Maybe<T> = T | Promise<T>
-type Release = () => Maybe<void>
+export type Release = () => Maybe<void>
 
 /** What the engine needs of a session store; `createSessionStore` picks the implementation. */
 export interface SessionStore {

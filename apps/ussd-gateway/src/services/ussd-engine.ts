@@ -4,7 +4,8 @@ import { applyInput, atPrompt, atSecretPrompt, endScreen, INITIAL_STATE, render,
 import type { MachineDeps } from './menu/types.ts'
 import { baseCodeOf, keepText, maskText, newInput, sameText, shortcutInputs } from './cumulative-text.ts'
 import { createSession, type Session } from './session.ts'
-import type { EndedSession, Maybe, SessionStore } from './session-store.ts'
+import { after, ready, type Maybe } from './maybe.ts'
+import type { EndedSession, Release, SessionStore } from './session-store.ts'
 
 /** One request of an aggregator, normalised. Exactly one of `text` and `latest` is set. */
 export interface Hop {
@@ -26,13 +27,6 @@ export interface EngineOptions {
   /** Base service codes whose extra segments are shortcut inputs. */
   serviceCodes: readonly string[]
 }
-
-/**
- * True when a value is already there. The in-process store and most menu guards answer at once;
- * awaiting only real promises spares the microtask turn that each `await` of a plain value costs,
- * several per hop.
- */
-const ready = <T>(value: Maybe<T>): value is T => !(value instanceof Promise)
 
 function matchesEnded (ended: EndedSession, hop: Hop): boolean {
   if (ended.phone !== hop.phoneNumber) return false
@@ -137,6 +131,24 @@ export function createUssdEngine (options: EngineOptions) {
     return await persist(session, reply ?? render(session, machine.appName))
   }
 
+  /** Runs the hop and releases its lock however it ends (at once when nothing waits on I/O). */
+  function locked (release: Release, hop: Hop): Maybe<Reply> {
+    let reply: Maybe<Reply>
+    try {
+      reply = run(hop)
+    } catch (error) {
+      return after(release(), () => { throw error })
+    }
+    if (ready(reply)) {
+      const released = release()
+      return ready(released) ? reply : released.then(() => reply)
+    }
+    return reply.then(
+      (value) => after(release(), () => value),
+      (error: unknown) => after(release(), () => { throw error })
+    )
+  }
+
   function run (hop: Hop): Maybe<Reply> {
     const live = sessions.touch(hop.sessionId)
     if (!ready(live)) return live.then((session) => (session === undefined ? startSession(hop) : continueSession(session, hop)))
@@ -144,17 +156,10 @@ export function createUssdEngine (options: EngineOptions) {
   }
 
   return {
-    /** Serialised per session: see the session store's lock. */
-    async hop (hop: Hop): Promise<Reply> {
+    /** Serialised per session (see the session store's lock); no promise when nothing waits on I/O. */
+    hop (hop: Hop): Maybe<Reply> {
       const locking = sessions.lock(hop.sessionId)
-      const release = ready(locking) ? locking : await locking
-      try {
-        const reply = run(hop)
-        return ready(reply) ? reply : await reply
-      } finally {
-        const released = release()
-        if (!ready(released)) await released
-      }
+      return ready(locking) ? locked(locking, hop) : locking.then((release) => locked(release, hop))
     },
 
     /** Frees a session early (end-of-session notification); a phone, when given, must match. */

@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
-import type { FastifyError, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import type { PhoneLimit } from '../../plugins/rate-limit.ts'
 import { ussdErrorReply } from '../../plugins/ussd-errors.ts'
 import { normalisePhone, UssdRequestSchema, UssdTextReplySchema, type UssdRequest } from '../../schemas/ussd.ts'
+import { pending, ready, type Maybe } from '../../services/maybe.ts'
+import type { Reply } from '../../services/menu/machine.ts'
 import type { UssdEngine } from '../../services/ussd-engine.ts'
 
 const TEXT_PLAIN = 'text/plain; charset=utf-8'
@@ -29,11 +31,22 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ engine: UssdEngine, phon
       body: UssdRequestSchema,
       response: { 200: textReply('CON or END screen'), 429: textReply('END text: too many requests') }
     },
-  }, async (request, reply) => {
-    const { sessionId, serviceCode, phoneNumber, networkCode, text } = request.body
-    await limitPhone(request, reply)
-    const result = await engine.hop({ sessionId, serviceCode, phoneNumber: normalisePhone(phoneNumber), networkCode, text })
-    request.log.debug({ sessionId, networkCode, end: result.end }, 'ussd hop')
-    return await reply.type(TEXT_PLAIN).send(`${result.end ? 'END' : 'CON'} ${result.message}`)
+  }, (request, reply) => {
+    // No promise unless something waits on I/O (Redis, a database guard): see services/maybe.ts.
+    const limited = limitPhone(request, reply)
+    return pending(limited) ? limited.then(() => answer(request, reply)) : answer(request, reply)
   })
+
+  /** Runs the hop and sends its screen. */
+  function answer (request: FastifyRequest<{ Body: UssdRequest }>, reply: FastifyReply): Maybe<void> {
+    const { sessionId, serviceCode, phoneNumber, networkCode, text } = request.body
+    const result = engine.hop({ sessionId, serviceCode, phoneNumber: normalisePhone(phoneNumber), networkCode, text })
+    if (!ready(result)) return result.then((resolved) => { send(request, reply, resolved) })
+    send(request, reply, result)
+  }
+}
+
+function send (request: FastifyRequest<{ Body: UssdRequest }>, reply: FastifyReply, result: Reply): void {
+  request.log.debug({ sessionId: request.body.sessionId, networkCode: request.body.networkCode, end: result.end }, 'ussd hop')
+  reply.type(TEXT_PLAIN).send(`${result.end ? 'END' : 'CON'} ${result.message}`)
 }
