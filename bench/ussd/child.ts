@@ -1,6 +1,7 @@
 // One server of the benchmark in its own process (its own event loop, like a deployment):
 //   bare    a Fastify route with form bodies answering a fixed CON text (the baseline)
-//   peer    the same menu tree on ussd-builder, the peer package
+//   peer    the same menu tree on ussd-builder, the peer package, a new menu per request
+//   pooled  the same, with menus built once and reused one per request in flight
 //   gateway the real ussd-gateway app (embedded defaults: PGlite, in-process sessions, rate limits on)
 // The parent talks to it over IPC: it sends its address when listening, and answers commands
 // (memory, cpu, stop). Load and session set-up come from the parent, like an aggregator's traffic.
@@ -10,7 +11,7 @@ import Fastify from 'fastify'
 import formbody from '@fastify/formbody'
 import { buildApp } from '../../apps/ussd-gateway/src/app.ts'
 import { loadConfig } from '../../apps/ussd-gateway/src/config.ts'
-import { peerMenu } from './peer-menu.ts'
+import { peerMenu, peerMenuPool, type PeerArgs } from './peer-menu.ts'
 
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void
@@ -22,11 +23,13 @@ async function bare () {
   return app
 }
 
-async function peer () {
+/** ussd-builder with a new menu per request, or (`pooled`) with menus reused one per request in flight. */
+async function peer (pooled: boolean) {
   const app = Fastify({ logger: false })
   await app.register(formbody)
+  const run = pooled ? peerMenuPool() : async (args: PeerArgs) => await peerMenu().run(args)
   app.post('/api/ussd', async (request, reply) => {
-    const text = await peerMenu().run(request.body as Parameters<ReturnType<typeof peerMenu>['run']>[0])
+    const text = await run(request.body as PeerArgs)
     return await reply.type('text/plain; charset=utf-8').send(text)
   })
   return app
@@ -48,7 +51,7 @@ async function gateway () {
 }
 
 const target = process.argv[2] ?? 'bare'
-const app = target === 'gateway' ? await gateway() : target === 'peer' ? await peer() : await bare()
+const app = target === 'gateway' ? await gateway() : target === 'peer' || target === 'pooled' ? await peer(target === 'pooled') : await bare()
 const address = await app.listen({ host: '127.0.0.1', port: 0 })
 
 function memory () {

@@ -5,11 +5,13 @@
 //     LIVE_DURING_LOAD sessions: each round spends some of them, and between rounds those are ended
 //     (the aggregator's notification) and as many new ones walked to depth 3;
 //  2. the same hop vs ussd-builder serving the same menu tree (it keeps no session and resolves
-//     the whole cumulative text on each request) — target >= 1.0x;
+//     the whole cumulative text on each request) — target >= 1.0x. Twice: with a new menu per
+//     request, and with menus built once and reused one per request in flight (its fastest correct
+//     setup: one shared instance mixes up concurrent requests, see peer-menu.ts);
 //  3. RSS per live session, from 10k sessions held by the gateway — target <= 2 KB.
-// Each server runs in its own process; the load (autocannon) comes from this one. The three
-// alternate in short rounds so background load on the machine hits all of them alike; while one
-// is measured the other two are stopped, so none pays for another's background work.
+// Each server runs in its own process; the load (autocannon) comes from this one. They alternate
+// in short rounds so background load on the machine hits all of them alike; while one is
+// measured the others are stopped, so none pays for another's background work.
 import { fork, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import type autocannon from 'autocannon'
@@ -143,8 +145,10 @@ try {
   const after = await fresh.call('memory') as { rss: number, heapUsed: number }
   await fresh.call('stop')
 
-  const [bare, peer, gateway] = await Promise.all([start('bare'), start('peer'), start('gateway')])
-  const cursors = { bare: { next: 10_000_000 }, peer: { next: 10_000_000 }, gateway: { next: 0 } }
+  const [bare, peer, pooled, gateway] = await Promise.all([start('bare'), start('peer'), start('pooled'), start('gateway')])
+  const servers = [bare, peer, pooled, gateway]
+  const others = (server: Server) => servers.filter((other) => other !== server)
+  const cursors = { bare: { next: 10_000_000 }, peer: { next: 10_000_000 }, pooled: { next: 10_000_000 }, gateway: { next: 0 } }
   // Sessions [cursor, prepared) are live at depth 3; those below the cursor were used and are ended.
   let prepared = LIVE_DURING_LOAD
   await prepare(gateway.url, 0, prepared)
@@ -153,45 +157,52 @@ try {
     await prepare(gateway.url, prepared, cursors.gateway.next + LIVE_DURING_LOAD)
     prepared = cursors.gateway.next + LIVE_DURING_LOAD
   }
-  await Promise.all([check(bare.url, 0), check(peer.url, 0), check(gateway.url, cursors.gateway.next++)])
+  await Promise.all([check(bare.url, 0), check(peer.url, 0), check(pooled.url, 0), check(gateway.url, cursors.gateway.next++)])
 
   await hops(bare.url, cursors.bare, 1)
   await hops(peer.url, cursors.peer, 1)
+  await hops(pooled.url, cursors.pooled, 1)
   await hops(gateway.url, cursors.gateway, 1)
-  const results: Record<'bare' | 'peer' | 'gateway', Round[]> = { bare: [], peer: [], gateway: [] }
+  const results: Record<'bare' | 'peer' | 'pooled' | 'gateway', Round[]> = { bare: [], peer: [], pooled: [], gateway: [] }
   for (let i = 0; i < ROUNDS; i++) {
     // The set-up traffic leaves garbage and cold paths behind; an unmeasured second of hops pays for them.
     await turnover()
     await hops(gateway.url, cursors.gateway, 1)
-    results.bare.push(await round(bare, [peer, gateway], cursors.bare))
-    results.peer.push(await round(peer, [bare, gateway], cursors.peer))
-    results.gateway.push(await round(gateway, [bare, peer], cursors.gateway))
+    results.bare.push(await round(bare, others(bare), cursors.bare))
+    results.peer.push(await round(peer, others(peer), cursors.peer))
+    results.pooled.push(await round(pooled, others(pooled), cursors.pooled))
+    results.gateway.push(await round(gateway, others(gateway), cursors.gateway))
     // Past the live ones the gateway would answer hops on unknown sessions (a cheaper path): refuse to report that.
     if (cursors.gateway.next > prepared) throw new Error(`a round used more than ${LIVE_DURING_LOAD} sessions; raise LIVE_DURING_LOAD`)
   }
-  await Promise.all([bare, peer, gateway].map(async (server) => await server.call('stop')))
+  await Promise.all(servers.map(async (server) => await server.call('stop')))
 
   const latency = (name: keyof typeof results) => results[name].map((r) => `${r.p50}/${r.p99}`).join('  ')
   const rates = (name: keyof typeof results) => results[name].map((r) => `${(r.requestsPerSec / 1000).toFixed(1)}k/${r.cpuPerRequest.toFixed(1)}`).join('  ')
-  const [b, p, g] = [mean(results.bare), mean(results.peer), mean(results.gateway)]
+  const [b, p, q, g] = [mean(results.bare), mean(results.peer), mean(results.pooled), mean(results.gateway)]
   report(`ussd-gateway: menu hop at depth 4, ${ROUNDS} rounds x ${ROUND_S} s, ${CONNECTIONS} connections, ${LIVE_DURING_LOAD} live sessions`, [
     ['bare Fastify route (req/s)', b],
-    ['ussd-builder, same menu tree (req/s)', p],
+    ['ussd-builder, same menu tree, a menu per request (req/s)', p],
+    ['ussd-builder, same menu tree, pooled menus (req/s)', q],
     ['ussd-gateway (req/s)', g],
     ['req/s / CPU us per round, bare', rates('bare')],
-    ['req/s / CPU us per round, ussd-builder', rates('peer')],
+    ['req/s / CPU us per round, ussd-builder per request', rates('peer')],
+    ['req/s / CPU us per round, ussd-builder pooled', rates('pooled')],
     ['req/s / CPU us per round, ussd-gateway', rates('gateway')],
     ['p50/p99 ms per round, bare', latency('bare')],
-    ['p50/p99 ms per round, ussd-builder', latency('peer')],
+    ['p50/p99 ms per round, ussd-builder per request', latency('peer')],
+    ['p50/p99 ms per round, ussd-builder pooled', latency('pooled')],
     ['p50/p99 ms per round, ussd-gateway', latency('gateway')],
-    ['errors + non-2xx (all runs)', failures(results.bare) + failures(results.peer) + failures(results.gateway)],
+    ['errors + non-2xx (all runs)', Object.values(results).reduce((sum, runs) => sum + failures(runs), 0)],
     ['ratio gateway / bare Fastify (target >= 0.6)', ratio(g, b)],
-    ['ratio gateway / ussd-builder (target >= 1.0)', ratio(g, p)],
-    ['ratio ussd-builder / bare Fastify (peer, for reference)', ratio(p, b)],
-    ['server CPU per request, bare / ussd-builder / gateway (us)', `${cpu(results.bare).toFixed(1)} / ${cpu(results.peer).toFixed(1)} / ${cpu(results.gateway).toFixed(1)}`],
+    ['ratio gateway / ussd-builder per request (target >= 1.0)', ratio(g, p)],
+    ['ratio gateway / ussd-builder pooled (target >= 1.0)', ratio(g, q)],
+    ['ratio ussd-builder / bare Fastify, per request / pooled (for reference)', `${ratio(p, b).toFixed(2)} / ${ratio(q, b).toFixed(2)}`],
+    ['server CPU per request, bare / ussd-builder per request / pooled / gateway (us)', [results.bare, results.peer, results.pooled, results.gateway].map((runs) => cpu(runs).toFixed(1)).join(' / ')],
     // The load generator shares the machine; CPU per request is the cost the server itself pays.
     ['CPU-based ratio gateway / bare (bare CPU / gateway CPU)', ratio(cpu(results.bare), cpu(results.gateway))],
-    ['CPU-based ratio gateway / ussd-builder', ratio(cpu(results.peer), cpu(results.gateway))]
+    ['CPU-based ratio gateway / ussd-builder per request', ratio(cpu(results.peer), cpu(results.gateway))],
+    ['CPU-based ratio gateway / ussd-builder pooled', ratio(cpu(results.pooled), cpu(results.gateway))]
   ])
   report(`ussd-gateway: memory of ${LIVE_SESSIONS} live sessions (in-process state, embedded database)`, [
     ['RSS growth for 10k live sessions (KiB)', kb(after.rss - before.rss)],
