@@ -6,8 +6,8 @@
 //     (the aggregator's notification) and as many new ones walked to depth 3;
 //  2. the same hop vs ussd-builder serving the same menu tree (it keeps no session and resolves
 //     the whole cumulative text on each request) — target >= 1.0x. Twice: with a new menu per
-//     request, and with menus built once and reused one per request in flight (its fastest correct
-//     setup: one shared instance mixes up concurrent requests, see peer-menu.ts);
+//     request, and with menus built once and reused one per request in flight (its fastest setup
+//     that stays correct with asynchronous states and pipelining, see peer-menu.ts);
 //  3. RSS per live session, from 10k sessions held by the gateway — target <= 2 KB.
 // Each server runs in its own process; the load (autocannon) comes from this one. They alternate
 // in short rounds so background load on the machine hits all of them alike; while one is

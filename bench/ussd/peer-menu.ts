@@ -28,9 +28,10 @@ const STATES: Record<string, { text: string, next?: Record<string, string>, end?
 }
 
 /**
- * A fresh menu: a shared UssdMenu keeps each request's fields (`args`, `val`, the pending
- * `resolve`) on the instance, and its route resolution spans several ticks, so concurrent
- * requests on one instance can get each other's answers.
+ * A fresh menu. A shared UssdMenu keeps each request's fields (`args`, `val`, the pending
+ * `resolve`) on the instance until its route resolves: safe only while every state answers
+ * synchronously and no connection pipelines requests (two requests parsed from one read both
+ * start before either resolves). A real menu has asynchronous states.
  */
 export function peerMenu (): UssdMenu {
   const menu = new UssdMenu()
