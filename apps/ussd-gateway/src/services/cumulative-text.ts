@@ -26,8 +26,8 @@ function agrees (kept: string, text: string, length: number): boolean {
 /** True when `text` is the kept text again (a retry of the same hop). */
 export const sameText = (kept: string, text: string): boolean => text.length === kept.length && agrees(kept, text, text.length)
 
-/** A new input, and the kept text it extends (with its `*`), or '' when it is taken whole. */
-export interface NewInput { value: string, keptBefore: string }
+/** A new input, and whether it extends the kept text (`kept*value`) or is taken whole. */
+export interface NewInput { value: string, extends: boolean }
 
 /**
  * What a cumulative `text` adds to the kept one: undefined for the same text (a retry: replay the
@@ -38,14 +38,19 @@ export interface NewInput { value: string, keptBefore: string }
 export function newInput (kept: string, text: string): NewInput | undefined {
   if (sameText(kept, text)) return undefined
   if (kept.length > 0 && text.length > kept.length && text.charCodeAt(kept.length) === STAR && agrees(kept, text, kept.length)) {
-    return { value: text.slice(kept.length + 1), keptBefore: `${kept}*` }
+    return { value: text.slice(kept.length + 1), extends: true }
   }
-  return { value: text, keptBefore: '' }
+  return { value: text, extends: false }
 }
 
-/** What the session keeps after `input`: masked when it was typed at a PIN prompt. */
-export const keepText = (input: NewInput, secret: boolean): string =>
-  input.keptBefore + (secret ? MASK.repeat(input.value.length) : input.value)
+/**
+ * What the session keeps after `input` arrived in `text`: the input masked when it was typed at a
+ * PIN prompt. Without a mask anywhere that is `text` itself, kept as it came (no new string).
+ */
+export function keepText (kept: string, input: NewInput, text: string, secret: boolean): string {
+  if (secret) return (input.extends ? `${kept}*` : '') + MASK.repeat(input.value.length)
+  return input.extends && kept.includes(MASK) ? `${kept}*${input.value}` : text
+}
 
 /** The whole text masked (a first request whose inputs were not all replayed may carry a PIN). */
 export const maskText = (text: string): string => MASK.repeat(text.length)
