@@ -17,12 +17,12 @@ const LOCK_POLL_MS = 15
 /** How long an ended session's last reply stays available for aggregator retries. */
 const ENDED_TTL_MS = 60_000
 
-export type Release = () => Maybe<void>
-
 /** What the engine needs of a session store; `createSessionStore` picks the implementation. */
 export interface SessionStore {
-  /** Serialises the hops of one session; resolves to the release. */
-  lock: (sessionId: string) => Maybe<Release>
+  /** Serialises the hops of one session: settles once this hop holds the session's lock. */
+  lock: (sessionId: string) => Maybe<void>
+  /** Releases the lock that `lock` gave, handing it to the next waiting hop if there is one. */
+  unlock: (sessionId: string) => Maybe<void>
   /**
    * Set when `touch` lends out the stored session itself (in-process): a hop then changes it in
    * place, and one that fails hands the snapshot it took before to `restore`. Without it, `touch`
@@ -61,28 +61,36 @@ export function createSessionStore (state: SharedState, ttlMs: number): SessionS
  * in place (see `restore`): handing out a copy to keep made every hop promote a fresh session object to
  * the old generation, and with a busy replica's live sessions there, the garbage collector was
  * the largest cost of a hop. Operator lookups (`peek`) get a copy. A held lock is a key in
- * `held`; hops that find it held queue there and get the lock handed over in turn.
+ * `held`; hops that find it held queue in `waiting` and get the lock handed over in turn.
  */
 function localSessions (ttlMs: number, endedTtlMs: number): SessionStore {
   const live = new TtlMap<Session>()
   const endedSessions = new TtlMap<EndedSession>()
-  /** Locked sessions, with the hops waiting for them (null until one waits: no array per hop). */
-  const held = new Map<string, Array<() => void> | null>()
+  /** Sessions with a hop running. */
+  const held = new Set<string>()
+  /** Hops waiting for a held session (rare: a retry arriving while the first attempt runs). */
+  const waiting = new Map<string, Array<() => void>>()
   const copy = (session: Session | undefined) => (session === undefined ? undefined : { ...session })
-  const release = (sessionId: string): Release => () => {
-    const next = held.get(sessionId)?.shift()
-    if (next === undefined) held.delete(sessionId)
-    else next()
-  }
   return {
     lock (sessionId) {
       if (!held.has(sessionId)) {
-        held.set(sessionId, null)
-        return release(sessionId)
+        held.add(sessionId)
+        return
       }
-      const waiting = held.get(sessionId) ?? []
-      held.set(sessionId, waiting)
-      return new Promise<Release>((resolve) => { waiting.push(() => { resolve(release(sessionId)) }) })
+      const queue = waiting.get(sessionId) ?? []
+      waiting.set(sessionId, queue)
+      return new Promise<void>((resolve) => { queue.push(resolve) })
+    },
+    unlock (sessionId) {
+      const queue = waiting.size === 0 ? undefined : waiting.get(sessionId)
+      const next = queue?.shift()
+      if (queue === undefined || next === undefined) {
+        held.delete(sessionId)
+        return
+      }
+      // The lock passes to the next hop: the session stays held.
+      if (queue.length === 0) waiting.delete(sessionId)
+      next()
     },
     touch: (sessionId) => live.touch(sessionId, ttlMs),
     peek: (sessionId) => copy(live.get(sessionId)),
@@ -108,18 +116,19 @@ function localSessions (ttlMs: number, endedTtlMs: number): SessionStore {
 
 /** Sessions encoded in the shared state (Redis), locked by a stored key with a TTL. */
 function sharedSessions (state: SharedState, ttlMs: number, endedTtlMs: number): SessionStore {
-  async function lock (sessionId: string): Promise<Release> {
-    const key = LOCK + sessionId
-    const deadline = Date.now() + LOCK_WAIT_MS
-    while (!(await state.set(key, randomUUID(), { ifAbsent: true, ttlMs: LOCK_TTL_MS }))) {
-      if (Date.now() > deadline) throw new UssdSessionBusyError()
-      await sleep(LOCK_POLL_MS)
-    }
-    return async () => { await state.del(key) }
-  }
-
   return {
-    lock,
+    async lock (sessionId: string): Promise<void> {
+      const key = LOCK + sessionId
+      const deadline = Date.now() + LOCK_WAIT_MS
+      while (!(await state.set(key, randomUUID(), { ifAbsent: true, ttlMs: LOCK_TTL_MS }))) {
+        if (Date.now() > deadline) throw new UssdSessionBusyError()
+        await sleep(LOCK_POLL_MS)
+      }
+    },
+
+    async unlock (sessionId: string): Promise<void> {
+      await state.del(LOCK + sessionId)
+    },
 
     async touch (sessionId: string): Promise<Session | undefined> {
       const stored = await state.getAndTouch(SESSION + sessionId, ttlMs)

@@ -4,8 +4,8 @@ import { applyInput, atPrompt, atSecretPrompt, endScreen, INITIAL_STATE, render,
 import type { MachineDeps } from './menu/types.ts'
 import { baseCodeOf, keepText, maskText, newInput, sameText, shortcutInputs } from './cumulative-text.ts'
 import { createSession, type Session } from './session.ts'
-import { after, ready, type Maybe } from './maybe.ts'
-import type { EndedSession, Release, SessionStore } from './session-store.ts'
+import { after, pending, ready, type Maybe } from './maybe.ts'
+import type { EndedSession, SessionStore } from './session-store.ts'
 
 /** One request of an aggregator, normalised. Exactly one of `text` and `latest` is set. */
 export interface Hop {
@@ -85,9 +85,10 @@ export function createUssdEngine (options: EngineOptions) {
       session.sequence = hop.latest.sequence
       return step(session, hop.latest.input)
     }
-    const next = newInput(session.keptText, hop.text ?? '')
+    const text = hop.text ?? ''
+    const next = newInput(session.keptText, text)
     if (next === undefined) return { end: false, message: session.message }
-    session.keptText = keepText(next, atSecretPrompt(session))
+    session.keptText = keepText(session.keptText, next, text, atSecretPrompt(session))
     return step(session, next.value)
   }
 
@@ -132,21 +133,20 @@ export function createUssdEngine (options: EngineOptions) {
   }
 
   /** Runs the hop and releases its lock however it ends (at once when nothing waits on I/O). */
-  function locked (release: Release, hop: Hop): Maybe<Reply> {
+  function locked (hop: Hop): Maybe<Reply> {
+    const unlock = () => sessions.unlock(hop.sessionId)
     let reply: Maybe<Reply>
     try {
       reply = run(hop)
     } catch (error) {
-      return after(release(), () => { throw error })
+      return after(unlock(), () => { throw error })
     }
-    if (ready(reply)) {
-      const released = release()
-      return ready(released) ? reply : released.then(() => reply)
+    if (pending(reply)) {
+      return reply.then((value) => after(unlock(), () => value), (error: unknown) => after(unlock(), () => { throw error }))
     }
-    return reply.then(
-      (value) => after(release(), () => value),
-      (error: unknown) => after(release(), () => { throw error })
-    )
+    const done = reply
+    const released = unlock()
+    return pending(released) ? released.then(() => done) : done
   }
 
   function run (hop: Hop): Maybe<Reply> {
@@ -159,7 +159,7 @@ export function createUssdEngine (options: EngineOptions) {
     /** Serialised per session (see the session store's lock); no promise when nothing waits on I/O. */
     hop (hop: Hop): Maybe<Reply> {
       const locking = sessions.lock(hop.sessionId)
-      return ready(locking) ? locked(locking, hop) : locking.then((release) => locked(release, hop))
+      return pending(locking) ? locking.then(() => locked(hop)) : locked(hop)
     },
 
     /** Frees a session early (end-of-session notification); a phone, when given, must match. */
