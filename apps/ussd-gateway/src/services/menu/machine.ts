@@ -28,8 +28,8 @@ const stateOf = (session: Session): StateDef => STATES[session.state] ?? STATES[
 export function pagesOf (session: Session, appName: string): string[] {
   const t = translator(session.language)
   const screen = stateOf(session).screen(session, t, appName)
-  const flash = session.flash === undefined ? [] : [t(session.flash.key, session.flash.params)]
-  return paginate({ ...screen, lines: [...flash, ...screen.lines] }, t('nav.more'))
+  const { flash } = session
+  return paginate(flash === undefined ? screen : { ...screen, lines: [t(flash.key, flash.params), ...screen.lines] }, t('nav.more'))
 }
 
 /** The current page of the current screen: what the user sees now. */
