@@ -1,3 +1,4 @@
+import { pending, type Maybe } from '../maybe.ts'
 import { paginate } from '../screen.ts'
 import type { Session, StateName } from '../session.ts'
 import { createStates } from './create-states.ts'
@@ -57,7 +58,7 @@ function endReply (session: Session, step: { end: NonNullable<Session['flash']> 
  * (main menu, or END at the root) and `98` (next page). Anything else goes to the state's guard.
  * Answers at once unless the guard is asynchronous (most are not: no promise for a menu choice).
  */
-export function applyInput (session: Session, raw: string, deps: MachineDeps): Applied | Promise<Applied> {
+export function applyInput (session: Session, raw: string, deps: MachineDeps): Maybe<Applied> {
   const value = raw.trim()
   const key = value.toLowerCase()
   // A record from an older release may name a state that no longer exists: start over at the root.
@@ -76,7 +77,7 @@ export function applyInput (session: Session, raw: string, deps: MachineDeps): A
     return take(session, session.state === INITIAL_STATE ? { end: { key: 'main.goodbye' } } : { to: INITIAL_STATE }, deps)
   }
   const step = def.input(value, session, deps)
-  return step instanceof Promise ? step.then((resolved) => take(session, resolved, deps)) : take(session, step, deps)
+  return pending(step) ? step.then((resolved) => take(session, resolved, deps)) : take(session, step, deps)
 }
 
 export type Applied = Reply & { refused: boolean }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { DB, Language } from '../../db/types.ts'
+import type { Maybe } from '../maybe.ts'
 import type { PinVault } from '../pin-vault.ts'
 import type { Screen } from '../screen.ts'
 import type { Flash, Session, StateName } from '../session.ts'
@@ -27,7 +28,7 @@ export interface StateDef {
   parent?: (session: Session) => StateName
   screen: (session: Session, t: Translator, appName: string) => Screen
   /** Handles any input that is not a navigation key. Guards are pure and never throw on bad input. */
-  input: (value: string, session: Session, deps: MachineDeps) => Step | Promise<Step>
+  input: (value: string, session: Session, deps: MachineDeps) => Maybe<Step>
 }
 
 export const go = (to: StateName, key?: MessageKey, params?: MessageParams): Step =>
