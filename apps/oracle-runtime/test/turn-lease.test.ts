@@ -6,7 +6,12 @@ import { openStream, streamMessage } from './support/sse-client.ts'
 
 /** The real shared state, but releasing keys as slowly as a distant Redis might. */
 function slowToRelease (state: SharedState, ms: number): SharedState {
-  return { ...state, del: async (key) => { await new Promise((resolve) => setTimeout(resolve, ms)); return await state.del(key) } }
+  const later = async () => { await new Promise((resolve) => setTimeout(resolve, ms)) }
+  return {
+    ...state,
+    del: async (key) => { await later(); return await state.del(key) },
+    delIfValue: async (key, value) => { await later(); return await state.delIfValue(key, value) }
+  }
 }
 
 describe('the turn lease and the done frame', () => {

@@ -25,6 +25,14 @@ export function createMemoryState (): SharedState {
     async del (key) {
       return entries.delete(key)
     },
+    async delIfValue (key, value) {
+      return entries.get(key) === value && entries.delete(key)
+    },
+    async touchIfValue (key, value, ttlMs) {
+      if (entries.get(key) !== value) return false
+      entries.touch(key, ttlMs)
+      return true
+    },
     async incr (key, options: IncrOptions = {}) {
       const ttl = entries.ttl(key)
       const next = Number(entries.get(key) ?? 0) + (options.by ?? 1)

@@ -1,6 +1,10 @@
 import { Redis } from 'ioredis'
 import type { MessageHandler, SharedState, Unsubscribe } from './types.ts'
 
+// Compare and act in one script: a GET then a DEL from the client could delete a value written in between.
+const DEL_IF_VALUE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end"
+const TOUCH_IF_VALUE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end"
+
 export interface RedisStateOptions {
   url: string
   /** Namespace for every key and channel, e.g. `ussd:`. */
@@ -58,6 +62,12 @@ export function createRedisState (options: RedisStateOptions): SharedState & { r
     },
     async del (key) {
       return (await client.del(prefix + key)) > 0
+    },
+    async delIfValue (key, value) {
+      return (await client.eval(DEL_IF_VALUE, 1, prefix + key, value)) === 1
+    },
+    async touchIfValue (key, value, ttlMs) {
+      return (await client.eval(TOUCH_IF_VALUE, 1, prefix + key, value, ttlMs)) === 1
     },
     async incr (key, { by = 1, ttlMs } = {}) {
       const k = prefix + key

@@ -27,6 +27,14 @@ export interface SharedState {
   /** Reads a key and restarts its TTL in one round trip (sliding expiry); `null` when absent. */
   getAndTouch: (key: string, ttlMs: number) => Promise<string | null>
   del: (key: string) => Promise<boolean>
+  /**
+   * Deletes the key only while it still holds `value`, in one atomic step; true when it did. A
+   * lock or lease is released this way by its owner alone: one that expired and was taken by
+   * someone else meanwhile is left to them.
+   */
+  delIfValue: (key: string, value: string) => Promise<boolean>
+  /** Restarts the key's TTL only while it still holds `value` (atomic, as `delIfValue`); true when it did. */
+  touchIfValue: (key: string, value: string, ttlMs: number) => Promise<boolean>
   incr: (key: string, options?: IncrOptions) => Promise<number>
   /** Remaining TTL in ms; -1 when the key has none, -2 when it does not exist (Redis `PTTL`). */
   ttl: (key: string) => Promise<number>

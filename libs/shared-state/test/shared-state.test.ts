@@ -51,6 +51,20 @@ describe.each(backends)('SharedState on $name', ({ create }) => {
     expect(await state.get('once')).toBe('a')
   })
 
+  it('deletes and touches a key only while it holds the given value', async () => {
+    const state = open()
+    await state.set('lock', 'mine', { ttlMs: 100 })
+    expect(await state.touchIfValue('lock', 'theirs', 10_000)).toBe(false)
+    expect(await state.delIfValue('lock', 'theirs')).toBe(false)
+    expect(await state.get('lock')).toBe('mine')
+    expect(await state.touchIfValue('lock', 'mine', 10_000)).toBe(true)
+    expect(await state.ttl('lock')).toBeGreaterThan(5_000)
+    expect(await state.delIfValue('lock', 'mine')).toBe(true)
+    expect(await state.get('lock')).toBeNull()
+    expect(await state.delIfValue('lock', 'mine')).toBe(false)
+    expect(await state.touchIfValue('lock', 'mine', 10_000)).toBe(false)
+  })
+
   it('counts with a fixed window', async () => {
     const state = open()
     expect(await state.incr('hits', { ttlMs: 100 })).toBe(1)

@@ -49,13 +49,15 @@ export function createTurnRegistry (state: SharedState) {
 
     /** Claims the session for one turn; undefined when a turn is already running there. */
     async begin (sessionId: string, did: string, requestId: string): Promise<ActiveTurn | undefined> {
-      const lease: Lease = { did, requestId, replica }
-      const claimed = await state.set(`turn:${sessionId}`, JSON.stringify(lease), { ttlMs: LEASE_MS, ifAbsent: true })
+      const key = `turn:${sessionId}`
+      const lease = JSON.stringify({ did, requestId, replica } satisfies Lease)
+      const claimed = await state.set(key, lease, { ttlMs: LEASE_MS, ifAbsent: true })
       if (!claimed) return undefined
       const controller = new AbortController()
       let why: 'aborted' | 'disconnected' | undefined
-      // Renew the lease while the turn runs; a crashed replica's lease simply expires.
-      const renew = setInterval(() => { state.set(`turn:${sessionId}`, JSON.stringify(lease), { ttlMs: LEASE_MS }).catch(() => {}) }, LEASE_MS / 3)
+      // Renew the lease while the turn runs; a crashed replica's lease simply expires. Only while it
+      // is still ours: one that lapsed (a stalled event loop, Redis out of reach) may have been claimed.
+      const renew = setInterval(() => { state.touchIfValue(key, lease, LEASE_MS).catch(() => {}) }, LEASE_MS / 3)
       renew.unref()
       const turn: ActiveTurn = {
         signal: controller.signal,
@@ -69,8 +71,7 @@ export function createTurnRegistry (state: SharedState) {
           clearInterval(renew)
           if (local.get(sessionId)?.turn === turn) local.delete(sessionId)
           try {
-            const current = await state.get(`turn:${sessionId}`)
-            if (current !== null && (JSON.parse(current) as Lease).requestId === requestId) await state.del(`turn:${sessionId}`)
+            await state.delIfValue(key, lease)
           } catch {
             // Shared state unreachable (or shutting down): the lease expires by itself within LEASE_MS.
           }

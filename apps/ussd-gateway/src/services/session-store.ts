@@ -11,18 +11,25 @@ export interface EndedSession { phone: string, keptText: string, sequence?: numb
 const SESSION = 's:'
 const ENDED = 'e:'
 const LOCK = 'l:'
+/** How long a shared lock outlives a hop that never released it (its replica died mid-hop). */
 const LOCK_TTL_MS = 15_000
 const LOCK_WAIT_MS = 5_000
 const LOCK_POLL_MS = 15
 /** How long an ended session's last reply stays available for aggregator retries. */
 const ENDED_TTL_MS = 60_000
 
+/** Proves which hop holds a shared lock, so a hop whose lock expired cannot release another's. */
+export type LockToken = string | undefined
+
 /** What the engine needs of a session store; `createSessionStore` picks the implementation. */
 export interface SessionStore {
-  /** Serialises the hops of one session: settles once this hop holds the session's lock. */
-  lock: (sessionId: string) => Maybe<void>
+  /**
+   * Serialises the hops of one session: settles once this hop holds the session's lock, with the
+   * token that releases it (none in-process, where only this process can hold it).
+   */
+  lock: (sessionId: string) => Maybe<LockToken>
   /** Releases the lock that `lock` gave, handing it to the next waiting hop if there is one. */
-  unlock: (sessionId: string) => Maybe<void>
+  unlock: (sessionId: string, token: LockToken) => Maybe<void>
   /**
    * Set when `touch` lends out the stored session itself (in-process): a hop then changes it in
    * place, and one that fails hands the snapshot it took before to `restore`. Without it, `touch`
@@ -51,9 +58,9 @@ export interface SessionStore {
  * instead of applying the input twice. With Redis they live there (any replica serves any hop);
  * in-process state has one replica, so they stay objects in this process.
  */
-export function createSessionStore (state: SharedState, ttlMs: number): SessionStore {
+export function createSessionStore (state: SharedState, ttlMs: number, lockTtlMs = LOCK_TTL_MS): SessionStore {
   const endedTtlMs = Math.min(ttlMs, ENDED_TTL_MS)
-  return state.kind === 'memory' ? localSessions(ttlMs, endedTtlMs) : sharedSessions(state, ttlMs, endedTtlMs)
+  return state.kind === 'memory' ? localSessions(ttlMs, endedTtlMs) : sharedSessions(state, ttlMs, endedTtlMs, lockTtlMs)
 }
 
 /**
@@ -79,7 +86,7 @@ function localSessions (ttlMs: number, endedTtlMs: number): SessionStore {
       }
       const queue = waiting.get(sessionId) ?? []
       waiting.set(sessionId, queue)
-      return new Promise<void>((resolve) => { queue.push(resolve) })
+      return new Promise<LockToken>((resolve) => { queue.push(() => { resolve(undefined) }) })
     },
     unlock (sessionId) {
       const queue = waiting.size === 0 ? undefined : waiting.get(sessionId)
@@ -115,19 +122,22 @@ function localSessions (ttlMs: number, endedTtlMs: number): SessionStore {
 }
 
 /** Sessions encoded in the shared state (Redis), locked by a stored key with a TTL. */
-function sharedSessions (state: SharedState, ttlMs: number, endedTtlMs: number): SessionStore {
+function sharedSessions (state: SharedState, ttlMs: number, endedTtlMs: number, lockTtlMs: number): SessionStore {
   return {
-    async lock (sessionId: string): Promise<void> {
+    async lock (sessionId: string): Promise<string> {
       const key = LOCK + sessionId
+      const token = randomUUID()
       const deadline = Date.now() + LOCK_WAIT_MS
-      while (!(await state.set(key, randomUUID(), { ifAbsent: true, ttlMs: LOCK_TTL_MS }))) {
+      while (!(await state.set(key, token, { ifAbsent: true, ttlMs: lockTtlMs }))) {
         if (Date.now() > deadline) throw new UssdSessionBusyError()
         await sleep(LOCK_POLL_MS)
       }
+      return token
     },
 
-    async unlock (sessionId: string): Promise<void> {
-      await state.del(LOCK + sessionId)
+    // A hop that outlived the lock's TTL lost it, maybe to the next hop: that one keeps it.
+    async unlock (sessionId: string, token: LockToken): Promise<void> {
+      if (token !== undefined) await state.delIfValue(LOCK + sessionId, token)
     },
 
     async touch (sessionId: string): Promise<Session | undefined> {

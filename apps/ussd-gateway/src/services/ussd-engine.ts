@@ -5,7 +5,7 @@ import type { MachineDeps } from './menu/types.ts'
 import { baseCodeOf, keepText, maskText, newInput, sameText, shortcutInputs } from './cumulative-text.ts'
 import { createSession, type Session } from './session.ts'
 import { after, pending, ready, type Maybe } from './maybe.ts'
-import type { EndedSession, SessionStore } from './session-store.ts'
+import type { EndedSession, LockToken, SessionStore } from './session-store.ts'
 
 /** One request of an aggregator, normalised. Exactly one of `text` and `latest` is set. */
 export interface Hop {
@@ -133,8 +133,8 @@ export function createUssdEngine (options: EngineOptions) {
   }
 
   /** Runs the hop and releases its lock however it ends (at once when nothing waits on I/O). */
-  function locked (hop: Hop): Maybe<Reply> {
-    const unlock = () => sessions.unlock(hop.sessionId)
+  function locked (hop: Hop, token: LockToken): Maybe<Reply> {
+    const unlock = () => sessions.unlock(hop.sessionId, token)
     let reply: Maybe<Reply>
     try {
       reply = run(hop)
@@ -159,7 +159,7 @@ export function createUssdEngine (options: EngineOptions) {
     /** Serialised per session (see the session store's lock); no promise when nothing waits on I/O. */
     hop (hop: Hop): Maybe<Reply> {
       const locking = sessions.lock(hop.sessionId)
-      return pending(locking) ? locking.then(() => locked(hop)) : locked(hop)
+      return pending(locking) ? locking.then((token) => locked(hop, token)) : locked(hop, locking)
     },
 
     /** Frees a session early (end-of-session notification); a phone, when given, must match. */
