@@ -162,11 +162,20 @@ export function createUssdEngine (options: EngineOptions) {
       return pending(locking) ? locking.then((token) => locked(hop, token)) : locked(hop, locking)
     },
 
-    /** Frees a session early (end-of-session notification); a phone, when given, must match. */
+    /**
+     * Frees a session early (end-of-session notification); a phone, when given, must match. It
+     * waits for a hop still running on the session: that hop would store the session again after
+     * it was freed.
+     */
     async end (sessionId: string, phoneNumber?: string): Promise<boolean> {
-      const live = await sessions.peek(sessionId)
-      if (live !== undefined && phoneNumber !== undefined && live.phone !== phoneNumber) return false
-      return await sessions.remove(sessionId)
+      const token = await sessions.lock(sessionId)
+      try {
+        const live = await sessions.peek(sessionId)
+        if (live !== undefined && phoneNumber !== undefined && live.phone !== phoneNumber) return false
+        return await sessions.remove(sessionId)
+      } finally {
+        await sessions.unlock(sessionId, token)
+      }
     }
   }
 }

@@ -168,6 +168,19 @@ describe('USSD sessions', () => {
       expect((await debug(ctx.app, phone.sessionId)).statusCode).toBe(404)
     })
 
+    it('keeps a session freed by a notification that arrives while a hop is still running', async () => {
+      const phone = new Dialer(ctx.app)
+      await phone.dial('2*2')
+      for (const input of ['Grace Achieng', '00']) await phone.send(input)
+      // The PIN is sealed with scrypt (tens of ms): the notification arrives while that hop runs.
+      const hop = phone.send('48213')
+      await sleep(10)
+      const notified = ctx.app.inject({ method: 'POST', url: '/api/ussd/events', payload: { sessionId: phone.sessionId, status: 'Incomplete' } })
+      expect((await hop).screen).toMatch(/PIN/)
+      expect((await notified).json()).toEqual({ received: true })
+      expect((await debug(ctx.app, phone.sessionId)).statusCode).toBe(404)
+    })
+
     it('answers 400 JSON to an events call without a session id', async () => {
       const res = await ctx.app.inject({ method: 'POST', url: '/api/ussd/events', payload: { status: 'Success' } })
       expect(res.statusCode).toBe(400)
