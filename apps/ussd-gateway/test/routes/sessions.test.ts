@@ -172,9 +172,10 @@ describe('USSD sessions', () => {
       const phone = new Dialer(ctx.app)
       await phone.dial('2*2')
       for (const input of ['Grace Achieng', '00']) await phone.send(input)
-      // The PIN is sealed with scrypt (tens of ms): the notification arrives while that hop runs.
+      // The PIN is sealed with scrypt (40 ms and more): the notification arrives while that hop
+      // runs. Were it later, the test would still pass (only earlier breaks it), so leave time.
       const hop = phone.send('48213')
-      await sleep(10)
+      await sleep(25)
       const notified = ctx.app.inject({ method: 'POST', url: '/api/ussd/events', payload: { sessionId: phone.sessionId, status: 'Incomplete' } })
       expect((await hop).screen).toMatch(/PIN/)
       expect((await notified).json()).toEqual({ received: true })
