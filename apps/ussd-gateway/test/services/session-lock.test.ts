@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { createMemoryState, createRedisState, type SharedState } from '@impact/shared-state'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { createSessionStore } from '../../src/services/session-store.ts'
@@ -10,7 +11,6 @@ const backends: Array<{ name: string, create: (prefix: string) => SharedState }>
   { name: 'in-process', create: () => createMemoryState() },
   ...(redisUrl !== undefined && redisUrl !== '' ? [{ name: 'redis', create: (prefix: string) => createRedisState({ url: redisUrl, prefix }) }] : [])
 ]
-const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Whether `lock` settles within `ms` (a held lock keeps it waiting). */
 async function settlesWithin (lock: unknown, ms: number): Promise<boolean> {
