@@ -4,7 +4,7 @@
 //   pooled  the same, with menus built once and reused one per request in flight
 //   gateway the real ussd-gateway app (embedded defaults: PGlite, in-process sessions, rate limits on)
 // The parent talks to it over IPC: it sends its address when listening, and answers commands
-// (memory, cpu, stop). Load and session set-up come from the parent, like an aggregator's traffic.
+// (memory, cpu, gc, stop). Load and session set-up come from the parent, like an aggregator's traffic.
 import { runInNewContext } from 'node:vm'
 import { setFlagsFromString } from 'node:v8'
 import Fastify from 'fastify'
@@ -64,6 +64,7 @@ function memory () {
 async function handle (message: { cmd: string }): Promise<unknown> {
   if (message.cmd === 'memory') return memory()
   else if (message.cmd === 'cpu') return process.cpuUsage().user + process.cpuUsage().system
+  else if (message.cmd === 'gc') gc()
   else if (message.cmd === 'stop') await app.close()
   return true
 }

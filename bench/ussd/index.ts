@@ -11,7 +11,8 @@
 //  3. RSS per live session, from 10k sessions held by the gateway — target <= 2 KB.
 // Each server runs in its own process; the load (autocannon) comes from this one. They alternate
 // in short rounds so background load on the machine hits all of them alike; while one is
-// measured the others are stopped, so none pays for another's background work.
+// measured the others are stopped, so none pays for another's background work, and none pays
+// for the garbage of the set-up traffic either (collected before the rounds).
 import { fork, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import type autocannon from 'autocannon'
@@ -96,14 +97,17 @@ async function free (url: string, from: number, to: number) {
 interface Round extends LoadResult { cpuPerRequest: number }
 
 /**
- * Depth-4 hops for ROUND_S seconds, each on its own session numbered from `cursor.next`, with the
- * server's CPU time per request. The other servers are stopped (SIGSTOP) meanwhile: the gateway's
- * background work (GC of its live sessions, expiry sweeps) would otherwise run during the
- * baselines' rounds and be charged to them.
+ * One unmeasured second of depth-4 hops, then ROUND_S measured seconds, each hop on its own
+ * session numbered from `cursor.next`, with the server's CPU time per measured request. The other
+ * servers are stopped (SIGSTOP) meanwhile: the gateway's background work (GC of its live
+ * sessions, expiry sweeps) would otherwise run during the baselines' rounds and be charged to
+ * them. The unmeasured second lets a server whose heap was just collected (see the rounds below)
+ * grow its young generation back and warm what the set-up traffic left cold.
  */
 async function round (server: Server, others: Server[], cursor: { next: number }): Promise<Round> {
   for (const other of others) process.kill(other.pid, 'SIGSTOP')
   try {
+    await hops(server.url, cursor, 1)
     const before = await server.call('cpu') as number
     const result = await hops(server.url, cursor, ROUND_S)
     const after = await server.call('cpu') as number
@@ -165,9 +169,13 @@ try {
   await hops(gateway.url, cursors.gateway, 1)
   const results: Record<'bare' | 'peer' | 'pooled' | 'gateway', Round[]> = { bare: [], peer: [], pooled: [], gateway: [] }
   for (let i = 0; i < ROUNDS; i++) {
-    // The set-up traffic leaves garbage and cold paths behind; an unmeasured second of hops pays for them.
+    // The set-up traffic leaves garbage behind. It is collected before the rounds, in every
+    // server alike (a full GC, then each round's unmeasured second): the 90 000 sessions it
+    // starts and ends otherwise trigger a major collection (over 200 ms of marking here) that
+    // lands in whichever gateway round is running. In a traced run it hit one round of five and
+    // raised that round's CPU per hop by half, for work no measured hop did.
     await turnover()
-    await hops(gateway.url, cursors.gateway, 1)
+    await Promise.all(servers.map(async (server) => await server.call('gc')))
     results.bare.push(await round(bare, others(bare), cursors.bare))
     results.peer.push(await round(peer, others(peer), cursors.peer))
     results.pooled.push(await round(pooled, others(pooled), cursors.pooled))
