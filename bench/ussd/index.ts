@@ -163,10 +163,6 @@ try {
   }
   await Promise.all([check(bare.url, 0), check(peer.url, 0), check(pooled.url, 0), check(gateway.url, cursors.gateway.next++)])
 
-  await hops(bare.url, cursors.bare, 1)
-  await hops(peer.url, cursors.peer, 1)
-  await hops(pooled.url, cursors.pooled, 1)
-  await hops(gateway.url, cursors.gateway, 1)
   const results: Record<'bare' | 'peer' | 'pooled' | 'gateway', Round[]> = { bare: [], peer: [], pooled: [], gateway: [] }
   for (let i = 0; i < ROUNDS; i++) {
     // The set-up traffic leaves garbage behind. It is collected before the rounds, in every
