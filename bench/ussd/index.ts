@@ -12,7 +12,11 @@
 // Each server runs in its own process; the load (autocannon) comes from this one. They alternate
 // in short rounds so background load on the machine hits all of them alike; while one is
 // measured the others are stopped, so none pays for another's background work, and none pays
-// for the garbage of the set-up traffic either (collected before the rounds).
+// for the garbage of the set-up traffic either (collected before the rounds). The ratios are
+// paired: each cycle of rounds gives one ratio per comparison, from rounds a few seconds apart,
+// and the reported ratio is the median over the cycles (the mean of the rounds is printed too).
+// On a shared VM a slow spell of the host can take one round to twice its usual cost; with the
+// mean, that one round decided the result, whichever server it hit.
 import { fork, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import type autocannon from 'autocannon'
@@ -20,7 +24,8 @@ import { Agent, request as send } from 'undici'
 import { load, ratio, report, type LoadResult } from '../lib.ts'
 import { depthText, sessionFields } from './workload.ts'
 
-const ROUNDS = 5
+/** Cycles of rounds: even, so the order of the servers runs forwards and backwards equally often. */
+const ROUNDS = 6
 const ROUND_S = 2
 const CONNECTIONS = 32
 const LIVE_SESSIONS = 10_000
@@ -35,9 +40,19 @@ const children: ChildProcess[] = []
 
 interface Server { url: string, pid: number, call: (cmd: string) => Promise<unknown> }
 
+/**
+ * `--no-memory-reducer`, for every server alike: V8 shrinks the heap of a process that looks idle,
+ * and here every server idles (stopped) while the others run. Traced with `--trace-gc`, the
+ * gateway's first round of a run began with such a reducing collection: its young generation was
+ * cut to about 2 MB and was scavenged every ~10 ms for the rest of the round, each time with the
+ * fixed cost of a large old generation, and the round took 81 µs per hop against 35–58 µs in the
+ * other rounds. A replica under steady load is never idle, so that is a cost of the round-robin.
+ */
+const NODE_FLAGS = ['--conditions=@impact/source', '--no-warnings', '--no-memory-reducer']
+
 async function start (target: string): Promise<Server> {
   const child = fork(fileURLToPath(new URL('./child.ts', import.meta.url)), [target], {
-    execArgv: ['--conditions=@impact/source', '--no-warnings'],
+    execArgv: NODE_FLAGS,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc']
   })
   children.push(child)
@@ -134,6 +149,11 @@ async function check (url: string, i: number) {
 }
 
 const mean = (results: LoadResult[]) => results.reduce((sum, r) => sum + r.requestsPerSec, 0) / results.length
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle] ?? 0 : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2
+}
 const cpu = (results: Round[]) => results.reduce((sum, r) => sum + r.cpuPerRequest, 0) / results.length
 const failures = (results: LoadResult[]) => results.reduce((sum, r) => sum + r.errors + r.non2xx, 0)
 const kb = (bytes: number) => bytes / 1024
@@ -163,7 +183,10 @@ try {
   }
   await Promise.all([check(bare.url, 0), check(peer.url, 0), check(pooled.url, 0), check(gateway.url, cursors.gateway.next++)])
 
-  const results: Record<'bare' | 'peer' | 'pooled' | 'gateway', Round[]> = { bare: [], peer: [], pooled: [], gateway: [] }
+  type Name = 'bare' | 'peer' | 'pooled' | 'gateway'
+  const named: Record<Name, Server> = { bare, peer, pooled, gateway }
+  const results: Record<Name, Round[]> = { bare: [], peer: [], pooled: [], gateway: [] }
+  const order: Name[] = ['bare', 'peer', 'pooled', 'gateway']
   for (let i = 0; i < ROUNDS; i++) {
     // The set-up traffic leaves garbage behind. It is collected before the rounds, in every
     // server alike (a full GC, then each round's unmeasured second): the 90 000 sessions it
@@ -172,10 +195,11 @@ try {
     // raised that round's CPU per hop by half, for work no measured hop did.
     await turnover()
     await Promise.all(servers.map(async (server) => await server.call('gc')))
-    results.bare.push(await round(bare, others(bare), cursors.bare))
-    results.peer.push(await round(peer, others(peer), cursors.peer))
-    results.pooled.push(await round(pooled, others(pooled), cursors.pooled))
-    results.gateway.push(await round(gateway, others(gateway), cursors.gateway))
+    // Forwards, then backwards: no server always runs first after the GC, or last. The gateway and
+    // pooled ussd-builder, the closest pair, stay next to each other either way.
+    for (const name of i % 2 === 0 ? order : [...order].reverse()) {
+      results[name].push(await round(named[name], others(named[name]), cursors[name]))
+    }
     // Past the live ones the gateway would answer hops on unknown sessions (a cheaper path): refuse to report that.
     if (cursors.gateway.next > prepared) throw new Error(`a round used more than ${LIVE_DURING_LOAD} sessions; raise LIVE_DURING_LOAD`)
   }
@@ -184,6 +208,13 @@ try {
   const latency = (name: keyof typeof results) => results[name].map((r) => `${r.p50}/${r.p99}`).join('  ')
   const rates = (name: keyof typeof results) => results[name].map((r) => `${(r.requestsPerSec / 1000).toFixed(1)}k/${r.cpuPerRequest.toFixed(1)}`).join('  ')
   const [b, p, q, g] = [mean(results.bare), mean(results.peer), mean(results.pooled), mean(results.gateway)]
+  /** The gateway against `name`, one ratio per cycle (req/s, or CPU per request inverted). */
+  const paired = (name: Name, by: 'rate' | 'cpu') => results.gateway.map((own, i) => {
+    const other = results[name][i]
+    if (other === undefined) return 0
+    return by === 'rate' ? ratio(own.requestsPerSec, other.requestsPerSec) : ratio(other.cpuPerRequest, own.cpuPerRequest)
+  })
+  const cycles = (name: Name, by: 'rate' | 'cpu') => paired(name, by).map((value) => value.toFixed(2)).join('  ')
   report(`ussd-gateway: menu hop at depth 4, ${ROUNDS} rounds x ${ROUND_S} s, ${CONNECTIONS} connections, ${LIVE_DURING_LOAD} live sessions`, [
     ['bare Fastify route (req/s)', b],
     ['ussd-builder, same menu tree, a menu per request (req/s)', p],
@@ -198,15 +229,18 @@ try {
     ['p50/p99 ms per round, ussd-builder pooled', latency('pooled')],
     ['p50/p99 ms per round, ussd-gateway', latency('gateway')],
     ['errors + non-2xx (all runs)', Object.values(results).reduce((sum, runs) => sum + failures(runs), 0)],
-    ['ratio gateway / bare Fastify (target >= 0.6)', ratio(g, b)],
-    ['ratio gateway / ussd-builder per request (target >= 1.0)', ratio(g, p)],
-    ['ratio gateway / ussd-builder pooled (target >= 1.0)', ratio(g, q)],
+    ['ratio gateway / bare Fastify, median of cycles (target >= 0.6)', median(paired('bare', 'rate'))],
+    ['ratio gateway / ussd-builder per request, median (target >= 1.0)', median(paired('peer', 'rate'))],
+    ['ratio gateway / ussd-builder pooled, median (target >= 1.0)', median(paired('pooled', 'rate'))],
+    ['per cycle, gateway / bare', cycles('bare', 'rate')],
+    ['per cycle, gateway / ussd-builder per request', cycles('peer', 'rate')],
+    ['per cycle, gateway / ussd-builder pooled', cycles('pooled', 'rate')],
+    ['ratio of mean req/s, gateway / bare, per request, pooled', [b, p, q].map((other) => ratio(g, other).toFixed(2)).join(' / ')],
     ['ratio ussd-builder / bare Fastify, per request / pooled (for reference)', `${ratio(p, b).toFixed(2)} / ${ratio(q, b).toFixed(2)}`],
     ['server CPU per request, bare / ussd-builder per request / pooled / gateway (us)', [results.bare, results.peer, results.pooled, results.gateway].map((runs) => cpu(runs).toFixed(1)).join(' / ')],
     // The load generator shares the machine; CPU per request is the cost the server itself pays.
-    ['CPU-based ratio gateway / bare (bare CPU / gateway CPU)', ratio(cpu(results.bare), cpu(results.gateway))],
-    ['CPU-based ratio gateway / ussd-builder per request', ratio(cpu(results.peer), cpu(results.gateway))],
-    ['CPU-based ratio gateway / ussd-builder pooled', ratio(cpu(results.pooled), cpu(results.gateway))]
+    ['CPU-based ratio, median: gateway / bare, per request, pooled', (['bare', 'peer', 'pooled'] as const).map((name) => median(paired(name, 'cpu')).toFixed(2)).join(' / ')],
+    ['CPU-based per cycle, gateway / ussd-builder pooled', cycles('pooled', 'cpu')]
   ])
   report(`ussd-gateway: memory of ${LIVE_SESSIONS} live sessions (in-process state, embedded database)`, [
     ['RSS growth for 10k live sessions (KiB)', kb(after.rss - before.rss)],
