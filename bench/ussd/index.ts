@@ -215,7 +215,7 @@ try {
     return by === 'rate' ? ratio(own.requestsPerSec, other.requestsPerSec) : ratio(other.cpuPerRequest, own.cpuPerRequest)
   })
   const cycles = (name: Name, by: 'rate' | 'cpu') => paired(name, by).map((value) => value.toFixed(2)).join('  ')
-  report(`ussd-gateway: menu hop at depth 4, ${ROUNDS} rounds x ${ROUND_S} s, ${CONNECTIONS} connections, ${LIVE_DURING_LOAD} live sessions`, [
+  report(`ussd-gateway: menu hop at depth 4, ${ROUNDS} cycles of ${ROUND_S} s rounds, ${CONNECTIONS} connections, ${LIVE_DURING_LOAD} live sessions`, [
     ['bare Fastify route (req/s)', b],
     ['ussd-builder, same menu tree, a menu per request (req/s)', p],
     ['ussd-builder, same menu tree, pooled menus (req/s)', q],
