@@ -63,8 +63,10 @@ function memory () {
 
 async function handle (message: { cmd: string }): Promise<unknown> {
   if (message.cmd === 'memory') return memory()
-  else if (message.cmd === 'cpu') return process.cpuUsage().user + process.cpuUsage().system
-  else if (message.cmd === 'gc') gc()
+  else if (message.cmd === 'cpu') {
+    const { user, system } = process.cpuUsage()
+    return user + system
+  } else if (message.cmd === 'gc') gc()
   else if (message.cmd === 'stop') await app.close()
   return true
 }
