@@ -6,6 +6,13 @@ export const UssdSessionNotFoundError = defineError('USSD_SESSION_NOT_FOUND', 'S
 /** Another request of the same session held its lock for too long (answered with the unavailable END text). */
 export const UssdSessionBusyError = defineError('USSD_SESSION_BUSY', 'The session is busy with another request', 503)
 
+/**
+ * A stored PIN record that no configured key opens (a key retired without PIN_ENCRYPTION_PREVIOUS_KEYS,
+ * a changed key id, a damaged row). The server's fault, not the user's: the hop ends with the
+ * unavailable text and no failed attempt is counted, so a rotation mistake locks nobody out.
+ */
+export const UssdPinRecordError = defineError('USSD_PIN_RECORD_UNREADABLE', 'A stored PIN record cannot be opened with the configured keys', 500)
+
 /** A request named a live session of another phone number (answered with the invalid-input END text). */
 export const UssdPhoneMismatchError = defineError('USSD_PHONE_MISMATCH', 'The session belongs to another phone number', 400)
 

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
+import { UssdPinRecordError } from '../errors.ts'
 import type { Keyring, PinKey } from './pin-keyring.ts'
 
 /** scrypt cost: N = 2^14 (Node's default, ~50 ms on the thread pool), r = 8, p = 1. */
@@ -68,11 +69,15 @@ export function createPinVault (keyring: Keyring) {
       return seal(key, [SCRYPT.N, SCRYPT.r, SCRYPT.p, b64(salt), b64(hash)].join(':'))
     },
 
-    /** False for a wrong PIN and for a record that cannot be opened (tampered, unknown key). */
+    /**
+     * `ok` is false for a wrong PIN. A record that cannot be opened (tampered, unknown key) throws
+     * UssdPinRecordError instead: it says nothing about the PIN typed, so it must not count as a
+     * wrong one.
+     */
     async verify (pin: string, record: string): Promise<PinCheck> {
       const opened = open(keyring, record)
       const [n, r, p, salt, hash] = opened?.plaintext.split(':') ?? []
-      if (opened === undefined || salt === undefined || hash === undefined) return { ok: false, stale: false }
+      if (opened === undefined || salt === undefined || hash === undefined) throw new UssdPinRecordError()
       const params = { N: Number(n), r: Number(r), p: Number(p) }
       const expected = unb64(hash)
       const actual = await scryptHash(pepper(opened.key, pin), unb64(salt), params)

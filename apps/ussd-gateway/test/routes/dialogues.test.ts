@@ -133,6 +133,23 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     expect((await third.send(customerId)).body).toBe(`END Account ${customerId} is locked after 3 incorrect PINs. Please contact support to unlock it.`)
   })
 
+  it('answers the unavailable END, not a wrong PIN, when no configured key opens the stored PIN', async () => {
+    const { customerId } = await createAccount(ctx)
+    // A replica whose key was rotated without PIN_ENCRYPTION_PREVIOUS_KEYS: the right PIN, three times.
+    const rotated = await ctx.replica({ PIN_ENCRYPTION_KEY: 'c'.repeat(64) })
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const phone = new Dialer(rotated)
+      await phone.dial('2*1')
+      await phone.send(customerId)
+      expect((await phone.send('48213')).body).toBe('END Service temporarily unavailable. Please try again later.')
+    }
+    // Nothing was counted against the user: the right key still logs in.
+    const phone = new Dialer(ctx.app)
+    await phone.dial('2*1')
+    await phone.send(customerId)
+    expect((await phone.send('48213')).screen).toMatch(/^Login successful\./)
+  })
+
   it('resets the attempt count after a successful login', async () => {
     const { customerId } = await createAccount(ctx)
     for (let round = 0; round < 2; round++) {

@@ -25,7 +25,7 @@ describe('PIN vault', () => {
     expect(a.split('$')[2]).not.toBe(b.split('$')[2])
   })
 
-  it('refuses tampered records and records sealed under an unknown key', async () => {
+  it('throws on tampered records and records sealed under an unknown key (no wrong-PIN verdict)', async () => {
     const record = await vault.seal('48213')
     const parts = record.split('$')
     // One bit of the ciphertext flipped: rewriting its last base64 characters instead left the
@@ -33,10 +33,10 @@ describe('PIN vault', () => {
     const ciphertext = Buffer.from(parts[4] ?? '', 'base64url')
     ciphertext[ciphertext.length - 1] = (ciphertext.at(-1) ?? 0) ^ 1
     const flipped = [...parts.slice(0, 4), ciphertext.toString('base64url')].join('$')
-    expect((await vault.verify('48213', flipped)).ok).toBe(false)
+    await expect(vault.verify('48213', flipped)).rejects.toMatchObject({ code: 'USSD_PIN_RECORD_UNREADABLE' })
     const stranger = createPinVault(loadKeyring({ PIN_ENCRYPTION_KEY: 'c'.repeat(64), DATA_DIR: 'memory://' }))
-    expect((await stranger.verify('48213', record)).ok).toBe(false)
-    expect((await vault.verify('48213', 'garbage')).ok).toBe(false)
+    await expect(stranger.verify('48213', record)).rejects.toMatchObject({ code: 'USSD_PIN_RECORD_UNREADABLE' })
+    await expect(vault.verify('48213', 'garbage')).rejects.toMatchObject({ code: 'USSD_PIN_RECORD_UNREADABLE' })
   })
 
   it('stores the key id in each record and reads records of a retired key after rotation', async () => {
