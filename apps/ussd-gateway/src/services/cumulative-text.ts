@@ -29,14 +29,19 @@ export const sameText = (kept: string, text: string): boolean => text.length ===
 /** A new input, and whether it extends the kept text (`kept*value`) or is taken whole. */
 export interface NewInput { value: string, extends: boolean }
 
+/** True when `text` is what the kept text was some hops ago (`2*2` when `2*2*Jane` is kept). */
+const earlierText = (kept: string, text: string): boolean =>
+  text.length < kept.length && kept.charCodeAt(text.length) === STAR && agrees(kept, text, text.length)
+
 /**
- * What a cumulative `text` adds to the kept one: undefined for the same text (a retry: replay the
- * stored reply); a text that extends it by `*<suffix>` brings exactly `<suffix>` as one input,
- * whatever `*` or `0` the suffix holds. A text that does not extend it (an aggregator that sends
+ * What a cumulative `text` adds to the kept one: undefined for nothing new (the same text, a
+ * retry; or an earlier one, a retry that arrived after later hops were answered: the caller
+ * replays the current screen); a text that extends it by `*<suffix>` brings exactly `<suffix>`
+ * as one input, whatever `*` or `0` the suffix holds. Any other text (an aggregator that sends
  * only the latest input) is taken whole.
  */
 export function newInput (kept: string, text: string): NewInput | undefined {
-  if (sameText(kept, text)) return undefined
+  if (sameText(kept, text) || earlierText(kept, text)) return undefined
   if (kept.length > 0 && text.length > kept.length && text.charCodeAt(kept.length) === STAR && agrees(kept, text, kept.length)) {
     return { value: text.slice(kept.length + 1), extends: true }
   }

@@ -64,6 +64,18 @@ describe('USSD sessions', () => {
       expect(replies[0]?.screen).toMatch(/^Account created!\nYour Customer ID: C[0-9A-F]{8}/)
     })
 
+    it('answers a late retry of an earlier hop with the current screen, and later hops still read right', async () => {
+      const phone = new Dialer(ctx.app)
+      await phone.dial()
+      await phone.send('2')
+      await phone.send('2')
+      const current = await phone.send('Jane Doe')
+      expect(current.screen).toBe('Enter your email address (optional):\n00. Skip\n0. Back')
+      // The retry of the `2*2` hop arrives after `2*2*Jane Doe` was answered.
+      expect((await phone.post('2*2')).body).toBe(current.body)
+      expect((await phone.send('00')).screen).toBe('Create a 5-digit PIN:\n0. Back')
+    })
+
     it('replays the END reply when the last hop is retried after the session ended', async () => {
       const phone = new Dialer(ctx.app)
       await phone.dial()
@@ -176,16 +188,21 @@ describe('USSD sessions', () => {
       // runs. Were it later, the test would still pass (only earlier breaks it), so leave time.
       const hop = phone.send('48213')
       await sleep(25)
-      const notified = ctx.app.inject({ method: 'POST', url: '/api/ussd/events', payload: { sessionId: phone.sessionId, status: 'Incomplete' } })
+      const notified = ctx.app.inject({ method: 'POST', url: '/api/ussd/events', payload: { sessionId: phone.sessionId, phoneNumber: phone.phoneNumber, status: 'Incomplete' } })
       expect((await hop).screen).toMatch(/PIN/)
       expect((await notified).json()).toEqual({ received: true })
       expect((await debug(ctx.app, phone.sessionId)).statusCode).toBe(404)
     })
 
-    it('answers 400 JSON to an events call without a session id', async () => {
-      const res = await ctx.app.inject({ method: 'POST', url: '/api/ussd/events', payload: { status: 'Success' } })
-      expect(res.statusCode).toBe(400)
-      expect(res.json()).toMatchObject({ statusCode: 400, code: 'FST_ERR_VALIDATION' })
+    it('answers 400 JSON to an events call without a session id or phone number, and frees nothing', async () => {
+      const phone = new Dialer(ctx.app)
+      await phone.dial()
+      for (const payload of [{ status: 'Success', phoneNumber: phone.phoneNumber }, { sessionId: phone.sessionId, status: 'Success' }]) {
+        const res = await ctx.app.inject({ method: 'POST', url: '/api/ussd/events', payload })
+        expect(res.statusCode).toBe(400)
+        expect(res.json()).toMatchObject({ statusCode: 400, code: 'FST_ERR_VALIDATION' })
+      }
+      expect((await debug(ctx.app, phone.sessionId)).statusCode).toBe(200)
     })
 
     it.runIf(process.env.REDIS_URL !== undefined && process.env.REDIS_URL !== '')('lets any replica serve the next hop through Redis', async () => {
