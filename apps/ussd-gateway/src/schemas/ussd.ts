@@ -27,10 +27,14 @@ export const UssdTextReplySchema = Type.String({
   examples: ['CON Welcome to Impact Platform\n1. Know More\n2. Account\n3. Language/Lugha\n*. Exit']
 })
 
-/** Africa's Talking end-of-session notification (form body); only `sessionId` is required. */
+/**
+ * Africa's Talking end-of-session notification (form body). `sessionId` and `phoneNumber` are
+ * required: Africa's Talking always sends both, and a session is freed only by a notification
+ * naming its own phone, so nobody who merely learns a session id can end someone's dialogue.
+ */
 export const UssdEventSchema = Type.Object({
   sessionId: SessionIdSchema,
-  phoneNumber: Type.Optional(Type.String({ pattern: PHONE_INPUT_PATTERN })),
+  phoneNumber: Type.String({ pattern: PHONE_INPUT_PATTERN }),
   status: Type.Optional(Type.String({ maxLength: 32, description: 'Success | Incomplete | Failed' })),
   serviceCode: Type.Optional(Type.String({ maxLength: 64 })),
   networkCode: Type.Optional(Type.String({ maxLength: 16 })),

@@ -163,15 +163,15 @@ export function createUssdEngine (options: EngineOptions) {
     },
 
     /**
-     * Frees a session early (end-of-session notification); a phone, when given, must match. It
+     * Frees a session early (end-of-session notification) when it belongs to `phoneNumber`. It
      * waits for a hop still running on the session: that hop would store the session again after
      * it was freed.
      */
-    async end (sessionId: string, phoneNumber?: string): Promise<boolean> {
+    async end (sessionId: string, phoneNumber: string): Promise<boolean> {
       const token = await sessions.lock(sessionId)
       try {
         const live = await sessions.peek(sessionId)
-        if (live !== undefined && phoneNumber !== undefined && live.phone !== phoneNumber) return false
+        if (live !== undefined && live.phone !== phoneNumber) return false
         return await sessions.remove(sessionId)
       } finally {
         await sessions.unlock(sessionId, token)

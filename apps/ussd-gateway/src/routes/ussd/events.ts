@@ -18,7 +18,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ engine: UssdEngine }> = as
     }
   }, async (request) => {
     const { sessionId, phoneNumber, status, durationInMillis, hopsCount, errorMessage, networkCode } = request.body
-    const freed = await engine.end(sessionId, phoneNumber === undefined ? undefined : normalisePhone(phoneNumber))
+    const freed = await engine.end(sessionId, normalisePhone(phoneNumber))
     request.log.info({ sessionId, status, durationInMillis, hopsCount, networkCode, errorMessage, freed }, 'ussd session ended by aggregator')
     return { received: true as const }
   })
