@@ -28,7 +28,7 @@ export interface BuildOptions {
 export async function buildApp (config: Config, options: BuildOptions = {}): Promise<App> {
   const database = await openAppDatabase(config)
   const state = createSharedState({ url: config.REDIS_URL, prefix: config.REDIS_KEY_PREFIX })
-  const sessions = createSessionStore(state, config.USSD_SESSION_TTL_SECONDS * 1000)
+  const sessions = createSessionStore(state, { ttlMs: config.USSD_SESSION_TTL_SECONDS * 1000 })
   const release = async () => {
     sessions.close()
     await Promise.allSettled([database.close(), state.close()])
@@ -61,6 +61,9 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       },
       // Aggregators call server to server; no browser origin needs CORS here (the simulator is same-origin).
       cors: false,
+      // A request that reaches a draining replica is still served (the aggregator gets its screen, or
+      // the unavailable END once the database is gone), never Fastify's JSON 503.
+      return503OnClosing: false,
       logger: { redact: USSD_REDACT_PATHS, ...(options.logStream !== undefined ? { stream: options.logStream } : {}) }
     })
     app.addHook('onClose', release)

@@ -1,9 +1,10 @@
+import { Client } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
 import { itServesTheBasics } from '@impact/service-kit/testing'
-import { dropRedisPrefix } from './helper.ts'
+import { dropRedisPrefix, newPhone, setupApp } from './helper.ts'
 
 const redis = process.env.REDIS_URL !== undefined && process.env.REDIS_URL !== ''
 const prefix = `test:ussd:basics:${process.pid}:`
@@ -29,5 +30,27 @@ describe('ussd-gateway service basics', () => {
     expect(Object.keys(landing).sort()).toEqual(['environment', 'message', 'status', 'timestamp'])
     const health = (await app.inject({ method: 'GET', url: '/health' })).json()
     expect(Object.keys(health).sort()).toEqual(['database', 'environment', 'status', 'timestamp', 'uptime', ...(redis ? ['redis'] : [])].sort())
+  })
+
+  it('serves a request that arrives while it shuts down in the USSD contract, not with a JSON 503', async () => {
+    const ctx = await setupApp()
+    const body = () => new URLSearchParams({ sessionId: `close-${newPhone()}`, serviceCode: '*384*123#', phoneNumber: newPhone(), text: '' }).toString()
+    let client: Client | undefined
+    let during: { status: number, type: string, text: string } | undefined
+    // preClose runs once Fastify marks itself closing and before it drops idle connections: the
+    // moment a request on an open keep-alive connection meets a draining server.
+    ctx.app.addHook('preClose', async () => {
+      const res = await client?.request({ method: 'POST', path: '/api/ussd', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: body() })
+      if (res !== undefined) during = { status: res.statusCode, type: String(res.headers['content-type']), text: await res.body.text() }
+    })
+    try {
+      client = new Client(await ctx.app.listen({ host: '127.0.0.1', port: 0 }))
+      const before = await client.request({ method: 'POST', path: '/api/ussd', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: body() })
+      expect(await before.body.text()).toMatch(/^CON Welcome/)
+    } finally {
+      await ctx.close()
+      await client?.close()
+    }
+    expect(during).toMatchObject({ status: 200, type: expect.stringMatching(/^text\/plain/), text: expect.stringMatching(/^CON Welcome/) })
   })
 })

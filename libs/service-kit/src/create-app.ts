@@ -17,7 +17,7 @@ const REQUEST_LOG_LEVELS = new Set(['trace', 'debug', 'info'])
 export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>
 
 export interface CreateAppOptions {
-  config: Pick<BaseConfig, 'NODE_ENV' | 'LOG_LEVEL' | 'TRUST_PROXY_ENABLED'> & { CORS_ORIGIN?: string | undefined, LOG_PRETTY?: boolean }
+  config: Pick<BaseConfig, 'NODE_ENV' | 'LOG_LEVEL' | 'TRUST_PROXY_ENABLED'> & { TRUST_PROXY_ADDRESSES?: string, CORS_ORIGIN?: string | undefined, LOG_PRETTY?: boolean }
   docs: DocsOptions
   health?: Omit<HealthOptions, 'environment'>
   /** CORS beyond the origins of `CORS_ORIGIN`; `false` never enables CORS. Off when no origin is configured. */
@@ -28,6 +28,12 @@ export interface CreateAppOptions {
   notFoundHandler?: (request: FastifyRequest, reply: FastifyReply) => unknown
   /** Longest path parameter the router accepts (find-my-way default 100); longer ones get the 404. */
   maxParamLength?: number
+  /**
+   * Fastify answers requests that arrive while the server drains (on a keep-alive connection) with
+   * its own JSON 503 (default). `false` serves them as usual, with `Connection: close`: for callers
+   * that cannot read a JSON error (a USSD aggregator drops the session without a message).
+   */
+  return503OnClosing?: boolean
 }
 
 /**
@@ -46,6 +52,14 @@ function logging (level: string, pretty: boolean | undefined, extra: CreateAppOp
 }
 
 /**
+ * Fastify's `trustProxy`: the proxies' addresses (private networks by default), never `true`.
+ * Trusting everyone takes the leftmost X-Forwarded-For entry as the client IP, and the client
+ * writes that one; a request that reaches the app directly from a public address is not trusted.
+ */
+const trustedProxies = (config: CreateAppOptions['config']): FastifyServerOptions['trustProxy'] =>
+  config.TRUST_PROXY_ENABLED ? config.TRUST_PROXY_ADDRESSES ?? 'loopback,linklocal,uniquelocal' : false
+
+/**
  * Creates a Fastify instance with every cross-cutting concern of the platform: logging with
  * redaction, request ids, the error contract, empty-JSON bodies, CORS, docs and health. Apps
  * add their own plugins and routes to what this returns, then return it unlistened.
@@ -55,12 +69,12 @@ export async function createApp (options: CreateAppOptions): Promise<App> {
   const app = Fastify({
     ...logging(config.LOG_LEVEL, config.LOG_PRETTY, options.logger),
     genReqId,
-    trustProxy: config.TRUST_PROXY_ENABLED,
+    trustProxy: trustedProxies(config),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     // Slow clients must not hold sockets forever; SSE routes raise their own limits.
     requestTimeout: 120_000,
     connectionTimeout: 0,
-    return503OnClosing: true,
+    return503OnClosing: options.return503OnClosing ?? true,
     forceCloseConnections: 'idle',
     ...(options.maxParamLength !== undefined ? { routerOptions: { maxParamLength: options.maxParamLength } } : {}),
     ajv: { customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: false } }

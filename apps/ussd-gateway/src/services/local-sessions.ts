@@ -1,0 +1,74 @@
+import { TtlMap } from '@impact/shared-state'
+import { UssdSessionBusyError } from '../errors.ts'
+import type { Session } from './session.ts'
+import type { EndedSession, LockToken, SessionStore, StoreTimings } from './session-store.ts'
+
+/**
+ * One replica: live sessions stay objects (no encoding per hop). A hop changes the stored object
+ * in place (see `restore`): handing out a copy to keep made every hop promote a fresh session object to
+ * the old generation, and with a busy replica's live sessions there, the garbage collector was
+ * the largest cost of a hop. Operator lookups (`peek`) get a copy. A held lock is a key in
+ * `held`; hops that find it held queue in `waiting` and get the lock handed over in turn.
+ */
+export function localSessions ({ ttlMs, endedTtlMs, lockWaitMs }: StoreTimings): SessionStore {
+  const live = new TtlMap<Session>()
+  const endedSessions = new TtlMap<EndedSession>()
+  /** Sessions with a hop running. */
+  const held = new Set<string>()
+  /** Hops waiting for a held session (rare: a retry arriving while the first attempt runs). */
+  const waiting = new Map<string, Array<() => void>>()
+  const copy = (session: Session | undefined) => (session === undefined ? undefined : { ...session })
+  return {
+    lock (sessionId) {
+      if (!held.has(sessionId)) {
+        held.add(sessionId)
+        return
+      }
+      const queue = waiting.get(sessionId) ?? []
+      waiting.set(sessionId, queue)
+      return new Promise<LockToken>((resolve, reject) => {
+        const waiter = () => {
+          clearTimeout(timer)
+          resolve(undefined)
+        }
+        // A hop stuck behind another for too long gives up (the busy error) and leaves the queue.
+        const timer = setTimeout(() => {
+          queue.splice(queue.indexOf(waiter), 1)
+          if (queue.length === 0 && waiting.get(sessionId) === queue) waiting.delete(sessionId)
+          reject(new UssdSessionBusyError())
+        }, lockWaitMs)
+        queue.push(waiter)
+      })
+    },
+    unlock (sessionId) {
+      const queue = waiting.size === 0 ? undefined : waiting.get(sessionId)
+      const next = queue?.shift()
+      if (queue === undefined || next === undefined) {
+        held.delete(sessionId)
+        return
+      }
+      // The lock passes to the next hop: the session stays held.
+      if (queue.length === 0) waiting.delete(sessionId)
+      next()
+    },
+    touch: (sessionId) => live.touch(sessionId, ttlMs),
+    peek: (sessionId) => copy(live.get(sessionId)),
+    save (session) { live.set(session.id, session, ttlMs) },
+    // Only while it is live: a session freed meanwhile (end-of-session notification) stays freed.
+    restore (snapshot) { if (live.has(snapshot.id)) live.set(snapshot.id, snapshot, ttlMs) },
+    finish (session, ended) {
+      endedSessions.set(session.id, ended, endedTtlMs)
+      live.delete(session.id)
+    },
+    ended: (sessionId) => endedSessions.get(sessionId),
+    remove (sessionId) {
+      endedSessions.delete(sessionId)
+      return live.delete(sessionId)
+    },
+    list: (limit) => live.keys('', limit),
+    close () {
+      live.close()
+      endedSessions.close()
+    }
+  }
+}
