@@ -38,6 +38,11 @@ export function baseConfigProperties (defaults: { app: string, port: number }) {
     REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'Redis for state shared across replicas; in-process when unset' })),
     CORS_ORIGIN: Type.Optional(Type.String({ description: 'Comma-separated allowed origins, or *' })),
     TRUST_PROXY_ENABLED: Bool(false, 'Trust X-Forwarded-* from a reverse proxy (client IP for rate limits and logs)'),
+    TRUST_PROXY_ADDRESSES: Type.String({
+      minLength: 1,
+      default: 'loopback,linklocal,uniquelocal',
+      description: 'With TRUST_PROXY_ENABLED: the proxies to trust (IP/CIDR list, or loopback, linklocal, uniquelocal). The client IP is the last X-Forwarded-For entry not from one of them, so an entry the client forged in front is ignored'
+    }),
     SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 0, default: 10_000, description: 'How long in-flight requests may take to finish on shutdown' })
   }
 }

@@ -28,6 +28,12 @@ describe('rate limits behind a trusted proxy', () => {
     for (let i = 0; i < 5; i++) expect((await hop(ctx.app, { 'x-forwarded-for': `203.0.113.${20 + i}` })).status).toBe(200)
   })
 
+  it('takes the address the proxy saw, not an entry the client forged in front of it', async () => {
+    // The proxy (loopback here) appends the address it saw to what the client sent: the client's own entry is ignored.
+    for (let i = 0; i < 3; i++) expect((await hop(ctx.app, { 'x-forwarded-for': `10.9.9.${i}, 203.0.113.30` })).status).toBe(200)
+    expect((await hop(ctx.app, { 'x-forwarded-for': '10.9.9.99, 203.0.113.30' })).body).toBe(LIMITED)
+  })
+
   it('limits each phone number on its own, whatever the IP', async () => {
     const phoneNumber = newPhone()
     expect((await hop(ctx.app, { 'x-forwarded-for': '203.0.113.40' }, phoneNumber)).status).toBe(200)
