@@ -33,7 +33,8 @@ export function localSessions ({ ttlMs, endedTtlMs, lockWaitMs }: StoreTimings):
         }
         // A hop stuck behind another for too long gives up (the busy error) and leaves the queue.
         const timer = setTimeout(() => {
-          queue.splice(queue.indexOf(waiter), 1)
+          const at = queue.indexOf(waiter)
+          if (at >= 0) queue.splice(at, 1)
           if (queue.length === 0 && waiting.get(sessionId) === queue) waiting.delete(sessionId)
           reject(new UssdSessionBusyError())
         }, lockWaitMs)

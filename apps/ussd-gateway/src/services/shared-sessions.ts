@@ -37,7 +37,7 @@ export function sharedSessions (state: SharedState, { ttlMs, endedTtlMs, lockTtl
       return token
     },
 
-    // A hop that outlived the lock's TTL lost it, maybe to the next hop: that one keeps it.
+    // A hop whose lock was lost (its renewals failed past the TTL) may find the next hop's lock: that one stays.
     async unlock (sessionId: string, token: LockToken): Promise<void> {
       if (token === undefined) return
       stopRenewing(token)
