@@ -8,20 +8,32 @@ const SWEEP_INTERVAL_MS = 30_000
 export class TtlMap<V> {
   readonly #entries = new Map<string, { value: V, expiresAt: number }>()
   readonly #sweeper: NodeJS.Timeout
+  readonly #onExpire: ((key: string, value: V) => void) | undefined
 
-  constructor () {
+  /**
+   * `onExpire` hears of each entry dropped because its TTL ran out (on the read that found it
+   * expired, or in the sweep), not of deleted or overwritten ones: a caller can leave a trace of
+   * what expired.
+   */
+  constructor (onExpire?: (key: string, value: V) => void) {
+    this.#onExpire = onExpire
     this.#sweeper = setInterval(() => {
       const now = Date.now()
-      for (const [key, entry] of this.#entries) if (entry.expiresAt <= now) this.#entries.delete(key)
+      for (const [key, entry] of this.#entries) if (entry.expiresAt <= now) this.#expire(key, entry.value)
     }, SWEEP_INTERVAL_MS)
     this.#sweeper.unref()
+  }
+
+  #expire (key: string, value: V) {
+    this.#entries.delete(key)
+    this.#onExpire?.(key, value)
   }
 
   #live (key: string) {
     const entry = this.#entries.get(key)
     if (entry === undefined) return undefined
     if (entry.expiresAt <= Date.now()) {
-      this.#entries.delete(key)
+      this.#expire(key, entry.value)
       return undefined
     }
     return entry

@@ -10,8 +10,10 @@ import type { EndedSession, LockToken, SessionStore, StoreTimings } from './sess
  * the largest cost of a hop. Operator lookups (`peek`) get a copy. A held lock is a key in
  * `held`; hops that find it held queue in `waiting` and get the lock handed over in turn.
  */
-export function localSessions ({ ttlMs, endedTtlMs, lockWaitMs }: StoreTimings): SessionStore {
-  const live = new TtlMap<Session>()
+export function localSessions ({ ttlMs, endedTtlMs, expiredTtlMs, lockWaitMs }: StoreTimings): SessionStore {
+  /** Ids of sessions that expired lately: a trace costs the hop path nothing (only expiry writes it). */
+  const expiredSessions = new TtlMap<true>()
+  const live = new TtlMap<Session>((sessionId) => { expiredSessions.set(sessionId, true, expiredTtlMs) })
   const endedSessions = new TtlMap<EndedSession>()
   /** Sessions with a hop running. */
   const held = new Set<string>()
@@ -62,14 +64,18 @@ export function localSessions ({ ttlMs, endedTtlMs, lockWaitMs }: StoreTimings):
       live.delete(session.id)
     },
     ended: (sessionId) => endedSessions.get(sessionId),
+    expired: (sessionId) => expiredSessions.has(sessionId),
     remove (sessionId) {
+      const wasLive = live.delete(sessionId)
       endedSessions.delete(sessionId)
-      return live.delete(sessionId)
+      expiredSessions.delete(sessionId)
+      return wasLive
     },
     list: (limit) => live.keys('', limit),
     close () {
       live.close()
       endedSessions.close()
+      expiredSessions.close()
     }
   }
 }

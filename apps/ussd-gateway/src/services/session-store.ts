@@ -16,6 +16,12 @@ const LOCK_TTL_MS = 15_000
 const LOCK_WAIT_MS = 5_000
 /** How long an ended session's last reply stays available for aggregator retries. */
 const ENDED_TTL_MS = 60_000
+/**
+ * How long a session that expired is remembered as expired: a later hop of it is told to dial
+ * again instead of being taken for a new dial. An aggregator's session outlives ours only when
+ * our inactivity TTL is the shorter one (Africa's Talking caps a session at 180 s).
+ */
+const EXPIRED_TTL_MS = 10 * 60_000
 
 /** Proves which hop holds a shared lock, so a hop whose lock expired cannot release another's. */
 export type LockToken = string | undefined
@@ -44,6 +50,8 @@ export interface SessionStore {
   /** Frees the session, keeping only its final reply briefly for retries. */
   finish: (session: Session, ended: EndedSession) => Maybe<void>
   ended: (sessionId: string) => Maybe<EndedSession | undefined>
+  /** True when the session expired of inactivity lately (not when it ended or was freed). */
+  expired: (sessionId: string) => Maybe<boolean>
   /** Frees everything about a session (the aggregator's end-of-session notification). */
   remove: (sessionId: string) => Maybe<boolean>
   list: (limit: number) => Maybe<string[]>
@@ -61,7 +69,7 @@ export interface SessionStoreOptions {
 }
 
 /** The timings every store works with. */
-export interface StoreTimings { ttlMs: number, endedTtlMs: number, lockTtlMs: number, lockWaitMs: number }
+export interface StoreTimings { ttlMs: number, endedTtlMs: number, expiredTtlMs: number, lockTtlMs: number, lockWaitMs: number }
 
 /**
  * Sessions with a sliding inactivity TTL. Hops of one session are serialised by a short lock, so
@@ -73,6 +81,7 @@ export function createSessionStore (state: SharedState, options: SessionStoreOpt
   const timings = {
     ttlMs: options.ttlMs,
     endedTtlMs: Math.min(options.ttlMs, ENDED_TTL_MS),
+    expiredTtlMs: EXPIRED_TTL_MS,
     lockTtlMs: options.lockTtlMs ?? LOCK_TTL_MS,
     lockWaitMs: options.lockWaitMs ?? LOCK_WAIT_MS
   }

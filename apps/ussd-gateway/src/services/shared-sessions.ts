@@ -7,11 +7,13 @@ import type { EndedSession, LockToken, SessionStore, StoreTimings } from './sess
 
 const SESSION = 's:'
 const ENDED = 'e:'
+/** Outlives the session key by expiredTtlMs: present while the session is not, it expired. */
+const SEEN = 'x:'
 const LOCK = 'l:'
 const LOCK_POLL_MS = 15
 
 /** Sessions encoded in the shared state (Redis), locked by a stored key with a TTL. */
-export function sharedSessions (state: SharedState, { ttlMs, endedTtlMs, lockTtlMs, lockWaitMs }: StoreTimings): SessionStore {
+export function sharedSessions (state: SharedState, { ttlMs, endedTtlMs, expiredTtlMs, lockTtlMs, lockWaitMs }: StoreTimings): SessionStore {
   /** Renewal timers of the locks this replica holds, by token. */
   const renewals = new Map<string, NodeJS.Timeout>()
   const stopRenewing = (token: string) => {
@@ -54,13 +56,17 @@ export function sharedSessions (state: SharedState, { ttlMs, endedTtlMs, lockTtl
       return stored === null ? undefined : decodeSession(stored)
     },
 
+    // Both in flight at once (one round trip); the trace slides with the session.
     async save (session: Session): Promise<void> {
-      await state.set(SESSION + session.id, encodeSession(session), { ttlMs })
+      await Promise.all([
+        state.set(SESSION + session.id, encodeSession(session), { ttlMs }),
+        state.set(SEEN + session.id, '1', { ttlMs: ttlMs + expiredTtlMs })
+      ])
     },
 
     async finish (session: Session, ended: EndedSession): Promise<void> {
       await state.set(ENDED + session.id, JSON.stringify(ended), { ttlMs: endedTtlMs })
-      await state.del(SESSION + session.id)
+      await Promise.all([state.del(SESSION + session.id), state.del(SEEN + session.id)])
     },
 
     async ended (sessionId: string): Promise<EndedSession | undefined> {
@@ -73,8 +79,13 @@ export function sharedSessions (state: SharedState, { ttlMs, endedTtlMs, lockTtl
       }
     },
 
+    // Asked only when no live session was found: the trace then means it expired.
+    async expired (sessionId: string): Promise<boolean> {
+      return (await state.get(SEEN + sessionId)) !== null
+    },
+
     async remove (sessionId: string): Promise<boolean> {
-      const [live] = await Promise.all([state.del(SESSION + sessionId), state.del(ENDED + sessionId)])
+      const [live] = await Promise.all([state.del(SESSION + sessionId), state.del(ENDED + sessionId), state.del(SEEN + sessionId)])
       return live
     },
 

@@ -110,12 +110,22 @@ export function createUssdEngine (options: EngineOptions) {
     }
   }
 
+  /**
+   * A hop that continues a session we no longer hold: the user must dial again. Latest-input
+   * aggregators say so themselves (not an initiation). With cumulative text, a first hop may carry
+   * text (a shortcut dial), so only a session that expired lately (the store's trace) counts.
+   */
+  function isExpired (hop: Hop): Maybe<boolean> {
+    if (hop.latest !== undefined) return !hop.latest.initiation
+    return hop.text !== undefined && hop.text !== '' && sessions.expired(hop.sessionId)
+  }
+
   /** The first hop of a session (or one after it ended): a retry of the last hop replays its END. */
   async function startSession (hop: Hop): Promise<Reply> {
     const ended = await sessions.ended(hop.sessionId)
     if (ended !== undefined && matchesEnded(ended, hop)) return { end: true, message: ended.message }
     const { session, inputs } = await start(hop)
-    if (hop.latest !== undefined && !hop.latest.initiation) return endScreen(session, 'session.expired', machine.appName)
+    if (await isExpired(hop)) return endScreen(session, 'session.expired', machine.appName)
     // A shortcut's inputs are replayed like typed ones, up to the first refusal or free-input prompt.
     // Rendered only when no input moved the machine: applyInput answers its own screen.
     let reply: Reply | undefined

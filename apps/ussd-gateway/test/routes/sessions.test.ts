@@ -237,4 +237,31 @@ describe('USSD session expiry', () => {
     expect(gone.json()).toMatchObject({ statusCode: 404, code: 'USSD_SESSION_NOT_FOUND' })
     expect((await new Dialer(ctx.app, { phoneNumber: phone.phoneNumber }).dial()).screen).toMatch(/^Welcome/)
   })
+
+  it('tells a hop of a session that expired to dial again, in the phone\'s language, and retries alike', async () => {
+    const phone = new Dialer(ctx.app)
+    await phone.dial()
+    await phone.send('3')
+    expect((await phone.send('2')).screen).toMatch(/^Lugha imewekwa/)
+    await phone.send('2')
+    await sleep(1500)
+    // The aggregator's session outlived ours: its next hop is not a new dial (no jump into the menu).
+    const expired = await phone.send('2')
+    expect(expired).toMatchObject({ status: 200, con: false, body: 'END Muda wa kipindi chako umekwisha. Tafadhali piga tena.' })
+    expect((await phone.post(phone.text)).body).toBe(expired.body)
+    expect((await debug(ctx.app, phone.sessionId)).statusCode).toBe(404)
+    const list = await ctx.app.inject({ method: 'GET', url: '/api/ussd/sessions', headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })
+    expect(list.json().activeSessions).not.toContain(phone.sessionId)
+    // A session never seen that opens with text is a shortcut dial, as before.
+    expect((await new Dialer(ctx.app).dial('2')).screen).toMatch(/^Account/)
+  })
+
+  it('forgets a session freed by the aggregator\'s notification: no expiry answer for it', async () => {
+    const phone = new Dialer(ctx.app)
+    await phone.dial()
+    await phone.send('1')
+    await sleep(1500)
+    expect((await ctx.app.inject({ method: 'POST', url: '/api/ussd/events', payload: { sessionId: phone.sessionId, phoneNumber: phone.phoneNumber, status: 'Success' } })).statusCode).toBe(200)
+    expect((await phone.post('2')).screen).toMatch(/^Account/)
+  })
 })
