@@ -41,6 +41,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       sessions,
       preferences,
       serviceCodes: config.USSD_SERVICE_CODES?.split(',').map((code) => code.trim()) ?? [],
+      deadlineMs: config.USSD_HOP_DEADLINE_MS,
       machine: { db: database.db, vault, appName: config.USSD_APP_NAME, saveLanguage: preferences.save }
     })
 

@@ -5,7 +5,7 @@ import { keyringIssues } from './services/pin-keyring.ts'
 /**
  * Environment of the USSD gateway (every key is documented in README.md):
  * RATE_LIMIT_MAX, RATE_LIMIT_PHONE_MAX, RATE_LIMIT_WINDOW_MS, RATE_LIMIT_ALLOWLIST,
- * USSD_SESSION_TTL_SECONDS, USSD_APP_NAME, USSD_SERVICE_CODES, OPERATOR_TOKEN,
+ * USSD_SESSION_TTL_SECONDS, USSD_HOP_DEADLINE_MS, USSD_APP_NAME, USSD_SERVICE_CODES, OPERATOR_TOKEN,
  * PIN_ENCRYPTION_KEY, PIN_ENCRYPTION_KEY_ID, PIN_ENCRYPTION_PREVIOUS_KEYS, SIMULATOR_ENABLED, REDIS_KEY_PREFIX.
  */
 export const ConfigSchema = Type.Object({
@@ -15,6 +15,7 @@ export const ConfigSchema = Type.Object({
   RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'Rate limit window in milliseconds' }),
   RATE_LIMIT_ALLOWLIST: Type.Optional(Type.String({ description: 'Comma-separated client IPs exempt from the per-IP limit (the per-phone limit still applies)' })),
   USSD_SESSION_TTL_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 180, description: 'Inactivity after which a session expires' }),
+  USSD_HOP_DEADLINE_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 8000, description: 'Longest a hop may wait on the database, Redis or another hop of its session before the aggregator gets the unavailable END (Africa\'s Talking waits 15 s)' }),
   USSD_APP_NAME: Type.String({ minLength: 1, maxLength: 24, pattern: '^[A-Za-z0-9 .&\'-]+$', default: 'Impact Platform', description: 'Name shown on the welcome screen (plain GSM-7 text)' }),
   USSD_SERVICE_CODES: Type.Optional(Type.String({ pattern: '^\\*\\d+(\\*\\d+)*#(,\\s*\\*\\d+(\\*\\d+)*#)*$', description: 'Comma-separated base codes (e.g. *384*123#); a dial with extra segments after one of them is a shortcut' })),
   OPERATOR_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'Bearer token of the operator debug endpoints' })),

@@ -7,6 +7,13 @@ export const UssdSessionNotFoundError = defineError('USSD_SESSION_NOT_FOUND', 'S
 export const UssdSessionBusyError = defineError('USSD_SESSION_BUSY', 'The session is busy with another request', 503)
 
 /**
+ * A hop still waiting on I/O (a stalled database, a lock held by a hop that hangs) at the hop
+ * deadline: the aggregator gets the unavailable END in time, instead of dropping the session
+ * without a message at its own timeout. The hop itself runs on and releases what it holds.
+ */
+export const UssdHopDeadlineError = defineError('USSD_HOP_DEADLINE', 'The hop did not finish within %s ms', 503)
+
+/**
  * A stored PIN record that no configured key opens (a key retired without PIN_ENCRYPTION_PREVIOUS_KEYS,
  * a changed key id, a damaged row). The server's fault, not the user's: the hop ends with the
  * unavailable text and no failed attempt is counted, so a rotation mistake locks nobody out.

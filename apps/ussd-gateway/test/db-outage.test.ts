@@ -1,4 +1,6 @@
 import { createServer, connect, type Server, type Socket } from 'node:net'
+import { sql } from 'kysely'
+import { openDatabase } from '@impact/persistence'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
 import { buildApp } from '../src/app.ts'
@@ -39,6 +41,7 @@ async function startRelay (target: { host: string, port: number }) {
 }
 
 const UNAVAILABLE = 'END Service temporarily unavailable. Please try again later.'
+const DEADLINE_MS = 2000
 
 // PGlite runs inside the app's process, so nothing can cut it; this runs against a PostgreSQL server.
 // Sessions in-process (where a hop changes the stored session in place and a failed one must be
@@ -65,6 +68,7 @@ describe.runIf(process.env.DATABASE_URL !== undefined && process.env.DATABASE_UR
       DATABASE_URL: url.toString(),
       REDIS_KEY_PREFIX: prefix,
       PIN_ENCRYPTION_KEY: TEST_PIN_KEY,
+      USSD_HOP_DEADLINE_MS: String(DEADLINE_MS),
       ...(redis !== undefined ? { REDIS_URL: redis } : {})
     }))
   })
@@ -97,5 +101,35 @@ describe.runIf(process.env.DATABASE_URL !== undefined && process.env.DATABASE_UR
     // The aggregator retries the failed hop: it is applied now, not answered as a replay of the PIN prompt.
     const retried = await signup.post(signup.text)
     expect(retried.screen).toMatch(/^Account created!/)
+  })
+
+  it('answers the unavailable END at the hop deadline while the database hangs, and the hop finishes after', async () => {
+    // Another client holds a lock on the table a first hop reads: the hop's query waits on the server.
+    const holder = await openDatabase({ url: database.url, dataDir: database.dataDir, migrations: {}, migrationTable: 'unused', migrate: 'never', poolMax: 1 })
+    let release = () => {}
+    let locked = () => {}
+    const held = new Promise<void>((resolve) => { locked = resolve })
+    const holding = holder.db.transaction().execute(async (trx) => {
+      await sql`LOCK TABLE ussd_phone_preferences IN ACCESS EXCLUSIVE MODE`.execute(trx)
+      locked()
+      await new Promise<void>((resolve) => { release = resolve })
+    })
+    try {
+      await held
+      const phone = new Dialer(app)
+      const started = Date.now()
+      const stalled = await phone.dial()
+      expect(stalled).toMatchObject({ status: 200, body: UNAVAILABLE })
+      expect(Date.now() - started).toBeGreaterThanOrEqual(DEADLINE_MS - 50)
+      expect(Date.now() - started).toBeLessThan(DEADLINE_MS + 3000)
+      release()
+      await holding
+      // Released, the late hop completes (its reply is dropped) and the next dial is served at once.
+      expect((await new Dialer(app, { phoneNumber: phone.phoneNumber }).dial()).body).toMatch(/^CON Welcome/)
+    } finally {
+      release()
+      await holding.catch(() => {})
+      await holder.close()
+    }
   })
 })

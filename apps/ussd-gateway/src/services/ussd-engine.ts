@@ -1,4 +1,4 @@
-import { UssdPhoneMismatchError } from '../errors.ts'
+import { UssdHopDeadlineError, UssdPhoneMismatchError } from '../errors.ts'
 import type { Preferences } from './preferences.ts'
 import { applyInput, atPrompt, atSecretPrompt, endScreen, INITIAL_STATE, render, type Reply } from './menu/machine.ts'
 import type { MachineDeps } from './menu/types.ts'
@@ -26,6 +26,20 @@ export interface EngineOptions {
   machine: MachineDeps
   /** Base service codes whose extra segments are shortcut inputs. */
   serviceCodes: readonly string[]
+  /** Longest a hop waiting on I/O is awaited (then UssdHopDeadlineError). */
+  deadlineMs: number
+}
+
+/**
+ * Settles like `reply`, or rejects at the deadline. A late reply is dropped (the aggregator has
+ * its END by then), and so is a late failure: the race has already handled it.
+ */
+function withDeadline (reply: Promise<Reply>, ms: number): Promise<Reply> {
+  let timer: NodeJS.Timeout | undefined
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => { reject(new UssdHopDeadlineError(ms)) }, ms)
+  })
+  return Promise.race([reply, deadline]).finally(() => { clearTimeout(timer) })
 }
 
 function matchesEnded (ended: EndedSession, hop: Hop): boolean {
@@ -166,10 +180,14 @@ export function createUssdEngine (options: EngineOptions) {
   }
 
   return {
-    /** Serialised per session (see the session store's lock); no promise when nothing waits on I/O. */
+    /**
+     * Serialised per session (see the session store's lock); no promise when nothing waits on I/O,
+     * and a hop that waits gets the deadline.
+     */
     hop (hop: Hop): Maybe<Reply> {
       const locking = sessions.lock(hop.sessionId)
-      return pending(locking) ? locking.then((token) => locked(hop, token)) : locked(hop, locking)
+      const reply = pending(locking) ? locking.then((token) => locked(hop, token)) : locked(hop, locking)
+      return pending(reply) ? withDeadline(reply, options.deadlineMs) : reply
     },
 
     /**
