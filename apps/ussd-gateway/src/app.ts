@@ -37,14 +37,6 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
     const keyring = loadKeyring(config)
     const vault = createPinVault(keyring)
     const preferences = createPreferences(database.db, state)
-    const engine = createUssdEngine({
-      sessions,
-      preferences,
-      serviceCodes: config.USSD_SERVICE_CODES?.split(',').map((code) => code.trim()) ?? [],
-      deadlineMs: config.USSD_HOP_DEADLINE_MS,
-      machine: { db: database.db, vault, appName: config.USSD_APP_NAME, saveLanguage: preferences.save }
-    })
-
     const app = await createApp({
       config,
       docs: {
@@ -68,6 +60,18 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       logger: { redact: USSD_REDACT_PATHS, ...(options.logStream !== undefined ? { stream: options.logStream } : {}) }
     })
     app.addHook('onClose', release)
+    const engine = createUssdEngine({
+      sessions,
+      preferences,
+      serviceCodes: config.USSD_SERVICE_CODES?.split(',').map((code) => code.trim()) ?? [],
+      deadlineMs: config.USSD_HOP_DEADLINE_MS,
+      // The aggregator was told the hop failed; the log says whether it took effect after all.
+      onLateHop: (sessionId, outcome) => {
+        if (outcome instanceof Error) app.log.error({ sessionId, err: outcome }, 'ussd hop failed after its deadline')
+        else app.log.warn({ sessionId, outcome }, 'ussd hop finished after its deadline')
+      },
+      machine: { db: database.db, vault, appName: config.USSD_APP_NAME, saveLanguage: preferences.save }
+    })
     await app.register(ussdApi, { prefix: '/api/ussd', config, state, engine, sessions })
     if (simulatorEnabled(config)) await app.register(simulatorRoutes, { config })
     return app

@@ -1,11 +1,12 @@
 import { createServer, connect, type Server, type Socket } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { sql } from 'kysely'
 import { openDatabase } from '@impact/persistence'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
 import { buildApp } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
-import { Dialer, dropRedisPrefix, TEST_PIN_KEY, type TestApp } from './helper.ts'
+import { captureLogs, Dialer, dropRedisPrefix, TEST_PIN_KEY, type CapturedLogs, type TestApp } from './helper.ts'
 
 /** A TCP relay in front of PostgreSQL that the test can cut and restore, like a network outage. */
 async function startRelay (target: { host: string, port: number }) {
@@ -54,6 +55,7 @@ describe.runIf(process.env.DATABASE_URL !== undefined && process.env.DATABASE_UR
   let database: TestDatabase
   let relay: Awaited<ReturnType<typeof startRelay>>
   let app: TestApp
+  let logs: CapturedLogs
   const prefix = `test:ussd:outage:${process.pid}:${redis === undefined ? 'local' : 'redis'}:`
 
   beforeAll(async () => {
@@ -61,16 +63,17 @@ describe.runIf(process.env.DATABASE_URL !== undefined && process.env.DATABASE_UR
     const url = new URL(database.url ?? '')
     relay = await startRelay({ host: url.hostname, port: Number(url.port || 5432) })
     url.host = `127.0.0.1:${relay.port}`
+    logs = captureLogs()
     app = await buildApp(loadConfig({
       NODE_ENV: 'test',
-      LOG_LEVEL: 'silent',
+      LOG_LEVEL: 'warn',
       ...database.env,
       DATABASE_URL: url.toString(),
       REDIS_KEY_PREFIX: prefix,
       PIN_ENCRYPTION_KEY: TEST_PIN_KEY,
       USSD_HOP_DEADLINE_MS: String(DEADLINE_MS),
       ...(redis !== undefined ? { REDIS_URL: redis } : {})
-    }))
+    }), { logStream: logs.stream })
   })
   afterAll(async () => {
     await app?.close()
@@ -103,7 +106,7 @@ describe.runIf(process.env.DATABASE_URL !== undefined && process.env.DATABASE_UR
     expect(retried.screen).toMatch(/^Account created!/)
   })
 
-  it('answers the unavailable END at the hop deadline while the database hangs, and the hop finishes after', async () => {
+  it('answers the unavailable END at the hop deadline while the database hangs; a hop still queued then never runs', async () => {
     // Another client holds a lock on the table a first hop reads: the hop's query waits on the server.
     const holder = await openDatabase({ url: database.url, dataDir: database.dataDir, migrations: {}, migrationTable: 'unused', migrate: 'never', poolMax: 1 })
     let release = () => {}
@@ -118,13 +121,22 @@ describe.runIf(process.env.DATABASE_URL !== undefined && process.env.DATABASE_UR
       await held
       const phone = new Dialer(app)
       const started = Date.now()
-      const stalled = await phone.dial()
+      // The first hop waits on the database; a second one of the same session queues behind it.
+      const stalling = phone.dial()
+      await sleep(300)
+      const queued = await phone.post('1')
+      const stalled = await stalling
       expect(stalled).toMatchObject({ status: 200, body: UNAVAILABLE })
+      expect(queued).toMatchObject({ status: 200, body: UNAVAILABLE })
       expect(Date.now() - started).toBeGreaterThanOrEqual(DEADLINE_MS - 50)
       expect(Date.now() - started).toBeLessThan(DEADLINE_MS + 3000)
       release()
       await holding
-      // Released, the late hop completes (its reply is dropped) and the next dial is served at once.
+      // The first hop finishes (its reply dropped) and releases the session; the queued one, told
+      // it failed, did nothing: the session is still at the welcome screen, not in Know More.
+      await expect.poll(() => logs.text(), { timeout: 5000 }).toMatch(/"outcome":"skipped"/)
+      expect(logs.text()).toMatch(/"outcome":"applied"[^\n]*"msg":"ussd hop finished after its deadline"/)
+      expect((await phone.post('')).body).toMatch(/^CON Welcome/)
       expect((await new Dialer(app, { phoneNumber: phone.phoneNumber }).dial()).body).toMatch(/^CON Welcome/)
     } finally {
       release()

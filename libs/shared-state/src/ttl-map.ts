@@ -11,9 +11,9 @@ export class TtlMap<V> {
   readonly #onExpire: ((key: string, value: V) => void) | undefined
 
   /**
-   * `onExpire` hears of each entry dropped because its TTL ran out (on the read that found it
-   * expired, or in the sweep), not of deleted or overwritten ones: a caller can leave a trace of
-   * what expired.
+   * `onExpire` hears of each entry dropped because its TTL ran out, when a read, a delete or the
+   * sweep finds it expired; not of an entry deleted while live, nor of one overwritten by `set`.
+   * A caller can leave a trace of what expired. It must not throw (the sweep runs in a timer).
    */
   constructor (onExpire?: (key: string, value: V) => void) {
     this.#onExpire = onExpire

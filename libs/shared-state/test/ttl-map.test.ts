@@ -22,6 +22,14 @@ describe('TtlMap', () => {
       expect(expired).toEqual([['read', 1], ['swept', 2]])
       expect(map.get('kept')).toBe(4)
       expect(map.keys()).toEqual(['kept'])
+      // Deleting an entry that has expired unseen reports it; overwriting one with `set` does not.
+      map.set('gone', 5, 1000)
+      map.set('renewed', 6, 1000)
+      vi.advanceTimersByTime(1500)
+      expect(map.delete('gone')).toBe(false)
+      map.set('renewed', 7, 1000)
+      expect(expired).toEqual([['read', 1], ['swept', 2], ['gone', 5]])
+      expect(map.get('renewed')).toBe(7)
     } finally {
       map.close()
     }

@@ -11,9 +11,15 @@ import type { EndedSession, LockToken, SessionStore, StoreTimings } from './sess
  * `held`; hops that find it held queue in `waiting` and get the lock handed over in turn.
  */
 export function localSessions ({ ttlMs, endedTtlMs, expiredTtlMs, lockWaitMs }: StoreTimings): SessionStore {
-  /** Ids of sessions that expired lately: a trace costs the hop path nothing (only expiry writes it). */
+  /**
+   * Ids of sessions that expired lately: a trace costs the hop path nothing (only expiry writes
+   * it). Latest-input sessions (Hubtel, with a sequence) leave none: their hops say themselves
+   * whether they open a session.
+   */
   const expiredSessions = new TtlMap<true>()
-  const live = new TtlMap<Session>((sessionId) => { expiredSessions.set(sessionId, true, expiredTtlMs) })
+  const live = new TtlMap<Session>((sessionId, session) => {
+    if (session.sequence === undefined) expiredSessions.set(sessionId, true, expiredTtlMs)
+  })
   const endedSessions = new TtlMap<EndedSession>()
   /** Sessions with a hop running. */
   const held = new Set<string>()
@@ -62,6 +68,8 @@ export function localSessions ({ ttlMs, endedTtlMs, expiredTtlMs, lockWaitMs }: 
     finish (session, ended) {
       endedSessions.set(session.id, ended, endedTtlMs)
       live.delete(session.id)
+      // A hop that outlived the TTL stored its session again over a trace: an END leaves none.
+      expiredSessions.delete(session.id)
     },
     ended: (sessionId) => endedSessions.get(sessionId),
     expired: (sessionId) => expiredSessions.has(sessionId),

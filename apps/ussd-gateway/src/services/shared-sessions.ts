@@ -56,11 +56,13 @@ export function sharedSessions (state: SharedState, { ttlMs, endedTtlMs, expired
       return stored === null ? undefined : decodeSession(stored)
     },
 
-    // Both in flight at once (one round trip); the trace slides with the session.
+    // Both in flight at once (one round trip). The trace slides with the session; it is only a
+    // courtesy (a better END text), so failing to write it fails no hop. Latest-input sessions
+    // (Hubtel, with a sequence) need none: their hops say whether they open a session.
     async save (session: Session): Promise<void> {
       await Promise.all([
         state.set(SESSION + session.id, encodeSession(session), { ttlMs }),
-        state.set(SEEN + session.id, '1', { ttlMs: ttlMs + expiredTtlMs })
+        session.sequence === undefined ? state.set(SEEN + session.id, '1', { ttlMs: ttlMs + expiredTtlMs }).catch(() => false) : undefined
       ])
     },
 

@@ -28,16 +28,22 @@ export interface EngineOptions {
   serviceCodes: readonly string[]
   /** Longest a hop waiting on I/O is awaited (then UssdHopDeadlineError). */
   deadlineMs: number
+  /**
+   * Hears how a hop that missed its deadline ended, after the aggregator got the unavailable END:
+   * `applied` (its input took effect), `skipped` (it got its session's lock only after the
+   * deadline and did nothing) or the error it failed with. For the operator's log.
+   */
+  onLateHop?: (sessionId: string, outcome: 'applied' | 'skipped' | Error) => void
 }
 
-/**
- * Settles like `reply`, or rejects at the deadline. A late reply is dropped (the aggregator has
- * its END by then), and so is a late failure: the race has already handled it.
- */
-function withDeadline (reply: Promise<Reply>, ms: number): Promise<Reply> {
+/** Settles like `reply`, or rejects at the deadline, calling `missed` then (the race handles a late failure). */
+function withDeadline (reply: Promise<Reply>, ms: number, missed: () => void): Promise<Reply> {
   let timer: NodeJS.Timeout | undefined
   const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => { reject(new UssdHopDeadlineError(ms)) }, ms)
+    timer = setTimeout(() => {
+      missed()
+      reject(new UssdHopDeadlineError(ms))
+    }, ms)
   })
   return Promise.race([reply, deadline]).finally(() => { clearTimeout(timer) })
 }
@@ -138,8 +144,8 @@ export function createUssdEngine (options: EngineOptions) {
   async function startSession (hop: Hop): Promise<Reply> {
     const ended = await sessions.ended(hop.sessionId)
     if (ended !== undefined && matchesEnded(ended, hop)) return { end: true, message: ended.message }
-    const { session, inputs } = await start(hop)
-    if (await isExpired(hop)) return endScreen(session, 'session.expired', machine.appName)
+    const [{ session, inputs }, expired] = await Promise.all([start(hop), isExpired(hop)])
+    if (expired) return endScreen(session, 'session.expired', machine.appName)
     // A shortcut's inputs are replayed like typed ones, up to the first refusal or free-input prompt.
     // Rendered only when no input moved the machine: applyInput answers its own screen.
     let reply: Reply | undefined
@@ -154,6 +160,18 @@ export function createUssdEngine (options: EngineOptions) {
     // Inputs left over were typed ahead of a prompt and may hold a PIN.
     if (replayed < inputs.length) session.keptText = maskText(session.keptText)
     return await persist(session, reply ?? render(session, machine.appName))
+  }
+
+  /** The hop's reply within the deadline; past it, the unavailable error now and the real outcome to onLateHop. */
+  function bounded (sessionId: string, reply: Promise<Reply>, late = { missed: false }): Promise<Reply> {
+    return withDeadline(reply, options.deadlineMs, () => {
+      late.missed = true
+      const report = options.onLateHop
+      if (report === undefined) return
+      reply.then(() => { report(sessionId, 'applied') }, (error: unknown) => {
+        report(sessionId, error instanceof UssdHopDeadlineError ? 'skipped' : error instanceof Error ? error : new Error(String(error)))
+      })
+    })
   }
 
   /** Runs the hop and releases its lock however it ends (at once when nothing waits on I/O). */
@@ -186,8 +204,17 @@ export function createUssdEngine (options: EngineOptions) {
      */
     hop (hop: Hop): Maybe<Reply> {
       const locking = sessions.lock(hop.sessionId)
-      const reply = pending(locking) ? locking.then((token) => locked(hop, token)) : locked(hop, locking)
-      return pending(reply) ? withDeadline(reply, options.deadlineMs) : reply
+      if (!pending(locking)) {
+        const reply = locked(hop, locking)
+        return pending(reply) ? bounded(hop.sessionId, reply) : reply
+      }
+      // A hop still waiting for its session at the deadline must not run later: the user was told
+      // it failed. One already running goes on (a database write cannot be taken back).
+      const late = { missed: false }
+      const reply = locking.then((token) => late.missed
+        ? after(sessions.unlock(hop.sessionId, token), () => { throw new UssdHopDeadlineError(options.deadlineMs) })
+        : locked(hop, token))
+      return bounded(hop.sessionId, reply, late)
     },
 
     /**

@@ -256,12 +256,18 @@ describe('USSD session expiry', () => {
     expect((await new Dialer(ctx.app).dial('2')).screen).toMatch(/^Account/)
   })
 
-  it('forgets a session freed by the aggregator\'s notification: no expiry answer for it', async () => {
+  it('leaves no expiry answer for a session that ended or was freed by the aggregator\'s notification', async () => {
     const phone = new Dialer(ctx.app)
     await phone.dial()
     await phone.send('1')
     await sleep(1500)
     expect((await ctx.app.inject({ method: 'POST', url: '/api/ussd/events', payload: { sessionId: phone.sessionId, phoneNumber: phone.phoneNumber, status: 'Success' } })).statusCode).toBe(200)
     expect((await phone.post('2')).screen).toMatch(/^Account/)
+
+    const exited = new Dialer(ctx.app)
+    await exited.dial()
+    expect((await exited.send('*')).body).toMatch(/^END Thank you/)
+    await sleep(1500)
+    expect((await exited.post('2')).screen).toMatch(/^Account/)
   })
 })
