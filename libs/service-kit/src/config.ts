@@ -16,6 +16,9 @@ const Bool = (defaultValue: boolean, description: string) => Type.Boolean({ defa
  * The environment every app reads. Apps spread these properties into their own `ConfigSchema`
  * with their default port and data directory, then add their own keys.
  */
+/** The proxies TRUST_PROXY_ENABLED trusts unless TRUST_PROXY_ADDRESSES names others: private networks. */
+export const DEFAULT_TRUSTED_PROXIES = 'loopback,linklocal,uniquelocal'
+
 export function baseConfigProperties (defaults: { app: string, port: number }) {
   return {
     NODE_ENV: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], {
@@ -40,7 +43,7 @@ export function baseConfigProperties (defaults: { app: string, port: number }) {
     TRUST_PROXY_ENABLED: Bool(false, 'Trust X-Forwarded-* from a reverse proxy (client IP for rate limits and logs)'),
     TRUST_PROXY_ADDRESSES: Type.String({
       minLength: 1,
-      default: 'loopback,linklocal,uniquelocal',
+      default: DEFAULT_TRUSTED_PROXIES,
       description: 'With TRUST_PROXY_ENABLED: the proxies to trust (IP/CIDR list, or loopback, linklocal, uniquelocal). The client IP is the last X-Forwarded-For entry not from one of them, so an entry the client forged in front is ignored'
     }),
     SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 0, default: 10_000, description: 'How long in-flight requests may take to finish on shutdown' })

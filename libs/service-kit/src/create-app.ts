@@ -10,7 +10,7 @@ import { registerDocs, type DocsOptions } from './plugins/docs.ts'
 import { registerHealthRoutes, type HealthOptions } from './plugins/health.ts'
 import { acceptEmptyJsonBodies } from './plugins/json-body.ts'
 import { commonHeaders, genReqId } from './plugins/request-id.ts'
-import { parseOrigins, type BaseConfig } from './config.ts'
+import { DEFAULT_TRUSTED_PROXIES, parseOrigins, type BaseConfig } from './config.ts'
 
 const REQUEST_LOG_LEVELS = new Set(['trace', 'debug', 'info'])
 
@@ -57,7 +57,7 @@ function logging (level: string, pretty: boolean | undefined, extra: CreateAppOp
  * writes that one; a request that reaches the app directly from a public address is not trusted.
  */
 const trustedProxies = (config: CreateAppOptions['config']): FastifyServerOptions['trustProxy'] =>
-  config.TRUST_PROXY_ENABLED ? config.TRUST_PROXY_ADDRESSES ?? 'loopback,linklocal,uniquelocal' : false
+  config.TRUST_PROXY_ENABLED ? config.TRUST_PROXY_ADDRESSES ?? DEFAULT_TRUSTED_PROXIES : false
 
 /**
  * Creates a Fastify instance with every cross-cutting concern of the platform: logging with

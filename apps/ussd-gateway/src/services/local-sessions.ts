@@ -1,6 +1,6 @@
 import { TtlMap } from '@impact/shared-state'
 import { UssdSessionBusyError } from '../errors.ts'
-import type { Session } from './session.ts'
+import { tracesExpiry, type Session } from './session.ts'
 import type { EndedSession, LockToken, SessionStore, StoreTimings } from './session-store.ts'
 
 /**
@@ -11,14 +11,10 @@ import type { EndedSession, LockToken, SessionStore, StoreTimings } from './sess
  * `held`; hops that find it held queue in `waiting` and get the lock handed over in turn.
  */
 export function localSessions ({ ttlMs, endedTtlMs, expiredTtlMs, lockWaitMs }: StoreTimings): SessionStore {
-  /**
-   * Ids of sessions that expired lately: a trace costs the hop path nothing (only expiry writes
-   * it). Latest-input sessions (Hubtel, with a sequence) leave none: their hops say themselves
-   * whether they open a session.
-   */
+  /** Ids of sessions that expired lately: a trace costs the hop path nothing (only expiry writes it). */
   const expiredSessions = new TtlMap<true>()
   const live = new TtlMap<Session>((sessionId, session) => {
-    if (session.sequence === undefined) expiredSessions.set(sessionId, true, expiredTtlMs)
+    if (tracesExpiry(session)) expiredSessions.set(sessionId, true, expiredTtlMs)
   })
   const endedSessions = new TtlMap<EndedSession>()
   /** Sessions with a hop running. */

@@ -66,6 +66,12 @@ export function encodeSession (s: Session): string {
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined)
 const num = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined)
 
+/**
+ * Whether a session is remembered for a while after it expires (the session store's `expired`). Latest-input
+ * sessions (Hubtel, with a sequence) are not: their hops say themselves whether they open one.
+ */
+export const tracesExpiry = (session: Session): boolean => session.sequence === undefined
+
 /** A session's fields: `createSession` fills in the optional ones. */
 export type SessionInit = Pick<Session, 'id' | 'phone' | 'state' | 'message'> & Partial<Session>
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { SharedState } from '@impact/shared-state'
 import { UssdSessionBusyError } from '../errors.ts'
-import { decodeSession, encodeSession, type Session } from './session.ts'
+import { decodeSession, encodeSession, tracesExpiry, type Session } from './session.ts'
 import type { EndedSession, LockToken, SessionStore, StoreTimings } from './session-store.ts'
 
 const SESSION = 's:'
@@ -57,12 +57,11 @@ export function sharedSessions (state: SharedState, { ttlMs, endedTtlMs, expired
     },
 
     // Both in flight at once (one round trip). The trace slides with the session; it is only a
-    // courtesy (a better END text), so failing to write it fails no hop. Latest-input sessions
-    // (Hubtel, with a sequence) need none: their hops say whether they open a session.
+    // courtesy (a better END text), so failing to write it fails no hop.
     async save (session: Session): Promise<void> {
       await Promise.all([
         state.set(SESSION + session.id, encodeSession(session), { ttlMs }),
-        session.sequence === undefined ? state.set(SEEN + session.id, '1', { ttlMs: ttlMs + expiredTtlMs }).catch(() => false) : undefined
+        tracesExpiry(session) ? state.set(SEEN + session.id, '1', { ttlMs: ttlMs + expiredTtlMs }).catch(() => false) : undefined
       ])
     },
 
