@@ -8,7 +8,9 @@
  * searchable with the key, and costs a string comparison instead of two SHA-256 calls per hop.
  * The masked positions are not checked: they held a PIN that was checked when it was typed, and a
  * real aggregator never rewrites history. MASK is `#`, which a handset sends rather than types
- * into a reply; were one typed, it would only match any character there too.
+ * into a reply; were one typed, it would only match any character there too. A `*` typed at a PIN
+ * prompt stays a `*`: it tells where the texts of earlier hops end (see `earlierText`), and it
+ * says nothing about a PIN, which is digits only.
  */
 const MASK = '#'
 const MASK_CODE = 35
@@ -29,9 +31,13 @@ export const sameText = (kept: string, text: string): boolean => text.length ===
 /** A new input, and whether it extends the kept text (`kept*value`) or is taken whole. */
 export interface NewInput { value: string, extends: boolean }
 
-/** True when `text` is what the kept text was some hops ago (`2*2` when `2*2*Jane` is kept). */
+/**
+ * True when `text` is what the kept text was some hops ago (`2*2` when `2*2*Jane` is kept), the
+ * first hop's empty text included. Only such texts: a shorter text that ends inside an input is
+ * a new input of an aggregator that sends the latest one alone.
+ */
 const earlierText = (kept: string, text: string): boolean =>
-  text.length < kept.length && kept.charCodeAt(text.length) === STAR && agrees(kept, text, text.length)
+  text.length < kept.length && (text.length === 0 || (kept.charCodeAt(text.length) === STAR && agrees(kept, text, text.length)))
 
 /**
  * What a cumulative `text` adds to the kept one: undefined for nothing new (the same text, a
@@ -53,12 +59,13 @@ export function newInput (kept: string, text: string): NewInput | undefined {
  * PIN prompt. Without a mask anywhere that is `text` itself, kept as it came (no new string).
  */
 export function keepText (kept: string, input: NewInput, text: string, secret: boolean): string {
-  if (secret) return (input.extends ? `${kept}*` : '') + MASK.repeat(input.value.length)
+  if (secret) return (input.extends ? `${kept}*` : '') + maskText(input.value)
   return input.extends && kept.includes(MASK) ? `${kept}*${input.value}` : text
 }
 
-/** The whole text masked (a first request whose inputs were not all replayed may carry a PIN). */
-export const maskText = (text: string): string => MASK.repeat(text.length)
+/** Every character but `*` masked (a first request whose inputs were not all replayed may carry a PIN). */
+export const maskText = (text: string): string => text.replace(NOT_STAR, MASK)
+const NOT_STAR = /[^*]/g
 
 /** The configured base code that a dialled code extends with shortcut segments (`*384*123#` for `*384*123*1*2#`). */
 export const baseCodeOf = (serviceCode: string, baseCodes: readonly string[]): string | undefined =>

@@ -76,6 +76,32 @@ describe('USSD sessions', () => {
       expect((await phone.send('00')).screen).toBe('Create a 5-digit PIN:\n0. Back')
     })
 
+    it('answers a late retry of the first hop (empty text) with the current screen, even at a PIN prompt', async () => {
+      const customerId = await newAccount(ctx.app)
+      const phone = new Dialer(ctx.app)
+      await phone.dial()
+      await phone.send('2')
+      await phone.send('1')
+      const prompt = await phone.send(customerId)
+      expect(prompt.screen).toMatch(/^Enter your 5-digit PIN/)
+      expect((await phone.post('')).body).toBe(prompt.body)
+      expect((await phone.send('48213')).screen).toMatch(/^Login successful\./)
+      expect((await phone.post('')).screen).toMatch(/^Login successful\./)
+      expect((await phone.send('1')).screen).toMatch(/^Name: Grace Achieng/)
+    })
+
+    it('tells a late retry from a new input after a PIN input that held a *', async () => {
+      const customerId = await newAccount(ctx.app)
+      const phone = new Dialer(ctx.app)
+      await phone.dial(`2*1`)
+      await phone.send(customerId)
+      expect((await phone.send('11111*11112')).screen).toMatch(/^PIN must be/)
+      const late = await phone.post(`2*1*${customerId}*11111`)
+      expect(late.screen).toMatch(/^PIN must be/)
+      expect((await phone.send('11113')).screen).toMatch(/^Incorrect PIN \(1\/3\)/)
+      expect((await phone.send('48213')).screen).toMatch(/^Login successful\./)
+    })
+
     it('replays the END reply when the last hop is retried after the session ended', async () => {
       const phone = new Dialer(ctx.app)
       await phone.dial()
