@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http'
 import createError from '@fastify/error'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ErrorBody } from '@impact/schemas'
+import { isUnavailableError } from './unavailable.ts'
 
 const PUBLIC_CODE = Symbol('publicCode')
 
@@ -35,7 +36,8 @@ function validationDetails (issues: ValidationIssue[], context?: string) {
 /**
  * Turns any error into the platform's JSON error body. Client errors (< 500) keep their message
  * and code; server errors are logged with their stack and answered with the bare reason phrase,
- * so no driver message or internal detail reaches a client.
+ * so no driver message or internal detail reaches a client. An uncoded error that says a backing
+ * service is unreachable (unavailable.ts) is answered 503 `SERVICE_UNAVAILABLE`: retry later.
  */
 export function toErrorBody (error: FastifyError, request: FastifyRequest): ErrorBody {
   if (error.validation !== undefined) {
@@ -50,6 +52,9 @@ export function toErrorBody (error: FastifyError, request: FastifyRequest): Erro
   const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500
   if (status >= 500) {
     request.log.error({ err: error }, 'request failed')
+    if (status === 500 && isUnavailableError(error)) {
+      return { statusCode: 503, error: reason(503), code: 'SERVICE_UNAVAILABLE', message: 'A service this request depends on is unavailable; retry later' }
+    }
     const body: ErrorBody = { statusCode: status, error: reason(status), message: reason(status) }
     if ((error as unknown as Record<symbol, unknown>)[PUBLIC_CODE] === true) {
       body.code = error.code

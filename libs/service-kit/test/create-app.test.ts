@@ -1,3 +1,4 @@
+import { connect } from 'node:net'
 import { Type } from '@sinclair/typebox'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { defineError } from '../src/index.ts'
@@ -17,6 +18,10 @@ async function appWithRoutes (options: Parameters<typeof buildTestApp>[0] = {}) 
   app.get('/invalid', async () => { throw Object.assign(new Invalid(), { details: [{ field: '/validUntil', message: 'must be after validFrom' }] }) })
   app.get('/boom', async () => { throw new Error('connect ECONNREFUSED 10.0.0.5:5432 password=hunter2') })
   app.get('/down', async () => { throw new Down() })
+  // A real refused connection (nothing listens on port 1), thrown as it is and wrapped as a cause.
+  const refused = async () => await new Promise<never>((_resolve, reject) => { connect(1, '127.0.0.1').once('error', reject) })
+  app.get('/unreachable', refused)
+  app.get('/unreachable-cause', async () => { await refused().catch((cause: unknown) => { throw new Error('lookup failed', { cause }) }) })
   return app
 }
 
@@ -64,6 +69,17 @@ describe('error contract', () => {
     const res = await app.inject({ method: 'GET', url: '/down' })
     expect(res.statusCode).toBe(503)
     expect(res.json()).toMatchObject({ statusCode: 503, code: 'KIT_UPSTREAM_DOWN', message: 'Upstream unavailable' })
+  })
+
+  it('answers 503 SERVICE_UNAVAILABLE when a backing service cannot be reached, and logs the cause', async () => {
+    const logs = captureLogs()
+    const app = await appWithRoutes({ config: { NODE_ENV: 'test', LOG_LEVEL: 'error', TRUST_PROXY_ENABLED: false }, logger: { stream: logs.stream } })
+    for (const url of ['/unreachable', '/unreachable-cause']) {
+      const res = await app.inject({ method: 'GET', url })
+      expect(res.statusCode).toBe(503)
+      expect(res.json()).toEqual({ statusCode: 503, error: 'Service Unavailable', code: 'SERVICE_UNAVAILABLE', message: 'A service this request depends on is unavailable; retry later' })
+    }
+    expect(logs.text()).toContain('ECONNREFUSED')
   })
 
   it('answers unknown routes with a JSON 404', async () => {

@@ -297,3 +297,27 @@ describe('USSD session expiry', () => {
     expect((await exited.post('2')).screen).toMatch(/^Account/)
   })
 })
+
+describe('Redis unreachable', () => {
+  let ctx: TestContext
+  // Nothing listens on port 1: every shared-state command fails as in a Redis outage.
+  beforeAll(async () => { ctx = await setupApp({ REDIS_URL: 'redis://127.0.0.1:1' }) })
+  afterAll(async () => { await ctx?.close() })
+
+  it('answers hops with the unavailable END and the JSON routes with 503 SERVICE_UNAVAILABLE, never 500', async () => {
+    // All at once: each waits for the client's reconnection attempts before it fails.
+    const [hop, events, sessions, health] = await Promise.all([
+      new Dialer(ctx.app).dial(),
+      ctx.app.inject({ method: 'POST', url: '/api/ussd/events', payload: { sessionId: 'ATUid_gone', phoneNumber: '+254712345678', status: 'Success' } }),
+      ctx.app.inject({ method: 'GET', url: '/api/ussd/sessions', headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } }),
+      ctx.app.inject({ method: 'GET', url: '/health' })
+    ])
+    expect(hop).toMatchObject({ status: 200, body: 'END Service temporarily unavailable. Please try again later.' })
+    for (const res of [events, sessions]) {
+      expect(res.statusCode).toBe(503)
+      expect(res.json()).toMatchObject({ statusCode: 503, code: 'SERVICE_UNAVAILABLE' })
+    }
+    expect(health.statusCode).toBe(503)
+    expect(health.json()).toMatchObject({ redis: 'disconnected' })
+  }, 15_000)
+})
