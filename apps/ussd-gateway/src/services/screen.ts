@@ -42,24 +42,38 @@ export interface Screen {
 
 const joinedLength = (lines: string[]) => gsm7Length(lines.join('\n'))
 
+/** The longest start of `text` within `budget` septets: at least one character, even one wider than the budget. */
+function fittingPrefix (text: string, budget: number): number {
+  let septets = 0
+  for (let i = 0; i < text.length; i++) {
+    septets += SEPTETS[text.charCodeAt(i)] ?? 1
+    if (septets > budget) return Math.max(i, 1)
+  }
+  return text.length
+}
+
+/**
+ * Splits `text` into the piece that fits `budget` septets and the rest: at the last space that
+ * fits, or hard within one overlong word. The head is empty when not even a word fits and
+ * `whole` is false (the caller then moves to a fresh page rather than cut a word).
+ */
+function splitAt (text: string, budget: number, whole = true): [string, string] {
+  const end = fittingPrefix(text, budget)
+  if (end >= text.length) return [text, '']
+  const space = text.lastIndexOf(' ', end)
+  if (space > 0) return [text.slice(0, space), text.slice(space + 1)]
+  return whole ? [text.slice(0, end), text.slice(end)] : ['', text]
+}
+
 /** Splits a line that cannot fit on a page at spaces (or hard, for one overlong word). */
 function wrap (line: string, budget: number): string[] {
   const pieces: string[] = []
-  let current = ''
-  for (const word of line.split(' ')) {
-    const candidate = current === '' ? word : `${current} ${word}`
-    if (gsm7Length(candidate) <= budget) {
-      current = candidate
-      continue
-    }
-    if (current !== '') pieces.push(current)
-    current = word
-    while (gsm7Length(current) > budget) {
-      pieces.push(current.slice(0, budget))
-      current = current.slice(budget)
-    }
+  let rest = line
+  while (rest !== '') {
+    const [head, tail] = splitAt(rest, budget)
+    pieces.push(head)
+    rest = tail
   }
-  if (current !== '') pieces.push(current)
   return pieces
 }
 
@@ -90,17 +104,44 @@ export function paginate (screen: Screen, moreLabel: string): string[] {
 const FITTING_SIZE = 512
 const fitting = new Map<string, string[]>()
 
+/** Menu options (`1. English`, `*. Exit`, `00. Skip`) are never split over two pages. */
+const OPTION = /^(\d{1,2}|\*|#)\. /
+/** Room a paragraph needs on a page before it starts there rather than on the next one. */
+const MIN_PIECE = 24
+
+/**
+ * Fills pages in order. A paragraph flows on from one page to the next at a space, so a message
+ * above a long text (`Invalid choice.`) shares the first page with it rather than stand alone; an
+ * option line that does not fit starts the next page.
+ */
 function spread (screen: Screen, moreLabel: string): string[] {
   const tail = [moreLabel, ...screen.footer]
   const budget = MAX_BODY_CHARS - joinedLength(tail) - 1
   const pages: string[][] = []
   let page: string[] = []
-  for (const line of screen.lines.flatMap((l) => (gsm7Length(l) > budget ? wrap(l, budget) : [l]))) {
-    if (page.length > 0 && joinedLength([...page, line]) > budget) {
-      pages.push(page)
-      page = []
-    }
+  /** Septets of the page's lines joined with newlines; -1 while empty (the first line adds no newline). */
+  let used = -1
+  const add = (line: string) => {
     page.push(line)
+    used += 1 + gsm7Length(line)
+  }
+  const turn = () => {
+    pages.push(page)
+    page = []
+    used = -1
+  }
+  for (let line of screen.lines) {
+    while (line !== '') {
+      const room = budget - used - 1
+      if (gsm7Length(line) <= room) {
+        add(line)
+        break
+      }
+      const [head, rest] = page.length === 0 || (room >= MIN_PIECE && !OPTION.test(line)) ? splitAt(line, room, page.length === 0) : ['', line]
+      if (head !== '') add(head)
+      turn()
+      line = rest
+    }
   }
   if (page.length > 0) pages.push(page)
   return pages.map((lines, index) => (index < pages.length - 1 ? [...lines, ...tail] : [...lines, ...screen.footer]).join('\n'))

@@ -83,6 +83,19 @@ describe('paging', () => {
     for (const word of words) expect(text.split(' ')).toContain(word)
   })
 
+  it('flows a paragraph on from a message above it, and never splits a menu option', () => {
+    const paragraph = Array.from({ length: 30 }, (_, i) => `word${i}`).join(' ')
+    const pages = paginate({ lines: ['Invalid choice. Please pick a number from the menu.', paragraph], footer: ['0. Back'] }, '98. More')
+    expect(pages[0]).toMatch(/^Invalid choice\. Please pick a number from the menu\.\nword0 word1 .* word\d+\n98\. More\n0\. Back$/)
+    expect(pages.join(' ').replace(/\n(98\. More|0\. Back)/g, '').replace(/\n/g, ' ')).toBe(`Invalid choice. Please pick a number from the menu. ${paragraph}`)
+
+    const options = Array.from({ length: 12 }, (_, i) => `${i + 1}. Option number ${i + 1} of the long menu`)
+    const menu = paginate({ lines: ['Title', ...options], footer: ['0. Back'] }, '98. More')
+    expect(menu.length).toBeGreaterThan(1)
+    const shown = menu.flatMap((page) => page.split('\n')).filter((line) => line !== '98. More' && line !== '0. Back')
+    expect(shown).toEqual(['Title', ...options])
+  })
+
   it('counts GSM-7 extension characters twice and flags non-GSM text', () => {
     expect(gsm7Length('a{b}')).toBe(6)
     expect(isGsm7('Jean-Paul O\'Neil')).toBe(true)
