@@ -93,7 +93,7 @@ describe('USSD sessions', () => {
     it('tells a late retry from a new input after a PIN input that held a *', async () => {
       const customerId = await newAccount(ctx.app)
       const phone = new Dialer(ctx.app)
-      await phone.dial(`2*1`)
+      await phone.dial('2*1')
       await phone.send(customerId)
       expect((await phone.send('11111*11112')).screen).toMatch(/^PIN must be/)
       const late = await phone.post(`2*1*${customerId}*11111`)
