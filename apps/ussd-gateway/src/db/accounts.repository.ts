@@ -82,10 +82,16 @@ export async function resetPinAttempts (db: Kysely<DB>, customerId: string): Pro
     .execute()
 }
 
-/** Replaces the PIN record (PIN change, or a reseal under the current key) and clears the attempt count. */
-export async function updatePinRecord (db: Kysely<DB>, customerId: string, pinRecord: string, pinKeyId: string): Promise<void> {
-  await db.updateTable('ussd_accounts')
+/**
+ * Replaces the PIN record (PIN change, or a reseal under the current key) and clears the attempt
+ * count, only while the account is active (a lock is lifted by support, not by a PIN change).
+ * Resolves whether it did.
+ */
+export async function updatePinRecord (db: Kysely<DB>, customerId: string, pinRecord: string, pinKeyId: string): Promise<boolean> {
+  const result = await db.updateTable('ussd_accounts')
     .set({ pin_record: pinRecord, pin_key_id: pinKeyId, pin_attempts: 0, updated_at: sql<Date>`now()` })
     .where('customer_id', '=', customerId)
-    .execute()
+    .where('status', '=', 'active')
+    .executeTakeFirst()
+  return result.numUpdatedRows > 0n
 }

@@ -133,6 +133,32 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     expect((await third.send(customerId)).body).toBe(`END Account ${customerId} is locked after 3 incorrect PINs. Please contact support to unlock it.`)
   })
 
+  it('ends sessions already logged in once the account is locked, and a PIN change does not lift the lock', async () => {
+    const { phone: details, customerId } = await createAccount(ctx)
+    const { phone: changing, customerId: changingId } = await createAccount(ctx)
+    const lockOut = async (id: string) => {
+      const attacker = new Dialer(ctx.app)
+      await attacker.dial('2*1')
+      await attacker.send(id)
+      for (const pin of ['11112', '11113']) await attacker.send(pin)
+      expect((await attacker.send('11114')).body).toMatch(/^END Incorrect PIN \(3\/3\)/)
+    }
+    const LOCKED = 'END Your account was locked. Please contact support to unlock it.'
+    await details.send('1')
+    await lockOut(customerId)
+    expect((await details.send('1')).body).toBe(LOCKED)
+
+    await changing.send('1')
+    await changing.send('2')
+    await changing.send('48213')
+    expect((await changing.send('60714')).body).toBe('CON Confirm your new PIN:\n0. Back')
+    await lockOut(changingId)
+    expect((await changing.send('60714')).body).toBe(LOCKED)
+    const login = new Dialer(ctx.app)
+    await login.dial('2*1')
+    expect((await login.send(changingId)).body).toMatch(/^END Account C[0-9A-F]{8} is locked/)
+  })
+
   it('answers the unavailable END, not a wrong PIN, when no configured key opens the stored PIN', async () => {
     const { customerId } = await createAccount(ctx)
     // A replica whose key was rotated without PIN_ENCRYPTION_PREVIOUS_KEYS: the right PIN, three times.

@@ -2,10 +2,22 @@ import { findAccount, updatePinRecord } from '../../db/accounts.repository.ts'
 import { isWeakPin } from '../pin-vault.ts'
 import type { Session } from '../session.ts'
 import { checkPin } from './login-states.ts'
-import { end, go, PIN_FORMAT, refuse, type StateDef } from './types.ts'
+import { end, go, PIN_FORMAT, refuse, type MachineDeps, type StateDef, type Step } from './types.ts'
 
 const logOut = (s: Session) => {
   s.customerId = s.name = s.email = s.draftPin = undefined
+}
+
+/**
+ * Whether the logged-in account may still act: an account locked since the login (three wrong
+ * PINs from any phone) ends the session here, so a lock holds against sessions already open.
+ */
+async function stillActive (s: Session, deps: MachineDeps): Promise<Step | undefined> {
+  const account = s.customerId === undefined ? undefined : await findAccount(deps.db, s.customerId)
+  if (account === undefined) return go('accountMenu')
+  if (account.status !== 'locked') return undefined
+  logOut(s)
+  return end('services.sessionLocked')
 }
 
 /** After login: account details, PIN change, language and log out. */
@@ -16,10 +28,12 @@ export const servicesStates = {
       lines: [t('services.title', { id: s.customerId ?? '' }), t('services.details'), t('services.changePin'), t('services.language'), t('services.logout')],
       footer: [t('nav.back')]
     }),
-    input: (value, s) => {
+    input: (value, s, deps) => {
       if (s.customerId === undefined) return go('accountMenu')
-      if (value === '1') return go('accountDetails')
-      if (value === '2') return go('changePinCurrent')
+      if (value === '1' || value === '2') {
+        const next = value === '1' ? 'accountDetails' : 'changePinCurrent'
+        return stillActive(s, deps).then((stop) => stop ?? go(next))
+      }
       if (value === '3') return go('language')
       if (value === '4') {
         logOut(s)
@@ -86,7 +100,10 @@ export const servicesStates = {
       s.draftPin = undefined
       if (pinRecord === undefined || s.customerId === undefined) return go('servicesMenu')
       if (!(await deps.vault.verify(value, pinRecord)).ok) return go('changePinNew', 'pin.mismatch')
-      await updatePinRecord(deps.db, s.customerId, pinRecord, deps.vault.keyId)
+      if (!(await updatePinRecord(deps.db, s.customerId, pinRecord, deps.vault.keyId))) {
+        logOut(s)
+        return end('services.sessionLocked')
+      }
       return go('servicesMenu', 'pin.changed')
     }
   }
