@@ -31,6 +31,7 @@ describe('configuration', () => {
   it('validates limits, service codes and the operator token', () => {
     expect(() => loadConfig({ RATE_LIMIT_MAX: '0' })).toThrow(/RATE_LIMIT_MAX/)
     expect(() => loadConfig({ USSD_SERVICE_CODES: '384#' })).toThrow(/USSD_SERVICE_CODES/)
+    expect(() => loadConfig({ USSD_APP_NAME: 'Café <App>' })).toThrow("USSD_APP_NAME: expected string to match '^[A-Za-z0-9 .&'-]+$'")
     expect(loadConfig({ USSD_SERVICE_CODES: '*384*123#, *500#' }).USSD_SERVICE_CODES).toBe('*384*123#, *500#')
     expect(() => loadConfig({ OPERATOR_TOKEN: 'short' })).toThrow(/OPERATOR_TOKEN/)
     expect(loadConfig({ TRUST_PROXY_ENABLED: 'true' }).TRUST_PROXY_ENABLED).toBe(true)

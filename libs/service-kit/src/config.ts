@@ -58,7 +58,8 @@ function describeIssue (path: string, schema: TSchema, message: string): string 
   const options = (schema.anyOf as TSchema[] | undefined)?.map((s) => s.const).filter((c) => c !== undefined)
   if (options !== undefined && options.length > 0) return `${name} must be one of: ${options.join(', ')}`
   // The value itself is never echoed: a mistyped variable may hold a secret.
-  return `${name}: ${message.toLowerCase()}`
+  // Only the first letter: the rest may quote a pattern, whose case matters.
+  return `${name}: ${message.charAt(0).toLowerCase()}${message.slice(1)}`
 }
 
 /**
