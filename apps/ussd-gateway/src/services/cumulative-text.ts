@@ -36,7 +36,7 @@ export interface NewInput { value: string, extends: boolean }
  * first hop's empty text included. Only such texts: a shorter text that ends inside an input is
  * a new input of an aggregator that sends the latest one alone.
  */
-const earlierText = (kept: string, text: string): boolean =>
+export const earlierText = (kept: string, text: string): boolean =>
   text.length < kept.length && (text.length === 0 || (kept.charCodeAt(text.length) === STAR && agrees(kept, text, text.length)))
 
 /**

@@ -2,7 +2,7 @@ import { UssdHopDeadlineError, UssdPhoneMismatchError } from '../errors.ts'
 import type { Preferences } from './preferences.ts'
 import { applyInput, atPrompt, atSecretPrompt, endScreen, INITIAL_STATE, render, type Reply } from './menu/machine.ts'
 import type { MachineDeps } from './menu/types.ts'
-import { baseCodeOf, keepText, maskText, newInput, sameText, shortcutInputs } from './cumulative-text.ts'
+import { baseCodeOf, earlierText, keepText, maskText, newInput, sameText, shortcutInputs } from './cumulative-text.ts'
 import { createSession, type Session } from './session.ts'
 import { after, pending, ready, type Maybe } from './maybe.ts'
 import type { EndedSession, LockToken, SessionStore } from './session-store.ts'
@@ -51,7 +51,8 @@ function withDeadline (reply: Promise<Reply>, ms: number, missed: () => void): P
 function matchesEnded (ended: EndedSession, hop: Hop): boolean {
   if (ended.phone !== hop.phoneNumber) return false
   if (hop.latest !== undefined) return ended.sequence !== undefined && hop.latest.sequence <= ended.sequence
-  return hop.text !== undefined && sameText(ended.keptText, hop.text)
+  // The last hop again, or one before it arriving late: either way the session is over.
+  return hop.text !== undefined && (sameText(ended.keptText, hop.text) || earlierText(ended.keptText, hop.text))
 }
 
 /**

@@ -109,6 +109,17 @@ describe('USSD sessions', () => {
       expect(bye.body).toMatch(/^END Thank you/)
       expect((await phone.post(phone.text)).body).toBe(bye.body)
     })
+
+    it('answers a late retry of an earlier hop after the session ended with its END, starting nothing', async () => {
+      const phone = new Dialer(ctx.app)
+      await phone.dial()
+      await phone.send('1')
+      await phone.send('0')
+      const bye = await phone.send('*')
+      expect(bye.body).toMatch(/^END Thank you/)
+      for (const text of ['1', '']) expect((await phone.post(text)).body).toBe(bye.body)
+      expect((await debug(ctx.app, phone.sessionId)).statusCode).toBe(404)
+    })
   })
 
   describe('cumulative text', () => {
