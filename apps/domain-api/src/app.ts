@@ -38,7 +38,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       },
       health: {
         checks: {
-          database: async () => { await database.ping() },
+          database: async () => { await database.ready() },
           ...(state.kind === 'redis' ? { redis: async () => { await state.ping() } } : {})
         },
         landing: { message: 'domain-api is running' }

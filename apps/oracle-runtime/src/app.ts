@@ -85,7 +85,7 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
       },
       cors: { defaultOrigin: '*', allowedHeaders: CORS_HEADERS, exposedHeaders: ['X-Request-Id'], methods: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'], maxAge: 600 },
       health: {
-        checks: { database: async () => { await database.ping() }, sharedState: async () => { await state.ping() } },
+        checks: { database: async () => { await database.ready() }, sharedState: async () => { await state.ping() } },
         landing: { message: `${APP_NAME} is running`, extra: () => ({ oracleDid: identity.did }) }
       }
     })

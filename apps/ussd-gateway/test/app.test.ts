@@ -32,6 +32,20 @@ describe('ussd-gateway service basics', () => {
     expect(Object.keys(health).sort()).toEqual(['database', 'environment', 'status', 'timestamp', 'uptime', ...(redis ? ['redis'] : [])].sort())
   })
 
+  // Only a server can be left unmigrated: the embedded engine always migrates at start-up.
+  it.runIf(process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '')('is not ready on a server whose migrations have not run', async () => {
+    const fresh = await createTestDatabase()
+    const unmigrated = await buildApp(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...fresh.env, MIGRATE_ON_START: 'never' }))
+    try {
+      const res = await unmigrated.inject({ method: 'GET', url: '/health' })
+      expect(res.statusCode).toBe(503)
+      expect(res.json()).toMatchObject({ status: 'degraded', database: 'migrations pending' })
+    } finally {
+      await unmigrated.close()
+      await fresh.drop()
+    }
+  })
+
   it('serves a request that arrives while it shuts down in the USSD contract, not with a JSON 503', async () => {
     const ctx = await setupApp()
     const body = () => new URLSearchParams({ sessionId: `close-${newPhone()}`, serviceCode: '*384*123#', phoneNumber: newPhone(), text: '' }).toString()

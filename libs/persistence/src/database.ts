@@ -3,8 +3,8 @@ import { resolve } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
-import { PersistenceError } from './errors.ts'
-import { migrateToLatest, type MigrationSet } from './migrations.ts'
+import { MigrationsPendingError, PersistenceError } from './errors.ts'
+import { migrateToLatest, pendingMigrations, type MigrationSet } from './migrations.ts'
 
 export const MEMORY_DATA_DIR = 'memory://'
 
@@ -44,6 +44,12 @@ export interface Database<DB> {
   readonly mode: 'postgres' | 'pglite'
   /** Resolves when `SELECT 1` answers within `timeoutMs`; throws otherwise. */
   ping: (timeoutMs?: number) => Promise<void>
+  /**
+   * Readiness: the database answers within `timeoutMs` and every migration of the app is applied
+   * (MigrationsPendingError otherwise: the code would query tables or columns that do not exist
+   * yet). Once seen applied, only the ping is repeated.
+   */
+  ready: (timeoutMs?: number) => Promise<void>
   migrate: () => Promise<void>
   close: () => Promise<void>
 }
@@ -97,10 +103,18 @@ export async function openDatabase<DB> (options: DatabaseOptions): Promise<Datab
       throw error
     }
   }
+  const ping = async (timeoutMs = 2000) => { await withTimeout(sql`select 1`.execute(db), timeoutMs, 'database ping') }
+  let migrated = Object.keys(options.migrations).length === 0
   return {
     db,
     mode,
-    ping: async (timeoutMs = 2000) => { await withTimeout(sql`select 1`.execute(db), timeoutMs, 'database ping') },
+    ping,
+    ready: async (timeoutMs = 2000) => {
+      if (migrated) return await ping(timeoutMs)
+      const pending = await withTimeout(pendingMigrations(db, options), timeoutMs, 'database readiness')
+      if (pending.length > 0) throw new MigrationsPendingError(pending)
+      migrated = true
+    },
     migrate,
     // Kysely's PGlite driver leaves the engine open (it may be shared), so it is closed here.
     close: async () => {

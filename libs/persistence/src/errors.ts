@@ -8,7 +8,21 @@ export class PersistenceError extends Error {
   }
 }
 
-const sqlState = (error: unknown): string | undefined => {
+/**
+ * The database answers, but migrations of this app are not applied yet (a release's migration
+ * job has not run). `healthState` is what the platform's `/health` reports for the database.
+ */
+export class MigrationsPendingError extends PersistenceError {
+  readonly healthState = 'migrations pending'
+  readonly pending: readonly string[]
+  constructor (pending: readonly string[]) {
+    super('PERSIST_MIGRATIONS_PENDING', `migrations not applied: ${pending.join(', ')}`)
+    this.name = 'MigrationsPendingError'
+    this.pending = pending
+  }
+}
+
+export const sqlState = (error: unknown): string | undefined => {
   if (typeof error !== 'object' || error === null || !('code' in error)) return undefined
   const { code } = error as { code: unknown }
   return typeof code === 'string' ? code : undefined

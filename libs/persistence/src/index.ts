@@ -1,3 +1,3 @@
 export { openDatabase, databaseOptions, MEMORY_DATA_DIR, type Database, type DatabaseConfig, type DatabaseOptions } from './database.ts'
-export { migrateToLatest, type MigrationSet, type MigrateOptions } from './migrations.ts'
-export { PersistenceError, isUniqueViolation, isRetryableTransactionError } from './errors.ts'
+export { migrateToLatest, pendingMigrations, type MigrationSet, type MigrateOptions } from './migrations.ts'
+export { PersistenceError, MigrationsPendingError, isUniqueViolation, isRetryableTransactionError } from './errors.ts'

@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import { Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely/migration'
-import { PersistenceError } from './errors.ts'
+import { PersistenceError, sqlState } from './errors.ts'
 
 /**
  * Migrations are frozen modules listed by name in each app's `migrations/index.ts`
@@ -40,4 +40,22 @@ export async function migrateToLatest (db: Kysely<any>, options: MigrateOptions)
     throw new PersistenceError('PERSIST_MIGRATION_FAILED', `migration ${failed} failed`, { cause: result.error })
   }
   return result
+}
+
+/**
+ * Names of the app's migrations not recorded in its migration table (all of them when the table
+ * does not exist yet). One indexed read; it never creates anything, unlike kysely's Migrator.
+ */
+export async function pendingMigrations (db: Kysely<any>, options: MigrateOptions): Promise<string[]> {
+  const names = Object.keys(options.migrations)
+  if (names.length === 0) return []
+  try {
+    const { rows } = await sql<{ name: string }>`select name from ${sql.table(options.migrationTable)} where name in (${sql.join(names)})`.execute(db)
+    const applied = new Set(rows.map((row) => row.name))
+    return names.filter((name) => !applied.has(name))
+  } catch (error) {
+    // 42P01 undefined_table: nothing was ever migrated here.
+    if (sqlState(error) === '42P01') return names
+    throw error
+  }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { sql } from 'kysely'
-import { isUniqueViolation, openDatabase, PersistenceError } from '../src/index.ts'
+import { isUniqueViolation, MigrationsPendingError, openDatabase, PersistenceError } from '../src/index.ts'
 import { createTestDatabase } from '../src/testing.ts'
 import { findNote, insertNote, listNotesTagged, notesMigrations, type NotesDB } from './fixtures/notes.ts'
 
@@ -60,6 +60,23 @@ describe.each(backends)('the same migrations and repository code on $name', ({ n
     expect(await findNote(database.db, 'tx')).toBeUndefined()
   })
 
+  it('is ready only once every migration is applied', async () => {
+    const testDb = await createTestDatabase(serverUrl)
+    const database = await openDatabase<NotesDB>({ url: testDb.url, dataDir: testDb.dataDir, migrations: notesMigrations, migrationTable: 'fixture_migrations', migrate: 'never' })
+    onTestFinished(async () => {
+      await database.close()
+      await testDb.drop()
+    })
+    await database.ping()
+    const pending = await database.ready().catch((e: unknown) => e)
+    expect(pending).toBeInstanceOf(MigrationsPendingError)
+    expect((pending as MigrationsPendingError).pending).toEqual(Object.keys(notesMigrations))
+    expect((pending as MigrationsPendingError).healthState).toBe('migrations pending')
+    await database.migrate()
+    await database.ready()
+    await database.ready()
+  })
+
   it('is idempotent: migrating again applies nothing', async () => {
     const database = await open()
     await database.migrate()
@@ -84,5 +101,8 @@ describe('failures', () => {
     const database = await openDatabase({ url: 'postgres://nobody@127.0.0.1:1/none', dataDir: 'memory://', migrations: {}, migrationTable: 'm', migrate: 'never' })
     onTestFinished(async () => { await database.close() })
     await expect(database.ping(1000)).rejects.toThrow()
+    const unready = await database.ready(1000).catch((e: unknown) => e)
+    expect(unready).toBeInstanceOf(Error)
+    expect(unready).not.toBeInstanceOf(MigrationsPendingError)
   })
 })

@@ -52,15 +52,13 @@ export function toErrorBody (error: FastifyError, request: FastifyRequest): Erro
   const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500
   if (status >= 500) {
     request.log.error({ err: error }, 'request failed')
+    if ((error as unknown as Record<symbol, unknown>)[PUBLIC_CODE] === true) {
+      return { statusCode: status, error: reason(status), code: error.code, message: error.message }
+    }
     if (status === 500 && isUnavailableError(error)) {
       return { statusCode: 503, error: reason(503), code: 'SERVICE_UNAVAILABLE', message: 'A service this request depends on is unavailable; retry later' }
     }
-    const body: ErrorBody = { statusCode: status, error: reason(status), message: reason(status) }
-    if ((error as unknown as Record<symbol, unknown>)[PUBLIC_CODE] === true) {
-      body.code = error.code
-      body.message = error.message
-    }
-    return body
+    return { statusCode: status, error: reason(status), message: reason(status) }
   }
   const details = fieldDetails((error as { details?: unknown }).details)
   return {

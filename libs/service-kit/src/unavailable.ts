@@ -1,6 +1,6 @@
 /**
- * Errors that say a backing service (PostgreSQL, Redis) cannot be reached or is refusing work
- * right now, so the same request may well succeed later. The platform answers them 503 with a
+ * Errors that say a backing service (PostgreSQL, Redis, or another service the request calls)
+ * cannot be reached or is refusing work right now, so the same request may well succeed later. The platform answers them 503 with a
  * public code instead of a bare 500, so callers know to retry rather than report a bug.
  */
 
@@ -16,9 +16,12 @@ const UNAVAILABLE_SQLSTATE = /^(08[0-9A-Z]{3}|53300|57014|57P0[1-3])$/
 /** Codes of our own layers: the persistence library's ping/statement timeout. */
 const OWN_CODES = new Set(['PERSIST_TIMEOUT'])
 
-/** Errors that carry no code: ioredis gave up on a command; pg lost or could not get a connection. */
+/**
+ * Errors that carry no code: ioredis gave up on a command or lost its connection; pg lost its
+ * connection, could not get one in time, or its pool was closed (the process is shutting down).
+ */
 const UNAVAILABLE_NAMES = new Set(['MaxRetriesPerRequestError'])
-const UNAVAILABLE_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect)/
+const UNAVAILABLE_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Connection is closed\.|Client has encountered a connection error and is not queryable|Cannot use a pool after calling end on the pool)/
 
 function isUnavailableItself (error: object): boolean {
   const { code, name, message } = error as { code?: unknown, name?: unknown, message?: unknown }

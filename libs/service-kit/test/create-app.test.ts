@@ -7,6 +7,7 @@ import { buildTestApp, captureLogs } from './helper.ts'
 const Teapot = defineError('KIT_TEAPOT', 'I am a teapot named %s', 418)
 const Down = defineError('KIT_UPSTREAM_DOWN', 'Upstream unavailable', 503)
 const Invalid = defineError('KIT_INVALID_RANGE', 'Invalid range', 400)
+const Misconfigured = defineError('KIT_MISCONFIGURED', 'Plugin misconfigured', 500)
 
 async function appWithRoutes (options: Parameters<typeof buildTestApp>[0] = {}) {
   const app = await buildTestApp(options)
@@ -22,6 +23,7 @@ async function appWithRoutes (options: Parameters<typeof buildTestApp>[0] = {}) 
   const refused = async () => await new Promise<never>((_resolve, reject) => { connect(1, '127.0.0.1').once('error', reject) })
   app.get('/unreachable', refused)
   app.get('/unreachable-cause', async () => { await refused().catch((cause: unknown) => { throw new Error('lookup failed', { cause }) }) })
+  app.get('/coded-cause', async () => { await refused().catch((cause: unknown) => { throw new Misconfigured({ cause }) }) })
   return app
 }
 
@@ -80,6 +82,8 @@ describe('error contract', () => {
       expect(res.json()).toEqual({ statusCode: 503, error: 'Service Unavailable', code: 'SERVICE_UNAVAILABLE', message: 'A service this request depends on is unavailable; retry later' })
     }
     expect(logs.text()).toContain('ECONNREFUSED')
+    // A coded error keeps its own status and code, whatever its cause.
+    expect((await app.inject({ method: 'GET', url: '/coded-cause' })).json()).toEqual({ statusCode: 500, error: 'Internal Server Error', code: 'KIT_MISCONFIGURED', message: 'Plugin misconfigured' })
   })
 
   it('answers unknown routes with a JSON 404', async () => {

@@ -35,6 +35,15 @@ describe('GET /health', () => {
     expect(landing.json()).toMatchObject({ status: 'ok', message: 'kit is running', environment: 'test', oracleDid: 'did:key:z6Mk' })
   })
 
+  it('reports the state a failing check names itself (migrations pending), as not ready', async () => {
+    const pending = Object.assign(new Error('migrations not applied'), { healthState: 'migrations pending' })
+    const app = await buildTestApp({ health: { checks: { database: async () => { throw pending } } } })
+    onTestFinished(async () => { await app.close() })
+    const res = await app.inject({ method: 'GET', url: '/health' })
+    expect(res.statusCode).toBe(503)
+    expect(res.json()).toMatchObject({ status: 'degraded', database: 'migrations pending' })
+  })
+
   it('treats a hanging check as down after the timeout', async () => {
     const app = await buildTestApp({ health: { checks: { database: async () => await new Promise(() => {}) }, timeoutMs: 50 } })
     onTestFinished(async () => { await app.close() })

@@ -59,7 +59,10 @@ export function newInput (kept: string, text: string): NewInput | undefined {
  * PIN prompt. Without a mask anywhere that is `text` itself, kept as it came (no new string).
  */
 export function keepText (kept: string, input: NewInput, text: string, secret: boolean): string {
-  if (secret) return (input.extends ? `${kept}*` : '') + maskText(input.value)
+  // A PIN taken whole (an aggregator that sends the latest input alone) leaves no text: masked, it
+  // would match every later input of its length, and the next PIN prompt would take each one for a
+  // retry. The cost is that a retry of that very hop counts again.
+  if (secret) return input.extends ? `${kept}*${maskText(input.value)}` : ''
   return input.extends && kept.includes(MASK) ? `${kept}*${input.value}` : text
 }
 

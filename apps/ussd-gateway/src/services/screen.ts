@@ -46,7 +46,8 @@ const joinedLength = (lines: string[]) => gsm7Length(lines.join('\n'))
 function fittingPrefix (text: string, budget: number): number {
   let septets = 0
   for (let i = 0; i < text.length; i++) {
-    septets += SEPTETS[text.charCodeAt(i)] ?? 1
+    // A character outside GSM-7 (0 in the table) is counted as one: the caller checks the alphabet.
+    septets += Math.max(SEPTETS[text.charCodeAt(i)] ?? 0, 1)
     if (septets > budget) return Math.max(i, 1)
   }
   return text.length
@@ -106,13 +107,15 @@ const fitting = new Map<string, string[]>()
 
 /** Menu options (`1. English`, `*. Exit`, `00. Skip`) are never split over two pages. */
 const OPTION = /^(\d{1,2}|\*|#)\. /
-/** Room a paragraph needs on a page before it starts there rather than on the next one. */
+/** A line this long is prose and may flow over a page end; shorter ones (`Email: …`, titles) move whole. */
+const PARAGRAPH = 80
+/** The least of a paragraph left at the end of a page: less starts it on the next one. */
 const MIN_PIECE = 24
 
 /**
  * Fills pages in order. A paragraph flows on from one page to the next at a space, so a message
- * above a long text (`Invalid choice.`) shares the first page with it rather than stand alone; an
- * option line that does not fit starts the next page.
+ * above a long text (`Invalid choice.`) shares the first page with it rather than stand alone;
+ * any other line that does not fit starts the next page (one longer than a page is wrapped there).
  */
 function spread (screen: Screen, moreLabel: string): string[] {
   const tail = [moreLabel, ...screen.footer]
@@ -131,16 +134,26 @@ function spread (screen: Screen, moreLabel: string): string[] {
     used = -1
   }
   for (let line of screen.lines) {
-    while (line !== '') {
+    for (;;) {
       const room = budget - used - 1
-      if (gsm7Length(line) <= room) {
-        add(line)
+      const length = gsm7Length(line)
+      if (length <= room) {
+        // A blank line separates lines on a page; at the top of one it would separate nothing.
+        if (line !== '' || page.length > 0) add(line)
         break
       }
-      const [head, rest] = page.length === 0 || (room >= MIN_PIECE && !OPTION.test(line)) ? splitAt(line, room, page.length === 0) : ['', line]
+      let head = ''
+      let rest = line
+      if (page.length === 0) [head, rest] = splitAt(line, room)
+      else if (length >= PARAGRAPH && !OPTION.test(line)) {
+        const [piece, after] = splitAt(line, room, false)
+        if (gsm7Length(piece) >= MIN_PIECE) [head, rest] = [piece, after]
+      }
       if (head !== '') add(head)
       turn()
       line = rest
+      // Split at a space that ended the line: nothing of it is left.
+      if (line === '') break
     }
   }
   if (page.length > 0) pages.push(page)

@@ -143,6 +143,17 @@ describe('USSD sessions', () => {
       expect((await phone.send('1')).screen).toMatch(/^Enter your Customer ID/)
     })
 
+    it('serves an aggregator that sends only the latest input, through two PIN prompts in a row', async () => {
+      const customerId = await newAccount(ctx.app)
+      const phone = new Dialer(ctx.app)
+      await phone.dial()
+      await phone.post('2')
+      await phone.post('1')
+      expect((await phone.post(customerId)).screen).toMatch(/^Enter your 5-digit PIN/)
+      expect((await phone.post('11112')).screen).toMatch(/^Incorrect PIN \(1\/3\)/)
+      expect((await phone.post('48213')).screen).toMatch(/^Login successful\./)
+    })
+
     it('re-prompts on an empty input (the text gains an empty segment)', async () => {
       const phone = new Dialer(ctx.app)
       await phone.dial()

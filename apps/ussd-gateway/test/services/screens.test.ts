@@ -96,6 +96,13 @@ describe('paging', () => {
     expect(shown).toEqual(['Title', ...options])
   })
 
+  it('moves a short line whole to the next page (a label stays with its value) and keeps blank lines', () => {
+    const email = `Email: ${'a'.repeat(44)}@example.co.ke`
+    const pages = paginate({ lines: ['Name: Wanjiru-Nyambura Achieng Odhiambo Kamaus', 'x'.repeat(90), '', email], footer: ['0. Back'] }, '98. More')
+    expect(pages.some((page) => page.split('\n').includes(email))).toBe(true)
+    expect(pages.join('\n').split('\n').filter((line) => line === '').length).toBe(1)
+  })
+
   it('counts GSM-7 extension characters twice and flags non-GSM text', () => {
     expect(gsm7Length('a{b}')).toBe(6)
     expect(isGsm7('Jean-Paul O\'Neil')).toBe(true)

@@ -1,7 +1,11 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 
-/** A dependency check: resolves when the dependency answers, throws (or times out) otherwise. */
+/**
+ * A dependency check: resolves when the dependency answers, throws (or times out) otherwise. The
+ * entry then reads `disconnected`, or the error's own `healthState` when it has one (the database
+ * answers but its migrations are pending: `migrations pending`).
+ */
 export type HealthCheck = () => Promise<void>
 
 export interface HealthOptions {
@@ -21,18 +25,23 @@ const HealthSchema = Type.Object({
   environment: Type.String(),
   timestamp: Type.String({ format: 'date-time' }),
   uptime: Type.Number({ description: 'Seconds since the process started' })
-}, { additionalProperties: Type.String({ description: 'One entry per dependency: connected | disconnected' }) })
+}, { additionalProperties: Type.String({ description: 'One entry per dependency: connected | disconnected (the database also: migrations pending)' }) })
 
-async function runCheck (check: HealthCheck, timeoutMs: number): Promise<boolean> {
+const stateOf = (error: unknown): string => {
+  const state = typeof error === 'object' && error !== null ? (error as { healthState?: unknown }).healthState : undefined
+  return typeof state === 'string' ? state : CHECK_STATES.down
+}
+
+async function runCheck (check: HealthCheck, timeoutMs: number): Promise<string> {
   let timer: NodeJS.Timeout | undefined
   try {
     await Promise.race([
       check(),
       new Promise((_resolve, reject) => { timer = setTimeout(() => reject(new Error('timeout')), timeoutMs) })
     ])
-    return true
-  } catch {
-    return false
+    return CHECK_STATES.up
+  } catch (error) {
+    return stateOf(error)
   } finally {
     clearTimeout(timer)
   }
@@ -52,8 +61,8 @@ export function registerHealthRoutes (app: FastifyInstance, options: HealthOptio
     schema: { tags: ['health'], summary: 'Readiness with dependency checks', response: { 200: HealthSchema, 503: HealthSchema } }
   }, async (_request, reply) => {
     const results = await Promise.all(checks.map(async ([name, check]) => [name, await runCheck(check, timeoutMs)] as const))
-    const healthy = results.every(([, up]) => up)
-    const states = Object.fromEntries(results.map(([name, up]) => [name, up ? CHECK_STATES.up : CHECK_STATES.down]))
+    const healthy = results.every(([, state]) => state === CHECK_STATES.up)
+    const states = Object.fromEntries(results)
     return await reply.code(healthy ? 200 : 503).send({ status: healthy ? 'ok' : 'degraded', ...base(), ...options.report?.(), ...states })
   })
 

@@ -19,7 +19,7 @@ export const debugRoutes: FastifyPluginAsyncTypebox<{ config: Config, sessions: 
   if (!operatorRoutesEnabled(config)) return
   const guard = config.OPERATOR_TOKEN === undefined ? [] : [staticBearerGuard([config.OPERATOR_TOKEN])]
   const security = config.OPERATOR_TOKEN === undefined ? [] : [{ operatorToken: [] }]
-  const errors = { 401: { $ref: 'ErrorBody#' }, 429: { $ref: 'ErrorBody#' } }
+  const errors = { 401: { $ref: 'ErrorBody#' }, 429: { $ref: 'ErrorBody#' }, 503: { $ref: 'ErrorBody#' } }
 
   app.get('/debug/:sessionId', {
     schema: {

@@ -14,7 +14,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ engine: UssdEngine }> = as
       summary: 'End-of-session notification from the aggregator',
       consumes: ['application/x-www-form-urlencoded', 'application/json'],
       body: UssdEventSchema,
-      response: { 200: UssdEventReplySchema, 400: { $ref: 'ErrorBody#' }, 429: { $ref: 'ErrorBody#' } }
+      response: { 200: UssdEventReplySchema, 400: { $ref: 'ErrorBody#' }, 429: { $ref: 'ErrorBody#' }, 503: { $ref: 'ErrorBody#' } }
     }
   }, async (request) => {
     const { sessionId, phoneNumber, status, durationInMillis, hopsCount, errorMessage, networkCode } = request.body

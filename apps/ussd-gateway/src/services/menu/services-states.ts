@@ -14,7 +14,10 @@ const logOut = (s: Session) => {
  */
 async function stillActive (s: Session, deps: MachineDeps): Promise<Step | undefined> {
   const account = s.customerId === undefined ? undefined : await findAccount(deps.db, s.customerId)
-  if (account === undefined) return go('accountMenu')
+  if (account === undefined) {
+    logOut(s)
+    return go('accountMenu')
+  }
   if (account.status !== 'locked') return undefined
   logOut(s)
   return end('services.sessionLocked')
