@@ -157,6 +157,13 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     const login = new Dialer(ctx.app)
     await login.dial('2*1')
     expect((await login.send(changingId)).body).toMatch(/^END Account C[0-9A-F]{8} is locked/)
+
+    // Locked while the current PIN is asked for: the right PIN does not get past the lock.
+    const { phone: checking, customerId: checkingId } = await createAccount(ctx)
+    await checking.send('1')
+    expect((await checking.send('2')).body).toBe('CON Enter your current PIN:\n0. Back')
+    await lockOut(checkingId)
+    expect((await checking.send('48213')).body).toBe(LOCKED)
   })
 
   it('answers the unavailable END, not a wrong PIN, when no configured key opens the stored PIN', async () => {

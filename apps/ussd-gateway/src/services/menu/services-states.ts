@@ -1,4 +1,4 @@
-import { findAccount, updatePinRecord } from '../../db/accounts.repository.ts'
+import { findAccount, updatePinRecord, type Account } from '../../db/accounts.repository.ts'
 import { isWeakPin } from '../pin-vault.ts'
 import type { Session } from '../session.ts'
 import { checkPin } from './login-states.ts'
@@ -9,18 +9,15 @@ const logOut = (s: Session) => {
 }
 
 /**
- * Whether the logged-in account may still act: an account locked since the login (three wrong
- * PINs from any phone) ends the session here, so a lock holds against sessions already open.
+ * The logged-in account while it may still act, or the step that stops the session using it: an
+ * account locked since the login (three wrong PINs from any phone) ends the session, so a lock
+ * holds against sessions already open; a missing one logs out to the account menu.
  */
-async function stillActive (s: Session, deps: MachineDeps): Promise<Step | undefined> {
+async function activeAccount (s: Session, deps: MachineDeps): Promise<{ account: Account } | { stop: Step }> {
   const account = s.customerId === undefined ? undefined : await findAccount(deps.db, s.customerId)
-  if (account === undefined) {
-    logOut(s)
-    return go('accountMenu')
-  }
-  if (account.status !== 'locked') return undefined
+  if (account?.status === 'active') return { account }
   logOut(s)
-  return end('services.sessionLocked')
+  return { stop: account === undefined ? go('accountMenu') : end('services.sessionLocked') }
 }
 
 /** After login: account details, PIN change, language and log out. */
@@ -35,7 +32,7 @@ export const servicesStates = {
       if (s.customerId === undefined) return go('accountMenu')
       if (value === '1' || value === '2') {
         const next = value === '1' ? 'accountDetails' : 'changePinCurrent'
-        return stillActive(s, deps).then((stop) => stop ?? go(next))
+        return activeAccount(s, deps).then((active) => ('stop' in active ? active.stop : go(next)))
       }
       if (value === '3') return go('language')
       if (value === '4') {
@@ -66,13 +63,9 @@ export const servicesStates = {
     screen: (_s, t) => ({ lines: [t('pin.enterCurrent')], footer: [t('nav.back')] }),
     input: async (value, s, deps) => {
       if (!PIN_FORMAT.test(value)) return refuse(s, 'login.pinFormat')
-      const account = s.customerId === undefined ? undefined : await findAccount(deps.db, s.customerId)
-      if (account === undefined) return go('accountMenu')
-      if (account.status === 'locked') {
-        logOut(s)
-        return end('services.sessionLocked')
-      }
-      const failure = await checkPin(deps, s, account, value)
+      const active = await activeAccount(s, deps)
+      if ('stop' in active) return active.stop
+      const failure = await checkPin(deps, s, active.account, value)
       if (failure !== undefined) {
         if ('end' in failure) logOut(s)
         return failure
