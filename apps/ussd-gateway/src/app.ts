@@ -1,5 +1,5 @@
 import { createApp, type App } from '@impact/service-kit'
-import { createSharedState } from '@impact/shared-state'
+import { createSharedState, DEFAULT_COMMAND_TIMEOUT_MS } from '@impact/shared-state'
 import type { DestinationStream } from 'pino'
 import { simulatorEnabled, type Config } from './config.ts'
 import { openAppDatabase } from './db/open.ts'
@@ -27,7 +27,10 @@ export interface BuildOptions {
 /** Builds ussd-gateway unlistened; tests and server.ts share it. */
 export async function buildApp (config: Config, options: BuildOptions = {}): Promise<App> {
   const database = await openAppDatabase(config)
-  const state = createSharedState({ url: config.REDIS_URL, prefix: config.REDIS_KEY_PREFIX })
+  // The rate limits wait on Redis before a hop's own deadline starts: a Redis command that outlives
+  // a quarter of the deadline fails, so a Redis outage still ends the hop well within it.
+  const commandTimeoutMs = Math.min(DEFAULT_COMMAND_TIMEOUT_MS, Math.ceil(config.USSD_HOP_DEADLINE_MS / 4))
+  const state = createSharedState({ url: config.REDIS_URL, prefix: config.REDIS_KEY_PREFIX, commandTimeoutMs })
   const sessions = createSessionStore(state, { ttlMs: config.USSD_SESSION_TTL_SECONDS * 1000 })
   const release = async () => {
     sessions.close()

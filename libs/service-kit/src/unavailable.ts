@@ -17,11 +17,11 @@ const UNAVAILABLE_SQLSTATE = /^(08[0-9A-Z]{3}|53300|57014|57P0[1-3])$/
 const OWN_CODES = new Set(['PERSIST_TIMEOUT'])
 
 /**
- * Errors that carry no code: ioredis gave up on a command or lost its connection; pg lost its
+ * Errors that carry no code: ioredis gave up on a command, timed it out or lost its connection; pg lost its
  * connection, could not get one in time, or its pool was closed (the process is shutting down).
  */
 const UNAVAILABLE_NAMES = new Set(['MaxRetriesPerRequestError'])
-const UNAVAILABLE_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Connection is closed\.|Client has encountered a connection error and is not queryable|Cannot use a pool after calling end on the pool)/
+const UNAVAILABLE_MESSAGES = /^(Command timed out$|Connection terminated|timeout exceeded when trying to connect|Connection is closed\.|Client has encountered a connection error and is not queryable|Cannot use a pool after calling end on the pool)/
 
 function isUnavailableItself (error: object): boolean {
   const { code, name, message } = error as { code?: unknown, name?: unknown, message?: unknown }

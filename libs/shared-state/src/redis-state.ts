@@ -9,9 +9,18 @@ export interface RedisStateOptions {
   url: string
   /** Namespace for every key and channel, e.g. `ussd:`. */
   prefix: string
-  /** Fail commands instead of queueing them while Redis is unreachable. */
+  /** Longest a connection attempt may take. */
   connectTimeoutMs?: number
+  /**
+   * Longest any command may wait for its reply, queued time included (default 2000 ms). While Redis
+   * is unreachable, ioredis queues commands across reconnection attempts (up to about 6 s once its
+   * back-off is long); this bounds what a request waits before it fails. Subscriptions are exempt:
+   * a SUBSCRIBE queued in an outage still takes effect when Redis is back.
+   */
+  commandTimeoutMs?: number
 }
+
+export const DEFAULT_COMMAND_TIMEOUT_MS = 2000
 
 /**
  * Redis implementation: one command connection, plus one subscriber connection opened on the
@@ -19,14 +28,15 @@ export interface RedisStateOptions {
  */
 export function createRedisState (options: RedisStateOptions): SharedState & { readonly client: Redis } {
   const { prefix } = options
-  const connect = () => new Redis(options.url, {
+  const connect = (commandTimeout?: number) => new Redis(options.url, {
     lazyConnect: false,
     connectTimeout: options.connectTimeoutMs ?? 5000,
     maxRetriesPerRequest: 2,
+    ...(commandTimeout !== undefined ? { commandTimeout } : {}),
     // Keep reconnecting with a capped back-off: a Redis restart must not need an app restart.
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000)
   })
-  const client = connect()
+  const client = connect(options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS)
   // Errors surface on the commands that fail; without a listener ioredis would log every retry.
   client.on('error', () => {})
   let subscriber: Redis | undefined
