@@ -52,7 +52,7 @@ export const DebugRecordSchema = Type.Object({
     context: Type.Object({
       sessionId: Type.String(),
       phoneNumber: PhoneNumberSchema,
-      message: Type.String({ description: 'Last screen sent (without CON/END)' }),
+      message: Type.String({ description: 'Last screen sent (without CON/END); `(withheld: a logged-in screen)` once logged in, as those screens show the account' }),
       isAuthenticated: Type.Boolean()
     }),
     status: Type.Literal('active')

@@ -5,7 +5,7 @@ export type StateName =
   | 'preMenu' | 'knowMore' | 'knowMoreTopic' | 'language'
   | 'accountMenu' | 'loginId' | 'loginPin'
   | 'createName' | 'createEmail' | 'createPin' | 'createPinConfirm' | 'createDone'
-  | 'servicesMenu' | 'accountDetails' | 'changePinCurrent' | 'changePinNew' | 'changePinConfirm'
+  | 'servicesMenu' | 'servicesLanguage' | 'accountDetails' | 'changePinCurrent' | 'changePinNew' | 'changePinConfirm'
 
 export interface Flash { key: MessageKey, params?: MessageParams }
 

@@ -93,6 +93,16 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     expect((await phone.send('1')).screen).toBe(`Name: Jean-Paul O'Neil\nCustomer ID: ${id}\nPhone: ${phone.phoneNumber}\nEmail: jp@example.org\n0. Back`)
     expect((await phone.send('0')).screen).toMatch(/^My Account/)
     expect((await phone.send('0')).screen).toBe('Welcome, Jean-Paul O\'Neil\n1. Know More\n2. My Account\n3. Language/Lugha\n*. Exit')
+    // The language menu returns where it was opened: the welcome menu here, My Account from there.
+    await phone.send('3')
+    expect((await phone.send('0')).screen).toMatch(/^Welcome, Jean-Paul/)
+    await phone.send('3')
+    expect((await phone.send('1')).screen).toMatch(/^Language set to English\.\nWelcome, Jean-Paul/)
+    await phone.send('2')
+    await phone.send('3')
+    expect((await phone.send('0')).screen).toMatch(/^My Account/)
+    await phone.send('3')
+    expect((await phone.send('1')).screen).toMatch(/^Language set to English\.\nMy Account/)
   })
 
   it('gives distinct random customer ids', async () => {

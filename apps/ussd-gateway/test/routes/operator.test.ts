@@ -33,10 +33,18 @@ describe('operator routes', () => {
     const mid = await ctx.app.inject({ method: 'GET', url: `/api/ussd/debug/${phone.sessionId}`, headers: auth })
     expect(mid.json().debugInfo.state).toBe('createPinConfirm')
     expect(mid.body).not.toMatch(/73914|v1\$|Esther|esther@/)
-    await phone.send('73914')
+    const created = await phone.send('73914')
     const done = await ctx.app.inject({ method: 'GET', url: `/api/ussd/debug/${phone.sessionId}`, headers: auth })
     expect(done.json().debugInfo).toMatchObject({ state: 'createDone', context: { isAuthenticated: true } })
     expect(done.body).not.toContain('73914')
+    // Screens of a logged-in session show the account (its id, then name, phone and email): withheld.
+    const customerId = /C[0-9A-F]{8}/.exec(created.screen)?.[0]
+    expect(customerId).toBeDefined()
+    await phone.send('1')
+    await phone.send('1')
+    const details = await ctx.app.inject({ method: 'GET', url: `/api/ussd/debug/${phone.sessionId}`, headers: auth })
+    expect(details.json().debugInfo).toMatchObject({ state: 'accountDetails', context: { message: '(withheld: a logged-in screen)', isAuthenticated: true } })
+    expect(details.body).not.toMatch(new RegExp(`${customerId ?? 'C'}|Esther|esther@`))
   })
 
   it('lists the active sessions with their count', async () => {

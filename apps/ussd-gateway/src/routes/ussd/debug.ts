@@ -8,12 +8,19 @@ import type { SessionStore } from '../../services/session-store.ts'
 /** At most this many ids are listed (the shared store is scanned, not indexed). */
 export const MAX_LISTED_SESSIONS = 10_000
 
+/**
+ * Shown for the last screen of a logged-in session: its screens carry the account (the name on
+ * the welcome menu, the customer id, the details screen), which operators have no need to read.
+ */
+export const WITHHELD = '(withheld: a logged-in screen)'
+
 /** Operator routes are on with OPERATOR_TOKEN (bearer), or open in development only. */
 export const operatorRoutesEnabled = (config: Config) => config.OPERATOR_TOKEN !== undefined || config.NODE_ENV === 'development'
 
 /**
  * `GET /api/ussd/debug/:sessionId` and `GET /api/ussd/sessions`: the spec's debug record and
- * session list. They show the state name and last screen only: never a PIN, draft or account data.
+ * session list. They show the state name and last screen only (withheld once logged in): never a
+ * PIN, draft or account data.
  */
 export const debugRoutes: FastifyPluginAsyncTypebox<{ config: Config, sessions: SessionStore }> = async (app, { config, sessions }) => {
   if (!operatorRoutesEnabled(config)) return
@@ -38,7 +45,7 @@ export const debugRoutes: FastifyPluginAsyncTypebox<{ config: Config, sessions: 
       sessionId,
       debugInfo: {
         state: session.state,
-        context: { sessionId, phoneNumber: session.phone, message: session.message, isAuthenticated: session.customerId !== undefined },
+        context: { sessionId, phoneNumber: session.phone, message: session.customerId === undefined ? session.message : WITHHELD, isAuthenticated: session.customerId !== undefined },
         status: 'active' as const
       },
       activeSessions: await sessions.list(MAX_LISTED_SESSIONS)

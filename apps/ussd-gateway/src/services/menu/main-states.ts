@@ -1,5 +1,6 @@
 import type { Language } from '../../db/types.ts'
 import type { MessageKey } from './i18n.ts'
+import type { StateName } from '../session.ts'
 import { go, refuse, type StateDef } from './types.ts'
 
 const TOPICS = [
@@ -9,6 +10,22 @@ const TOPICS = [
 ] as const satisfies ReadonlyArray<{ option: MessageKey, text: MessageKey }>
 
 const LANGUAGE_CHOICES: Record<string, Language> = { 1: 'en', 2: 'sw' }
+
+/**
+ * The language menu, opened from `from` (the welcome menu, or My Account when logged in): `0` and
+ * a choice both return there, so each menu has its own state.
+ */
+export const languageMenu = (from: StateName): StateDef => ({
+  parent: () => from,
+  screen: (_s, t) => ({ lines: [t('language.title'), t('language.english'), t('language.swahili')], footer: [t('nav.back')] }),
+  input: async (value, s, deps) => {
+    const language = LANGUAGE_CHOICES[value]
+    if (language === undefined) return refuse(s, 'error.invalidChoice')
+    await deps.saveLanguage(s.phone, language)
+    s.language = language
+    return go(from, 'language.saved')
+  }
+})
 
 /** The welcome menu, Know More and the language menu. */
 export const mainStates = {
@@ -47,15 +64,5 @@ export const mainStates = {
     input: (_value, s) => refuse(s, 'error.invalidChoice')
   },
 
-  language: {
-    parent: (s) => (s.customerId !== undefined ? 'servicesMenu' : 'preMenu'),
-    screen: (_s, t) => ({ lines: [t('language.title'), t('language.english'), t('language.swahili')], footer: [t('nav.back')] }),
-    input: async (value, s, deps) => {
-      const language = LANGUAGE_CHOICES[value]
-      if (language === undefined) return refuse(s, 'error.invalidChoice')
-      await deps.saveLanguage(s.phone, language)
-      s.language = language
-      return go(s.customerId !== undefined ? 'servicesMenu' : 'preMenu', 'language.saved')
-    }
-  }
+  language: languageMenu('preMenu')
 } satisfies Record<string, StateDef>

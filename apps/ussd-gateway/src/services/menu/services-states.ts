@@ -2,6 +2,7 @@ import { findAccount, updatePinRecord, type Account } from '../../db/accounts.re
 import { isWeakPin } from '../pin-vault.ts'
 import type { Session } from '../session.ts'
 import { checkPin } from './login-states.ts'
+import { languageMenu } from './main-states.ts'
 import { end, go, PIN_FORMAT, refuse, type MachineDeps, type StateDef, type Step } from './types.ts'
 
 const logOut = (s: Session) => {
@@ -20,7 +21,7 @@ async function activeAccount (s: Session, deps: MachineDeps): Promise<{ account:
   return { stop: account === undefined ? go('accountMenu') : end('services.sessionLocked') }
 }
 
-/** After login: account details, PIN change, language and log out. */
+/** After login: account details, PIN change, language (back to My Account) and log out. */
 export const servicesStates = {
   servicesMenu: {
     parent: () => 'preMenu',
@@ -34,7 +35,7 @@ export const servicesStates = {
         const next = value === '1' ? 'accountDetails' : 'changePinCurrent'
         return activeAccount(s, deps).then((active) => ('stop' in active ? active.stop : go(next)))
       }
-      if (value === '3') return go('language')
+      if (value === '3') return go('servicesLanguage')
       if (value === '4') {
         logOut(s)
         return go('preMenu', 'services.loggedOut')
@@ -42,6 +43,8 @@ export const servicesStates = {
       return refuse(s, 'error.invalidChoice')
     }
   },
+
+  servicesLanguage: languageMenu('servicesMenu'),
 
   accountDetails: {
     parent: () => 'servicesMenu',
