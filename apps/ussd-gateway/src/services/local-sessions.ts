@@ -71,7 +71,6 @@ export function localSessions ({ ttlMs, endedTtlMs, expiredTtlMs, lockWaitMs }: 
     expired: (sessionId) => expiredSessions.has(sessionId),
     remove (sessionId) {
       const wasLive = live.delete(sessionId)
-      endedSessions.delete(sessionId)
       expiredSessions.delete(sessionId)
       return wasLive
     },

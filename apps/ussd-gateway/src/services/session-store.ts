@@ -52,7 +52,10 @@ export interface SessionStore {
   ended: (sessionId: string) => Maybe<EndedSession | undefined>
   /** True when the session expired of inactivity lately (not when it ended or was freed). */
   expired: (sessionId: string) => Maybe<boolean>
-  /** Frees everything about a session (the aggregator's end-of-session notification). */
+  /**
+   * Frees a session (the aggregator's end-of-session notification) and forgets that it expired;
+   * the record of one that ended stays for its short TTL.
+   */
   remove: (sessionId: string) => Maybe<boolean>
   list: (limit: number) => Maybe<string[]>
   /** Frees what the store holds in this process (the shared state is closed by its owner). */

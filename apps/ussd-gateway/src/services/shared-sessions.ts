@@ -86,7 +86,7 @@ export function sharedSessions (state: SharedState, { ttlMs, endedTtlMs, expired
     },
 
     async remove (sessionId: string): Promise<boolean> {
-      const [live] = await Promise.all([state.del(SESSION + sessionId), state.del(ENDED + sessionId), state.del(SEEN + sessionId)])
+      const [live] = await Promise.all([state.del(SESSION + sessionId), state.del(SEEN + sessionId)])
       return live
     },
 

@@ -134,18 +134,21 @@ export function createUssdEngine (options: EngineOptions) {
   /**
    * A hop that continues a session we no longer hold: the user must dial again. Latest-input
    * aggregators say so themselves (not an initiation). With cumulative text, a first hop may carry
-   * text (a shortcut dial), so only a session that expired lately (the store's trace) counts.
+   * text (a shortcut dial), so only a text that extends the one of a session that ended or was
+   * freed lately (`ended`), or any text of a session that expired lately (the store's trace), counts.
    */
-  function isExpired (hop: Hop): Maybe<boolean> {
+  function isExpired (hop: Hop, ended: EndedSession | undefined): Maybe<boolean> {
     if (hop.latest !== undefined) return !hop.latest.initiation
-    return hop.text !== undefined && hop.text !== '' && sessions.expired(hop.sessionId)
+    if (hop.text === undefined || hop.text === '') return false
+    if (ended !== undefined && ended.phone === hop.phoneNumber && newInput(ended.keptText, hop.text)?.extends === true) return true
+    return sessions.expired(hop.sessionId)
   }
 
   /** The first hop of a session (or one after it ended): a retry of the last hop replays its END. */
   async function startSession (hop: Hop): Promise<Reply> {
     const ended = await sessions.ended(hop.sessionId)
     if (ended !== undefined && matchesEnded(ended, hop)) return { end: true, message: ended.message }
-    const [{ session, inputs }, expired] = await Promise.all([start(hop), isExpired(hop)])
+    const [{ session, inputs }, expired] = await Promise.all([start(hop), isExpired(hop, ended)])
     if (expired) return endScreen(session, 'session.expired', machine.appName)
     // A shortcut's inputs are replayed like typed ones, up to the first refusal or free-input prompt.
     // Rendered only when no input moved the machine: applyInput answers its own screen.
@@ -227,8 +230,11 @@ export function createUssdEngine (options: EngineOptions) {
       const token = await sessions.lock(sessionId)
       try {
         const live = await sessions.peek(sessionId)
-        if (live !== undefined && live.phone !== phoneNumber) return false
-        return await sessions.remove(sessionId)
+        if (live === undefined) return await sessions.remove(sessionId)
+        if (live.phone !== phoneNumber) return false
+        // Ended like an END: a later hop that continues it is told to dial again (see isExpired).
+        await sessions.finish(live, { phone: live.phone, keptText: live.keptText, sequence: live.sequence, message: endScreen(live, 'session.expired', machine.appName).message })
+        return true
       } finally {
         await sessions.unlock(sessionId, token)
       }

@@ -243,6 +243,29 @@ describe('USSD sessions', () => {
       expect((await debug(ctx.app, phone.sessionId)).statusCode).toBe(404)
     })
 
+    it('tells a later hop of a session that ended or was freed to dial again, rather than take it for a shortcut dial', async () => {
+      const EXPIRED = 'END Your session has expired. Please dial again.'
+      const notify = async (phone: Dialer) => await ctx.app.inject({ method: 'POST', url: '/api/ussd/events', payload: { sessionId: phone.sessionId, phoneNumber: phone.phoneNumber, status: 'Success' } })
+      // Ended by the user, then notified as Africa's Talking always does: the text goes on from the END.
+      const exited = new Dialer(ctx.app)
+      await exited.dial()
+      await exited.send('1')
+      expect((await exited.send('*')).body).toMatch(/^CON Welcome/)
+      expect((await exited.send('*')).body).toMatch(/^END Thank you/)
+      expect((await notify(exited)).json()).toEqual({ received: true })
+      expect((await exited.send('1')).body).toBe(EXPIRED)
+      expect((await debug(ctx.app, exited.sessionId)).statusCode).toBe(404)
+
+      // Freed mid-dialogue by the notification: a late hop is told to dial again, a retry too.
+      const freed = new Dialer(ctx.app)
+      await freed.dial()
+      await freed.send('1')
+      await notify(freed)
+      expect((await freed.post(freed.text)).body).toBe(EXPIRED)
+      expect((await freed.send('1')).body).toBe(EXPIRED)
+      expect((await debug(ctx.app, freed.sessionId)).statusCode).toBe(404)
+    })
+
     it('answers 400 JSON to an events call without a session id or phone number, and frees nothing', async () => {
       const phone = new Dialer(ctx.app)
       await phone.dial()
