@@ -55,9 +55,10 @@ export async function findAccount (db: Kysely<DB>, customerId: string): Promise<
 
 /**
  * Counts one wrong PIN and locks the account when `maxAttempts` is reached, in one statement so
- * parallel attempts cannot both slip under the limit. Resolves the new count and status.
+ * parallel attempts cannot both slip under the limit. Resolves the new count and status, or
+ * undefined when nothing was counted: the account was locked already (by a parallel attempt, say).
  */
-export async function recordFailedPin (db: Kysely<DB>, customerId: string, maxAttempts: number): Promise<{ attempts: number, status: AccountStatus }> {
+export async function recordFailedPin (db: Kysely<DB>, customerId: string, maxAttempts: number): Promise<{ attempts: number, status: AccountStatus } | undefined> {
   const reached = sql<boolean>`pin_attempts + 1 >= ${maxAttempts}`
   const row = await db.updateTable('ussd_accounts')
     .set((eb) => ({
@@ -71,7 +72,7 @@ export async function recordFailedPin (db: Kysely<DB>, customerId: string, maxAt
     .where('status', '=', 'active')
     .returning(['pin_attempts', 'status'])
     .executeTakeFirst()
-  return row === undefined ? { attempts: maxAttempts, status: 'locked' } : { attempts: row.pin_attempts, status: row.status }
+  return row === undefined ? undefined : { attempts: row.pin_attempts, status: row.status }
 }
 
 export async function resetPinAttempts (db: Kysely<DB>, customerId: string): Promise<void> {

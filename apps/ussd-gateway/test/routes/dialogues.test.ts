@@ -76,8 +76,10 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     await phone.dial()
     expect((await phone.send('2')).body).toBe('CON Account\n1. Log in\n2. Create account\n0. Back')
     expect((await phone.send('2')).body).toBe('CON Enter your full name:\n0. Back')
-    expect((await phone.send('J')).screen).toBe('Please enter a name of 2-40 letters (spaces, - and \' allowed).\nEnter your full name:\n0. Back')
-    expect((await phone.send('Jean-Paul O\'Neil')).body).toBe('CON Enter your email address (optional):\n00. Skip\n0. Back')
+    expect((await phone.send('J')).screen).toBe('Please enter a name of 2-40 letters (spaces, -, \' and . allowed).\nEnter your full name:\n0. Back')
+    expect((await phone.send('J.')).screen).toMatch(/^Please enter a name/)
+    // A typographic apostrophe is kept as ' (the details screen below shows it).
+    expect((await phone.send('Jean-Paul O\u2019Neil')).body).toBe('CON Enter your email address (optional):\n00. Skip\n0. Back')
     expect((await phone.send('not-an-email')).screen).toMatch(/^Invalid email address\. Try again, or send 00 to skip\./)
     expect((await phone.send('jp@example.org')).body).toBe('CON Create a 5-digit PIN:\n0. Back')
     expect((await phone.send('1234')).screen).toBe('PIN must be exactly 5 digits.\nCreate a 5-digit PIN:\n0. Back')
@@ -105,6 +107,16 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     expect((await phone.send('1')).screen).toMatch(/^Language set to English\.\nMy Account/)
   })
 
+  it('refuses malformed email addresses', async () => {
+    // One session per address: the cumulative text of a session is capped at 182 characters.
+    for (const email of ['jp@-example.org', 'jp@example-.org', '.jp@example.org', 'jp.@example.org', 'j..p@example.org', 'jp@example.c0m']) {
+      const phone = new Dialer(ctx.app)
+      await phone.dial('2*2')
+      await phone.send('Jane Doe')
+      expect((await phone.send(email)).screen).toMatch(/^Invalid email address\./)
+    }
+  })
+
   it('gives distinct random customer ids', async () => {
     const [a, b] = await Promise.all([createAccount(ctx), createAccount(ctx)])
     expect(a.customerId).not.toBe(b.customerId)
@@ -116,7 +128,7 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     await phone.dial()
     await phone.send('2')
     expect((await phone.send('1')).body).toBe('CON Enter your Customer ID (e.g. C1A2B3C4D):\n0. Back')
-    expect((await phone.send('12345')).screen).toMatch(/^Invalid Customer ID\. It is C followed by 8 letters or digits\.\n/)
+    expect((await phone.send('12345')).screen).toMatch(/^Invalid Customer ID\. It is C followed by 8 digits or letters A-F\.\n/)
     expect((await phone.send('C00000000')).screen).toMatch(/^Customer ID C00000000 was not found\. Check it and try again\.\n/)
     expect((await phone.send(customerId.toLowerCase())).body).toBe('CON Enter your 5-digit PIN:\n0. Back')
     expect((await phone.send('123')).screen).toMatch(/^PIN must be exactly 5 digits\./)
@@ -141,6 +153,23 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     const third = new Dialer(ctx.app)
     await third.dial('2*1')
     expect((await third.send(customerId)).body).toBe(`END Account ${customerId} is locked after 3 incorrect PINs. Please contact support to unlock it.`)
+  })
+
+  it('tells only the attempt that locked the account that it did, when wrong PINs race', async () => {
+    const { customerId } = await createAccount(ctx)
+    const first = new Dialer(ctx.app)
+    await first.dial('2*1')
+    await first.send(customerId)
+    for (const pin of ['11112', '11113']) await first.send(pin)
+    const racers = await Promise.all(Array.from({ length: 4 }, async () => {
+      const phone = new Dialer(ctx.app)
+      await phone.dial('2*1')
+      await phone.send(customerId)
+      return phone
+    }))
+    const bodies = await Promise.all(racers.map(async (phone) => (await phone.send('11114')).body))
+    expect(bodies.filter((body) => body.startsWith('END Incorrect PIN (3/3). Your account is now locked.'))).toHaveLength(1)
+    expect(bodies.filter((body) => body === `END Account ${customerId} is locked after 3 incorrect PINs. Please contact support to unlock it.`)).toHaveLength(3)
   })
 
   it('ends sessions already logged in once the account is locked, and a PIN change does not lift the lock', async () => {
@@ -212,6 +241,7 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     expect((await phone.send('22223')).screen).toMatch(/^Incorrect PIN \(1\/3\)\. Please try again\.\nEnter your current PIN:/)
     expect((await phone.send('48213')).body).toBe('CON Enter a new 5-digit PIN:\n0. Back')
     expect((await phone.send('22222')).screen).toMatch(/^That PIN is too easy to guess/)
+    expect((await phone.send('48213')).screen).toBe('The new PIN must differ from your current PIN.\nEnter a new 5-digit PIN:\n0. Back')
     expect((await phone.send('60714')).body).toBe('CON Confirm your new PIN:\n0. Back')
     expect((await phone.send('60715')).screen).toBe('PINs do not match. Please enter the new PIN again.\nEnter a new 5-digit PIN:\n0. Back')
     await phone.send('60714')

@@ -7,14 +7,22 @@ import type { Session } from '../session.ts'
 import { go, PIN_FORMAT, refuse, type MachineDeps, type StateDef } from './types.ts'
 
 const NAME = /^\p{L}[\p{L}' .-]*$/u
-const EMAIL = /^[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,24}$/
+const LETTER = /\p{L}/gu
+/** Apostrophes a handset or a keyboard may send for `'` (typographic, modifier letter, prime). */
+const APOSTROPHES = /[\u2018\u2019\u02BC\u2032]/g
+/**
+ * A plain address: the local part without a leading, trailing or doubled dot; domain labels of
+ * letters, digits and inner hyphens; a top-level domain of letters.
+ */
+const EMAIL = /^(?!\.)(?!.*\.\.)[A-Za-z0-9._%+-]{1,64}(?<!\.)@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24}$/
 const MAX_EMAIL = 60
 const ID_ATTEMPTS = 5
 
-/** A display name: letters with spaces, hyphens, apostrophes and dots, 2-40 GSM-7 characters. */
+/** A display name: at least 2 letters, with spaces, hyphens, apostrophes and dots; at most 40 GSM-7 characters. */
 export function normaliseName (input: string): string | undefined {
-  const name = input.trim().replace(/\s+/g, ' ')
-  return name.length >= 2 && name.length <= 40 && NAME.test(name) && isGsm7(name) ? name : undefined
+  const name = input.trim().replace(/\s+/g, ' ').replace(APOSTROPHES, "'")
+  const valid = name.length <= 40 && NAME.test(name) && (name.match(LETTER)?.length ?? 0) >= 2 && isGsm7(name)
+  return valid ? name : undefined
 }
 
 export function normaliseEmail (input: string): string | undefined {

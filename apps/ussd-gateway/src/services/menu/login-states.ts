@@ -6,12 +6,15 @@ import { end, go, MAX_PIN_ATTEMPTS, PIN_FORMAT, refuse, type MachineDeps, type S
 /**
  * Checks a PIN against the account, counting failures in the database (not in the session, so
  * a new session does not reset them). Resolves undefined when the PIN is right, otherwise the
- * step that says so: `Incorrect PIN (n/3)` on the current screen, or the lockout END.
+ * step that says so: `Incorrect PIN (n/3)` on the current screen, or the lockout END (`is now
+ * locked` for the attempt that locked it, `is locked` for one that found it locked).
  */
 export async function checkPin (deps: MachineDeps, session: Session, account: Account, pin: string): Promise<Step | undefined> {
   const check = await deps.vault.verify(pin, account.pinRecord)
   if (!check.ok) {
     const result = await recordFailedPin(deps.db, account.customerId, MAX_PIN_ATTEMPTS)
+    // Another attempt locked it meanwhile: this one neither counts nor says it locked the account.
+    if (result === undefined) return end('login.locked', { id: account.customerId })
     const params = { n: Math.min(result.attempts, MAX_PIN_ATTEMPTS), max: MAX_PIN_ATTEMPTS }
     return result.status === 'locked' ? end('login.lockedNow', params) : refuse(session, 'login.wrongPin', params)
   }

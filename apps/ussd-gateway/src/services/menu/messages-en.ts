@@ -32,7 +32,7 @@ export const en = {
   'account.create': '2. Create account',
 
   'login.enterId': 'Enter your Customer ID (e.g. C1A2B3C4D):',
-  'login.invalidId': 'Invalid Customer ID. It is C followed by 8 letters or digits.',
+  'login.invalidId': 'Invalid Customer ID. It is C followed by 8 digits or letters A-F.',
   'login.notFound': 'Customer ID {id} was not found. Check it and try again.',
   'login.locked': 'Account {id} is locked after 3 incorrect PINs. Please contact support to unlock it.',
   'login.enterPin': 'Enter your 5-digit PIN:',
@@ -42,7 +42,7 @@ export const en = {
   'login.success': 'Login successful.',
 
   'create.enterName': 'Enter your full name:',
-  'create.invalidName': 'Please enter a name of 2-40 letters (spaces, - and \' allowed).',
+  'create.invalidName': 'Please enter a name of 2-40 letters (spaces, -, \' and . allowed).',
   'create.enterEmail': 'Enter your email address (optional):',
   'create.invalidEmail': 'Invalid email address. Try again, or send 00 to skip.',
   'create.enterPin': 'Create a 5-digit PIN:',
@@ -66,6 +66,7 @@ export const en = {
   'pin.enterNew': 'Enter a new 5-digit PIN:',
   'pin.confirmNew': 'Confirm your new PIN:',
   'pin.mismatch': 'PINs do not match. Please enter the new PIN again.',
+  'pin.sameAsCurrent': 'The new PIN must differ from your current PIN.',
   'pin.changed': 'Your PIN was changed.',
 
   'language.title': 'Choose language / Chagua lugha:',

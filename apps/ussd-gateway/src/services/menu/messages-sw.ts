@@ -31,7 +31,7 @@ export const sw: Record<MessageKey, string> = {
   'account.create': '2. Fungua akaunti',
 
   'login.enterId': 'Weka Namba yako ya Mteja (mfano C1A2B3C4D):',
-  'login.invalidId': 'Namba ya Mteja si sahihi. Ni C ikifuatiwa na herufi au tarakimu 8.',
+  'login.invalidId': 'Namba ya Mteja si sahihi. Ni C ikifuatiwa na tarakimu au herufi A-F, jumla 8.',
   'login.notFound': 'Namba ya Mteja {id} haikupatikana. Iangalie na ujaribu tena.',
   'login.locked': 'Akaunti {id} imefungwa baada ya PIN zisizo sahihi mara 3. Tafadhali wasiliana na huduma kwa wateja ili kuifungua.',
   'login.enterPin': 'Weka PIN yako ya tarakimu 5:',
@@ -41,7 +41,7 @@ export const sw: Record<MessageKey, string> = {
   'login.success': 'Umeingia kikamilifu.',
 
   'create.enterName': 'Weka jina lako kamili:',
-  'create.invalidName': 'Tafadhali weka jina la herufi 2-40 (nafasi, - na \' zinaruhusiwa).',
+  'create.invalidName': 'Tafadhali weka jina la herufi 2-40 (nafasi, -, \' na . zinaruhusiwa).',
   'create.enterEmail': 'Weka barua pepe yako (si lazima):',
   'create.invalidEmail': 'Barua pepe si sahihi. Jaribu tena, au tuma 00 kuruka.',
   'create.enterPin': 'Tengeneza PIN ya tarakimu 5:',
@@ -65,6 +65,7 @@ export const sw: Record<MessageKey, string> = {
   'pin.enterNew': 'Weka PIN mpya ya tarakimu 5:',
   'pin.confirmNew': 'Thibitisha PIN yako mpya:',
   'pin.mismatch': 'PIN hazilingani. Tafadhali weka PIN mpya tena.',
+  'pin.sameAsCurrent': 'PIN mpya lazima iwe tofauti na PIN yako ya sasa.',
   'pin.changed': 'PIN yako imebadilishwa.',
 
   'language.title': 'Chagua lugha / Choose language:',

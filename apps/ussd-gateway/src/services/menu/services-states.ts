@@ -84,6 +84,9 @@ export const servicesStates = {
     input: async (value, s, deps) => {
       if (!PIN_FORMAT.test(value)) return refuse(s, 'login.pinFormat')
       if (isWeakPin(value)) return refuse(s, 'create.weakPin')
+      const active = await activeAccount(s, deps)
+      if ('stop' in active) return active.stop
+      if ((await deps.vault.verify(value, active.account.pinRecord)).ok) return refuse(s, 'pin.sameAsCurrent')
       s.draftPin = await deps.vault.seal(value)
       return go('changePinConfirm')
     }
