@@ -26,6 +26,31 @@ export const REDACT_PATHS = [
   ...SECRET_FIELDS.flatMap((f) => [f, `*.${f}`, `*.*.${f}`])
 ]
 
+/** Query parameters whose values never reach a log line (the app's redacted field names are added). */
+const SECRET_PARAMS = [...SECRET_FIELDS, 'access_token', 'api_key', 'apikey', 'ucan', 'auth', 'authorization']
+
+/**
+ * The URL with the value of every secret query parameter (`names`, lowercase) replaced: a caller
+ * may put in a query what belongs in a body (a GET with `text=…*<PIN>`). A name that cannot be
+ * decoded counts as secret.
+ */
+export function redactUrl (url: string, names: ReadonlySet<string>): string {
+  const start = url.indexOf('?')
+  if (start < 0) return url
+  const params = url.slice(start + 1).split('&').map((param) => {
+    const eq = param.indexOf('=')
+    if (eq < 0) return param
+    let name: string | undefined
+    try {
+      name = decodeURIComponent(param.slice(0, eq).replace(/\+/g, ' ')).toLowerCase()
+    } catch {
+      name = undefined
+    }
+    return name !== undefined && !names.has(name) ? param : `${param.slice(0, eq)}=[redacted]`
+  })
+  return `${url.slice(0, start + 1)}${params.join('&')}`
+}
+
 /** Only these request headers are logged at all; everything else (credentials included) is left out. */
 const LOGGED_HEADERS = ['user-agent', 'content-type', 'content-length', 'x-forwarded-for', 'x-request-id']
 
@@ -40,6 +65,8 @@ export interface LoggerOptions {
 }
 
 export function loggerOptions (options: LoggerOptions): FastifyServerOptions['logger'] {
+  // `*.text` and `text` both name the field `text`: its values are secret in a query too.
+  const secretParams = new Set([...SECRET_PARAMS, ...(options.redact ?? []).map((path) => path.slice(path.lastIndexOf('.') + 1))].map((name) => name.toLowerCase()))
   return {
     level: options.level,
     ...(options.stream !== undefined
@@ -50,7 +77,7 @@ export function loggerOptions (options: LoggerOptions): FastifyServerOptions['lo
       req (req) {
         const headers: Record<string, unknown> = {}
         for (const name of LOGGED_HEADERS) if (req.headers[name] !== undefined) headers[name] = req.headers[name]
-        return { method: req.method, url: req.url, host: req.host, remoteAddress: req.ip, headers }
+        return { method: req.method, url: redactUrl(req.url, secretParams), host: req.host, remoteAddress: req.ip, headers }
       }
     }
   }

@@ -167,7 +167,7 @@ describe('logging', () => {
     const secrets = { bearer: 'Bearer eyJ-secret-token', ucan: 'mAYIEA-ucan-car', cookie: 'sid=session-cookie', matrix: 'syt_matrix_token', pin: '48213' }
     const res = await app.inject({
       method: 'POST',
-      url: '/login',
+      url: '/login?next=%2Fhome&access_token=qs-token-7f3&Pin=48213',
       headers: { authorization: secrets.bearer, 'x-ucan-delegation': secrets.ucan, cookie: secrets.cookie, 'x-matrix-access-token': secrets.matrix, 'user-agent': 'kit-test' },
       payload: { user: 'amina', pin: secrets.pin }
     })
@@ -175,8 +175,10 @@ describe('logging', () => {
     const output = logs.text()
     expect(output).toContain('login attempt')
     expect(output).toContain('kit-test')
-    for (const secret of Object.values(secrets)) expect(output).not.toContain(secret)
+    for (const secret of [...Object.values(secrets), 'qs-token-7f3']) expect(output).not.toContain(secret)
     expect(output).toContain('[redacted]')
+    // Other query parameters stay readable.
+    expect(output).toContain('/login?next=%2Fhome&access_token=[redacted]&Pin=[redacted]')
   })
 })
 
