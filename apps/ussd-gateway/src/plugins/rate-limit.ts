@@ -1,4 +1,4 @@
-import rateLimit, { type CreateRateLimitOptions } from '@fastify/rate-limit'
+import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { SharedState } from '@impact/shared-state'
 import type { Redis } from 'ioredis'
@@ -61,17 +61,14 @@ export async function registerRateLimits (app: FastifyInstance, config: Config, 
         throw new UssdRateLimitedError(`${seconds} seconds`)
       }
     }
-    const options: CreateRateLimitOptions = {
-      max: config.RATE_LIMIT_PHONE_MAX,
-      timeWindow: config.RATE_LIMIT_WINDOW_MS,
-      keyGenerator: (request) => `phone:${phoneOf(request)}`
-    }
-    const limit = app.createRateLimit(options)
+    // A fixed window per phone in the shared state (one round trip), next to the plugin's per-IP keys: `<prefix>rl:phone:<number>`.
     return async function limitPhone (request: FastifyRequest, reply: FastifyReply): Promise<void> {
-      const result = await limit(request)
-      if (result.isAllowed || !result.isExceeded) return
-      reply.header('retry-after', result.ttlInSeconds)
-      throw new UssdRateLimitedError(`${result.ttlInSeconds} seconds`)
+      const key = `rl:phone:${phoneOf(request)}`
+      const current = await state.incr(key, { ttlMs: config.RATE_LIMIT_WINDOW_MS })
+      if (current <= config.RATE_LIMIT_PHONE_MAX) return
+      const seconds = Math.max(1, Math.ceil((await state.ttl(key)) / 1000))
+      reply.header('retry-after', seconds)
+      throw new UssdRateLimitedError(`${seconds} seconds`)
     }
   }
 }

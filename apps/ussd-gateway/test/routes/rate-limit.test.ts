@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
+import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Dialer, newPhone, setupApp, type TestApp, type TestContext } from '../helper.ts'
 
@@ -38,8 +39,14 @@ describe('rate limits behind a trusted proxy', () => {
     const phoneNumber = newPhone()
     expect((await hop(ctx.app, { 'x-forwarded-for': '203.0.113.40' }, phoneNumber)).status).toBe(200)
     expect((await hop(ctx.app, { 'x-forwarded-for': '203.0.113.41' }, phoneNumber)).status).toBe(200)
-    const limited = await hop(ctx.app, { 'x-forwarded-for': '203.0.113.42' }, phoneNumber)
-    expect(limited).toMatchObject({ status: 429, body: LIMITED })
+    const limited = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/ussd',
+      headers: { 'x-forwarded-for': '203.0.113.42' },
+      payload: { sessionId: `limited-${phoneNumber}`, serviceCode: '*384*123#', phoneNumber, text: '' }
+    })
+    expect(limited).toMatchObject({ statusCode: 429, body: LIMITED })
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1)
   })
 
   it('exempts allow-listed aggregator IPs from the IP limit only', async () => {
@@ -70,6 +77,17 @@ describe('rate limits behind a trusted proxy', () => {
     expect((await hop(other, client)).status).toBe(200)
     expect((await hop(ctx.app, client)).status).toBe(200)
     expect((await hop(other, client)).status).toBe(429)
+    // The phone budget too, under a key that names it.
+    const phoneNumber = newPhone()
+    expect((await hop(ctx.app, { 'x-forwarded-for': '203.0.113.71' }, phoneNumber)).status).toBe(200)
+    expect((await hop(other, { 'x-forwarded-for': '203.0.113.72' }, phoneNumber)).status).toBe(200)
+    expect((await hop(other, { 'x-forwarded-for': '203.0.113.73' }, phoneNumber)).status).toBe(429)
+    const redis = new Redis(process.env.REDIS_URL ?? '')
+    try {
+      expect(await redis.get(`${ctx.prefix}rl:phone:${phoneNumber}`)).toBe('3')
+    } finally {
+      redis.disconnect()
+    }
   })
 })
 
