@@ -50,6 +50,10 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     const page2 = await phone.send('98')
     expect(page2.screen).toMatch(/account is locked\.\n0\. Back$/)
     expect((await phone.send('0')).screen).toBe(page1.screen)
+    // A refusal is said once: paging on and back shows the first page without it.
+    expect((await phone.send('7')).screen).toMatch(/^Invalid choice\. Please pick a number from the menu\.\nCreate an account/)
+    await phone.send('98')
+    expect((await phone.send('0')).screen).toBe(page1.screen)
     expect((await phone.send('0')).screen).toMatch(/^Impact Platform Information/)
     expect((await phone.send('*')).body).toBe(WELCOME)
   })

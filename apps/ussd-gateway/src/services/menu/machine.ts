@@ -70,6 +70,8 @@ export function applyInput (session: Session, raw: string, deps: MachineDeps): M
   } else if (BACK_KEYS.has(key)) {
     if (session.page > 0) {
       session.page -= 1
+      // Back on the first page, a message shown above it (a refusal) is not repeated.
+      if (session.page === 0) session.flash = undefined
       return { ...render(session, deps.appName), refused: false }
     }
     return take(session, def.parent === undefined ? { to: session.state, flash: { key: 'error.invalidChoice' } } : { to: def.parent(session) }, deps)
