@@ -75,7 +75,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       },
       machine: { db: database.db, vault, appName: config.USSD_APP_NAME, saveLanguage: preferences.save }
     })
-    await app.register(ussdApi, { prefix: '/api/ussd', config, state, engine, sessions })
+    await app.register(ussdApi, { prefix: '/api/ussd', config, state, engine, sessions, accounts: { db: database.db, vault } })
     if (simulatorEnabled(config)) await app.register(simulatorRoutes, { config })
     return app
   } catch (error) {

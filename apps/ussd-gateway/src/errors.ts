@@ -20,6 +20,9 @@ export const UssdHopDeadlineError = defineError('USSD_HOP_DEADLINE', 'The hop di
  */
 export const UssdPinRecordError = defineError('USSD_PIN_RECORD_UNREADABLE', 'A stored PIN record cannot be opened with the configured keys', 500)
 
+/** An operator named a customer id that has no account. */
+export const UssdAccountNotFoundError = defineError('USSD_ACCOUNT_NOT_FOUND', 'Account %s not found', 404)
+
 /** A request named a live session of another phone number (answered with the invalid-input END text). */
 export const UssdPhoneMismatchError = defineError('USSD_PHONE_MISMATCH', 'The session belongs to another phone number', 400)
 

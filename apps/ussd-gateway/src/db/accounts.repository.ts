@@ -11,6 +11,8 @@ export interface Account {
   pinAttempts: number
   status: AccountStatus
   lockedReason: string | null
+  /** Set while the PIN is a temporary one (support's reset): it only lets the user choose a new PIN, until then. */
+  pinResetExpiresAt: Date | null
 }
 
 export interface NewAccount {
@@ -32,7 +34,8 @@ const toAccount = (row: AccountRow): Account => ({
   pinRecord: row.pin_record,
   pinAttempts: row.pin_attempts,
   status: row.status,
-  lockedReason: row.locked_reason
+  lockedReason: row.locked_reason,
+  pinResetExpiresAt: row.pin_reset_expires_at
 })
 
 /** Inserts an account; a taken customer id raises the driver's unique violation (the caller retries). */
@@ -84,15 +87,37 @@ export async function resetPinAttempts (db: Kysely<DB>, customerId: string): Pro
 }
 
 /**
- * Replaces the PIN record (PIN change, or a reseal under the current key) and clears the attempt
- * count, only while the account is active (a lock is lifted by support, not by a PIN change).
+ * Replaces the PIN record and clears the attempt count, only while the account is active (a lock
+ * is lifted by support, not by a PIN change). `chosen`: the user chose this PIN (a PIN change,
+ * which also ends a temporary PIN); otherwise it is a reseal of the same PIN under the current key.
  * Resolves whether it did.
  */
-export async function updatePinRecord (db: Kysely<DB>, customerId: string, pinRecord: string, pinKeyId: string): Promise<boolean> {
+export async function updatePinRecord (db: Kysely<DB>, customerId: string, pinRecord: string, pinKeyId: string, chosen = true): Promise<boolean> {
   const result = await db.updateTable('ussd_accounts')
-    .set({ pin_record: pinRecord, pin_key_id: pinKeyId, pin_attempts: 0, updated_at: sql<Date>`now()` })
+    .set({ pin_record: pinRecord, pin_key_id: pinKeyId, pin_attempts: 0, ...(chosen ? { pin_reset_expires_at: null } : {}), updated_at: sql<Date>`now()` })
     .where('customer_id', '=', customerId)
     .where('status', '=', 'active')
+    .executeTakeFirst()
+  return result.numUpdatedRows > 0n
+}
+
+/**
+ * Support's PIN reset: the account gets a temporary PIN, good until `expiresAt` for choosing a new
+ * one, and is unlocked with its attempt count cleared. Resolves false for an unknown account.
+ */
+export async function resetPin (db: Kysely<DB>, customerId: string, pinRecord: string, pinKeyId: string, expiresAt: Date): Promise<boolean> {
+  const result = await db.updateTable('ussd_accounts')
+    .set({
+      pin_record: pinRecord,
+      pin_key_id: pinKeyId,
+      pin_attempts: 0,
+      status: 'active',
+      locked_reason: null,
+      locked_at: null,
+      pin_reset_expires_at: expiresAt,
+      updated_at: sql<Date>`now()`
+    })
+    .where('customer_id', '=', customerId)
     .executeTakeFirst()
   return result.numUpdatedRows > 0n
 }

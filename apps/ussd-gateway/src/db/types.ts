@@ -17,6 +17,8 @@ export interface AccountsTable {
   status: ColumnType<AccountStatus, AccountStatus | undefined, AccountStatus>
   locked_reason: string | null
   locked_at: ColumnType<Date | null, Date | null | undefined, Date | null>
+  /** Set while the stored PIN is a temporary one issued by support: good until then, for choosing a new PIN only. */
+  pin_reset_expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>
   created_at: ColumnType<Date, never, never>
   updated_at: ColumnType<Date, Date | undefined, Date>
 }

@@ -70,3 +70,10 @@ export function normalisePhone (value: string): string {
   if (value.startsWith('+')) return value
   return value.startsWith(' ') ? `+${value.slice(1)}` : `+${value}`
 }
+
+/** Support's PIN reset: the temporary PIN to hand to the user, and until when it is good. */
+export const PinResetSchema = Type.Object({
+  customerId: Type.String({ examples: ['C1A2B3C4D'] }),
+  temporaryPin: Type.String({ pattern: '^\\d{5}$', description: 'Give it to the user only; at login it leads to choosing a new PIN' }),
+  expiresAt: Type.String({ format: 'date-time' })
+})

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, randomInt, scrypt, timingSafeEqual } from 'node:crypto'
 import { UssdPinRecordError } from '../errors.ts'
 import type { Keyring, PinKey } from './pin-keyring.ts'
 
@@ -96,4 +96,12 @@ export function isWeakPin (pin: string): boolean {
   const digits = [...pin].map(Number)
   const steps = new Set(digits.slice(1).map((d, i) => d - (digits[i] ?? 0)))
   return steps.size === 1 && (steps.has(1) || steps.has(-1))
+}
+
+/** A temporary 5-digit PIN for support's reset: from the CSPRNG, never a weak one. */
+export function temporaryPin (): string {
+  for (;;) {
+    const pin = String(randomInt(100_000)).padStart(5, '0')
+    if (!isWeakPin(pin)) return pin
+  }
 }

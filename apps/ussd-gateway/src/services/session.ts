@@ -3,7 +3,7 @@ import type { MessageKey, MessageParams } from './menu/i18n.ts'
 
 export type StateName =
   | 'preMenu' | 'knowMore' | 'knowMoreTopic' | 'language'
-  | 'accountMenu' | 'loginId' | 'loginPin'
+  | 'accountMenu' | 'loginId' | 'loginPin' | 'resetPinNew' | 'resetPinConfirm'
   | 'createName' | 'createEmail' | 'createPin' | 'createPinConfirm' | 'createDone'
   | 'servicesMenu' | 'servicesLanguage' | 'accountDetails' | 'changePinCurrent' | 'changePinNew' | 'changePinConfirm'
 

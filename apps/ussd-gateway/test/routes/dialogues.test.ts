@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { Dialer, newPhone, OPERATOR_TOKEN, setupApp, type TestContext } from '../helper.ts'
 
 const WELCOME = 'CON Welcome to Impact Platform\n1. Know More\n2. Account\n3. Language/Lugha\n*. Exit'
@@ -207,6 +207,49 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     expect((await checking.send('2')).body).toBe('CON Enter your current PIN:\n0. Back')
     await lockOut(checkingId)
     expect((await checking.send('48213')).body).toBe(LOCKED)
+  })
+
+  it('lets support unlock an account with a temporary PIN that only leads to choosing a new one', async () => {
+    const { customerId } = await createAccount(ctx)
+    const attacker = new Dialer(ctx.app)
+    await attacker.dial('2*1')
+    await attacker.send(customerId)
+    for (const pin of ['11112', '11113']) await attacker.send(pin)
+    expect((await attacker.send('11114')).body).toMatch(/now locked/)
+    const reset = (id: string, token = OPERATOR_TOKEN) => ctx.app.inject({ method: 'POST', url: `/api/ussd/accounts/${id}/pin-reset`, headers: { authorization: `Bearer ${token}` } })
+    expect((await reset(customerId, 'x'.repeat(24))).statusCode).toBe(401)
+    expect((await reset('C00000000')).json()).toMatchObject({ statusCode: 404, code: 'USSD_ACCOUNT_NOT_FOUND' })
+    expect((await reset('12345')).statusCode).toBe(400)
+    const issued = await reset(customerId.toLowerCase())
+    expect(issued.statusCode).toBe(200)
+    expect(issued.headers['cache-control']).toBe('no-store')
+    const { temporaryPin, expiresAt } = issued.json()
+    expect(issued.json().customerId).toBe(customerId)
+    expect(temporaryPin).toMatch(/^\d{5}$/)
+    expect(Date.parse(expiresAt) - Date.now()).toBeGreaterThan(23 * 3600_000)
+
+    const phone = new Dialer(ctx.app)
+    await phone.dial('2*1')
+    await phone.send(customerId)
+    expect((await phone.send(temporaryPin)).screen).toBe('Your PIN was reset. Choose a new PIN to continue.\nEnter a new 5-digit PIN:\n0. Back')
+    expect((await phone.send(temporaryPin)).screen).toMatch(/^The new PIN must differ from your current PIN\./)
+    await phone.send('60714')
+    expect((await phone.send('60714')).screen).toMatch(/^Your PIN was changed\.\nMy Account \(C/)
+    const later = new Dialer(ctx.app)
+    await later.dial('2*1')
+    await later.send(customerId)
+    expect((await later.send(temporaryPin)).screen).toMatch(/^Incorrect PIN \(1\/3\)/)
+    expect((await later.send('60714')).screen).toMatch(/^Login successful\./)
+
+    // Unused for a day, the temporary PIN no longer opens anything.
+    const { customerId: idle } = await createAccount(ctx)
+    const idlePin = (await reset(idle)).json().temporaryPin as string
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 25 * 3600_000 })
+    onTestFinished(() => { vi.useRealTimers() })
+    const tooLate = new Dialer(ctx.app)
+    await tooLate.dial('2*1')
+    await tooLate.send(idle)
+    expect((await tooLate.send(idlePin)).body).toBe('END Your temporary PIN has expired. Please contact support for a new one.')
   })
 
   it('answers the unavailable END, not a wrong PIN, when no configured key opens the stored PIN', async () => {

@@ -1,7 +1,9 @@
 import type { MigrationSet } from '@impact/persistence'
 import * as createAccounts from './2026_11_21_120000_create_accounts.ts'
+import * as pinReset from './2026_11_25_090000_pin_reset.ts'
 
 /** Frozen migrations of ussd-gateway, applied in name order. Never edit one that has shipped; add a new one. */
 export const migrations: MigrationSet = {
-  '2026_11_21_120000_create_accounts': createAccounts
+  '2026_11_21_120000_create_accounts': createAccounts,
+  '2026_11_25_090000_pin_reset': pinReset
 }

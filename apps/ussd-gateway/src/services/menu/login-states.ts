@@ -1,5 +1,6 @@
 import { findAccount, recordFailedPin, resetPinAttempts, updatePinRecord, type Account } from '../../db/accounts.repository.ts'
 import { normaliseCustomerId } from '../customer-id.ts'
+import { isWeakPin } from '../pin-vault.ts'
 import type { Session } from '../session.ts'
 import { end, go, MAX_PIN_ATTEMPTS, PIN_FORMAT, refuse, type MachineDeps, type StateDef, type Step } from './types.ts'
 
@@ -20,11 +21,23 @@ export async function checkPin (deps: MachineDeps, session: Session, account: Ac
   }
   if (check.stale) {
     // Sealed under a retired key or older scrypt cost: reseal now that the PIN is at hand.
-    await updatePinRecord(deps.db, account.customerId, await deps.vault.seal(pin), deps.vault.keyId)
+    await updatePinRecord(deps.db, account.customerId, await deps.vault.seal(pin), deps.vault.keyId, false)
   } else if (account.pinAttempts > 0) {
     await resetPinAttempts(deps.db, account.customerId)
   }
   return undefined
+}
+
+/**
+ * The account whose temporary PIN (support's reset) the session proved (`loginId`), while that
+ * PIN is still good; otherwise the step that stops the reset.
+ */
+async function resettingAccount (s: Session, deps: MachineDeps): Promise<{ account: Account } | { stop: Step }> {
+  const account = s.loginId === undefined ? undefined : await findAccount(deps.db, s.loginId)
+  if (account === undefined || account.pinResetExpiresAt === null) return { stop: go('accountMenu') }
+  if (account.status === 'locked') return { stop: end('login.locked', { id: account.customerId }) }
+  if (account.pinResetExpiresAt.getTime() <= Date.now()) return { stop: end('login.tempPinExpired') }
+  return { account }
 }
 
 const logIn = (s: Session, account: Account) => {
@@ -34,7 +47,7 @@ const logIn = (s: Session, account: Account) => {
   s.loginId = undefined
 }
 
-/** The account menu and login by customer id + PIN. */
+/** The account menu, login by customer id + PIN, and choosing a new PIN after support's reset. */
 export const loginStates = {
   accountMenu: {
     parent: () => 'preMenu',
@@ -72,8 +85,47 @@ export const loginStates = {
       if (account.status === 'locked') return end('login.locked', { id: account.customerId })
       const failure = await checkPin(deps, s, account, value)
       if (failure !== undefined) return failure
+      if (account.pinResetExpiresAt !== null) {
+        // A temporary PIN from support: it only lets the user choose a new one, before it expires.
+        if (account.pinResetExpiresAt.getTime() <= Date.now()) return end('login.tempPinExpired')
+        return go('resetPinNew', 'pin.mustChange')
+      }
       logIn(s, account)
       return go('servicesMenu', 'login.success')
+    }
+  },
+
+  resetPinNew: {
+    prompt: 'secret',
+    parent: () => 'accountMenu',
+    screen: (_s, t) => ({ lines: [t('pin.enterNew')], footer: [t('nav.back')] }),
+    input: async (value, s, deps) => {
+      if (!PIN_FORMAT.test(value)) return refuse(s, 'login.pinFormat')
+      if (isWeakPin(value)) return refuse(s, 'create.weakPin')
+      const resetting = await resettingAccount(s, deps)
+      if ('stop' in resetting) return resetting.stop
+      if ((await deps.vault.verify(value, resetting.account.pinRecord)).ok) return refuse(s, 'pin.sameAsCurrent')
+      s.draftPin = await deps.vault.seal(value)
+      return go('resetPinConfirm')
+    }
+  },
+
+  resetPinConfirm: {
+    prompt: 'secret',
+    parent: () => 'resetPinNew',
+    screen: (_s, t) => ({ lines: [t('pin.confirmNew')], footer: [t('nav.back')] }),
+    input: async (value, s, deps) => {
+      if (!PIN_FORMAT.test(value)) return refuse(s, 'login.pinFormat')
+      const pinRecord = s.draftPin
+      s.draftPin = undefined
+      if (pinRecord === undefined) return go('resetPinNew')
+      if (!(await deps.vault.verify(value, pinRecord)).ok) return go('resetPinNew', 'pin.mismatch')
+      const resetting = await resettingAccount(s, deps)
+      if ('stop' in resetting) return resetting.stop
+      const { account } = resetting
+      if (!(await updatePinRecord(deps.db, account.customerId, pinRecord, deps.vault.keyId))) return end('login.locked', { id: account.customerId })
+      logIn(s, account)
+      return go('servicesMenu', 'pin.changed')
     }
   }
 } satisfies Record<string, StateDef>

@@ -92,7 +92,7 @@ function take (session: Session, step: Step, deps: MachineDeps): Applied {
 }
 
 // Confirmation messages (`Login successful.`, `Language set…`) are not refusals; error texts are.
-const NOT_REFUSALS = new Set(['login.success', 'language.saved', 'services.loggedOut', 'pin.changed'])
+const NOT_REFUSALS = new Set(['login.success', 'language.saved', 'services.loggedOut', 'pin.changed', 'pin.mustChange'])
 const isRefusal = (step: { flash?: Session['flash'] }) => step.flash !== undefined && !NOT_REFUSALS.has(step.flash.key)
 
 /** True when the current screen asks for free input (shortcut replays stop there). */

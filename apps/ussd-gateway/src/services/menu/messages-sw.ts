@@ -66,6 +66,8 @@ export const sw: Record<MessageKey, string> = {
   'pin.confirmNew': 'Thibitisha PIN yako mpya:',
   'pin.mismatch': 'PIN hazilingani. Tafadhali weka PIN mpya tena.',
   'pin.sameAsCurrent': 'PIN mpya lazima iwe tofauti na PIN yako ya sasa.',
+  'pin.mustChange': 'PIN yako imewekwa upya. Chagua PIN mpya ili kuendelea.',
+  'login.tempPinExpired': 'PIN yako ya muda imekwisha. Tafadhali wasiliana na huduma kwa wateja upate nyingine.',
   'pin.changed': 'PIN yako imebadilishwa.',
 
   'language.title': 'Chagua lugha / Choose language:',
