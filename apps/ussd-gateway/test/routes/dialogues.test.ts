@@ -17,6 +17,14 @@ async function createAccount (ctx: TestContext, options: { name?: string, email?
   return { phone, customerId, done }
 }
 
+/** A new session at the PIN prompt of a login as `customerId`. */
+async function atPinPrompt (ctx: TestContext, customerId: string) {
+  const phone = new Dialer(ctx.app)
+  await phone.dial('2*1')
+  await phone.send(customerId)
+  return phone
+}
+
 describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
   let ctx: TestContext
   beforeAll(async () => { ctx = await setupApp() })
@@ -144,14 +152,10 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
 
   it('locks the account on the third wrong PIN, across sessions, and says why', async () => {
     const { customerId } = await createAccount(ctx)
-    const first = new Dialer(ctx.app)
-    await first.dial('2*1')
-    await first.send(customerId)
+    const first = await atPinPrompt(ctx, customerId)
     expect((await first.send('11112')).screen).toMatch(/^Incorrect PIN \(1\/3\)/)
     expect((await first.send('11113')).screen).toMatch(/^Incorrect PIN \(2\/3\)/)
-    const second = new Dialer(ctx.app)
-    await second.dial('2*1')
-    await second.send(customerId)
+    const second = await atPinPrompt(ctx, customerId)
     const locked = await second.send('11114')
     expect(locked.body).toBe('END Incorrect PIN (3/3). Your account is now locked. Please contact support to unlock it.')
     const third = new Dialer(ctx.app)
@@ -161,16 +165,9 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
 
   it('tells only the attempt that locked the account that it did, when wrong PINs race', async () => {
     const { customerId } = await createAccount(ctx)
-    const first = new Dialer(ctx.app)
-    await first.dial('2*1')
-    await first.send(customerId)
+    const first = await atPinPrompt(ctx, customerId)
     for (const pin of ['11112', '11113']) await first.send(pin)
-    const racers = await Promise.all(Array.from({ length: 4 }, async () => {
-      const phone = new Dialer(ctx.app)
-      await phone.dial('2*1')
-      await phone.send(customerId)
-      return phone
-    }))
+    const racers = await Promise.all(Array.from({ length: 4 }, async () => await atPinPrompt(ctx, customerId)))
     const bodies = await Promise.all(racers.map(async (phone) => (await phone.send('11114')).body))
     expect(bodies.filter((body) => body.startsWith('END Incorrect PIN (3/3). Your account is now locked.'))).toHaveLength(1)
     expect(bodies.filter((body) => body === `END Account ${customerId} is locked after 3 incorrect PINs. Please contact support to unlock it.`)).toHaveLength(3)
@@ -180,9 +177,7 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     const { phone: details, customerId } = await createAccount(ctx)
     const { phone: changing, customerId: changingId } = await createAccount(ctx)
     const lockOut = async (id: string) => {
-      const attacker = new Dialer(ctx.app)
-      await attacker.dial('2*1')
-      await attacker.send(id)
+      const attacker = await atPinPrompt(ctx, id)
       for (const pin of ['11112', '11113']) await attacker.send(pin)
       expect((await attacker.send('11114')).body).toMatch(/^END Incorrect PIN \(3\/3\)/)
     }
@@ -211,9 +206,7 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
 
   it('lets support unlock an account with a temporary PIN that only leads to choosing a new one', async () => {
     const { customerId } = await createAccount(ctx)
-    const attacker = new Dialer(ctx.app)
-    await attacker.dial('2*1')
-    await attacker.send(customerId)
+    const attacker = await atPinPrompt(ctx, customerId)
     for (const pin of ['11112', '11113']) await attacker.send(pin)
     expect((await attacker.send('11114')).body).toMatch(/now locked/)
     const reset = (id: string, token = OPERATOR_TOKEN) => ctx.app.inject({ method: 'POST', url: `/api/ussd/accounts/${id}/pin-reset`, headers: { authorization: `Bearer ${token}` } })
@@ -228,16 +221,12 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     expect(temporaryPin).toMatch(/^\d{5}$/)
     expect(Date.parse(expiresAt) - Date.now()).toBeGreaterThan(23 * 3600_000)
 
-    const phone = new Dialer(ctx.app)
-    await phone.dial('2*1')
-    await phone.send(customerId)
+    const phone = await atPinPrompt(ctx, customerId)
     expect((await phone.send(temporaryPin)).screen).toBe('Your PIN was reset. Choose a new PIN to continue.\nEnter a new 5-digit PIN:\n0. Back')
     expect((await phone.send(temporaryPin)).screen).toMatch(/^The new PIN must differ from your current PIN\./)
     await phone.send('60714')
     expect((await phone.send('60714')).screen).toMatch(/^Your PIN was changed\.\nMy Account \(C/)
-    const later = new Dialer(ctx.app)
-    await later.dial('2*1')
-    await later.send(customerId)
+    const later = await atPinPrompt(ctx, customerId)
     expect((await later.send(temporaryPin)).screen).toMatch(/^Incorrect PIN \(1\/3\)/)
     expect((await later.send('60714')).screen).toMatch(/^Login successful\./)
 
@@ -246,9 +235,7 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     const idlePin = (await reset(idle)).json().temporaryPin as string
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 25 * 3600_000 })
     onTestFinished(() => { vi.useRealTimers() })
-    const tooLate = new Dialer(ctx.app)
-    await tooLate.dial('2*1')
-    await tooLate.send(idle)
+    const tooLate = await atPinPrompt(ctx, idle)
     expect((await tooLate.send(idlePin)).body).toBe('END Your temporary PIN has expired. Please contact support for a new one.')
   })
 
@@ -263,18 +250,14 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
       expect((await phone.send('48213')).body).toBe('END Service temporarily unavailable. Please try again later.')
     }
     // Nothing was counted against the user: the right key still logs in.
-    const phone = new Dialer(ctx.app)
-    await phone.dial('2*1')
-    await phone.send(customerId)
+    const phone = await atPinPrompt(ctx, customerId)
     expect((await phone.send('48213')).screen).toMatch(/^Login successful\./)
   })
 
   it('resets the attempt count after a successful login', async () => {
     const { customerId } = await createAccount(ctx)
     for (let round = 0; round < 2; round++) {
-      const phone = new Dialer(ctx.app)
-      await phone.dial('2*1')
-      await phone.send(customerId)
+      const phone = await atPinPrompt(ctx, customerId)
       expect((await phone.send('11112')).screen).toMatch(/^Incorrect PIN \(1\/3\)/)
       expect((await phone.send('11113')).screen).toMatch(/^Incorrect PIN \(2\/3\)/)
       expect((await phone.send('48213')).screen).toMatch(/^Login successful/)
@@ -293,9 +276,7 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     expect((await phone.send('60715')).screen).toBe('PINs do not match. Please enter the new PIN again.\nEnter a new 5-digit PIN:\n0. Back')
     await phone.send('60714')
     expect((await phone.send('60714')).screen).toMatch(/^Your PIN was changed\.\nMy Account/)
-    const login = new Dialer(ctx.app)
-    await login.dial('2*1')
-    await login.send(customerId)
+    const login = await atPinPrompt(ctx, customerId)
     expect((await login.send('48213')).screen).toMatch(/^Incorrect PIN \(1\/3\)/)
     expect((await login.send('60714')).screen).toMatch(/^Login successful/)
   })

@@ -1,7 +1,7 @@
 import { findAccount, recordFailedPin, resetPinAttempts, updatePinRecord, type Account } from '../../db/accounts.repository.ts'
 import { normaliseCustomerId } from '../customer-id.ts'
-import { isWeakPin } from '../pin-vault.ts'
 import type { Session } from '../session.ts'
+import { newPinStates } from './new-pin-states.ts'
 import { end, go, MAX_PIN_ATTEMPTS, PIN_FORMAT, refuse, type MachineDeps, type StateDef, type Step } from './types.ts'
 
 /**
@@ -95,37 +95,15 @@ export const loginStates = {
     }
   },
 
-  resetPinNew: {
-    prompt: 'secret',
-    parent: () => 'accountMenu',
-    screen: (_s, t) => ({ lines: [t('pin.enterNew')], footer: [t('nav.back')] }),
-    input: async (value, s, deps) => {
-      if (!PIN_FORMAT.test(value)) return refuse(s, 'login.pinFormat')
-      if (isWeakPin(value)) return refuse(s, 'create.weakPin')
-      const resetting = await resettingAccount(s, deps)
-      if ('stop' in resetting) return resetting.stop
-      if ((await deps.vault.verify(value, resetting.account.pinRecord)).ok) return refuse(s, 'pin.sameAsCurrent')
-      s.draftPin = await deps.vault.seal(value)
-      return go('resetPinConfirm')
-    }
-  },
-
-  resetPinConfirm: {
-    prompt: 'secret',
-    parent: () => 'resetPinNew',
-    screen: (_s, t) => ({ lines: [t('pin.confirmNew')], footer: [t('nav.back')] }),
-    input: async (value, s, deps) => {
-      if (!PIN_FORMAT.test(value)) return refuse(s, 'login.pinFormat')
-      const pinRecord = s.draftPin
-      s.draftPin = undefined
-      if (pinRecord === undefined) return go('resetPinNew')
-      if (!(await deps.vault.verify(value, pinRecord)).ok) return go('resetPinNew', 'pin.mismatch')
-      const resetting = await resettingAccount(s, deps)
-      if ('stop' in resetting) return resetting.stop
-      const { account } = resetting
-      if (!(await updatePinRecord(deps.db, account.customerId, pinRecord, deps.vault.keyId))) return end('login.locked', { id: account.customerId })
+  ...newPinStates({
+    enter: 'resetPinNew',
+    confirm: 'resetPinConfirm',
+    parent: 'accountMenu',
+    account: resettingAccount,
+    done: (s, account) => {
       logIn(s, account)
       return go('servicesMenu', 'pin.changed')
-    }
-  }
+    },
+    locked: (_s, account) => end('login.locked', { id: account.customerId })
+  })
 } satisfies Record<string, StateDef>

@@ -1,8 +1,8 @@
-import { findAccount, updatePinRecord, type Account } from '../../db/accounts.repository.ts'
-import { isWeakPin } from '../pin-vault.ts'
+import { findAccount, type Account } from '../../db/accounts.repository.ts'
 import type { Session } from '../session.ts'
 import { checkPin } from './login-states.ts'
 import { languageMenu } from './main-states.ts'
+import { newPinStates } from './new-pin-states.ts'
 import { end, go, PIN_FORMAT, refuse, type MachineDeps, type StateDef, type Step } from './types.ts'
 
 const logOut = (s: Session) => {
@@ -77,36 +77,15 @@ export const servicesStates = {
     }
   },
 
-  changePinNew: {
-    prompt: 'secret',
-    parent: () => 'servicesMenu',
-    screen: (_s, t) => ({ lines: [t('pin.enterNew')], footer: [t('nav.back')] }),
-    input: async (value, s, deps) => {
-      if (!PIN_FORMAT.test(value)) return refuse(s, 'login.pinFormat')
-      if (isWeakPin(value)) return refuse(s, 'create.weakPin')
-      const active = await activeAccount(s, deps)
-      if ('stop' in active) return active.stop
-      if ((await deps.vault.verify(value, active.account.pinRecord)).ok) return refuse(s, 'pin.sameAsCurrent')
-      s.draftPin = await deps.vault.seal(value)
-      return go('changePinConfirm')
+  ...newPinStates({
+    enter: 'changePinNew',
+    confirm: 'changePinConfirm',
+    parent: 'servicesMenu',
+    account: activeAccount,
+    done: () => go('servicesMenu', 'pin.changed'),
+    locked: (s) => {
+      logOut(s)
+      return end('services.sessionLocked')
     }
-  },
-
-  changePinConfirm: {
-    prompt: 'secret',
-    parent: () => 'changePinNew',
-    screen: (_s, t) => ({ lines: [t('pin.confirmNew')], footer: [t('nav.back')] }),
-    input: async (value, s, deps) => {
-      if (!PIN_FORMAT.test(value)) return refuse(s, 'login.pinFormat')
-      const pinRecord = s.draftPin
-      s.draftPin = undefined
-      if (pinRecord === undefined || s.customerId === undefined) return go('servicesMenu')
-      if (!(await deps.vault.verify(value, pinRecord)).ok) return go('changePinNew', 'pin.mismatch')
-      if (!(await updatePinRecord(deps.db, s.customerId, pinRecord, deps.vault.keyId))) {
-        logOut(s)
-        return end('services.sessionLocked')
-      }
-      return go('servicesMenu', 'pin.changed')
-    }
-  }
+  })
 } satisfies Record<string, StateDef>
