@@ -15,9 +15,11 @@ export const APP_NAME = 'ussd-gateway'
 
 /**
  * USSD `text` is cumulative and carries PINs, and the end-of-session notification repeats it as
- * `input`; Hubtel's `Message` may be a PIN. None of them may reach a log line.
+ * `input`; Hubtel's `Message` may be a PIN. Other aggregators' names for the same input
+ * (`ussd_string`, `USERDATA`) are listed too: they reach a log line in a query string of a request
+ * to a route that does not exist. None of them may be logged.
  */
-export const USSD_REDACT_PATHS = ['text', '*.text', 'input', '*.input', 'Message', '*.Message', 'lastAppResponse', '*.lastAppResponse', 'body', '*.body']
+export const USSD_REDACT_PATHS = ['text', '*.text', 'input', '*.input', 'Message', '*.Message', 'lastAppResponse', '*.lastAppResponse', 'body', '*.body', 'ussd_string', 'USERDATA', 'userData']
 
 export interface BuildOptions {
   /** Write logs here instead of stdout (tests check what is logged). */
@@ -46,7 +48,10 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
         title: 'USSD gateway',
         version: '0.1.0',
         description: 'USSD menus over POST /api/ussd for telecom aggregators: sessions, accounts and PINs, rate limits.',
-        securitySchemes: { operatorToken: { type: 'http', scheme: 'bearer', description: 'OPERATOR_TOKEN' } }
+        securitySchemes: {
+          operatorToken: { type: 'http', scheme: 'bearer', description: 'OPERATOR_TOKEN' },
+          supportToken: { type: 'http', scheme: 'bearer', description: 'SUPPORT_TOKEN' }
+        }
       },
       health: {
         checks: {

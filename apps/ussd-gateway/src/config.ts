@@ -5,7 +5,7 @@ import { keyringIssues } from './services/pin-keyring.ts'
 /**
  * Environment of the USSD gateway (every key is documented in README.md):
  * RATE_LIMIT_MAX, RATE_LIMIT_PHONE_MAX, RATE_LIMIT_WINDOW_MS, RATE_LIMIT_ALLOWLIST,
- * USSD_SESSION_TTL_SECONDS, USSD_HOP_DEADLINE_MS, USSD_APP_NAME, USSD_SERVICE_CODES, OPERATOR_TOKEN,
+ * USSD_SESSION_TTL_SECONDS, USSD_HOP_DEADLINE_MS, USSD_APP_NAME, USSD_SERVICE_CODES, OPERATOR_TOKEN, SUPPORT_TOKEN,
  * PIN_ENCRYPTION_KEY, PIN_ENCRYPTION_KEY_ID, PIN_ENCRYPTION_PREVIOUS_KEYS, SIMULATOR_ENABLED, REDIS_KEY_PREFIX.
  */
 export const ConfigSchema = Type.Object({
@@ -19,6 +19,7 @@ export const ConfigSchema = Type.Object({
   USSD_APP_NAME: Type.String({ minLength: 1, maxLength: 24, pattern: '^[A-Za-z0-9 .&\'-]+$', default: 'Impact Platform', description: 'Name shown on the welcome screen (plain GSM-7 text)' }),
   USSD_SERVICE_CODES: Type.Optional(Type.String({ pattern: '^\\*\\d+(\\*\\d+)*#(,\\s*\\*\\d+(\\*\\d+)*#)*$', description: 'Comma-separated base codes (e.g. *384*123#); a dial with extra segments after one of them is a shortcut' })),
   OPERATOR_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'Bearer token of the operator debug endpoints' })),
+  SUPPORT_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'Bearer token of support\'s PIN reset (POST /api/ussd/accounts/:customerId/pin-reset); the route exists only with it' })),
   PIN_ENCRYPTION_KEY: Type.Optional(Type.String({ description: '32-byte key (64 hex characters or base64) sealing PIN hashes with AES-256-GCM' })),
   PIN_ENCRYPTION_KEY_ID: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,16}$', description: 'Id stored with each PIN record; defaults to a fingerprint of the key' })),
   PIN_ENCRYPTION_PREVIOUS_KEYS: Type.Optional(Type.String({ description: 'Retired keys still accepted for reading, as id:key pairs separated by commas; records move to the current key on the next login' })),

@@ -8,6 +8,7 @@ import { MAX_REPLY_CHARS, gsm7Length } from '../src/services/screen.ts'
 
 export type TestApp = Awaited<ReturnType<typeof buildApp>>
 export const OPERATOR_TOKEN = 'test-operator-token-0123456789'
+export const SUPPORT_TOKEN = 'test-support-token-9876543210'
 export const TEST_PIN_KEY = 'a'.repeat(64)
 
 export interface CapturedLogs { stream: Writable, text: () => string }
@@ -64,6 +65,7 @@ export async function setupApp (env: Record<string, string> = {}, logStream?: Wr
     LOG_LEVEL: 'silent',
     REDIS_KEY_PREFIX: prefix,
     OPERATOR_TOKEN,
+    SUPPORT_TOKEN,
     PIN_ENCRYPTION_KEY: TEST_PIN_KEY,
     RATE_LIMIT_MAX: '100000',
     RATE_LIMIT_PHONE_MAX: '100000',

@@ -14,7 +14,7 @@ export const SECRET_HEADERS = [
 ]
 
 /** Fields that carry PINs and other secrets wherever they appear one or two levels deep. */
-const SECRET_FIELDS = ['pin', 'newPin', 'confirmPin', 'password', 'secret', 'apiKey', 'token', 'invocation', 'ucanDelegation']
+const SECRET_FIELDS = ['pin', 'newPin', 'confirmPin', 'temporaryPin', 'password', 'secret', 'apiKey', 'token', 'invocation', 'ucanDelegation']
 
 const headerPaths = (prefix: string) => SECRET_HEADERS.map((h) => `${prefix}["${h}"]`)
 
@@ -31,24 +31,25 @@ const SECRET_PARAMS = [...SECRET_FIELDS, 'access_token', 'api_key', 'apikey', 'u
 
 /**
  * The URL with the value of every secret query parameter (`names`, lowercase) replaced: a caller
- * may put in a query what belongs in a body (a GET with `text=…*<PIN>`). A name that cannot be
- * decoded counts as secret.
+ * may put in a query what belongs in a body (a GET with `text=…*<PIN>`). A parameter is secret when
+ * any part of its name is (`pin`, `pin[]`, `user[pin]`, `user.pin`); `&` and `;` both separate
+ * parameters; a name that cannot be decoded counts as secret.
  */
 export function redactUrl (url: string, names: ReadonlySet<string>): string {
   const start = url.indexOf('?')
   if (start < 0) return url
-  const params = url.slice(start + 1).split('&').map((param) => {
+  const params = url.slice(start + 1).split(/([&;])/).map((param) => {
     const eq = param.indexOf('=')
     if (eq < 0) return param
-    let name: string | undefined
+    let parts: string[] | undefined
     try {
-      name = decodeURIComponent(param.slice(0, eq).replace(/\+/g, ' ')).toLowerCase()
+      parts = decodeURIComponent(param.slice(0, eq).replace(/\+/g, ' ')).toLowerCase().split(/[[\].]+/)
     } catch {
-      name = undefined
+      parts = undefined
     }
-    return name !== undefined && !names.has(name) ? param : `${param.slice(0, eq)}=[redacted]`
+    return parts !== undefined && !parts.some((part) => names.has(part)) ? param : `${param.slice(0, eq)}=[redacted]`
   })
-  return `${url.slice(0, start + 1)}${params.join('&')}`
+  return `${url.slice(0, start + 1)}${params.join('')}`
 }
 
 /** Only these request headers are logged at all; everything else (credentials included) is left out. */

@@ -167,7 +167,7 @@ describe('logging', () => {
     const secrets = { bearer: 'Bearer eyJ-secret-token', ucan: 'mAYIEA-ucan-car', cookie: 'sid=session-cookie', matrix: 'syt_matrix_token', pin: '48213' }
     const res = await app.inject({
       method: 'POST',
-      url: '/login?next=%2Fhome&access_token=qs-token-7f3&Pin=48213',
+      url: '/login?next=%2Fhome&access_token=qs-token-7f3&Pin=48213;user[pin]=48213&pin%5B%5D=48213',
       headers: { authorization: secrets.bearer, 'x-ucan-delegation': secrets.ucan, cookie: secrets.cookie, 'x-matrix-access-token': secrets.matrix, 'user-agent': 'kit-test' },
       payload: { user: 'amina', pin: secrets.pin }
     })
@@ -178,7 +178,7 @@ describe('logging', () => {
     for (const secret of [...Object.values(secrets), 'qs-token-7f3']) expect(output).not.toContain(secret)
     expect(output).toContain('[redacted]')
     // Other query parameters stay readable.
-    expect(output).toContain('/login?next=%2Fhome&access_token=[redacted]&Pin=[redacted]')
+    expect(output).toContain('/login?next=%2Fhome&access_token=[redacted]&Pin=[redacted];user[pin]=[redacted]&pin%5B%5D=[redacted]')
   })
 })
 

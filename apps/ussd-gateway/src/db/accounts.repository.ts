@@ -13,6 +13,8 @@ export interface Account {
   lockedReason: string | null
   /** Set while the PIN is a temporary one (support's reset): it only lets the user choose a new PIN, until then. */
   pinResetExpiresAt: Date | null
+  /** Which PIN this is (see the migration): a session that proved another one may no longer act. */
+  pinVersion: number
 }
 
 export interface NewAccount {
@@ -35,7 +37,8 @@ const toAccount = (row: AccountRow): Account => ({
   pinAttempts: row.pin_attempts,
   status: row.status,
   lockedReason: row.locked_reason,
-  pinResetExpiresAt: row.pin_reset_expires_at
+  pinResetExpiresAt: row.pin_reset_expires_at,
+  pinVersion: row.pin_version
 })
 
 /** Inserts an account; a taken customer id raises the driver's unique violation (the caller retries). */
@@ -87,36 +90,59 @@ export async function resetPinAttempts (db: Kysely<DB>, customerId: string): Pro
 }
 
 /**
- * Replaces the PIN record and clears the attempt count, only while the account is active (a lock
- * is lifted by support, not by a PIN change). `chosen`: the user chose this PIN (a PIN change,
- * which also ends a temporary PIN); otherwise it is a reseal of the same PIN under the current key.
- * Resolves whether it did.
+ * A reseal of the same PIN under the current key (or scrypt cost): the PIN, its version and a
+ * temporary PIN's deadline stay; the attempt count is cleared. Only while the account is active.
  */
-export async function updatePinRecord (db: Kysely<DB>, customerId: string, pinRecord: string, pinKeyId: string, chosen = true): Promise<boolean> {
-  const result = await db.updateTable('ussd_accounts')
-    .set({ pin_record: pinRecord, pin_key_id: pinKeyId, pin_attempts: 0, ...(chosen ? { pin_reset_expires_at: null } : {}), updated_at: sql<Date>`now()` })
+export async function resealPinRecord (db: Kysely<DB>, customerId: string, pinRecord: string, pinKeyId: string): Promise<void> {
+  await db.updateTable('ussd_accounts')
+    .set({ pin_record: pinRecord, pin_key_id: pinKeyId, pin_attempts: 0, updated_at: sql<Date>`now()` })
     .where('customer_id', '=', customerId)
     .where('status', '=', 'active')
-    .executeTakeFirst()
-  return result.numUpdatedRows > 0n
+    .execute()
 }
 
 /**
- * Support's PIN reset: the account gets a temporary PIN, good until `expiresAt` for choosing a new
- * one, and is unlocked with its attempt count cleared. Resolves false for an unknown account.
+ * A PIN the user chose, replacing the PIN of version `proven` (the one the session proved): it
+ * ends a temporary PIN and clears the attempt count. Only while the account is active and still
+ * has that PIN, so a lock, a reset or a change elsewhere wins. Resolves the new version, or
+ * undefined when it did not apply.
  */
-export async function resetPin (db: Kysely<DB>, customerId: string, pinRecord: string, pinKeyId: string, expiresAt: Date): Promise<boolean> {
-  const result = await db.updateTable('ussd_accounts')
-    .set({
+export async function changePinRecord (db: Kysely<DB>, customerId: string, pinRecord: string, pinKeyId: string, proven: number): Promise<number | undefined> {
+  const row = await db.updateTable('ussd_accounts')
+    .set((eb) => ({
       pin_record: pinRecord,
       pin_key_id: pinKeyId,
       pin_attempts: 0,
+      pin_reset_expires_at: null,
+      pin_version: eb('pin_version', '+', 1),
+      updated_at: sql<Date>`now()`
+    }))
+    .where('customer_id', '=', customerId)
+    .where('status', '=', 'active')
+    .where('pin_version', '=', proven)
+    .returning('pin_version')
+    .executeTakeFirst()
+  return row?.pin_version
+}
+
+/**
+ * Support's PIN reset: the account gets a temporary PIN (a new version: sessions that proved the
+ * old PIN, or an earlier temporary one, may no longer act), good until `expiresAt` for choosing a
+ * new one, and is unlocked with its attempt count cleared. Resolves false for an unknown account.
+ */
+export async function resetPin (db: Kysely<DB>, customerId: string, pinRecord: string, pinKeyId: string, expiresAt: Date): Promise<boolean> {
+  const result = await db.updateTable('ussd_accounts')
+    .set((eb) => ({
+      pin_record: pinRecord,
+      pin_key_id: pinKeyId,
+      pin_attempts: 0,
+      pin_version: eb('pin_version', '+', 1),
       status: 'active',
       locked_reason: null,
       locked_at: null,
       pin_reset_expires_at: expiresAt,
       updated_at: sql<Date>`now()`
-    })
+    }))
     .where('customer_id', '=', customerId)
     .executeTakeFirst()
   return result.numUpdatedRows > 0n

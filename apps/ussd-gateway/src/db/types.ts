@@ -19,6 +19,8 @@ export interface AccountsTable {
   locked_at: ColumnType<Date | null, Date | null | undefined, Date | null>
   /** Set while the stored PIN is a temporary one issued by support: good until then, for choosing a new PIN only. */
   pin_reset_expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>
+  /** Counts the account's PINs (chosen or issued by support; reseals keep it): sessions compare it to the one they proved. */
+  pin_version: Generated<number>
   created_at: ColumnType<Date, never, never>
   updated_at: ColumnType<Date, Date | undefined, Date>
 }

@@ -5,7 +5,14 @@ import type { Session } from './session.ts'
 import { sharedSessions } from './shared-sessions.ts'
 
 /** What a retry of a session's last hop needs after the session ended (it holds no PIN either). */
-export interface EndedSession { phone: string, keptText: string, sequence?: number | undefined, message: string }
+export interface EndedSession {
+  phone: string
+  keptText: string
+  sequence?: number | undefined
+  message: string
+  /** Ended by the aggregator's notification, not by an END of ours: a new dial may reuse the id. */
+  freed?: true
+}
 
 /**
  * How long a shared lock outlives a hop that stopped renewing it (its replica died mid-hop). A

@@ -41,6 +41,8 @@ export interface Session {
   /** Sealed PIN record (services/pin-vault.ts) waiting for its confirmation. */
   draftPin?: string | undefined
   startedAt: number
+  /** The version of the PIN this session proved (logged in, or a temporary PIN being replaced). */
+  pinVersion?: number | undefined
 }
 
 /**
@@ -56,7 +58,8 @@ const FORMAT = 3
 export function encodeSession (s: Session): string {
   const values = [
     FORMAT, s.id, s.phone, s.serviceCode, s.networkCode, s.state, s.page, s.language, s.keptText, s.sequence,
-    s.message, s.flash, s.topic, s.customerId, s.name, s.email, s.loginId, s.draftName, s.draftEmail, s.draftPin, s.startedAt
+    s.message, s.flash, s.topic, s.customerId, s.name, s.email, s.loginId, s.draftName, s.draftEmail, s.draftPin, s.startedAt,
+    s.pinVersion
   ]
   // Absent fields become null (trailing ones dropped); null and undefined mean the same to every reader.
   while (values[values.length - 1] == null) values.pop()
@@ -101,7 +104,8 @@ export function createSession (s: SessionInit): Session {
     draftName: s.draftName,
     draftEmail: s.draftEmail,
     draftPin: s.draftPin,
-    startedAt: s.startedAt ?? 0
+    startedAt: s.startedAt ?? 0,
+    pinVersion: s.pinVersion
   }
 }
 
@@ -136,6 +140,7 @@ export function decodeSession (text: string): Session | undefined {
     draftName: str(v[17]),
     draftEmail: str(v[18]),
     draftPin: str(v[19]),
-    startedAt: num(v[20])
+    startedAt: num(v[20]),
+    pinVersion: num(v[21])
   })
 }

@@ -25,7 +25,17 @@ export function sharedSessions (state: SharedState, { ttlMs, endedTtlMs, expired
       const key = LOCK + sessionId
       const token = randomUUID()
       const deadline = Date.now() + lockWaitMs
-      while (!(await state.set(key, token, { ifAbsent: true, ttlMs: lockTtlMs }))) {
+      const take = async () => {
+        try {
+          return await state.set(key, token, { ifAbsent: true, ttlMs: lockTtlMs })
+        } catch (error) {
+          // A command that failed (timed out) may still reach Redis later and take the lock for a
+          // token nobody holds. Commands run in order on the connection: this release runs after it.
+          state.delIfValue(key, token).catch(() => false)
+          throw error
+        }
+      }
+      while (!(await take())) {
         if (Date.now() > deadline) throw new UssdSessionBusyError()
         await sleep(LOCK_POLL_MS)
       }

@@ -50,6 +50,8 @@ function withDeadline (reply: Promise<Reply>, ms: number, missed: () => void): P
 
 function matchesEnded (ended: EndedSession, hop: Hop): boolean {
   if (ended.phone !== hop.phoneNumber) return false
+  // The aggregator said the session is over, so its id may open a new one: a first hop is a new dial.
+  if (ended.freed === true && (hop.latest !== undefined ? hop.latest.initiation : hop.text === '')) return false
   if (hop.latest !== undefined) return ended.sequence !== undefined && hop.latest.sequence <= ended.sequence
   // The last hop again, or one before it arriving late: either way the session is over.
   return hop.text !== undefined && (sameText(ended.keptText, hop.text) || earlierText(ended.keptText, hop.text))
@@ -233,7 +235,7 @@ export function createUssdEngine (options: EngineOptions) {
         if (live === undefined) return await sessions.remove(sessionId)
         if (live.phone !== phoneNumber) return false
         // Ended like an END: a later hop that continues it is told to dial again (see isExpired).
-        await sessions.finish(live, { phone: live.phone, keptText: live.keptText, sequence: live.sequence, message: endScreen(live, 'session.expired', machine.appName).message })
+        await sessions.finish(live, { phone: live.phone, keptText: live.keptText, sequence: live.sequence, message: endScreen(live, 'session.expired', machine.appName).message, freed: true })
         return true
       } finally {
         await sessions.unlock(sessionId, token)

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest'
-import { Dialer, newPhone, OPERATOR_TOKEN, setupApp, type TestContext } from '../helper.ts'
+import { Dialer, newPhone, OPERATOR_TOKEN, setupApp, SUPPORT_TOKEN, type TestContext } from '../helper.ts'
 
 const WELCOME = 'CON Welcome to Impact Platform\n1. Know More\n2. Account\n3. Language/Lugha\n*. Exit'
 
@@ -16,6 +16,10 @@ async function createAccount (ctx: TestContext, options: { name?: string, email?
   if (customerId === undefined) throw new Error(`no customer id in ${done.body}`)
   return { phone, customerId, done }
 }
+
+/** Support's PIN reset of `customerId`. */
+const pinReset = (ctx: TestContext, customerId: string, token = SUPPORT_TOKEN, agent = 'agent.wanjiku@example.org') =>
+  ctx.app.inject({ method: 'POST', url: `/api/ussd/accounts/${customerId}/pin-reset`, headers: { authorization: `Bearer ${token}`, 'x-support-agent': agent } })
 
 /** A new session at the PIN prompt of a login as `customerId`. */
 async function atPinPrompt (ctx: TestContext, customerId: string) {
@@ -209,10 +213,13 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     const attacker = await atPinPrompt(ctx, customerId)
     for (const pin of ['11112', '11113']) await attacker.send(pin)
     expect((await attacker.send('11114')).body).toMatch(/now locked/)
-    const reset = (id: string, token = OPERATOR_TOKEN) => ctx.app.inject({ method: 'POST', url: `/api/ussd/accounts/${id}/pin-reset`, headers: { authorization: `Bearer ${token}` } })
-    expect((await reset(customerId, 'x'.repeat(24))).statusCode).toBe(401)
+    const reset = (id: string, token?: string, agent?: string) => pinReset(ctx, id, token, agent)
+    // The operator token reads sessions; it does not reset PINs. Without the right token nothing is validated either.
+    expect((await reset(customerId, OPERATOR_TOKEN)).statusCode).toBe(401)
+    expect((await reset('12345', 'x'.repeat(24))).statusCode).toBe(401)
     expect((await reset('C00000000')).json()).toMatchObject({ statusCode: 404, code: 'USSD_ACCOUNT_NOT_FOUND' })
     expect((await reset('12345')).statusCode).toBe(400)
+    expect((await reset(customerId, SUPPORT_TOKEN, 'no spaces allowed')).statusCode).toBe(400)
     const issued = await reset(customerId.toLowerCase())
     expect(issued.statusCode).toBe(200)
     expect(issued.headers['cache-control']).toBe('no-store')
@@ -237,6 +244,43 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     onTestFinished(() => { vi.useRealTimers() })
     const tooLate = await atPinPrompt(ctx, idle)
     expect((await tooLate.send(idlePin)).body).toBe('END Your temporary PIN has expired. Please contact support for a new one.')
+  })
+
+  it('ends the account actions of sessions that proved a PIN since replaced: a reset, another temporary PIN, a change elsewhere', async () => {
+    const REPLACED = 'END Your PIN was changed or reset since you logged in. Please log in again.'
+    const reset = async (id: string) => (await pinReset(ctx, id)).json().temporaryPin as string
+    const { phone: changing, customerId } = await createAccount(ctx)
+    const reading = new Dialer(ctx.app)
+    await reading.dial('2*1')
+    await reading.send(customerId)
+    expect((await reading.send('48213')).screen).toMatch(/^Login successful/)
+    await changing.send('1')
+    await changing.send('2')
+    expect((await changing.send('48213')).body).toBe('CON Enter a new 5-digit PIN:\n0. Back')
+    const first = await reset(customerId)
+    // The old session can neither set a PIN nor test a guess against the temporary one.
+    expect((await changing.send(first)).body).toBe(REPLACED)
+    expect((await reading.send('1')).body).toBe(REPLACED)
+
+    // A holder of the first temporary PIN loses it to a second one.
+    const early = await atPinPrompt(ctx, customerId)
+    expect((await early.send(first)).screen).toMatch(/^Your PIN was reset/)
+    const second = await reset(customerId)
+    expect((await early.send('60714')).body).toBe(REPLACED)
+    const owner = await atPinPrompt(ctx, customerId)
+    expect((await owner.send(second)).screen).toMatch(/^Your PIN was reset/)
+    await owner.send('60714')
+    expect((await owner.send('60714')).screen).toMatch(/^Your PIN was changed\./)
+
+    // A PIN changed in one session ends the others' account actions, not the session that changed it.
+    const other = await atPinPrompt(ctx, customerId)
+    expect((await other.send('60714')).screen).toMatch(/^Login successful/)
+    await owner.send('2')
+    await owner.send('60714')
+    await owner.send('37281')
+    expect((await owner.send('37281')).screen).toMatch(/^Your PIN was changed\./)
+    expect((await owner.send('1')).screen).toMatch(/^Name: /)
+    expect((await other.send('1')).body).toBe(REPLACED)
   })
 
   it('answers the unavailable END, not a wrong PIN, when no configured key opens the stored PIN', async () => {

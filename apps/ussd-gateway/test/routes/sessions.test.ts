@@ -264,6 +264,8 @@ describe('USSD sessions', () => {
       expect((await freed.post(freed.text)).body).toBe(EXPIRED)
       expect((await freed.send('1')).body).toBe(EXPIRED)
       expect((await debug(ctx.app, freed.sessionId)).statusCode).toBe(404)
+      // An aggregator that reuses ids: a new dial after the notification opens a new session.
+      expect((await freed.dial()).body).toMatch(/^CON Welcome/)
     })
 
     it('answers 400 JSON to an events call without a session id or phone number, and frees nothing', async () => {

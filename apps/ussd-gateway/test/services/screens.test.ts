@@ -27,7 +27,7 @@ const session = (state: StateName, language: Language, flash?: MessageKey, authe
 })
 
 const KEYS = Object.keys(en) as MessageKey[]
-const END_KEYS: MessageKey[] = ['main.goodbye', 'login.locked', 'login.lockedNow', 'login.tempPinExpired', 'services.sessionLocked', 'session.expired']
+const END_KEYS: MessageKey[] = ['main.goodbye', 'login.locked', 'login.lockedNow', 'login.tempPinExpired', 'services.pinReplaced', 'services.sessionLocked', 'session.expired']
 
 describe('every screen fits one USSD message in both languages', () => {
   for (const language of ['en', 'sw'] as const) {

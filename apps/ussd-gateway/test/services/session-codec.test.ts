@@ -27,7 +27,8 @@ describe('stored session records', () => {
       loginId: 'C-1',
       draftName: 'Jane',
       draftEmail: 'j@example.org',
-      draftPin: 'sealed'
+      draftPin: 'sealed',
+      pinVersion: 4
     }
     expect(decodeSession(encodeSession(full))).toEqual(full)
   })

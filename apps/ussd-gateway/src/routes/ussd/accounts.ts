@@ -12,31 +12,37 @@ import { temporaryPin, type PinVault } from '../../services/pin-vault.ts'
 /** How long support's temporary PIN is good for choosing a new one. */
 export const TEMPORARY_PIN_TTL_MS = 24 * 60 * 60 * 1000
 
+/** Who at support asked for the reset, for the audit line (an agent id or email, plain characters). */
+const AGENT = Type.String({ pattern: '^[A-Za-z0-9._@+-]{1,64}$', description: 'Support agent id or email, logged with the reset' })
+
 /**
  * `POST /api/ussd/accounts/:customerId/pin-reset`: support's way back for a locked-out user. It
  * unlocks the account and answers a temporary PIN (CSPRNG) that support hands to the user; at
- * login that PIN only leads to choosing a new one, within TEMPORARY_PIN_TTL_MS. It needs
- * OPERATOR_TOKEN in every environment (unlike the read-only debug routes, never open in
- * development), and the PIN is in the answer only: never logged or stored in clear.
+ * login that PIN only leads to choosing a new one, within TEMPORARY_PIN_TTL_MS. It can take over
+ * any account, so it has its own token, SUPPORT_TOKEN (the route exists only with it, in every
+ * environment), checked before anything else; each reset is logged with the agent who asked. The
+ * PIN is in the answer only: never logged or stored in clear.
  */
 export const accountRoutes: FastifyPluginAsyncTypebox<{ config: Config, db: Kysely<DB>, vault: PinVault }> = async (app, { config, db, vault }) => {
-  if (config.OPERATOR_TOKEN === undefined) return
+  if (config.SUPPORT_TOKEN === undefined) return
   app.post('/accounts/:customerId/pin-reset', {
     schema: {
       tags: ['operator'],
       summary: 'Unlock an account with a temporary PIN',
       description: 'Unlocks the account and issues a temporary 5-digit PIN for support to hand to the user. At login the temporary PIN only leads to choosing a new PIN, within 24 hours.',
-      security: [{ operatorToken: [] }],
+      security: [{ supportToken: [] }],
       params: Type.Object({ customerId: Type.String({ pattern: '^[Cc][0-9A-Fa-f]{8}$', description: 'Customer id, e.g. C1A2B3C4D' }) }),
+      headers: Type.Object({ 'x-support-agent': AGENT }),
       response: { 200: PinResetSchema, 400: { $ref: 'ErrorBody#' }, 401: { $ref: 'ErrorBody#' }, 404: { $ref: 'ErrorBody#' }, 429: { $ref: 'ErrorBody#' }, 503: { $ref: 'ErrorBody#' } }
     },
-    preHandler: [staticBearerGuard([config.OPERATOR_TOKEN])]
+    // Before validation: without the token, nothing about the request is answered.
+    onRequest: [staticBearerGuard([config.SUPPORT_TOKEN])]
   }, async (request, reply) => {
     const customerId = normaliseCustomerId(request.params.customerId) ?? ''
     const pin = temporaryPin()
     const expiresAt = new Date(Date.now() + TEMPORARY_PIN_TTL_MS)
     if (!(await resetPin(db, customerId, await vault.seal(pin), vault.keyId, expiresAt))) throw new UssdAccountNotFoundError(customerId)
-    request.log.info({ customerId }, 'temporary PIN issued')
+    request.log.info({ customerId, agent: request.headers['x-support-agent'] }, 'temporary PIN issued')
     // The answer holds a PIN: no cache may keep it.
     reply.header('cache-control', 'no-store')
     return { customerId, temporaryPin: pin, expiresAt: expiresAt.toISOString() }

@@ -107,6 +107,8 @@ export const createStates = {
       }
       const customerId = await createAccount(deps, s, pinRecord)
       s.customerId = customerId
+      // A new account's first PIN (the column's default).
+      s.pinVersion = 0
       s.name = s.draftName
       s.email = s.draftEmail ?? null
       s.draftName = s.draftEmail = s.draftPin = undefined

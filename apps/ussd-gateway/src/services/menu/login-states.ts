@@ -1,4 +1,4 @@
-import { findAccount, recordFailedPin, resetPinAttempts, updatePinRecord, type Account } from '../../db/accounts.repository.ts'
+import { findAccount, recordFailedPin, resealPinRecord, resetPinAttempts, type Account } from '../../db/accounts.repository.ts'
 import { normaliseCustomerId } from '../customer-id.ts'
 import type { Session } from '../session.ts'
 import { newPinStates } from './new-pin-states.ts'
@@ -21,7 +21,7 @@ export async function checkPin (deps: MachineDeps, session: Session, account: Ac
   }
   if (check.stale) {
     // Sealed under a retired key or older scrypt cost: reseal now that the PIN is at hand.
-    await updatePinRecord(deps.db, account.customerId, await deps.vault.seal(pin), deps.vault.keyId, false)
+    await resealPinRecord(deps.db, account.customerId, await deps.vault.seal(pin), deps.vault.keyId)
   } else if (account.pinAttempts > 0) {
     await resetPinAttempts(deps.db, account.customerId)
   }
@@ -34,14 +34,17 @@ export async function checkPin (deps: MachineDeps, session: Session, account: Ac
  */
 async function resettingAccount (s: Session, deps: MachineDeps): Promise<{ account: Account } | { stop: Step }> {
   const account = s.loginId === undefined ? undefined : await findAccount(deps.db, s.loginId)
-  if (account === undefined || account.pinResetExpiresAt === null) return { stop: go('accountMenu') }
+  if (account === undefined) return { stop: go('accountMenu') }
   if (account.status === 'locked') return { stop: end('login.locked', { id: account.customerId }) }
+  // Another temporary PIN was issued since, or a new PIN chosen elsewhere: this one is spent.
+  if (account.pinResetExpiresAt === null || account.pinVersion !== s.pinVersion) return { stop: end('services.pinReplaced') }
   if (account.pinResetExpiresAt.getTime() <= Date.now()) return { stop: end('login.tempPinExpired') }
   return { account }
 }
 
 const logIn = (s: Session, account: Account) => {
   s.customerId = account.customerId
+  s.pinVersion = account.pinVersion
   s.name = account.fullName
   s.email = account.email
   s.loginId = undefined
@@ -88,6 +91,7 @@ export const loginStates = {
       if (account.pinResetExpiresAt !== null) {
         // A temporary PIN from support: it only lets the user choose a new one, before it expires.
         if (account.pinResetExpiresAt.getTime() <= Date.now()) return end('login.tempPinExpired')
+        s.pinVersion = account.pinVersion
         return go('resetPinNew', 'pin.mustChange')
       }
       logIn(s, account)
@@ -103,7 +107,6 @@ export const loginStates = {
     done: (s, account) => {
       logIn(s, account)
       return go('servicesMenu', 'pin.changed')
-    },
-    locked: (_s, account) => end('login.locked', { id: account.customerId })
+    }
   })
 } satisfies Record<string, StateDef>

@@ -67,6 +67,7 @@ export const en = {
   'pin.confirmNew': 'Confirm your new PIN:',
   'pin.mismatch': 'PINs do not match. Please enter the new PIN again.',
   'pin.sameAsCurrent': 'The new PIN must differ from your current PIN.',
+  'services.pinReplaced': 'Your PIN was changed or reset since you logged in. Please log in again.',
   'pin.mustChange': 'Your PIN was reset. Choose a new PIN to continue.',
   'login.tempPinExpired': 'Your temporary PIN has expired. Please contact support for a new one.',
   'pin.changed': 'Your PIN was changed.',

@@ -66,6 +66,7 @@ export const sw: Record<MessageKey, string> = {
   'pin.confirmNew': 'Thibitisha PIN yako mpya:',
   'pin.mismatch': 'PIN hazilingani. Tafadhali weka PIN mpya tena.',
   'pin.sameAsCurrent': 'PIN mpya lazima iwe tofauti na PIN yako ya sasa.',
+  'services.pinReplaced': 'PIN yako imebadilishwa au kuwekwa upya tangu uingie. Tafadhali ingia tena.',
   'pin.mustChange': 'PIN yako imewekwa upya. Chagua PIN mpya ili kuendelea.',
   'login.tempPinExpired': 'PIN yako ya muda imekwisha. Tafadhali wasiliana na huduma kwa wateja upate nyingine.',
   'pin.changed': 'PIN yako imebadilishwa.',

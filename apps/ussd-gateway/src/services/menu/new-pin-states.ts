@@ -1,4 +1,4 @@
-import { updatePinRecord, type Account } from '../../db/accounts.repository.ts'
+import { changePinRecord, type Account } from '../../db/accounts.repository.ts'
 import { isWeakPin } from '../pin-vault.ts'
 import type { Session, StateName } from '../session.ts'
 import { go, PIN_FORMAT, refuse, type MachineDeps, type StateDef, type Step } from './types.ts'
@@ -13,17 +13,16 @@ export interface NewPinOptions<E extends StateName, C extends StateName> {
   /** Where `0` leads from the first prompt. */
   parent: StateName
   account: AccountCheck
-  /** The step after the new PIN is stored. */
+  /** The step after the new PIN is stored (the session's `pinVersion` is the new one's). */
   done: (s: Session, account: Account) => Step
-  /** The step when it could not be stored: the account was locked meanwhile. */
-  locked: (s: Session, account: Account) => Step
 }
 
 /**
  * Choosing a new PIN, typed twice: a PIN change after login, and the change a temporary PIN from
  * support leads to. The new PIN must be 5 digits, not weak and not the current one; the first is
  * kept sealed in the session until the confirmation matches it. The account is checked at both
- * steps, so a lock (or an expired temporary PIN) stops the change.
+ * steps, so a lock, an expired temporary PIN or a PIN replaced elsewhere stops the change, and the
+ * store applies it only over the PIN version the session proved (a race with any of them loses).
  */
 export function newPinStates<E extends StateName, C extends StateName> (options: NewPinOptions<E, C>): Record<E | C, StateDef> {
   const states: Record<string, StateDef> = {
@@ -54,8 +53,16 @@ export function newPinStates<E extends StateName, C extends StateName> (options:
         const checked = await options.account(s, deps)
         if ('stop' in checked) return checked.stop
         const { account } = checked
-        if (!(await updatePinRecord(deps.db, account.customerId, pinRecord, deps.vault.keyId))) return options.locked(s, account)
-        return options.done(s, account)
+        const version = await changePinRecord(deps.db, account.customerId, pinRecord, deps.vault.keyId, account.pinVersion)
+        if (version === undefined) {
+          // Locked, reset or changed between the check and the write: the check now says which.
+          const again = await options.account(s, deps)
+          return 'stop' in again ? again.stop : go(options.enter)
+        }
+        const step = options.done(s, account)
+        // After `done`: logging in takes the version the account had when it was read.
+        s.pinVersion = version
+        return step
       }
     }
   }

@@ -6,19 +6,21 @@ import { newPinStates } from './new-pin-states.ts'
 import { end, go, PIN_FORMAT, refuse, type MachineDeps, type StateDef, type Step } from './types.ts'
 
 const logOut = (s: Session) => {
-  s.customerId = s.name = s.email = s.draftPin = undefined
+  s.customerId = s.name = s.email = s.draftPin = s.pinVersion = undefined
 }
 
 /**
  * The logged-in account while it may still act, or the step that stops the session using it: an
  * account locked since the login (three wrong PINs from any phone) ends the session, so a lock
- * holds against sessions already open; a missing one logs out to the account menu.
+ * holds against sessions already open, and so does a PIN changed or reset by support since (the
+ * session proved a PIN that is no longer the account's); a missing one logs out to the account menu.
  */
 async function activeAccount (s: Session, deps: MachineDeps): Promise<{ account: Account } | { stop: Step }> {
   const account = s.customerId === undefined ? undefined : await findAccount(deps.db, s.customerId)
-  if (account?.status === 'active') return { account }
+  if (account?.status === 'active' && account.pinVersion === s.pinVersion) return { account }
   logOut(s)
-  return { stop: account === undefined ? go('accountMenu') : end('services.sessionLocked') }
+  if (account === undefined) return { stop: go('accountMenu') }
+  return { stop: end(account.status === 'active' ? 'services.pinReplaced' : 'services.sessionLocked') }
 }
 
 /** After login: account details, PIN change, language (back to My Account) and log out. */
@@ -82,10 +84,6 @@ export const servicesStates = {
     confirm: 'changePinConfirm',
     parent: 'servicesMenu',
     account: activeAccount,
-    done: () => go('servicesMenu', 'pin.changed'),
-    locked: (s) => {
-      logOut(s)
-      return end('services.sessionLocked')
-    }
+    done: () => go('servicesMenu', 'pin.changed')
   })
 } satisfies Record<string, StateDef>
