@@ -30,7 +30,8 @@ export interface BuildOptions {
 export async function buildApp (config: Config, options: BuildOptions = {}): Promise<App> {
   const database = await openAppDatabase(config)
   // The rate limits wait on Redis before a hop's own deadline starts: a Redis command that outlives
-  // a quarter of the deadline fails, so a Redis outage still ends the hop well within it.
+  // a quarter of the deadline fails. An unreachable or hung Redis then ends the hop after that
+  // quarter (its first command fails); a slow one at worst after 1.5 deadlines (two limits, the hop).
   const commandTimeoutMs = Math.min(DEFAULT_COMMAND_TIMEOUT_MS, Math.ceil(config.USSD_HOP_DEADLINE_MS / 4))
   const state = createSharedState({ url: config.REDIS_URL, prefix: config.REDIS_KEY_PREFIX, commandTimeoutMs })
   const sessions = createSessionStore(state, { ttlMs: config.USSD_SESSION_TTL_SECONDS * 1000 })
