@@ -44,6 +44,9 @@ export async function registerRateLimits (app: FastifyInstance, config: Config, 
     errorResponseBuilder: (_request, context) => new UssdRateLimitedError(context.after)
   })
 
+  // One budget per phone across every route (`/api/ussd` and the Hubtel adapter alike), as in Redis.
+  const localPhones = redis === undefined ? new WindowCounter(LOCAL_KEYS, (limit) => new NumberCounts(limit)) : undefined
+
   /**
    * A per-phone limiter for one route, reading the phone from the validated body with `phoneOf`.
    * It counts the request; over the limit it sets Retry-After and throws the 429 error. Routes
@@ -51,8 +54,8 @@ export async function registerRateLimits (app: FastifyInstance, config: Config, 
    * for the same effect. Without Redis it is synchronous (a table read and write, no promise).
    */
   return function phoneLimit (phoneOf: (request: FastifyRequest) => string) {
-    if (redis === undefined) {
-      const counter = new WindowCounter(LOCAL_KEYS, (limit) => new NumberCounts(limit))
+    if (localPhones !== undefined) {
+      const counter = localPhones
       return function limitPhone (request: FastifyRequest, reply: FastifyReply): void {
         const { current, ttl } = counter.hit(phoneDigits(phoneOf(request)), config.RATE_LIMIT_WINDOW_MS)
         if (current <= config.RATE_LIMIT_PHONE_MAX) return

@@ -49,6 +49,20 @@ describe('rate limits behind a trusted proxy', () => {
     expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1)
   })
 
+  it('gives a phone one budget across the Africa\'s Talking and Hubtel routes', async () => {
+    const phoneNumber = newPhone()
+    expect((await hop(ctx.app, { 'x-forwarded-for': '203.0.113.45' }, phoneNumber)).status).toBe(200)
+    expect((await hop(ctx.app, { 'x-forwarded-for': '203.0.113.46' }, phoneNumber)).status).toBe(200)
+    const hubtel = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/ussd/hubtel',
+      headers: { 'x-forwarded-for': '203.0.113.47' },
+      payload: { Type: 'Initiation', Mobile: phoneNumber.slice(1), SessionId: `hb-${phoneNumber}`, ServiceCode: '713', Message: '*713#', Sequence: 1 }
+    })
+    expect(hubtel.statusCode).toBe(429)
+    expect(hubtel.json()).toMatchObject({ Type: 'release', SessionId: `hb-${phoneNumber}` })
+  })
+
   it('exempts allow-listed aggregator IPs from the IP limit only', async () => {
     for (let i = 0; i < 6; i++) expect((await hop(ctx.app, { 'x-forwarded-for': '198.51.100.9' })).status).toBe(200)
   })
