@@ -7,13 +7,14 @@
  * keyed digest of the whole text (the earlier design), keeps no PIN in any form, not even one
  * searchable with the key, and costs a string comparison instead of two SHA-256 calls per hop.
  * The masked positions are not checked: they held a PIN that was checked when it was typed, and a
- * real aggregator never rewrites history. MASK is `#`, which a handset sends rather than types
- * into a reply; were one typed, it would only match any character there too. A `*` typed at a PIN
- * prompt stays a `*`: it tells where the texts of earlier hops end (see `earlierText`), and it
- * says nothing about a PIN, which is digits only.
+ * real aggregator never rewrites history. MASK is U+FFFF, a Unicode noncharacter that no handset
+ * can type (it is not GSM-7 either): a `#` the user types is compared like any other character.
+ * (It was `#` until format 4 of the stored session, and a typed `#` then made the next input look
+ * like a retry.) A `*` typed at a PIN prompt stays a `*`: it tells where the texts of earlier hops
+ * end (see `earlierText`), and it says nothing about a PIN, which is digits only.
  */
-const MASK = '#'
-const MASK_CODE = 35
+export const MASK = '\uffff'
+const MASK_CODE = 0xffff
 const STAR = 42
 
 /** True when `text` agrees with the kept text over its first `length` characters. */

@@ -1,4 +1,5 @@
 import type { Language } from '../db/types.ts'
+import { MASK } from './cumulative-text.ts'
 import type { MessageKey, MessageParams } from './menu/i18n.ts'
 
 export type StateName =
@@ -51,9 +52,11 @@ export interface Session {
  * (a loop assigning only the present keys made a different shape per combination of fields).
  * A record of another format reads as expired, so a user caught mid-dialogue by an upgrade dials
  * again. Format 2 changed the text digest (SHA3-256 to SHA-256); format 3 keeps the masked text
- * instead of a digest and its length.
+ * instead of a digest and its length; format 4 masks with U+FFFF instead of `#` (a `#` the user
+ * typed was taken for a mask). Format 3 is still read, its `#` taken as masks (as it meant then).
  */
-const FORMAT = 3
+const FORMAT = 4
+const MASKED_WITH_HASH = 3
 
 export function encodeSession (s: Session): string {
   const values = [
@@ -109,7 +112,7 @@ export function createSession (s: SessionInit): Session {
   }
 }
 
-/** Undefined for anything that is not a session record of this format (corrupt, foreign or older). */
+/** Undefined for anything that is not a session record of a format read here (corrupt, foreign or older). */
 export function decodeSession (text: string): Session | undefined {
   let v: unknown
   try {
@@ -117,7 +120,7 @@ export function decodeSession (text: string): Session | undefined {
   } catch {
     return undefined
   }
-  if (!Array.isArray(v) || v[0] !== FORMAT) return undefined
+  if (!Array.isArray(v) || (v[0] !== FORMAT && v[0] !== MASKED_WITH_HASH)) return undefined
   const [id, phone, state, message] = [str(v[1]), str(v[2]), str(v[5]), str(v[10])]
   if (id === undefined || phone === undefined || state === undefined || message === undefined) return undefined
   return createSession({
@@ -128,7 +131,7 @@ export function decodeSession (text: string): Session | undefined {
     state: state as StateName,
     page: num(v[6]),
     language: v[7] === 'sw' ? 'sw' : 'en',
-    keptText: str(v[8]),
+    keptText: v[0] === MASKED_WITH_HASH ? str(v[8])?.replaceAll('#', MASK) : str(v[8]),
     sequence: num(v[9]),
     message,
     flash: typeof v[11] === 'object' && v[11] !== null ? v[11] as Flash : undefined,

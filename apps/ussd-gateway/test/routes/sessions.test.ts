@@ -154,6 +154,18 @@ describe('USSD sessions', () => {
       expect((await phone.post('48213')).screen).toMatch(/^Login successful\./)
     })
 
+    it('takes a # the user typed as a character: the next input is new, not a retry', async () => {
+      const latest = new Dialer(ctx.app)
+      await latest.dial()
+      expect((await latest.post('#')).screen).toMatch(/^Invalid choice/)
+      expect((await latest.post('1')).screen).toMatch(/^Impact Platform Information/)
+      const cumulative = new Dialer(ctx.app)
+      await cumulative.dial('2*2')
+      expect((await cumulative.send('##')).screen).toMatch(/^Please enter a name/)
+      // An aggregator that sends the latest input alone: two characters again, but not the same ones.
+      expect((await cumulative.post('Jo')).screen).toMatch(/^Enter your email/)
+    })
+
     it('re-prompts on an empty input (the text gains an empty segment)', async () => {
       const phone = new Dialer(ctx.app)
       await phone.dial()

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { keepText, maskText, newInput } from '../../src/services/cumulative-text.ts'
+import { keepText, MASK, maskText, newInput } from '../../src/services/cumulative-text.ts'
+
+const masked = (count: number) => MASK.repeat(count)
 
 /** What the session keeps after `text` arrives on `kept` (`secret`: typed at a PIN prompt). */
 const after = (kept: string, text: string, secret = false) => {
@@ -27,12 +29,18 @@ describe('cumulative text', () => {
 
   it('masks what is typed at a PIN prompt but its *, and still tells earlier texts and new inputs apart', () => {
     const kept = after('2*1*C1A2B3C4D', '2*1*C1A2B3C4D*11111*11112', true)
-    expect(kept).toBe('2*1*C1A2B3C4D*#####*#####')
+    expect(kept).toBe(`2*1*C1A2B3C4D*${masked(5)}*${masked(5)}`)
     expect(kept).not.toContain('1111')
     expect(newInput(kept, '2*1*C1A2B3C4D*11111*11112')).toBeUndefined()
     expect(newInput(kept, '2*1*C1A2B3C4D*11111')).toBeUndefined()
     expect(newInput(kept, '2*1*C1A2B3C4D*11111*11112*48213')).toEqual({ value: '48213', extends: true })
-    expect(maskText('1*22')).toBe('#*##')
+    expect(maskText('1*22')).toBe(`${masked(1)}*${masked(2)}`)
+  })
+
+  it('compares a # the user typed like any other character', () => {
+    expect(newInput('#', '1')).toEqual({ value: '1', extends: false })
+    expect(newInput('2*2*##', '2*2*Jo')).toEqual({ value: '2*2*Jo', extends: false })
+    expect(newInput('2*2*##', '2*2*##')).toBeUndefined()
   })
 
   it('keeps no text for a PIN taken whole, so the next PIN of the same length is a new input', () => {

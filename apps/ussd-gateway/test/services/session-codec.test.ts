@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { MASK } from '../../src/services/cumulative-text.ts'
 import { decodeSession, encodeSession, type Session } from '../../src/services/session.ts'
 
 const base: Session = {
@@ -8,7 +9,7 @@ const base: Session = {
   state: 'createPin',
   page: 1,
   language: 'sw',
-  keptText: '2*2*Jane*00*#####',
+  keptText: `2*2*Jane*00*${MASK.repeat(5)}`,
   message: 'Create a 5-digit PIN:\n0. Back',
   startedAt: 1_763_700_000_000
 }
@@ -40,6 +41,11 @@ describe('stored session records', () => {
     expect(decoded).toMatchObject(base)
     expect(decoded?.customerId).toBeUndefined()
     expect(decoded?.draftPin).toBeUndefined()
+  })
+
+  it('reads a format 3 record, whose masks were #, with the masks of today', () => {
+    const format3 = '[3,"ATUid_1","+254711000001","*384*123#",null,"createPinConfirm",0,"en","2*2*Jane*00*#####",null,"Confirm"]'
+    expect(decodeSession(format3)).toMatchObject({ state: 'createPinConfirm', keptText: `2*2*Jane*00*${MASK.repeat(5)}` })
   })
 
   it('refuses records that are corrupt, foreign or of another format', () => {
