@@ -44,6 +44,8 @@ export interface Session {
   startedAt: number
   /** The version of the PIN this session proved (logged in, or a temporary PIN being replaced). */
   pinVersion?: number | undefined
+  /** The logged-in account's registered phone (the session's own phone may be another one). */
+  accountPhone?: string | undefined
 }
 
 /**
@@ -62,7 +64,7 @@ export function encodeSession (s: Session): string {
   const values = [
     FORMAT, s.id, s.phone, s.serviceCode, s.networkCode, s.state, s.page, s.language, s.keptText, s.sequence,
     s.message, s.flash, s.topic, s.customerId, s.name, s.email, s.loginId, s.draftName, s.draftEmail, s.draftPin, s.startedAt,
-    s.pinVersion
+    s.pinVersion, s.accountPhone
   ]
   // Absent fields become null (trailing ones dropped); null and undefined mean the same to every reader.
   while (values[values.length - 1] == null) values.pop()
@@ -108,7 +110,8 @@ export function createSession (s: SessionInit): Session {
     draftEmail: s.draftEmail,
     draftPin: s.draftPin,
     startedAt: s.startedAt ?? 0,
-    pinVersion: s.pinVersion
+    pinVersion: s.pinVersion,
+    accountPhone: s.accountPhone
   }
 }
 
@@ -144,6 +147,7 @@ export function decodeSession (text: string): Session | undefined {
     draftEmail: str(v[18]),
     draftPin: str(v[19]),
     startedAt: num(v[20]),
-    pinVersion: num(v[21])
+    pinVersion: num(v[21]),
+    accountPhone: str(v[22])
   })
 }

@@ -139,7 +139,7 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
   })
 
   it('logs in with customer id (any case) and PIN, showing every refusal on the way', async () => {
-    const { customerId } = await createAccount(ctx, { name: 'Amina Hassan' })
+    const { customerId, phone: owner } = await createAccount(ctx, { name: 'Amina Hassan' })
     const phone = new Dialer(ctx.app)
     await phone.dial()
     await phone.send('2')
@@ -151,6 +151,9 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     expect((await phone.send('99999')).screen).toBe('Incorrect PIN (1/3). Please try again.\nEnter your 5-digit PIN:\n0. Back')
     const ok = await phone.send('48213')
     expect(ok.screen).toBe(`Login successful.\nMy Account (${customerId})\n1. Account details\n2. Change PIN\n3. Language/Lugha\n4. Log out\n0. Back`)
+    // Logged in from another phone, the details show the account's own phone.
+    expect((await phone.send('1')).screen).toContain(`Phone: ${owner.phoneNumber}\n`)
+    await phone.send('0')
     expect((await phone.send('4')).screen).toBe(`You are logged out.\n${WELCOME.slice(4)}`)
   })
 

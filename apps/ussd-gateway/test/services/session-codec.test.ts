@@ -29,7 +29,8 @@ describe('stored session records', () => {
       draftName: 'Jane',
       draftEmail: 'j@example.org',
       draftPin: 'sealed',
-      pinVersion: 4
+      pinVersion: 4,
+      accountPhone: '+254711000002'
     }
     expect(decodeSession(encodeSession(full))).toEqual(full)
   })

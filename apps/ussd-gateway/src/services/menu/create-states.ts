@@ -111,6 +111,7 @@ export const createStates = {
       s.pinVersion = 0
       s.name = s.draftName
       s.email = s.draftEmail ?? null
+      s.accountPhone = s.phone
       s.draftName = s.draftEmail = s.draftPin = undefined
       return go('createDone')
     }

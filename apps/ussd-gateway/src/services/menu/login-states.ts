@@ -47,6 +47,7 @@ const logIn = (s: Session, account: Account) => {
   s.pinVersion = account.pinVersion
   s.name = account.fullName
   s.email = account.email
+  s.accountPhone = account.phoneNumber
   s.loginId = undefined
 }
 

@@ -6,7 +6,7 @@ import { newPinStates } from './new-pin-states.ts'
 import { end, go, PIN_FORMAT, refuse, type MachineDeps, type StateDef, type Step } from './types.ts'
 
 const logOut = (s: Session) => {
-  s.customerId = s.name = s.email = s.draftPin = s.pinVersion = undefined
+  s.customerId = s.name = s.email = s.accountPhone = s.draftPin = s.pinVersion = undefined
 }
 
 /**
@@ -54,7 +54,7 @@ export const servicesStates = {
       lines: t('services.detailsText', {
         name: s.name ?? '',
         id: s.customerId ?? '',
-        phone: s.phone,
+        phone: s.accountPhone ?? s.phone,
         email: s.email ?? t('services.noEmail')
       }).split('\n'),
       footer: [t('nav.back')]
