@@ -1,5 +1,6 @@
 import { TtlMap } from '@impact/shared-state'
 import { UssdSessionBusyError } from '../errors.ts'
+import { LiveSessions } from './live-sessions.ts'
 import { tracesExpiry, type Session } from './session.ts'
 import type { EndedSession, LockToken, SessionStore, StoreTimings } from './session-store.ts'
 
@@ -13,8 +14,8 @@ import type { EndedSession, LockToken, SessionStore, StoreTimings } from './sess
 export function localSessions ({ ttlMs, endedTtlMs, expiredTtlMs, lockWaitMs }: StoreTimings): SessionStore {
   /** Ids of sessions that expired lately: a trace costs the hop path nothing (only expiry writes it). */
   const expiredSessions = new TtlMap<true>()
-  const live = new TtlMap<Session>((sessionId, session) => {
-    if (tracesExpiry(session)) expiredSessions.set(sessionId, true, expiredTtlMs)
+  const live = new LiveSessions(ttlMs, (session) => {
+    if (tracesExpiry(session)) expiredSessions.set(session.id, true, expiredTtlMs)
   })
   const endedSessions = new TtlMap<EndedSession>()
   /** Sessions with a hop running. */
@@ -56,11 +57,11 @@ export function localSessions ({ ttlMs, endedTtlMs, expiredTtlMs, lockWaitMs }: 
       if (queue.length === 0) waiting.delete(sessionId)
       next()
     },
-    touch: (sessionId) => live.touch(sessionId, ttlMs),
+    touch: (sessionId) => live.get(sessionId, true),
     peek: (sessionId) => copy(live.get(sessionId)),
-    save (session) { live.set(session.id, session, ttlMs) },
+    save (session) { live.set(session) },
     // Only while it is live: a session freed meanwhile (end-of-session notification) stays freed.
-    restore (snapshot) { if (live.has(snapshot.id)) live.set(snapshot.id, snapshot, ttlMs) },
+    restore (snapshot) { if (live.get(snapshot.id) !== undefined) live.set(snapshot) },
     finish (session, ended) {
       endedSessions.set(session.id, ended, endedTtlMs)
       live.delete(session.id)
@@ -74,7 +75,7 @@ export function localSessions ({ ttlMs, endedTtlMs, expiredTtlMs, lockWaitMs }: 
       expiredSessions.delete(sessionId)
       return wasLive
     },
-    list: (limit) => live.keys('', limit),
+    list: (limit) => live.ids(limit),
     close () {
       live.close()
       endedSessions.close()

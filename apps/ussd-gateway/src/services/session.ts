@@ -46,6 +46,11 @@ export interface Session {
   pinVersion?: number | undefined
   /** The logged-in account's registered phone (the session's own phone may be another one). */
   accountPhone?: string | undefined
+  /**
+   * When the in-process store lets the session expire, in its ticks (live-sessions.ts): kept in
+   * the session object so a hop reads nothing else of the store. Not part of the stored record.
+   */
+  expiresAt: number
 }
 
 /**
@@ -81,7 +86,7 @@ const num = (value: unknown): number | undefined => (typeof value === 'number' ?
 export const tracesExpiry = (session: Session): boolean => session.sequence === undefined
 
 /** A session's fields: `createSession` fills in the optional ones. */
-export type SessionInit = Pick<Session, 'id' | 'phone' | 'state' | 'message'> & Partial<Session>
+export type SessionInit = Pick<Session, 'id' | 'phone' | 'state' | 'message'> & Partial<Omit<Session, 'expiresAt'>>
 
 /**
  * Every session is built here with all fields in one order, so all of them share one hidden class
@@ -111,7 +116,8 @@ export function createSession (s: SessionInit): Session {
     draftPin: s.draftPin,
     startedAt: s.startedAt ?? 0,
     pinVersion: s.pinVersion,
-    accountPhone: s.accountPhone
+    accountPhone: s.accountPhone,
+    expiresAt: 0
   }
 }
 
