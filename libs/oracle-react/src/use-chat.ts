@@ -77,6 +77,8 @@ export function useChat (options: UseChatOptions): UseChatResult {
   const busy = useRef(false)
   const stream = useRef<MessageStream | undefined>(undefined)
   const submitting = useRef<AbortController | undefined>(undefined)
+  /** The newest-page load in flight (settled, never rejected): a message sent meanwhile waits for it. */
+  const historyLoad = useRef<Promise<void>>(Promise.resolve())
 
   const fail = useCallback((caught: unknown) => {
     const claims = claimsOf(caught)
@@ -96,7 +98,10 @@ export function useChat (options: UseChatOptions): UseChatResult {
       if (gen !== generation.current) return
       cursors.current = { prev: page.prevCursor, next: page.nextCursor }
       setHasOlder(page.hasOlder)
-      setMessages(page.messages.map((m) => fromDto(m, actionNamesOf(latest.current))))
+      // A message typed while the page loaded stays below it (sendMessage holds its request until
+      // the page is here, so the page cannot already hold that message).
+      const history = page.messages.map((m) => fromDto(m, actionNamesOf(latest.current)))
+      setMessages((list) => [...history, ...list.filter((m) => m.pending === true)])
     } catch (caught) {
       if (gen === generation.current) fail(caught)
     } finally {
@@ -111,7 +116,7 @@ export function useChat (options: UseChatOptions): UseChatResult {
     setStatus('ready')
     setError(undefined)
     cursors.current = { prev: null, next: null }
-    if (sessionId !== undefined) loadNewest(gen, sessionId).catch(() => {})
+    if (sessionId !== undefined) historyLoad.current = loadNewest(gen, sessionId).catch(() => {})
     return () => {
       generation.current++
       // The answer belongs to the session being left.
@@ -158,6 +163,9 @@ export function useChat (options: UseChatOptions): UseChatResult {
     const controller = new AbortController()
     submitting.current = controller
     try {
+      // Sent before the history arrived, the turn's events would be wiped by the page replacing the list.
+      await historyLoad.current
+      if (gen !== generation.current) return undefined
       // Tool calls need the socket: give a connecting one a moment before the agent may call a tool.
       if (socket.socket.current !== undefined && socket.socket.current.state === 'connecting') await socket.socket.current.ready(5000).catch(() => {})
       const metadata = o.metadata !== undefined || extra.metadata !== undefined ? { ...o.metadata, ...extra.metadata } : undefined
@@ -247,7 +255,9 @@ export function useChat (options: UseChatOptions): UseChatResult {
 
   const reload = useCallback(async () => {
     const id = latest.current.sessionId
-    if (id !== undefined && !busy.current) await loadNewest(generation.current, id)
+    if (id === undefined || busy.current) return
+    historyLoad.current = loadNewest(generation.current, id).catch(() => {})
+    await historyLoad.current
   }, [loadNewest])
 
   const renderAction = useCallback((call: ActionCallState): ReactNode => {

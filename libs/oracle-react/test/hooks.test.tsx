@@ -18,7 +18,7 @@ describe('React bindings against a real oracle runtime', () => {
   })
   afterAll(async () => { await Promise.all([runtime?.close(), billed?.close()]) })
 
-  const wrapperFor = (user: TestUser, target = runtime, extra: { onPaymentRequired?: (ids: string[]) => void } = {}) =>
+  const wrapperFor = (user: TestUser, target = runtime, extra: { onPaymentRequired?: (ids: string[]) => void, fetch?: typeof fetch } = {}) =>
     function Wrapper ({ children }: { children: ReactNode }) {
       return (
         <OracleProvider baseUrl={target.baseUrl} oracleDid={target.oracleDid} userDid={user.did} createDelegation={user.createDelegation} createInvocation={user.createInvocation} {...extra}>
@@ -111,6 +111,39 @@ describe('React bindings against a real oracle runtime', () => {
     await act(async () => { await sent })
     expect(result.current).toMatchObject({ status: 'ready', isSending: false, error: undefined })
     expect(result.current.messages.at(-1)).toMatchObject({ type: 'ai', metadata: { aborted: true } })
+  })
+
+  it('keeps an answer that started before the history arrived', async () => {
+    const user = await testUser()
+    const { sessionId } = await clientFor(user).createSession()
+    // The first history page is held back (its query already answered, as on a slow network) until
+    // the tool call shows or half a second has passed, whichever comes first.
+    let release = () => {}
+    const held = new Promise<void>((resolve) => { release = resolve })
+    const timer = setTimeout(release, 500)
+    let holding = true
+    const slowHistory: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init)
+      const url = new URL(input instanceof Request ? input.url : String(input))
+      if (holding && (init?.method ?? 'GET') === 'GET' && url.pathname.endsWith('/messages')) {
+        holding = false
+        await held
+      }
+      return response
+    }
+    const { result } = renderHook(() => useChat({ sessionId, browserTools: [pageTitle], socket: false }), { wrapper: wrapperFor(user, runtime, { fetch: slowHistory }) })
+    let sent: Promise<unknown> = Promise.resolve()
+    act(() => { sent = result.current.sendMessage('get_page_title') })
+    expect(result.current.messages.map((m) => [m.type, m.content])).toEqual([['human', 'get_page_title']])
+    await waitFor(() => { expect(result.current.messages.at(-1)?.toolCalls?.[0]?.name).toBe('get_page_title') })
+    release()
+    clearTimeout(timer)
+    await waitFor(() => { expect(result.current.isLoadingHistory).toBe(false) })
+    expect(result.current.messages.map((m) => m.type)).toEqual(['human', 'ai'])
+    expect(result.current.messages.at(-1)?.toolCalls?.[0]?.name).toBe('get_page_title')
+    await act(async () => { await result.current.abort() })
+    await act(async () => { await sent })
+    expect(result.current.status).toBe('ready')
   })
 
   it('runs a browser tool over the session socket and an AG-UI action with its render', async () => {
