@@ -59,6 +59,21 @@ const parseOutput = (output: string | undefined): unknown => {
   try { return JSON.parse(output) } catch { return output }
 }
 
+/** Settles with `promise`, or rejects with the signal's reason as soon as it aborts. */
+async function untilAborted (promise: Promise<unknown>, signal: AbortSignal): Promise<void> {
+  signal.throwIfAborted()
+  let onAbort = () => {}
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => { reject(signal.reason) }
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+  try {
+    await Promise.race([promise, aborted])
+  } finally {
+    signal.removeEventListener('abort', onAbort)
+  }
+}
+
 /** A chat in one session: history, streamed answers, status, abort, tools and actions. */
 export function useChat (options: UseChatOptions): UseChatResult {
   const { client } = useOracleContext('useChat')
@@ -91,21 +106,26 @@ export function useChat (options: UseChatOptions): UseChatResult {
     latest.current.onError?.(failure)
   }, [])
 
+  /** Numbers newest-page loads: only the latest one started lands (an earlier one may answer later). */
+  const loads = useRef(0)
   const loadNewest = useCallback(async (gen: number, id: string) => {
+    const load = ++loads.current
+    const current = () => gen === generation.current && load === loads.current
     setLoadingHistory(true)
     try {
       const page = await client.getHistory(id, { limit: pageSize })
-      if (gen !== generation.current) return
+      if (!current()) return
       cursors.current = { prev: page.prevCursor, next: page.nextCursor }
       setHasOlder(page.hasOlder)
       // A message typed while the page loaded stays below it (sendMessage holds its request until
       // the page is here, so the page cannot already hold that message).
       const history = page.messages.map((m) => fromDto(m, actionNamesOf(latest.current)))
-      setMessages((list) => [...history, ...list.filter((m) => m.pending === true)])
+      const sending = busy.current
+      setMessages((list) => (sending ? [...history, ...list.filter((m) => m.pending === true)] : history))
     } catch (caught) {
-      if (gen === generation.current) fail(caught)
+      if (current()) fail(caught)
     } finally {
-      if (gen === generation.current) setLoadingHistory(false)
+      if (current()) setLoadingHistory(false)
     }
   }, [client, pageSize, fail])
 
@@ -164,10 +184,11 @@ export function useChat (options: UseChatOptions): UseChatResult {
     submitting.current = controller
     try {
       // Sent before the history arrived, the turn's events would be wiped by the page replacing the list.
-      await historyLoad.current
-      if (gen !== generation.current) return undefined
+      // Stop (abort) or leaving the session ends these waits at once: the catch below handles both.
+      await untilAborted(historyLoad.current, controller.signal)
       // Tool calls need the socket: give a connecting one a moment before the agent may call a tool.
-      if (socket.socket.current !== undefined && socket.socket.current.state === 'connecting') await socket.socket.current.ready(5000).catch(() => {})
+      if (socket.socket.current !== undefined && socket.socket.current.state === 'connecting') await untilAborted(socket.socket.current.ready(5000).catch(() => {}), controller.signal)
+      controller.signal.throwIfAborted()
       const metadata = o.metadata !== undefined || extra.metadata !== undefined ? { ...o.metadata, ...extra.metadata } : undefined
       const opened = await client.streamMessage(id, {
         message: text,

@@ -146,6 +146,65 @@ describe('React bindings against a real oracle runtime', () => {
     expect(result.current.status).toBe('ready')
   })
 
+  it('stops a message still waiting for the history at once, and sends the next one', async () => {
+    const user = await testUser()
+    const { sessionId } = await clientFor(user).createSession()
+    let release = () => {}
+    const held = new Promise<void>((resolve) => { release = resolve })
+    let holding = true
+    const slowHistory: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init)
+      if (holding && (init?.method ?? 'GET') === 'GET') {
+        holding = false
+        await held
+      }
+      return response
+    }
+    const { result } = renderHook(() => useChat({ sessionId }), { wrapper: wrapperFor(user, runtime, { fetch: slowHistory }) })
+    try {
+      let sent: Promise<unknown> = Promise.resolve()
+      act(() => { sent = result.current.sendMessage('never sent') })
+      expect(result.current.status).toBe('submitted')
+      await act(async () => { await result.current.abort() })
+      // At once: not when the held page finally arrives (here, never before the check).
+      await act(async () => { await Promise.race([sent, new Promise((resolve) => setTimeout(resolve, 2000))]) })
+      expect(result.current).toMatchObject({ status: 'ready', isSending: false, error: undefined, messages: [] })
+    } finally {
+      release()
+    }
+    await waitFor(() => { expect(result.current.isLoadingHistory).toBe(false) })
+    await act(async () => { await result.current.sendMessage('hello again') })
+    expect(result.current.messages.map((m) => [m.type, m.content.slice(0, 14)])).toEqual([['human', 'hello again'], ['ai', 'Hi! You said: ']])
+  })
+
+  it('lands only the newest history load: a reload overtakes a slow first page', async () => {
+    const user = await testUser()
+    const { sessionId } = await clientFor(user).createSession()
+    let release = () => {}
+    const held = new Promise<void>((resolve) => { release = resolve })
+    let holding = true
+    const slowFirstPage: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init)
+      if (holding && (init?.method ?? 'GET') === 'GET') {
+        holding = false
+        await held
+      }
+      return response
+    }
+    const { result } = renderHook(() => useChat({ sessionId }), { wrapper: wrapperFor(user, runtime, { fetch: slowFirstPage }) })
+    try {
+      await act(async () => { await result.current.reload() })
+      await act(async () => { await result.current.sendMessage('after reload') })
+      expect(result.current.messages.map((m) => m.type)).toEqual(['human', 'ai'])
+    } finally {
+      release()
+    }
+    // The first page (empty when it was read) arrives last and must not replace the conversation.
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(result.current.messages.map((m) => m.type)).toEqual(['human', 'ai'])
+    expect(result.current.isLoadingHistory).toBe(false)
+  })
+
   it('runs a browser tool over the session socket and an AG-UI action with its render', async () => {
     const user = await testUser()
     const { sessionId } = await clientFor(user).createSession()
