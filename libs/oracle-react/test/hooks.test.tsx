@@ -7,6 +7,26 @@ import { startRuntime, testUser, type RealRuntime, type TestUser } from '../../o
 const ADMIN = 'react-test-operator-token'
 const pageTitle = defineBrowserTool({ name: 'get_page_title', description: 'The title of the open page', schema: { type: 'object' }, handler: () => 'Example page' })
 
+/**
+ * A fetch that holds back the first history page it reads (its query already answered, as on a
+ * slow network) until `release` is called.
+ */
+function holdFirstHistoryPage () {
+  let release = () => {}
+  const held = new Promise<void>((resolve) => { release = resolve })
+  let holding = true
+  const heldFetch: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init)
+    const url = new URL(input instanceof Request ? input.url : String(input))
+    if (holding && (init?.method ?? 'GET') === 'GET' && url.pathname.endsWith('/messages')) {
+      holding = false
+      await held
+    }
+    return response
+  }
+  return { fetch: heldFetch, release: () => { release() } }
+}
+
 describe('React bindings against a real oracle runtime', () => {
   let runtime: RealRuntime
   let billed: RealRuntime
@@ -116,27 +136,15 @@ describe('React bindings against a real oracle runtime', () => {
   it('keeps an answer that started before the history arrived', async () => {
     const user = await testUser()
     const { sessionId } = await clientFor(user).createSession()
-    // The first history page is held back (its query already answered, as on a slow network) until
-    // the tool call shows or half a second has passed, whichever comes first.
-    let release = () => {}
-    const held = new Promise<void>((resolve) => { release = resolve })
-    const timer = setTimeout(release, 500)
-    let holding = true
-    const slowHistory: typeof fetch = async (input, init) => {
-      const response = await fetch(input, init)
-      const url = new URL(input instanceof Request ? input.url : String(input))
-      if (holding && (init?.method ?? 'GET') === 'GET' && url.pathname.endsWith('/messages')) {
-        holding = false
-        await held
-      }
-      return response
-    }
-    const { result } = renderHook(() => useChat({ sessionId, browserTools: [pageTitle], socket: false }), { wrapper: wrapperFor(user, runtime, { fetch: slowHistory }) })
+    // The first history page is held back until the tool call shows or half a second has passed.
+    const page = holdFirstHistoryPage()
+    const timer = setTimeout(page.release, 500)
+    const { result } = renderHook(() => useChat({ sessionId, browserTools: [pageTitle], socket: false }), { wrapper: wrapperFor(user, runtime, { fetch: page.fetch }) })
     let sent: Promise<unknown> = Promise.resolve()
     act(() => { sent = result.current.sendMessage('get_page_title') })
     expect(result.current.messages.map((m) => [m.type, m.content])).toEqual([['human', 'get_page_title']])
     await waitFor(() => { expect(result.current.messages.at(-1)?.toolCalls?.[0]?.name).toBe('get_page_title') })
-    release()
+    page.release()
     clearTimeout(timer)
     await waitFor(() => { expect(result.current.isLoadingHistory).toBe(false) })
     expect(result.current.messages.map((m) => m.type)).toEqual(['human', 'ai'])
@@ -149,18 +157,8 @@ describe('React bindings against a real oracle runtime', () => {
   it('stops a message still waiting for the history at once, and sends the next one', async () => {
     const user = await testUser()
     const { sessionId } = await clientFor(user).createSession()
-    let release = () => {}
-    const held = new Promise<void>((resolve) => { release = resolve })
-    let holding = true
-    const slowHistory: typeof fetch = async (input, init) => {
-      const response = await fetch(input, init)
-      if (holding && (init?.method ?? 'GET') === 'GET') {
-        holding = false
-        await held
-      }
-      return response
-    }
-    const { result } = renderHook(() => useChat({ sessionId }), { wrapper: wrapperFor(user, runtime, { fetch: slowHistory }) })
+    const page = holdFirstHistoryPage()
+    const { result } = renderHook(() => useChat({ sessionId }), { wrapper: wrapperFor(user, runtime, { fetch: page.fetch }) })
     try {
       let sent: Promise<unknown> = Promise.resolve()
       act(() => { sent = result.current.sendMessage('never sent') })
@@ -170,7 +168,7 @@ describe('React bindings against a real oracle runtime', () => {
       await act(async () => { await Promise.race([sent, new Promise((resolve) => setTimeout(resolve, 2000))]) })
       expect(result.current).toMatchObject({ status: 'ready', isSending: false, error: undefined, messages: [] })
     } finally {
-      release()
+      page.release()
     }
     await waitFor(() => { expect(result.current.isLoadingHistory).toBe(false) })
     await act(async () => { await result.current.sendMessage('hello again') })
@@ -180,24 +178,14 @@ describe('React bindings against a real oracle runtime', () => {
   it('lands only the newest history load: a reload overtakes a slow first page', async () => {
     const user = await testUser()
     const { sessionId } = await clientFor(user).createSession()
-    let release = () => {}
-    const held = new Promise<void>((resolve) => { release = resolve })
-    let holding = true
-    const slowFirstPage: typeof fetch = async (input, init) => {
-      const response = await fetch(input, init)
-      if (holding && (init?.method ?? 'GET') === 'GET') {
-        holding = false
-        await held
-      }
-      return response
-    }
-    const { result } = renderHook(() => useChat({ sessionId }), { wrapper: wrapperFor(user, runtime, { fetch: slowFirstPage }) })
+    const page = holdFirstHistoryPage()
+    const { result } = renderHook(() => useChat({ sessionId }), { wrapper: wrapperFor(user, runtime, { fetch: page.fetch }) })
     try {
       await act(async () => { await result.current.reload() })
       await act(async () => { await result.current.sendMessage('after reload') })
       expect(result.current.messages.map((m) => m.type)).toEqual(['human', 'ai'])
     } finally {
-      release()
+      page.release()
     }
     // The first page (empty when it was read) arrives last and must not replace the conversation.
     await new Promise((resolve) => setTimeout(resolve, 200))
