@@ -16,12 +16,12 @@ function holdFirstHistoryPage () {
   const held = new Promise<void>((resolve) => { release = resolve })
   let holding = true
   const heldFetch: typeof fetch = async (input, init) => {
-    const response = await fetch(input, init)
+    // Chosen when the request starts: of two loads in flight, the first one sent is held, whichever answers first.
     const url = new URL(input instanceof Request ? input.url : String(input))
-    if (holding && (init?.method ?? 'GET') === 'GET' && url.pathname.endsWith('/messages')) {
-      holding = false
-      await held
-    }
+    const hold = holding && (init?.method ?? 'GET') === 'GET' && url.pathname.endsWith('/messages')
+    if (hold) holding = false
+    const response = await fetch(input, init)
+    if (hold) await held
     return response
   }
   return { fetch: heldFetch, release: () => { release() } }
@@ -179,12 +179,15 @@ describe('React bindings against a real oracle runtime', () => {
     const user = await testUser()
     const { sessionId } = await clientFor(user).createSession()
     const page = holdFirstHistoryPage()
+    // Should a wait below hang, the held page is let go and the checks fail instead of the test timing out.
+    const timer = setTimeout(page.release, 5000)
     const { result } = renderHook(() => useChat({ sessionId }), { wrapper: wrapperFor(user, runtime, { fetch: page.fetch }) })
     try {
       await act(async () => { await result.current.reload() })
       await act(async () => { await result.current.sendMessage('after reload') })
       expect(result.current.messages.map((m) => m.type)).toEqual(['human', 'ai'])
     } finally {
+      clearTimeout(timer)
       page.release()
     }
     // The first page (empty when it was read) arrives last and must not replace the conversation.
