@@ -108,25 +108,30 @@ export function useChat (options: UseChatOptions): UseChatResult {
 
   /** Numbers newest-page loads: only the latest one started lands (an earlier one may answer later). */
   const loads = useRef(0)
-  const loadNewest = useCallback(async (gen: number, id: string) => {
+  /** Starts loading the newest page; the load is also `historyLoad`, which a message sent meanwhile waits for. */
+  const loadNewest = useCallback((gen: number, id: string): Promise<void> => {
     const load = ++loads.current
     const current = () => gen === generation.current && load === loads.current
     setLoadingHistory(true)
-    try {
-      const page = await client.getHistory(id, { limit: pageSize })
-      if (!current()) return
-      cursors.current = { prev: page.prevCursor, next: page.nextCursor }
-      setHasOlder(page.hasOlder)
-      // A message typed while the page loaded stays below it (sendMessage holds its request until
-      // the page is here, so the page cannot already hold that message).
-      const history = page.messages.map((m) => fromDto(m, actionNamesOf(latest.current)))
-      const sending = busy.current
-      setMessages((list) => (sending ? [...history, ...list.filter((m) => m.pending === true)] : history))
-    } catch (caught) {
-      if (current()) fail(caught)
-    } finally {
-      if (current()) setLoadingHistory(false)
-    }
+    const loading = (async () => {
+      try {
+        const page = await client.getHistory(id, { limit: pageSize })
+        if (!current()) return
+        cursors.current = { prev: page.prevCursor, next: page.nextCursor }
+        setHasOlder(page.hasOlder)
+        // A message typed while the page loaded stays below it (sendMessage holds its request until
+        // the page is here, so the page cannot already hold that message).
+        const history = page.messages.map((m) => fromDto(m, actionNamesOf(latest.current)))
+        const sending = busy.current
+        setMessages((list) => (sending ? [...history, ...list.filter((m) => m.pending === true)] : history))
+      } catch (caught) {
+        if (current()) fail(caught)
+      } finally {
+        if (current()) setLoadingHistory(false)
+      }
+    })().catch(() => {})
+    historyLoad.current = loading
+    return loading
   }, [client, pageSize, fail])
 
   useEffect(() => {
@@ -136,7 +141,7 @@ export function useChat (options: UseChatOptions): UseChatResult {
     setStatus('ready')
     setError(undefined)
     cursors.current = { prev: null, next: null }
-    if (sessionId !== undefined) historyLoad.current = loadNewest(gen, sessionId).catch(() => {})
+    if (sessionId !== undefined) loadNewest(gen, sessionId).catch(() => {})
     return () => {
       generation.current++
       // The answer belongs to the session being left.
@@ -276,9 +281,7 @@ export function useChat (options: UseChatOptions): UseChatResult {
 
   const reload = useCallback(async () => {
     const id = latest.current.sessionId
-    if (id === undefined || busy.current) return
-    historyLoad.current = loadNewest(generation.current, id).catch(() => {})
-    await historyLoad.current
+    if (id !== undefined && !busy.current) await loadNewest(generation.current, id)
   }, [loadNewest])
 
   const renderAction = useCallback((call: ActionCallState): ReactNode => {

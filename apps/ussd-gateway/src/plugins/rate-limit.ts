@@ -55,9 +55,8 @@ export async function registerRateLimits (app: FastifyInstance, config: Config, 
    */
   return function phoneLimit (phoneOf: (request: FastifyRequest) => string) {
     if (localPhones !== undefined) {
-      const counter = localPhones
       return function limitPhone (request: FastifyRequest, reply: FastifyReply): void {
-        const { current, ttl } = counter.hit(phoneDigits(phoneOf(request)), config.RATE_LIMIT_WINDOW_MS)
+        const { current, ttl } = localPhones.hit(phoneDigits(phoneOf(request)), config.RATE_LIMIT_WINDOW_MS)
         if (current <= config.RATE_LIMIT_PHONE_MAX) return
         const seconds = Math.ceil(ttl / 1000)
         reply.header('retry-after', seconds)

@@ -13,7 +13,11 @@ export const MAX_TEXT = 182
  * Any text but U+FFFF: sessions keep what was typed at PIN prompts masked with that character
  * (services/cumulative-text.ts), and a mask typed in would match any later input. No handset can type it.
  */
-export const TEXT_PATTERN = '^[^\\uffff]*$'
+const TEXT_PATTERN = '^[^\\uffff]*$'
+
+/** What a user typed, as an aggregator forwards it: at most 182 characters, no U+FFFF. */
+export const ussdText = (description: string, examples?: string[]) =>
+  Type.String({ maxLength: MAX_TEXT, pattern: TEXT_PATTERN, description, ...(examples !== undefined ? { examples } : {}) })
 
 export const SessionIdSchema = Type.String({ minLength: 1, maxLength: 100, pattern: '^[\\x21-\\x7e]+$', description: 'Aggregator-assigned session id (printable ASCII, at most 100 characters)' })
 
@@ -22,7 +26,7 @@ export const UssdRequestSchema = Type.Object({
   sessionId: SessionIdSchema,
   serviceCode: Type.String({ pattern: SERVICE_CODE_PATTERN, maxLength: 64, description: 'Dialled code, e.g. *384*123#', examples: ['*384*123#'] }),
   phoneNumber: Type.String({ pattern: PHONE_INPUT_PATTERN, description: 'E.164 phone number; the + may be omitted', examples: ['+254712345678'] }),
-  text: Type.String({ maxLength: MAX_TEXT, pattern: TEXT_PATTERN, description: 'Cumulative input joined with *; empty on the first request', examples: ['', '1', '2*2*Jane Doe'] }),
+  text: ussdText('Cumulative input joined with *; empty on the first request', ['', '1', '2*2*Jane Doe']),
   networkCode: Type.Optional(Type.String({ maxLength: 16, description: 'MCC+MNC of the subscriber\'s network (Africa\'s Talking), kept with the session', examples: ['63902'] }))
 }, { additionalProperties: true })
 export type UssdRequest = Static<typeof UssdRequestSchema>

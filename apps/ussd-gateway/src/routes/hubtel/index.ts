@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import type { FastifyError, FastifyRequest } from 'fastify'
 import type { PhoneLimit } from '../../plugins/rate-limit.ts'
 import { ussdErrorReply } from '../../plugins/ussd-errors.ts'
-import { MAX_TEXT, normalisePhone, PHONE_INPUT_PATTERN, SessionIdSchema, TEXT_PATTERN } from '../../schemas/ussd.ts'
+import { normalisePhone, PHONE_INPUT_PATTERN, SessionIdSchema, ussdText } from '../../schemas/ussd.ts'
 import { shortcutInputs } from '../../services/cumulative-text.ts'
 import type { UssdEngine } from '../../services/ussd-engine.ts'
 
@@ -13,7 +13,7 @@ export const HubtelRequestSchema = Type.Object({
   Mobile: Type.String({ pattern: PHONE_INPUT_PATTERN, description: 'Phone number, usually without + (233…)' }),
   SessionId: SessionIdSchema,
   ServiceCode: Type.String({ minLength: 1, maxLength: 64, pattern: '^[\\x21-\\x7e]+$', description: 'Dialled code (711*2, *711*2#) or service id' }),
-  Message: Type.String({ maxLength: MAX_TEXT, pattern: TEXT_PATTERN, description: 'Latest input; on initiation the full dial string (*711*2*3#)' }),
+  Message: ussdText('Latest input; on initiation the full dial string (*711*2*3#)'),
   Sequence: Type.Integer({ minimum: 1, description: 'Request number within the session (retries repeat it)' }),
   Operator: Type.Optional(Type.String({ maxLength: 32 })),
   ClientState: Type.Optional(Type.String({ maxLength: 256 })),
