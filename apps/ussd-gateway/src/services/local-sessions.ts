@@ -46,6 +46,7 @@ export function localSessions ({ ttlMs, endedTtlMs, expiredTtlMs, lockWaitMs }: 
         queue.push(waiter)
       })
     },
+    idle: (sessionId) => !held.has(sessionId),
     unlock (sessionId) {
       const queue = waiting.size === 0 ? undefined : waiting.get(sessionId)
       const next = queue?.shift()

@@ -40,6 +40,13 @@ export interface SessionStore {
    * token that releases it (none in-process, where only this process can hold it).
    */
   lock: (sessionId: string) => Maybe<LockToken>
+  /**
+   * In-process only: true when no hop holds the session. A hop that then runs to its end without
+   * yielding needs no lock, since no other hop can run meanwhile; one that goes on to wait on I/O
+   * takes the lock before anything else runs, and gets it at once. Taking and releasing the lock
+   * on every hop cost more than any other step of a menu hop (a Set's table churned per hop).
+   */
+  idle?: (sessionId: string) => boolean
   /** Releases the lock that `lock` gave, handing it to the next waiting hop if there is one. */
   unlock: (sessionId: string, token: LockToken) => Maybe<void>
   /**

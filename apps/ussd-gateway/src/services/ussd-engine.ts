@@ -180,21 +180,35 @@ export function createUssdEngine (options: EngineOptions) {
     })
   }
 
-  /** Runs the hop and releases its lock however it ends (at once when nothing waits on I/O). */
+  /** Releases the hop's lock once its reply settles, however it ends. */
+  function releaseAfter (sessionId: string, token: LockToken, reply: Promise<Reply>): Promise<Reply> {
+    const unlock = () => sessions.unlock(sessionId, token)
+    return reply.then((value) => after(unlock(), () => value), (error: unknown) => after(unlock(), () => { throw error }))
+  }
+
+  /** Runs the hop holding its lock, and releases the lock however it ends (at once when nothing waits on I/O). */
   function locked (hop: Hop, token: LockToken): Maybe<Reply> {
-    const unlock = () => sessions.unlock(hop.sessionId, token)
     let reply: Maybe<Reply>
     try {
       reply = run(hop)
     } catch (error) {
-      return after(unlock(), () => { throw error })
+      return after(sessions.unlock(hop.sessionId, token), () => { throw error })
     }
-    if (pending(reply)) {
-      return reply.then((value) => after(unlock(), () => value), (error: unknown) => after(unlock(), () => { throw error }))
-    }
+    if (pending(reply)) return releaseAfter(hop.sessionId, token, reply)
     const done = reply
-    const released = unlock()
-    return pending(released) ? released.then(() => done) : done
+    return after(sessions.unlock(hop.sessionId, token), () => done)
+  }
+
+  /**
+   * A hop of a session that no hop holds, in-process (see SessionStore.idle): it runs without the
+   * lock, and takes it only when it goes on to wait on I/O. That lock is granted at once, since no
+   * other code ran since the check.
+   */
+  function unlocked (hop: Hop): Maybe<Reply> {
+    const reply = run(hop)
+    if (!pending(reply)) return reply
+    const token = sessions.lock(hop.sessionId)
+    return bounded(hop.sessionId, pending(token) ? token.then((held) => releaseAfter(hop.sessionId, held, reply)) : releaseAfter(hop.sessionId, token, reply))
   }
 
   function run (hop: Hop): Maybe<Reply> {
@@ -209,6 +223,7 @@ export function createUssdEngine (options: EngineOptions) {
      * and a hop that waits gets the deadline.
      */
     hop (hop: Hop): Maybe<Reply> {
+      if (sessions.idle?.(hop.sessionId) === true) return unlocked(hop)
       const locking = sessions.lock(hop.sessionId)
       if (!pending(locking)) {
         const reply = locked(hop, locking)
