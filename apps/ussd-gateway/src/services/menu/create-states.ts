@@ -55,7 +55,7 @@ export const createStates = {
   createName: {
     prompt: 'text',
     parent: () => 'accountMenu',
-    screen: (_s, t) => ({ lines: [t('create.enterName')], footer: [t('nav.back')] }),
+    view: (t) => ({ lines: [t('create.enterName')], footer: [t('nav.back')] }),
     input: (value, s) => {
       const name = normaliseName(value)
       if (name === undefined) return refuse(s, 'create.invalidName')
@@ -67,7 +67,7 @@ export const createStates = {
   createEmail: {
     prompt: 'text',
     parent: () => 'createName',
-    screen: (_s, t) => ({ lines: [t('create.enterEmail')], footer: [t('nav.skip'), t('nav.back')] }),
+    view: (t) => ({ lines: [t('create.enterEmail')], footer: [t('nav.skip'), t('nav.back')] }),
     input: (value, s) => {
       if (value === '00') {
         s.draftEmail = null
@@ -83,7 +83,7 @@ export const createStates = {
   createPin: {
     prompt: 'secret',
     parent: () => 'createEmail',
-    screen: (_s, t) => ({ lines: [t('create.enterPin')], footer: [t('nav.back')] }),
+    view: (t) => ({ lines: [t('create.enterPin')], footer: [t('nav.back')] }),
     input: async (value, s, deps) => {
       if (!PIN_FORMAT.test(value)) return refuse(s, 'login.pinFormat')
       if (isWeakPin(value)) return refuse(s, 'create.weakPin')
@@ -96,7 +96,7 @@ export const createStates = {
   createPinConfirm: {
     prompt: 'secret',
     parent: () => 'createPin',
-    screen: (_s, t) => ({ lines: [t('create.confirmPin')], footer: [t('nav.back')] }),
+    view: (t) => ({ lines: [t('create.confirmPin')], footer: [t('nav.back')] }),
     input: async (value, s, deps) => {
       if (!PIN_FORMAT.test(value)) return refuse(s, 'login.pinFormat')
       const pinRecord = s.draftPin

@@ -55,7 +55,7 @@ const logIn = (s: Session, account: Account) => {
 export const loginStates = {
   accountMenu: {
     parent: () => 'preMenu',
-    screen: (_s, t) => ({ lines: [t('account.title'), t('account.login'), t('account.create')], footer: [t('nav.back')] }),
+    view: (t) => ({ lines: [t('account.title'), t('account.login'), t('account.create')], footer: [t('nav.back')] }),
     input: (value, s) => {
       if (value === '1') return go('loginId')
       if (value === '2') return go('createName')
@@ -66,7 +66,7 @@ export const loginStates = {
   loginId: {
     prompt: 'text',
     parent: () => 'accountMenu',
-    screen: (_s, t) => ({ lines: [t('login.enterId')], footer: [t('nav.back')] }),
+    view: (t) => ({ lines: [t('login.enterId')], footer: [t('nav.back')] }),
     input: async (value, s, deps) => {
       const id = normaliseCustomerId(value)
       if (id === undefined) return refuse(s, 'login.invalidId')
@@ -81,7 +81,7 @@ export const loginStates = {
   loginPin: {
     prompt: 'secret',
     parent: () => 'loginId',
-    screen: (_s, t) => ({ lines: [t('login.enterPin')], footer: [t('nav.back')] }),
+    view: (t) => ({ lines: [t('login.enterPin')], footer: [t('nav.back')] }),
     input: async (value, s, deps) => {
       if (!PIN_FORMAT.test(value)) return refuse(s, 'login.pinFormat')
       const account = s.loginId === undefined ? undefined : await findAccount(deps.db, s.loginId)

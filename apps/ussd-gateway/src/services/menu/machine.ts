@@ -1,8 +1,9 @@
 import { pending, type Maybe } from '../maybe.ts'
-import { paginate } from '../screen.ts'
+import type { Language } from '../../db/types.ts'
+import { paginate, type Screen } from '../screen.ts'
 import type { Session, StateName } from '../session.ts'
 import { createStates } from './create-states.ts'
-import { translator } from './i18n.ts'
+import { translator, type Translator } from './i18n.ts'
 import { loginStates } from './login-states.ts'
 import { mainStates } from './main-states.ts'
 import { servicesStates } from './services-states.ts'
@@ -25,11 +26,34 @@ export interface Reply {
 
 const stateOf = (session: Session): StateDef => STATES[session.state] ?? STATES[INITIAL_STATE]
 
-/** Every page of the current screen, with a pending message above the first one. */
+/**
+ * Pages of the views (fixed screens) by app name, state and language. A view is the same for
+ * every session, and building it per hop (translating, joining and measuring the lines) was the
+ * largest part of a menu hop's own work. Bounded by the app names in use (one per app) times the
+ * states and languages.
+ */
+const viewPages = new Map<string, Map<StateDef, Partial<Record<Language, string[]>>>>()
+
+function pagesOfView (def: StateDef, view: (t: Translator, appName: string) => Screen, language: Language, appName: string): string[] {
+  let byState = viewPages.get(appName)
+  if (byState === undefined) viewPages.set(appName, byState = new Map())
+  let byLanguage = byState.get(def)
+  if (byLanguage === undefined) byState.set(def, byLanguage = {})
+  const known = byLanguage[language]
+  if (known !== undefined) return known
+  const t = translator(language)
+  const pages = paginate(view(t, appName), t('nav.more'))
+  byLanguage[language] = pages
+  return pages
+}
+
+/** Every page of the current screen, with a pending message above the first one. Callers must not change the array. */
 export function pagesOf (session: Session, appName: string): string[] {
-  const t = translator(session.language)
-  const screen = stateOf(session).screen(session, t, appName)
-  const { flash } = session
+  const def = stateOf(session)
+  const { flash, language } = session
+  if (def.view !== undefined && flash === undefined) return pagesOfView(def, def.view, language, appName)
+  const t = translator(language)
+  const screen = def.view !== undefined ? def.view(t, appName) : def.screen(session, t, appName)
   return paginate(flash === undefined ? screen : { ...screen, lines: [t(flash.key, flash.params), ...screen.lines] }, t('nav.more'))
 }
 

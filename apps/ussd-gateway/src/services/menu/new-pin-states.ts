@@ -29,7 +29,7 @@ export function newPinStates<E extends StateName, C extends StateName> (options:
     [options.enter]: {
       prompt: 'secret',
       parent: () => options.parent,
-      screen: (_s, t) => ({ lines: [t('pin.enterNew')], footer: [t('nav.back')] }),
+      view: (t) => ({ lines: [t('pin.enterNew')], footer: [t('nav.back')] }),
       input: async (value, s, deps) => {
         if (!PIN_FORMAT.test(value)) return refuse(s, 'login.pinFormat')
         if (isWeakPin(value)) return refuse(s, 'create.weakPin')
@@ -43,7 +43,7 @@ export function newPinStates<E extends StateName, C extends StateName> (options:
     [options.confirm]: {
       prompt: 'secret',
       parent: () => options.enter,
-      screen: (_s, t) => ({ lines: [t('pin.confirmNew')], footer: [t('nav.back')] }),
+      view: (t) => ({ lines: [t('pin.confirmNew')], footer: [t('nav.back')] }),
       input: async (value, s, deps) => {
         if (!PIN_FORMAT.test(value)) return refuse(s, 'login.pinFormat')
         const pinRecord = s.draftPin

@@ -65,7 +65,7 @@ export const servicesStates = {
   changePinCurrent: {
     prompt: 'secret',
     parent: () => 'servicesMenu',
-    screen: (_s, t) => ({ lines: [t('pin.enterCurrent')], footer: [t('nav.back')] }),
+    view: (t) => ({ lines: [t('pin.enterCurrent')], footer: [t('nav.back')] }),
     input: async (value, s, deps) => {
       if (!PIN_FORMAT.test(value)) return refuse(s, 'login.pinFormat')
       const active = await activeAccount(s, deps)

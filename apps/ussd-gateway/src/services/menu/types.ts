@@ -17,7 +17,7 @@ export interface MachineDeps {
 /** The outcome of an input: move to a state (maybe the same one, with a message), or end the session. */
 export type Step = { to: StateName, flash?: Flash | undefined } | { end: Flash }
 
-export interface StateDef {
+interface StateBase {
   /**
    * A prompt asks for free input (an id, a name, a PIN). Shortcut dials stop at prompts, so an
    * initial `text` replays menu choices but never logins, PINs or account creation. A `secret`
@@ -26,10 +26,18 @@ export interface StateDef {
   prompt?: 'text' | 'secret'
   /** Where `0` leads from the first page; the root has none. */
   parent?: (session: Session) => StateName
-  screen: (session: Session, t: Translator, appName: string) => Screen
   /** Handles any input that is not a navigation key. Guards are pure and never throw on bad input. */
   input: (value: string, session: Session, deps: MachineDeps) => Maybe<Step>
 }
+
+/**
+ * A state shows either a `view`, the same for every session (in one language, for one app name),
+ * whose pages are built once; or a `screen` that reads the session (a name, an id, a topic).
+ */
+export type StateDef = StateBase & (
+  | { view: (t: Translator, appName: string) => Screen, screen?: never }
+  | { screen: (session: Session, t: Translator, appName: string) => Screen, view?: never }
+)
 
 export const go = (to: StateName, key?: MessageKey, params?: MessageParams): Step =>
   ({ to, flash: key === undefined ? undefined : { key, ...(params !== undefined ? { params } : {}) } })
