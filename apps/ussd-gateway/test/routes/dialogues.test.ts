@@ -337,6 +337,12 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     expect(sw.screen).toBe('Lugha imewekwa: Kiswahili.\nKaribu Impact Platform\n1. Fahamu Zaidi\n2. Akaunti\n3. Lugha/Language\n*. Toka')
     const later = new Dialer(ctx.app, { phoneNumber })
     expect((await later.dial()).screen).toBe('Karibu Impact Platform\n1. Fahamu Zaidi\n2. Akaunti\n3. Lugha/Language\n*. Toka')
+    // The account menu is a fixed screen, built once per language: each phone sees its own.
+    const english = new Dialer(ctx.app, { phoneNumber: newPhone() })
+    await english.dial()
+    expect((await later.send('2')).screen).toBe('Akaunti\n1. Ingia\n2. Fungua akaunti\n0. Rudi')
+    expect((await english.send('2')).screen).toBe('Account\n1. Log in\n2. Create account\n0. Back')
+    expect((await later.send('0')).screen).toMatch(/^Karibu Impact Platform/)
     expect((await later.send('*')).body).toBe('END Asante kwa kutumia Impact Platform. Kwaheri!')
     const back = new Dialer(ctx.app, { phoneNumber })
     await back.dial('3')
