@@ -1,9 +1,9 @@
 import { pending, type Maybe } from '../maybe.ts'
 import type { Language } from '../../db/types.ts'
-import { paginate, type Screen } from '../screen.ts'
+import { paginate } from '../screen.ts'
 import type { Session, StateName } from '../session.ts'
 import { createStates } from './create-states.ts'
-import { translator, type Translator } from './i18n.ts'
+import { translator } from './i18n.ts'
 import { loginStates } from './login-states.ts'
 import { mainStates } from './main-states.ts'
 import { servicesStates } from './services-states.ts'
@@ -34,7 +34,7 @@ const stateOf = (session: Session): StateDef => STATES[session.state] ?? STATES[
  */
 const viewPages = new Map<string, Map<StateDef, Partial<Record<Language, string[]>>>>()
 
-function pagesOfView (def: StateDef, view: (t: Translator, appName: string) => Screen, language: Language, appName: string): string[] {
+function pagesOfView (def: Extract<StateDef, { view: unknown }>, language: Language, appName: string): string[] {
   let byState = viewPages.get(appName)
   if (byState === undefined) viewPages.set(appName, byState = new Map())
   let byLanguage = byState.get(def)
@@ -42,7 +42,7 @@ function pagesOfView (def: StateDef, view: (t: Translator, appName: string) => S
   const known = byLanguage[language]
   if (known !== undefined) return known
   const t = translator(language)
-  const pages = paginate(view(t, appName), t('nav.more'))
+  const pages = paginate(def.view(t, appName), t('nav.more'))
   byLanguage[language] = pages
   return pages
 }
@@ -51,7 +51,7 @@ function pagesOfView (def: StateDef, view: (t: Translator, appName: string) => S
 export function pagesOf (session: Session, appName: string): string[] {
   const def = stateOf(session)
   const { flash, language } = session
-  if (def.view !== undefined && flash === undefined) return pagesOfView(def, def.view, language, appName)
+  if (def.view !== undefined && flash === undefined) return pagesOfView(def, language, appName)
   const t = translator(language)
   const screen = def.view !== undefined ? def.view(t, appName) : def.screen(session, t, appName)
   return paginate(flash === undefined ? screen : { ...screen, lines: [t(flash.key, flash.params), ...screen.lines] }, t('nav.more'))
