@@ -4,7 +4,7 @@ import type { SharedState } from '@impact/shared-state'
 import type { Redis } from 'ioredis'
 import type { Config } from '../config.ts'
 import { UssdRateLimitedError } from '../errors.ts'
-import { NumberCounts } from './counts.ts'
+import { NumberCounts, phoneDigits } from '../services/counts.ts'
 import { WindowCounter, windowCounterStore } from './window-counter.ts'
 
 /** Keys counted per window in this process (IPs, phone numbers) before the oldest is dropped. */
@@ -12,13 +12,6 @@ const LOCAL_KEYS = 50_000
 
 const redisClient = (state: SharedState): Redis | undefined =>
   state.kind === 'redis' && 'client' in state ? (state as SharedState & { client: Redis }).client : undefined
-
-/** An E.164 number's digits as one number: exact (at most 15 digits, under 2^53) and never 0 (no leading 0). */
-function phoneDigits (phone: string): number {
-  let value = 0
-  for (let i = phone.charCodeAt(0) === 43 ? 1 : 0; i < phone.length; i++) value = value * 10 + phone.charCodeAt(i) - 48
-  return value
-}
 
 const parseList = (value: string | undefined) => value?.split(',').map((ip) => ip.trim()).filter((ip) => ip !== '') ?? []
 

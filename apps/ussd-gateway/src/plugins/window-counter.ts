@@ -1,5 +1,6 @@
 import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit'
-import { KeyCounts, type Counts } from './counts.ts'
+import { KeyCounts, type Counts } from '../services/counts.ts'
+import { Generations } from '../services/generations.ts'
 
 /** One counted request: the key's count in the current window and the milliseconds left in it. */
 export interface Hit { current: number, ttl: number }
@@ -9,48 +10,34 @@ export interface Hit { current: number, ttl: number }
  * every count starts again at zero (a client can spend its budget at the end of one window and
  * again at the start of the next, as with per-key windows). The LRU cache of @fastify/rate-limit's
  * own local store cost several times a plain table lookup per request, mostly evicting when every
- * request brought a new key (a phone number). Memory is bounded: keys are counted in two
- * generations of at most `capacity / 2` keys each (see counts.ts for the tables); when the recent
- * one is full it becomes the older one and the older is emptied (a key counted again moves to the
- * recent one with its count). As with any bounded cache, a flood of new keys can reset a dropped key.
+ * request brought a new key (a phone number). Memory is bounded: at most `capacity` keys are
+ * counted (generations.ts), and a key counted again after its generation rotated keeps its count.
+ * As with any bounded cache, a flood of new keys can reset a dropped key.
  */
 export class WindowCounter<K> {
-  #recent: Counts<K>
-  #older: Counts<K>
+  readonly #counts: Generations<K>
   #endsAt = 0
 
   /** `table` makes one generation's table of at most `limit` keys (counts.ts). */
   constructor (capacity: number, table: (limit: number) => Counts<K>) {
-    const limit = Math.max(1, Math.floor(capacity / 2))
-    this.#recent = table(limit)
-    this.#older = table(limit)
+    this.#counts = new Generations(capacity, table)
   }
 
   /** Counts a request of `key`; a window of `windowMs` opens when the last one has ended. */
   hit (key: K, windowMs: number, now = Date.now()): Hit {
     if (now >= this.#endsAt) {
-      this.#recent.clear()
-      this.#older.clear()
+      this.#counts.clear()
       this.#endsAt = now + windowMs
     }
-    let current = this.#recent.get(key)
-    if (current === 0) current = this.#older.get(key)
-    current += 1
-    if (!this.#recent.set(key, current)) {
-      const full = this.#recent
-      this.#recent = this.#older
-      this.#older = full
-      this.#recent.clear()
-      this.#recent.set(key, current)
-    }
+    const current = this.#counts.get(key) + 1
+    this.#counts.set(key, current)
     return { current, ttl: this.#endsAt - now }
   }
 
   /** The count without counting (0 outside a window). */
   peek (key: K, now = Date.now()): Hit {
     if (now >= this.#endsAt) return { current: 0, ttl: 0 }
-    const recent = this.#recent.get(key)
-    return { current: recent === 0 ? this.#older.get(key) : recent, ttl: this.#endsAt - now }
+    return { current: this.#counts.get(key), ttl: this.#endsAt - now }
   }
 }
 

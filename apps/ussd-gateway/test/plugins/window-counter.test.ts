@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { KeyCounts, NumberCounts, type Counts } from '../../src/plugins/counts.ts'
+import { KeyCounts, NumberCounts, type Counts } from '../../src/services/counts.ts'
 import { WindowCounter } from '../../src/plugins/window-counter.ts'
 
 // The same counter over both tables: string keys (client IPs) and numeric keys (phone digits).

@@ -33,6 +33,16 @@ export class KeyCounts implements Counts<string> {
   }
 }
 
+/**
+ * A NumberCounts key for a phone number: an E.164 number's digits as one number, exact (at most 15
+ * digits, under 2^53) and never 0 (no leading 0). Only for numbers the request schema validated.
+ */
+export function phoneDigits (phone: string): number {
+  let value = 0
+  for (let i = phone.charCodeAt(0) === 43 ? 1 : 0; i < phone.length; i++) value = value * 10 + phone.charCodeAt(i) - 48
+  return value
+}
+
 /** Slots probed for a key before the table counts as full: a bound on every lookup's cost. */
 const MAX_PROBES = 32
 const TWO_32 = 2 ** 32
