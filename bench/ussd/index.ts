@@ -105,7 +105,10 @@ async function prepare (url: string, from: number, to: number) {
 async function free (url: string, from: number, to: number) {
   let next = from
   await Promise.all(Array.from({ length: 64 }, async () => {
-    for (let i = next++; i < to; i = next++) await post(url, '/api/ussd/events', JSON.stringify({ sessionId: `bench-${i}`, phoneNumber: sessionFields(i, '').phoneNumber, status: 'Success' }), 'application/json')
+    for (let i = next++; i < to; i = next++) {
+      const { sessionId, phoneNumber } = sessionFields(i, '')
+      await post(url, '/api/ussd/events', JSON.stringify({ sessionId, phoneNumber, status: 'Success' }), 'application/json')
+    }
   }))
 }
 

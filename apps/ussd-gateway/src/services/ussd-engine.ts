@@ -3,7 +3,7 @@ import type { Preferences } from './preferences.ts'
 import { applyInput, atPrompt, atSecretPrompt, endScreen, INITIAL_STATE, render, type Reply } from './menu/machine.ts'
 import type { MachineDeps } from './menu/types.ts'
 import { baseCodeOf, earlierText, keepText, maskText, newInput, sameText, shortcutInputs } from './cumulative-text.ts'
-import { createSession, type Session } from './session.ts'
+import { createSession, ownString, type Session } from './session.ts'
 import { after, pending, ready, type Maybe } from './maybe.ts'
 import type { EndedSession, LockToken, SessionStore } from './session-store.ts'
 
@@ -67,7 +67,7 @@ export function createUssdEngine (options: EngineOptions) {
   async function start (hop: Hop): Promise<{ session: Session, inputs: string[] }> {
     const text = hop.text ?? ''
     const session = createSession({
-      id: hop.sessionId,
+      id: ownString(hop.sessionId),
       phone: hop.phoneNumber,
       // Segments dialled beyond the base code are inputs (maybe a PIN typed ahead): not kept.
       serviceCode: baseCodeOf(hop.serviceCode, options.serviceCodes) ?? hop.serviceCode,
