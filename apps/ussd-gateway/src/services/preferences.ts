@@ -4,6 +4,7 @@ import { findLanguage, saveLanguage } from '../db/preferences.repository.ts'
 import type { DB, Language } from '../db/types.ts'
 import { NumberCounts, phoneDigits } from './counts.ts'
 import { Generations } from './generations.ts'
+import type { Maybe } from './maybe.ts'
 
 const DEFAULT_LANGUAGE: Language = 'en'
 /** How long the shared state (Redis) keeps a phone's language. */
@@ -14,11 +15,11 @@ const LOCAL_PHONES = 100_000
 const LOCAL_ROTATE_MS = 60 * 60 * 1000
 /** Cached codes: a language's index here plus one (0 is "not kept"). */
 const LANGUAGES: readonly Language[] = ['en', 'sw']
-const isLanguage = (value: string | null): value is Language => value === 'en' || value === 'sw'
+const isLanguage = (value: string | null): value is Language => LANGUAGES.includes(value as Language)
 
 interface LanguageCache {
-  get: (phoneNumber: string) => Promise<Language | undefined> | Language | undefined
-  set: (phoneNumber: string, language: Language) => Promise<void> | undefined
+  get: (phoneNumber: string) => Maybe<Language | undefined>
+  set: (phoneNumber: string, language: Language) => Maybe<void>
 }
 
 /** With Redis: every replica reads and writes the same entry, so a change is seen at once. */
@@ -58,7 +59,6 @@ function localCache (capacity: number, now: () => number): LanguageCache {
     set (phoneNumber, language) {
       const key = keyOf(phoneNumber)
       if (key !== undefined) table.set(key, LANGUAGES.indexOf(language) + 1)
-      return undefined
     }
   }
 }
