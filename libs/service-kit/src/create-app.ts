@@ -11,6 +11,7 @@ import { registerHealthRoutes, type HealthOptions } from './plugins/health.ts'
 import { acceptEmptyJsonBodies } from './plugins/json-body.ts'
 import { commonHeaders, genReqId } from './plugins/request-id.ts'
 import { DEFAULT_TRUSTED_PROXIES, parseOrigins, type BaseConfig } from './config.ts'
+import { retainTickObjectShape } from './tick-shape.ts'
 
 const REQUEST_LOG_LEVELS = new Set(['trace', 'debug', 'info'])
 
@@ -61,11 +62,13 @@ const trustedProxies = (config: CreateAppOptions['config']): FastifyServerOption
 
 /**
  * Creates a Fastify instance with every cross-cutting concern of the platform: logging with
- * redaction, request ids, the error contract, empty-JSON bodies, CORS, docs and health. Apps
+ * redaction, request ids, the error contract, empty-JSON bodies, CORS, docs and health (and, once
+ * per process, keeps `process.nextTick` on V8's fast path: tick-shape.ts). Apps
  * add their own plugins and routes to what this returns, then return it unlistened.
  */
 export async function createApp (options: CreateAppOptions): Promise<App> {
   const { config } = options
+  retainTickObjectShape()
   const app = Fastify({
     ...logging(config.LOG_LEVEL, config.LOG_PRETTY, options.logger),
     genReqId,
