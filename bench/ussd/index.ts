@@ -28,14 +28,23 @@ import { depthText, sessionFields } from './workload.ts'
 /** Measured cycles of rounds (after one warm-up cycle): even, so the order of the servers runs forwards and backwards equally often. */
 const ROUNDS = 6
 const ROUND_S = 2
+/**
+ * Unmeasured seconds before each round. After the full GC before a cycle (see the rounds below)
+ * the gateway took about two seconds to settle: in a scratch run of 1-second slices straight after
+ * that GC (180 000 live sessions, the fifteenth session's machine) it cost 62-65, then 38-39, then
+ * 29-36 us per hop, while pooled ussd-builder was back at its usual cost in the second slice. With
+ * one unmeasured second, the gateway's measured round still held its recovery. A replica under
+ * steady load does not start from a GC taken while idle.
+ */
+const WARM_UP_S = 2
 const CONNECTIONS = 32
 const LIVE_SESSIONS = 10_000
 /**
  * Sessions the gateway holds while measured (a busy replica's worth); every hop uses a fresh one,
- * so a round and its warm-up second can spend at most this many (60k/s: more than bare Fastify
+ * so a round and its warm-up seconds can spend at most this many (60k/s: more than bare Fastify
  * does here).
  */
-const LIVE_DURING_LOAD = 180_000
+const LIVE_DURING_LOAD = 60_000 * (WARM_UP_S + ROUND_S)
 const EXPECTED = 'CON Create a 5-digit PIN:\n0. Back'
 const children: ChildProcess[] = []
 
@@ -116,17 +125,18 @@ async function free (url: string, from: number, to: number) {
 interface Round extends LoadResult { cpuPerRequest: number }
 
 /**
- * One unmeasured second of depth-4 hops, then ROUND_S measured seconds, each hop on its own
+ * WARM_UP_S unmeasured seconds of depth-4 hops, then ROUND_S measured seconds, each hop on its own
  * session numbered from `cursor.next`, with the server's CPU time per measured request. The other
  * servers are stopped (SIGSTOP) meanwhile: the gateway's background work (GC of its live
  * sessions, expiry sweeps) would otherwise run during the baselines' rounds and be charged to
- * them. The unmeasured second lets a server whose heap was just collected (see the rounds below)
- * grow its young generation back and warm what the set-up traffic left cold.
+ * them. The unmeasured seconds let a server whose heap was just collected (see the rounds below)
+ * grow its young generation back, compile again the code the GC deoptimized, and warm what the
+ * set-up traffic left cold.
  */
 async function round (server: Server, others: Server[], cursor: { next: number }): Promise<Round> {
   for (const other of others) process.kill(other.pid, 'SIGSTOP')
   try {
-    await hops(server.url, cursor, 1)
+    await hops(server.url, cursor, WARM_UP_S)
     const before = await server.call('cpu') as number
     const result = await hops(server.url, cursor, ROUND_S)
     const after = await server.call('cpu') as number
@@ -192,13 +202,13 @@ try {
   const results: Record<Name, Round[]> = { bare: [], peer: [], pooled: [], gateway: [] }
   const order: Name[] = ['bare', 'peer', 'pooled', 'gateway']
   // Cycle -1 is a warm-up, run like the others and not recorded, for every server alike. Its
-  // gateway round comes right after the first 180 000 sessions were set up (a heap grown from
+  // gateway round comes right after the first live sessions were set up (a heap grown from
   // nothing in seconds, the depth-4 path run only by the check): in each of three runs on the
   // fourteenth session's machine, the gateway's first cycle was its dearest against pooled
   // ussd-builder (0.62-0.73x, against medians of 0.95-1.00x over the six cycles).
   for (let i = -1; i < ROUNDS; i++) {
     // The set-up traffic leaves garbage behind. It is collected before the rounds, in every
-    // server alike (a full GC, then each round's unmeasured second): the 90 000 sessions it
+    // server alike (a full GC, then each round's unmeasured seconds): the sessions it
     // starts and ends otherwise trigger a major collection (over 200 ms of marking here) that
     // lands in whichever gateway round is running. In a traced run it hit one round of five and
     // raised that round's CPU per hop by half, for work no measured hop did.
