@@ -62,9 +62,9 @@ const trustedProxies = (config: CreateAppOptions['config']): FastifyServerOption
 
 /**
  * Creates a Fastify instance with every cross-cutting concern of the platform: logging with
- * redaction, request ids, the error contract, empty-JSON bodies, CORS, docs and health (and, once
- * per process, keeps `process.nextTick` on V8's fast path: tick-shape.ts). Apps
- * add their own plugins and routes to what this returns, then return it unlistened.
+ * redaction, request ids, the error contract, empty-JSON bodies, CORS, docs and health; once per
+ * process it also keeps `process.nextTick` on V8's fast path (tick-shape.ts). Apps add their own
+ * plugins and routes to what this returns, then return it unlistened.
  */
 export async function createApp (options: CreateAppOptions): Promise<App> {
   const { config } = options

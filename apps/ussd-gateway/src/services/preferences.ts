@@ -43,20 +43,24 @@ function sharedCache (state: SharedState): LanguageCache {
 function localCache (capacity: number, now: () => number): LanguageCache {
   const table = new Generations(capacity, (limit) => new NumberCounts(limit))
   let rotateAt = now() + LOCAL_ROTATE_MS
+  const rotateWhenDue = () => {
+    const at = now()
+    if (at < rotateAt) return
+    table.rotate()
+    rotateAt = at + LOCAL_ROTATE_MS
+  }
   const keyOf = (phoneNumber: string) => {
-    if (now() >= rotateAt) {
-      table.rotate()
-      rotateAt = now() + LOCAL_ROTATE_MS
-    }
     const key = phoneDigits(phoneNumber)
     return Number.isSafeInteger(key) && key > 0 ? key : undefined
   }
   return {
     get (phoneNumber) {
+      rotateWhenDue()
       const key = keyOf(phoneNumber)
       return key === undefined ? undefined : LANGUAGES[table.get(key) - 1]
     },
     set (phoneNumber, language) {
+      rotateWhenDue()
       const key = keyOf(phoneNumber)
       if (key !== undefined) table.set(key, LANGUAGES.indexOf(language) + 1)
     }
