@@ -13,27 +13,13 @@ export interface PlatformProcess {
   enabled?: (env: NodeJS.ProcessEnv) => boolean
   /** Extra environment for the process, derived from the platform's environment. */
   env?: (env: NodeJS.ProcessEnv) => Record<string, string>
-  /** Node.js options the process runs with, here and in its image (the Dockerfile's NODE_OPTIONS build arg). */
-  nodeOptions?: string
 }
-
-/**
- * A floor under V8's young generation (16 MB per semi-space) for the USSD gateway. V8 shrinks the
- * young generation of a process that was idle or just ran a full collection, and grows it back
- * slowly. Traced in the ussd bench (its servers idle between rounds), the gateway then scavenged
- * 130-350 times per 2-second round, each time promoting what its in-flight requests held, and a
- * 75-140 ms mark-compact of all its live sessions followed in every round. Paired rounds on the
- * sixteenth session's machine: 35 us of CPU per hop with V8's defaults, 27-28 with the floor
- * (pooled ussd-builder 27-28). A replica whose traffic surges after a quiet spell is in the same
- * place. The cost is 32 MB of committed memory.
- */
-const USSD_NODE_OPTIONS = '--min-semi-space-size=16'
 
 const devNodePort = (env: NodeJS.ProcessEnv) => env.CHAIN_DEV_NODE_PORT ?? '9190'
 const realChainNode = (env: NodeJS.ProcessEnv) => env.CHAIN_GRPC_URL !== undefined && env.CHAIN_GRPC_URL !== ''
 
 export const platform: PlatformProcess[] = [
-  { name: 'ussd-gateway', entry: 'apps/ussd-gateway/dist/server.js', port: 3000, portEnv: 'USSD_GATEWAY_PORT', probe: '/health/live', nodeOptions: USSD_NODE_OPTIONS },
+  { name: 'ussd-gateway', entry: 'apps/ussd-gateway/dist/server.js', port: 3000, portEnv: 'USSD_GATEWAY_PORT', probe: '/health/live' },
   { name: 'domain-api', entry: 'apps/domain-api/dist/server.js', port: 3001, portEnv: 'DOMAIN_API_PORT', probe: '/health/live' },
   { name: 'oracle-runtime', entry: 'apps/oracle-runtime/dist/server.js', port: 3002, portEnv: 'ORACLE_RUNTIME_PORT', probe: '/health/live' },
   // Development fixture (sample data), the gateway's upstream unless CHAIN_GRPC_URL names a real node; gRPC only, so no probe.

@@ -16,7 +16,7 @@ function portOf (proc: PlatformProcess): number {
 function start (proc: PlatformProcess, index: number) {
   if (!existsSync(proc.entry)) throw new Error(`${proc.entry} is missing: run \`npm run build\` first`)
   const { PORT: _shared, ...env } = process.env
-  const child = spawn(process.execPath, [...(proc.nodeOptions?.split(' ') ?? []), proc.entry], {
+  const child = spawn(process.execPath, [proc.entry], {
     // Children write to a pipe, so they cannot see the terminal themselves.
     env: { LOG_PRETTY: process.stdout.isTTY ? 'true' : 'false', ...env, ...proc.env?.(process.env), PORT: String(portOf(proc)) },
     stdio: ['ignore', 'pipe', 'pipe']

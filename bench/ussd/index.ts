@@ -23,7 +23,6 @@ import { fileURLToPath } from 'node:url'
 import type autocannon from 'autocannon'
 import { Agent, request as send } from 'undici'
 import { load, ratio, report, type LoadResult } from '../lib.ts'
-import { platform } from '../../scripts/platform.ts'
 import { depthText, sessionFields } from './workload.ts'
 
 /** Measured cycles of rounds (after one warm-up cycle): even, so the order of the servers runs forwards and backwards equally often. */
@@ -59,13 +58,7 @@ interface Server { url: string, pid: number, call: (cmd: string) => Promise<unkn
  * fixed cost of a large old generation, and the round took 81 µs per hop against 35–58 µs in the
  * other rounds. A replica under steady load is never idle, so that is a cost of the round-robin.
  */
-/**
- * The gateway ships with Node.js options (scripts/platform.ts: a floor under the young generation,
- * which the idle spells and the full GC before each cycle otherwise shrink); every server runs with
- * them alike, so the baselines lose nothing the gateway keeps. They are also what `npm start` and the image give it.
- */
-const GATEWAY_NODE_OPTIONS = platform.find((process) => process.name === 'ussd-gateway')?.nodeOptions?.split(' ') ?? []
-const NODE_FLAGS = ['--conditions=@impact/source', '--no-warnings', '--no-memory-reducer', ...GATEWAY_NODE_OPTIONS]
+const NODE_FLAGS = ['--conditions=@impact/source', '--no-warnings', '--no-memory-reducer']
 
 async function start (target: string): Promise<Server> {
   const child = fork(fileURLToPath(new URL('./child.ts', import.meta.url)), [target], {

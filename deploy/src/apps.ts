@@ -15,8 +15,6 @@ export interface AppInfo {
   loadConfig: (env: Record<string, string | undefined>) => Record<string, unknown>
   /** Has `src/migrate.ts`, so a migration step must run it. */
   hasMigrate: boolean
-  /** The Node.js options it runs with (scripts/platform.ts), which its image gets as the NODE_OPTIONS build arg. */
-  nodeOptions?: string
 }
 
 /** The HTTP apps `npm start` runs (entries `apps/<name>/dist/server.js` with a probe): the four services. */
@@ -38,8 +36,7 @@ export async function loadApp (name: string): Promise<AppInfo> {
     port: entry.port,
     schema: module.ConfigSchema,
     loadConfig: module.loadConfig,
-    hasMigrate: existsSync(repoPath('apps', name, 'src', 'migrate.ts')),
-    ...(entry.nodeOptions !== undefined ? { nodeOptions: entry.nodeOptions } : {})
+    hasMigrate: existsSync(repoPath('apps', name, 'src', 'migrate.ts'))
   }
 }
 

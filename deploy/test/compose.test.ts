@@ -55,7 +55,7 @@ describe('docker/compose.yaml', () => {
       expect(repoPath('docker', String(build.context))).toBe(repoPath('.').replace(/\/$/, ''))
       expect(readRepoFile(String(build.dockerfile))).toBe(readRepoFile('docker', 'Dockerfile'))
       expect(stage(dockerfile, String(build.target)).name).toBe('runtime')
-      expect(build.args).toEqual({ APP: app.name, PORT: String(app.port), ...(app.nodeOptions !== undefined ? { NODE_OPTIONS: app.nodeOptions } : {}) })
+      expect(build.args).toEqual({ APP: app.name, PORT: String(app.port) })
       expect(String(service.image)).toMatch(new RegExp(`^impact/${app.name}:`))
     })
 
