@@ -1,6 +1,6 @@
 import { UssdHopDeadlineError, UssdPhoneMismatchError } from '../errors.ts'
 import type { Preferences } from './preferences.ts'
-import { applyInput, atPrompt, atSecretPrompt, endScreen, INITIAL_STATE, render, type Reply } from './menu/machine.ts'
+import { applyInput, atPrompt, atSecretPrompt, endScreen, INITIAL_STATE, render, waitsOnIo, type Reply } from './menu/machine.ts'
 import type { MachineDeps } from './menu/types.ts'
 import { baseCodeOf, earlierText, keepText, maskText, newInput, sameText, shortcutInputs } from './cumulative-text.ts'
 import { createSession, ownString, type Session } from './session.ts'
@@ -46,6 +46,16 @@ function withDeadline (reply: Promise<Reply>, ms: number, missed: () => void): P
     }, ms)
   })
   return Promise.race([reply, deadline]).finally(() => { clearTimeout(timer) })
+}
+
+/**
+ * String equality by characters. The form parser hands the phone number over as a concatenation,
+ * which `===` compares through a call into the runtime; a hop compares one phone number.
+ */
+function sameChars (a: string, b: string): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a.charCodeAt(i) !== b.charCodeAt(i)) return false
+  return true
 }
 
 function matchesEnded (ended: EndedSession, hop: Hop): boolean {
@@ -115,14 +125,20 @@ export function createUssdEngine (options: EngineOptions) {
     return step(session, next.value)
   }
 
-  /** A hop of a live session, undone if it fails (see SessionStore.restore). */
+  /**
+   * A hop of a live session, undone if it fails (see SessionStore.restore). Only a state whose
+   * guard waits on I/O can fail (StateDef's `io`), so only its hops take a snapshot: copying the
+   * whole session on every hop was a tenth of a menu hop's own cost. A hop that fails elsewhere
+   * (a defect) frees its session rather than leave it half changed: the user was told to try again.
+   */
   function continueSession (session: Session, hop: Hop): Maybe<Reply> {
-    if (session.phone !== hop.phoneNumber) throw new UssdPhoneMismatchError()
+    if (!sameChars(session.phone, hop.phoneNumber)) throw new UssdPhoneMismatchError()
     const { restore } = sessions
     if (restore === undefined) return resume(session, hop)
-    const snapshot = { ...session }
+    const snapshot = waitsOnIo(session) ? { ...session } : undefined
     const undo = (error: unknown): never => {
-      restore(snapshot)
+      if (snapshot !== undefined) restore(snapshot)
+      else void sessions.remove(session.id)
       throw error
     }
     try {

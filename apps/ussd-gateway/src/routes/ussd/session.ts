@@ -4,7 +4,7 @@ import type { PhoneLimit } from '../../plugins/rate-limit.ts'
 import { ussdErrorReply } from '../../plugins/ussd-errors.ts'
 import { normalisePhone, UssdRequestSchema, UssdTextReplySchema, type UssdRequest } from '../../schemas/ussd.ts'
 import { pending, ready, type Maybe } from '../../services/maybe.ts'
-import type { Reply } from '../../services/menu/machine.ts'
+import { wireText, type Reply } from '../../services/menu/machine.ts'
 import type { UssdEngine } from '../../services/ussd-engine.ts'
 
 const TEXT_PLAIN = 'text/plain; charset=utf-8'
@@ -48,5 +48,5 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ engine: UssdEngine, phon
 
 function send (request: FastifyRequest<{ Body: UssdRequest }>, reply: FastifyReply, result: Reply): void {
   request.log.debug({ sessionId: request.body.sessionId, networkCode: request.body.networkCode, end: result.end }, 'ussd hop')
-  reply.type(TEXT_PLAIN).send(`${result.end ? 'END' : 'CON'} ${result.message}`)
+  reply.type(TEXT_PLAIN).send(wireText(result))
 }

@@ -84,6 +84,7 @@ export const createStates = {
     prompt: 'secret',
     parent: () => 'createEmail',
     view: (t) => ({ lines: [t('create.enterPin')], footer: [t('nav.back')] }),
+    io: true,
     input: async (value, s, deps) => {
       if (!PIN_FORMAT.test(value)) return refuse(s, 'login.pinFormat')
       if (isWeakPin(value)) return refuse(s, 'create.weakPin')
@@ -97,6 +98,7 @@ export const createStates = {
     prompt: 'secret',
     parent: () => 'createPin',
     view: (t) => ({ lines: [t('create.confirmPin')], footer: [t('nav.back')] }),
+    io: true,
     input: async (value, s, deps) => {
       if (!PIN_FORMAT.test(value)) return refuse(s, 'login.pinFormat')
       const pinRecord = s.draftPin

@@ -67,6 +67,7 @@ export const loginStates = {
     prompt: 'text',
     parent: () => 'accountMenu',
     view: (t) => ({ lines: [t('login.enterId')], footer: [t('nav.back')] }),
+    io: true,
     input: async (value, s, deps) => {
       const id = normaliseCustomerId(value)
       if (id === undefined) return refuse(s, 'login.invalidId')
@@ -82,6 +83,7 @@ export const loginStates = {
     prompt: 'secret',
     parent: () => 'loginId',
     view: (t) => ({ lines: [t('login.enterPin')], footer: [t('nav.back')] }),
+    io: true,
     input: async (value, s, deps) => {
       if (!PIN_FORMAT.test(value)) return refuse(s, 'login.pinFormat')
       const account = s.loginId === undefined ? undefined : await findAccount(deps.db, s.loginId)

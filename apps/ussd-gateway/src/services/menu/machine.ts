@@ -24,6 +24,9 @@ export interface Reply {
   message: string
 }
 
+/** ASCII letters only: every word among the navigation keys is ASCII. */
+const isLetter = (code: number): boolean => (code | 0x20) >= 0x61 && (code | 0x20) <= 0x7a
+
 const stateOf = (session: Session): StateDef => STATES[session.state] ?? STATES[INITIAL_STATE]
 
 /**
@@ -44,8 +47,23 @@ function pagesOfView (def: Extract<StateDef, { view: unknown }>, language: Langu
   const t = translator(language)
   const pages = paginate(def.view(t, appName), t('nav.more'))
   byLanguage[language] = pages
+  for (const page of pages) continuedPages.set(page, flat(`CON ${page}`))
   return pages
 }
+
+/**
+ * `CON <page>` of every view page, keyed by the page (bounded like viewPages). Most hops answer a
+ * view page: they send this string as it is, where joining the prefix made a concatenation that
+ * was flattened again on its way to the socket, on every hop.
+ */
+const continuedPages = new Map<string, string>()
+
+/** A copy of `text` in one flat piece (a template literal makes a concatenation). */
+const flat = (text: string): string => Buffer.from(text, 'utf8').toString('utf8')
+
+/** What the aggregator is sent for a reply: `CON <body>` or `END <body>`. */
+export const wireText = (reply: Reply): string =>
+  (reply.end ? undefined : continuedPages.get(reply.message)) ?? `${reply.end ? 'END' : 'CON'} ${reply.message}`
 
 /** Every page of the current screen, with a pending message above the first one. Callers must not change the array. */
 export function pagesOf (session: Session, appName: string): string[] {
@@ -84,19 +102,20 @@ function endReply (session: Session, step: { end: NonNullable<Session['flash']> 
  */
 export function applyInput (session: Session, raw: string, deps: MachineDeps): Maybe<Applied> {
   const value = raw.trim()
-  const key = value.toLowerCase()
+  // Only a word can be a navigation key in another case (`Back`, `EXIT`); most inputs are digits.
+  const key = isLetter(value.charCodeAt(0)) ? value.toLowerCase() : value
   // A record from an older release may name a state that no longer exists: start over at the root.
   if (!(session.state in STATES)) enter(session, INITIAL_STATE, undefined)
   const def = stateOf(session)
   if (key === NEXT_PAGE_KEY && session.page < pagesOf(session, deps.appName).length - 1) {
     session.page += 1
-    return { ...render(session, deps.appName), refused: false }
+    return shown(render(session, deps.appName), false)
   } else if (BACK_KEYS.has(key)) {
     if (session.page > 0) {
       session.page -= 1
       // Back on the first page, a message shown above it (a refusal) is not repeated.
       if (session.page === 0) session.flash = undefined
-      return { ...render(session, deps.appName), refused: false }
+      return shown(render(session, deps.appName), false)
     }
     return take(session, def.parent === undefined ? { to: session.state, flash: { key: 'error.invalidChoice' } } : { to: def.parent(session) }, deps)
   } else if (EXIT_KEYS.has(key)) {
@@ -108,11 +127,14 @@ export function applyInput (session: Session, raw: string, deps: MachineDeps): M
 
 export type Applied = Reply & { refused: boolean }
 
+/** The reply with its refusal flag, built field by field (a spread is a generic copy on every hop). */
+const shown = (reply: Reply, refused: boolean): Applied => ({ end: reply.end, message: reply.message, refused })
+
 /** Moves the session as the step says and answers the screen (or the END text). */
 function take (session: Session, step: Step, deps: MachineDeps): Applied {
-  if ('end' in step) return { ...endReply(session, step, deps.appName), refused: false }
+  if ('end' in step) return shown(endReply(session, step, deps.appName), false)
   enter(session, step.to, step.flash)
-  return { ...render(session, deps.appName), refused: isRefusal(step) }
+  return shown(render(session, deps.appName), isRefusal(step))
 }
 
 // Confirmation messages (`Login successful.`, `Language set…`) are not refusals; error texts are.
@@ -121,6 +143,9 @@ const isRefusal = (step: { flash?: Session['flash'] }) => step.flash !== undefin
 
 /** True when the current screen asks for free input (shortcut replays stop there). */
 export const atPrompt = (session: Session): boolean => stateOf(session).prompt !== undefined
+
+/** True when the current state's guard may wait on I/O (and so fail): see StateDef's `io`. */
+export const waitsOnIo = (session: Session): boolean => stateOf(session).io === true
 
 /** True when the current screen asks for a PIN (the input is masked in the kept text). */
 export const atSecretPrompt = (session: Session): boolean => stateOf(session).prompt === 'secret'

@@ -31,6 +31,7 @@ export const servicesStates = {
       lines: [t('services.title', { id: s.customerId ?? '' }), t('services.details'), t('services.changePin'), t('services.language'), t('services.logout')],
       footer: [t('nav.back')]
     }),
+    io: true,
     input: (value, s, deps) => {
       if (s.customerId === undefined) return go('accountMenu')
       if (value === '1' || value === '2') {
@@ -66,6 +67,7 @@ export const servicesStates = {
     prompt: 'secret',
     parent: () => 'servicesMenu',
     view: (t) => ({ lines: [t('pin.enterCurrent')], footer: [t('nav.back')] }),
+    io: true,
     input: async (value, s, deps) => {
       if (!PIN_FORMAT.test(value)) return refuse(s, 'login.pinFormat')
       const active = await activeAccount(s, deps)

@@ -26,15 +26,22 @@ interface StateBase {
   prompt?: 'text' | 'secret'
   /** Where `0` leads from the first page; the root has none. */
   parent?: (session: Session) => StateName
-  /** Handles any input that is not a navigation key. Guards are pure and never throw on bad input. */
-  input: (value: string, session: Session, deps: MachineDeps) => Maybe<Step>
 }
+
+/**
+ * Handles any input that is not a navigation key. Guards are pure and never throw on bad input.
+ * Only a guard marked `io` may wait (on the database or the PIN vault), and so fail: the engine
+ * keeps a copy of the session before such a hop to undo it, and no other hop pays for one.
+ */
+type Guard =
+  | { io?: false, input: (value: string, session: Session, deps: MachineDeps) => Step }
+  | { io: true, input: (value: string, session: Session, deps: MachineDeps) => Maybe<Step> }
 
 /**
  * A state shows either a `view`, the same for every session (in one language, for one app name),
  * whose pages are built once; or a `screen` that reads the session (a name, an id, a topic).
  */
-export type StateDef = StateBase & (
+export type StateDef = StateBase & Guard & (
   | { view: (t: Translator, appName: string) => Screen, screen?: never }
   | { screen: (session: Session, t: Translator, appName: string) => Screen, view?: never }
 )
