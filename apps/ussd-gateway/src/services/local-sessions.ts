@@ -62,7 +62,10 @@ export function localSessions ({ ttlMs, endedTtlMs, expiredTtlMs, lockWaitMs }: 
     peek: (sessionId) => copy(live.get(sessionId)),
     save (session) { live.set(session) },
     // Only while it is live: a session freed meanwhile (end-of-session notification) stays freed.
-    restore (snapshot) { if (live.get(snapshot.id) !== undefined) live.set(snapshot) },
+    restore (failed) {
+      if (typeof failed === 'string') live.delete(failed)
+      else if (live.get(failed.id) !== undefined) live.set(failed)
+    },
     finish (session, ended) {
       endedSessions.set(session.id, ended, endedTtlMs)
       live.delete(session.id)

@@ -51,10 +51,11 @@ export interface SessionStore {
   unlock: (sessionId: string, token: LockToken) => Maybe<void>
   /**
    * Set when `touch` lends out the stored session itself (in-process): a hop then changes it in
-   * place, and one that fails hands the snapshot it took before to `restore`. Without it, `touch`
+   * place, and one that fails hands the snapshot it took before to `restore`, or, when it took none
+   * (see the engine's continueSession), its session id, and the session is freed. Without it, `touch`
    * answers a decoded copy and a hop that fails has nothing to undo.
    */
-  restore?: (snapshot: Session) => void
+  restore?: (failed: Session | string) => void
   /** The live session, its TTL restarted; undefined when expired, ended or never started. */
   touch: (sessionId: string) => Maybe<Session | undefined>
   /** Reads without touching the TTL (operator lookups must not keep sessions alive). */

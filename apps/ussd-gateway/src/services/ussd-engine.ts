@@ -137,8 +137,7 @@ export function createUssdEngine (options: EngineOptions) {
     if (restore === undefined) return resume(session, hop)
     const snapshot = waitsOnIo(session) ? { ...session } : undefined
     const undo = (error: unknown): never => {
-      if (snapshot !== undefined) restore(snapshot)
-      else void sessions.remove(session.id)
+      restore(snapshot ?? session.id)
       throw error
     }
     try {
