@@ -13,8 +13,9 @@ export const INITIAL_STATE: StateName = 'preMenu'
 
 export const STATES: Record<StateName, StateDef> = { ...mainStates, ...loginStates, ...createStates, ...servicesStates }
 
-const BACK_KEYS = new Set(['0', 'back'])
-const EXIT_KEYS = new Set(['*', 'exit', 'cancel'])
+// Compared directly: a Set lookup hashed the fresh input string on every hop.
+const isBackKey = (key: string): boolean => key === '0' || key === 'back'
+const isExitKey = (key: string): boolean => key === '*' || key === 'exit' || key === 'cancel'
 const NEXT_PAGE_KEY = '98'
 
 export interface Reply {
@@ -110,7 +111,7 @@ export function applyInput (session: Session, raw: string, deps: MachineDeps): M
   if (key === NEXT_PAGE_KEY && session.page < pagesOf(session, deps.appName).length - 1) {
     session.page += 1
     return shown(render(session, deps.appName), false)
-  } else if (BACK_KEYS.has(key)) {
+  } else if (isBackKey(key)) {
     if (session.page > 0) {
       session.page -= 1
       // Back on the first page, a message shown above it (a refusal) is not repeated.
@@ -118,7 +119,7 @@ export function applyInput (session: Session, raw: string, deps: MachineDeps): M
       return shown(render(session, deps.appName), false)
     }
     return take(session, def.parent === undefined ? { to: session.state, flash: { key: 'error.invalidChoice' } } : { to: def.parent(session) }, deps)
-  } else if (EXIT_KEYS.has(key)) {
+  } else if (isExitKey(key)) {
     return take(session, session.state === INITIAL_STATE ? { end: { key: 'main.goodbye' } } : { to: INITIAL_STATE }, deps)
   }
   const step = def.input(value, session, deps)
