@@ -5,6 +5,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Server } from 'socket.io'
+import { retainTickObjectShape } from '../../libs/service-kit/src/tick-shape.ts'
 
 export type ServerKind = 'runtime' | 'bare'
 export type Command =
@@ -68,6 +69,9 @@ async function runtimeServer (oracleKey: string, joining?: Shared) {
 }
 
 async function bareServer () {
+  // The runtime gets this from createApp; the baseline gets it here, so it does not lose the fast
+  // path of process.nextTick at the GC before each memory reading (see tick-shape.ts) while the runtime keeps it.
+  retainTickObjectShape()
   const http = createServer()
   const io = new Server(http, { path: '/socket.io/', transports: ['websocket'], serveClient: false })
   io.on('connection', (socket) => {
