@@ -1,11 +1,12 @@
 import type { Session } from './session.ts'
+import { SessionTable } from './session-table.ts'
 
 const SWEEP_INTERVAL_MS = 30_000
 /** Expiry is kept in ticks of this many milliseconds since the table was made (see `expiresAt` in session.ts). */
 export const TICK_MS = 100
 
 /**
- * The live sessions of one replica by id, with a sliding inactivity TTL: an expired session is
+ * The live sessions of one replica by id (session-table.ts), with a sliding inactivity TTL: an expired session is
  * dropped when a read finds it and by a periodic sweep, so memory stays bounded by the live ones.
  *
  * Why not the shared TtlMap: it wraps every value in an entry object whose expiry is a boxed
@@ -18,7 +19,7 @@ export const TICK_MS = 100
  * lives its TTL give or take one tick.
  */
 export class LiveSessions {
-  readonly #sessions = new Map<string, Session>()
+  readonly #sessions = new SessionTable<Session>()
   readonly #epoch = Date.now()
   readonly #ttlTicks: number
   readonly #onExpire: (session: Session) => void
@@ -30,7 +31,9 @@ export class LiveSessions {
     this.#onExpire = onExpire
     this.#sweeper = setInterval(() => {
       const now = this.#now()
-      for (const session of this.#sessions.values()) if (session.expiresAt <= now) this.#expire(session)
+      // Collected first: the table must not change while it is walked.
+      const expired = [...this.#sessions.values()].filter((session) => session.expiresAt <= now)
+      for (const session of expired) this.#expire(session)
     }, SWEEP_INTERVAL_MS)
     this.#sweeper.unref()
   }
@@ -39,9 +42,17 @@ export class LiveSessions {
     return Math.floor((Date.now() - this.#epoch) / TICK_MS)
   }
 
+  /** The session last read with `touch` while it is stored: a hop stores it again without a second lookup. */
+  #touched: Session | undefined
+
   #expire (session: Session): void {
-    this.#sessions.delete(session.id)
+    this.#forget(session.id)
     this.#onExpire(session)
+  }
+
+  #forget (sessionId: string): boolean {
+    if (this.#touched?.id === sessionId) this.#touched = undefined
+    return this.#sessions.delete(sessionId)
   }
 
   /** The live session (the stored object itself), or undefined; `touch` restarts its TTL. */
@@ -53,27 +64,31 @@ export class LiveSessions {
       this.#expire(session)
       return undefined
     }
-    if (touch) session.expiresAt = now + this.#ttlTicks
+    if (touch) {
+      session.expiresAt = now + this.#ttlTicks
+      this.#touched = session
+    }
     return session
   }
 
   /** Stores the session under its id with a fresh TTL (replacing the one stored, if another object). */
   set (session: Session): void {
     session.expiresAt = this.#now() + this.#ttlTicks
-    if (this.#sessions.get(session.id) !== session) this.#sessions.set(session.id, session)
+    if (session !== this.#touched) this.#sessions.set(session)
   }
 
   /** True when a live session was deleted. */
   delete (sessionId: string): boolean {
-    return this.get(sessionId) !== undefined && this.#sessions.delete(sessionId)
+    return this.get(sessionId) !== undefined && this.#forget(sessionId)
   }
 
   /** Up to `limit` ids of live sessions. */
   ids (limit: number): string[] {
     const ids: string[] = []
-    for (const sessionId of this.#sessions.keys()) {
+    const now = this.#now()
+    for (const session of this.#sessions.values()) {
       if (ids.length >= limit) break
-      if (this.get(sessionId) !== undefined) ids.push(sessionId)
+      if (session.expiresAt > now) ids.push(session.id)
     }
     return ids
   }
@@ -81,5 +96,6 @@ export class LiveSessions {
   close (): void {
     clearInterval(this.#sweeper)
     this.#sessions.clear()
+    this.#touched = undefined
   }
 }

@@ -46,7 +46,8 @@ export function localSessions ({ ttlMs, endedTtlMs, expiredTtlMs, lockWaitMs }: 
         queue.push(waiter)
       })
     },
-    idle: (sessionId) => !held.has(sessionId),
+    // Most of the time no hop holds any session: then the id is not even hashed.
+    idle: (sessionId) => held.size === 0 || !held.has(sessionId),
     unlock (sessionId) {
       const queue = waiting.size === 0 ? undefined : waiting.get(sessionId)
       const next = queue?.shift()
