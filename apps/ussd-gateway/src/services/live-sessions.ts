@@ -1,12 +1,11 @@
 import type { Session } from './session.ts'
-import { SessionTable } from './session-table.ts'
 
 const SWEEP_INTERVAL_MS = 30_000
 /** Expiry is kept in ticks of this many milliseconds since the table was made (see `expiresAt` in session.ts). */
 export const TICK_MS = 100
 
 /**
- * The live sessions of one replica by id (session-table.ts), with a sliding inactivity TTL: an expired session is
+ * The live sessions of one replica by id, with a sliding inactivity TTL: an expired session is
  * dropped when a read finds it and by a periodic sweep, so memory stays bounded by the live ones.
  *
  * Why not the shared TtlMap: it wraps every value in an entry object whose expiry is a boxed
@@ -19,7 +18,7 @@ export const TICK_MS = 100
  * lives its TTL give or take one tick.
  */
 export class LiveSessions {
-  readonly #sessions = new SessionTable<Session>()
+  readonly #sessions = new Map<string, Session>()
   readonly #epoch = Date.now()
   readonly #ttlTicks: number
   readonly #onExpire: (session: Session) => void
@@ -31,9 +30,7 @@ export class LiveSessions {
     this.#onExpire = onExpire
     this.#sweeper = setInterval(() => {
       const now = this.#now()
-      // Collected first: the table must not change while it is walked.
-      const expired = [...this.#sessions.values()].filter((session) => session.expiresAt <= now)
-      for (const session of expired) this.#expire(session)
+      for (const session of this.#sessions.values()) if (session.expiresAt <= now) this.#expire(session)
     }, SWEEP_INTERVAL_MS)
     this.#sweeper.unref()
   }
@@ -42,17 +39,9 @@ export class LiveSessions {
     return Math.floor((Date.now() - this.#epoch) / TICK_MS)
   }
 
-  /** The session last read with `touch` while it is stored: a hop stores it again without a second lookup. */
-  #touched: Session | undefined
-
   #expire (session: Session): void {
-    this.#forget(session.id)
+    this.#sessions.delete(session.id)
     this.#onExpire(session)
-  }
-
-  #forget (sessionId: string): boolean {
-    if (this.#touched?.id === sessionId) this.#touched = undefined
-    return this.#sessions.delete(sessionId)
   }
 
   /** The live session (the stored object itself), or undefined; `touch` restarts its TTL. */
@@ -64,31 +53,27 @@ export class LiveSessions {
       this.#expire(session)
       return undefined
     }
-    if (touch) {
-      session.expiresAt = now + this.#ttlTicks
-      this.#touched = session
-    }
+    if (touch) session.expiresAt = now + this.#ttlTicks
     return session
   }
 
   /** Stores the session under its id with a fresh TTL (replacing the one stored, if another object). */
   set (session: Session): void {
     session.expiresAt = this.#now() + this.#ttlTicks
-    if (session !== this.#touched) this.#sessions.set(session)
+    if (this.#sessions.get(session.id) !== session) this.#sessions.set(session.id, session)
   }
 
   /** True when a live session was deleted. */
   delete (sessionId: string): boolean {
-    return this.get(sessionId) !== undefined && this.#forget(sessionId)
+    return this.get(sessionId) !== undefined && this.#sessions.delete(sessionId)
   }
 
   /** Up to `limit` ids of live sessions. */
   ids (limit: number): string[] {
     const ids: string[] = []
-    const now = this.#now()
-    for (const session of this.#sessions.values()) {
+    for (const sessionId of this.#sessions.keys()) {
       if (ids.length >= limit) break
-      if (session.expiresAt > now) ids.push(session.id)
+      if (this.get(sessionId) !== undefined) ids.push(sessionId)
     }
     return ids
   }
@@ -96,6 +81,5 @@ export class LiveSessions {
   close (): void {
     clearInterval(this.#sweeper)
     this.#sessions.clear()
-    this.#touched = undefined
   }
 }

@@ -46,8 +46,7 @@ export function localSessions ({ ttlMs, endedTtlMs, expiredTtlMs, lockWaitMs }: 
         queue.push(waiter)
       })
     },
-    // Most of the time no hop holds any session: then the id is not even hashed.
-    idle: (sessionId) => held.size === 0 || !held.has(sessionId),
+    idle: (sessionId) => !held.has(sessionId),
     unlock (sessionId) {
       const queue = waiting.size === 0 ? undefined : waiting.get(sessionId)
       const next = queue?.shift()

@@ -4,7 +4,6 @@ import { applyInput, atPrompt, atSecretPrompt, endScreen, INITIAL_STATE, render,
 import type { MachineDeps } from './menu/types.ts'
 import { baseCodeOf, earlierText, keepText, maskText, newInput, sameText, shortcutInputs } from './cumulative-text.ts'
 import { createSession, ownString, type Session } from './session.ts'
-import { sameChars } from './session-table.ts'
 import { after, pending, ready, type Maybe } from './maybe.ts'
 import type { EndedSession, LockToken, SessionStore } from './session-store.ts'
 
@@ -47,6 +46,16 @@ function withDeadline (reply: Promise<Reply>, ms: number, missed: () => void): P
     }, ms)
   })
   return Promise.race([reply, deadline]).finally(() => { clearTimeout(timer) })
+}
+
+/**
+ * String equality by characters. The form parser hands the phone number over as a concatenation,
+ * which `===` compares through a call into the runtime; a hop compares one phone number.
+ */
+function sameChars (a: string, b: string): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a.charCodeAt(i) !== b.charCodeAt(i)) return false
+  return true
 }
 
 function matchesEnded (ended: EndedSession, hop: Hop): boolean {
