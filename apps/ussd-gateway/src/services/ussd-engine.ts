@@ -48,16 +48,6 @@ function withDeadline (reply: Promise<Reply>, ms: number, missed: () => void): P
   return Promise.race([reply, deadline]).finally(() => { clearTimeout(timer) })
 }
 
-/**
- * String equality by characters. The form parser hands the phone number over as a concatenation,
- * which `===` compares through a call into the runtime; a hop compares one phone number.
- */
-function sameChars (a: string, b: string): boolean {
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) if (a.charCodeAt(i) !== b.charCodeAt(i)) return false
-  return true
-}
-
 function matchesEnded (ended: EndedSession, hop: Hop): boolean {
   if (ended.phone !== hop.phoneNumber) return false
   // The aggregator said the session is over, so its id may open a new one: a first hop is a new dial.
@@ -127,12 +117,12 @@ export function createUssdEngine (options: EngineOptions) {
 
   /**
    * A hop of a live session, undone if it fails (see SessionStore.restore). Only a state whose
-   * guard waits on I/O can fail (StateDef's `io`), so only its hops take a snapshot: copying the
-   * whole session on every hop was a tenth of a menu hop's own cost. A hop that fails elsewhere
-   * (a defect) frees its session rather than leave it half changed: the user was told to try again.
+   * guard waits on I/O can fail (StateDef's `io`), so only its hops take a snapshot (on a menu
+   * hop, the copy was the one object copied whole). A hop that fails elsewhere (a defect) frees its
+   * session rather than leave it half changed: the user was told to try again.
    */
   function continueSession (session: Session, hop: Hop): Maybe<Reply> {
-    if (!sameChars(session.phone, hop.phoneNumber)) throw new UssdPhoneMismatchError()
+    if (session.phone !== hop.phoneNumber) throw new UssdPhoneMismatchError()
     const { restore } = sessions
     if (restore === undefined) return resume(session, hop)
     const snapshot = waitsOnIo(session) ? { ...session } : undefined
