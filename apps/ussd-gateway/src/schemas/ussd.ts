@@ -74,14 +74,15 @@ export const SessionListSchema = Type.Object({
   count: Type.Integer({ minimum: 0 })
 })
 
+const PLUS = 43
+const SPACE = 32
+
 /** `+<digits>` from an accepted phone input (one already in that form is returned as it is: every hop normalises twice). */
 export function normalisePhone (value: string): string {
   const first = value.charCodeAt(0)
   if (first === PLUS) return value
   return first === SPACE ? `+${value.slice(1)}` : `+${value}`
 }
-const PLUS = 43
-const SPACE = 32
 
 /** Support's PIN reset: the temporary PIN to hand to the user, and until when it is good. */
 export const PinResetSchema = Type.Object({

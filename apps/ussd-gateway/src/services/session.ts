@@ -86,13 +86,14 @@ const num = (value: unknown): number | undefined => (typeof value === 'number' ?
 export const tracesExpiry = (session: Session): boolean => session.sequence === undefined
 
 /**
- * A copy of a request's string that shares no memory with the request. V8 cuts a substring of 13
- * or more characters as a view into its parent string, so an Africa's Talking session id (about 40
- * characters) taken from a form body kept the whole body alive, about 200 bytes, for as long as
- * the session lived (and as the key of the live-session table). For printable ASCII (what the
- * request schema admits) a latin1 round trip copies it exactly.
+ * A copy of a string in one flat piece of its own. V8 cuts a substring of 13 or more characters as
+ * a view into its parent string, so an Africa's Talking session id (about 40 characters) taken from
+ * a form body kept the whole body alive, about 200 bytes, for as long as the session lived (and as
+ * the key of the live-session table); and a template literal makes a concatenation, flattened again
+ * wherever it is read whole (menu/machine.ts keeps its answers this way). A UTF-8 round trip
+ * copies any well-formed string exactly.
  */
-export const ownString = (value: string): string => Buffer.from(value, 'latin1').toString('latin1')
+export const ownString = (value: string): string => Buffer.from(value, 'utf8').toString('utf8')
 
 /** A session's fields: `createSession` fills in the optional ones. */
 export type SessionInit = Pick<Session, 'id' | 'phone' | 'state' | 'message'> & Partial<Omit<Session, 'expiresAt'>>

@@ -1,7 +1,7 @@
 import { pending, type Maybe } from '../maybe.ts'
 import type { Language } from '../../db/types.ts'
 import { paginate } from '../screen.ts'
-import type { Session, StateName } from '../session.ts'
+import { ownString, type Session, type StateName } from '../session.ts'
 import { createStates } from './create-states.ts'
 import { translator } from './i18n.ts'
 import { loginStates } from './login-states.ts'
@@ -48,7 +48,7 @@ function pagesOfView (def: Extract<StateDef, { view: unknown }>, language: Langu
   const t = translator(language)
   const pages = paginate(def.view(t, appName), t('nav.more'))
   byLanguage[language] = pages
-  for (const page of pages) continuedPages.set(page, flat(`CON ${page}`))
+  for (const page of pages) continuedPages.set(page, ownString(`CON ${page}`))
   return pages
 }
 
@@ -58,9 +58,6 @@ function pagesOfView (def: Extract<StateDef, { view: unknown }>, language: Langu
  * was flattened again on its way to the socket, on every hop.
  */
 const continuedPages = new Map<string, string>()
-
-/** A copy of `text` in one flat piece (a template literal makes a concatenation). */
-const flat = (text: string): string => Buffer.from(text, 'utf8').toString('utf8')
 
 /** What the aggregator is sent for a reply: `CON <body>` or `END <body>`. */
 export const wireText = (reply: Reply): string =>
