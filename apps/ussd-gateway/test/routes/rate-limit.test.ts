@@ -75,13 +75,32 @@ describe('rate limits behind a trusted proxy', () => {
     expect((await hop(ctx.app, client)).status).toBe(200)
   })
 
-  it('answers 429 on the Hubtel route as a JSON release', async () => {
-    const client = { 'x-forwarded-for': '203.0.113.60' }
-    const post = () => ctx.app.inject({ method: 'POST', url: '/api/ussd/hubtel', headers: client, payload: { Type: 'Initiation', Mobile: newPhone().slice(1), SessionId: `h${Math.random()}`, ServiceCode: '713', Message: '*713#', Sequence: 1 } })
-    for (let i = 0; i < 3; i++) expect((await post()).statusCode).toBe(200)
-    const limited = await post()
+  const hubtel = (ip: string, sessionId: unknown = `h${Math.random()}`) => ctx.app.inject({
+    method: 'POST',
+    url: '/api/ussd/hubtel',
+    headers: { 'x-forwarded-for': ip },
+    payload: { Type: 'Initiation', Mobile: newPhone().slice(1), SessionId: sessionId, ServiceCode: '713', Message: '*713#', Sequence: 1 }
+  })
+
+  it('answers 429 on the Hubtel route as a JSON release that names the session', async () => {
+    for (let i = 0; i < 3; i++) expect((await hubtel('203.0.113.60')).statusCode).toBe(200)
+    const limited = await hubtel('203.0.113.60', 'hubtel-over-the-limit')
     expect(limited.statusCode).toBe(429)
-    expect(limited.json()).toMatchObject({ Type: 'release', Message: 'Too many requests. Please wait a minute and try again.' })
+    expect(limited.json()).toMatchObject({ SessionId: 'hubtel-over-the-limit', Type: 'release', Message: 'Too many requests. Please wait a minute and try again.' })
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1)
+    // A malformed body over the limit is refused too, without echoing what is not a session id.
+    const malformed = await hubtel('203.0.113.60', 'x'.repeat(101))
+    expect(malformed.statusCode).toBe(429)
+    expect(malformed.json()).not.toHaveProperty('SessionId')
+  })
+
+  it('gives an IP one budget across the Africa\'s Talking and Hubtel routes', async () => {
+    const client = { 'x-forwarded-for': '203.0.113.61' }
+    expect((await hop(ctx.app, client)).status).toBe(200)
+    expect((await hubtel('203.0.113.61')).statusCode).toBe(200)
+    expect((await hop(ctx.app, client)).status).toBe(200)
+    expect((await hubtel('203.0.113.61')).statusCode).toBe(429)
+    expect((await hop(ctx.app, client)).body).toBe(LIMITED)
   })
 
   it.runIf(process.env.REDIS_URL !== undefined && process.env.REDIS_URL !== '')('shares the budget across replicas through Redis', async () => {

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import type { FastifyError, FastifyRequest } from 'fastify'
 import type { PhoneLimit } from '../../plugins/rate-limit.ts'
@@ -63,11 +64,18 @@ export const hubtelRoutes: FastifyPluginAsyncTypebox<{ engine: UssdEngine, phone
   const limitPhone = phoneLimit((request: FastifyRequest) => normalisePhone((request.body as HubtelRequest).Mobile))
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const { statusCode, message } = ussdErrorReply(error, request)
+    // The body may not have passed validation (a refused or rate-limited request): only a well-formed id is echoed.
     const sessionId = (request.body as Partial<HubtelRequest> | undefined)?.SessionId
-    return reply.code(statusCode).send(hubtelReply(typeof sessionId === 'string' ? sessionId : undefined, true, message))
+    return reply.code(statusCode).send(hubtelReply(Value.Check(SessionIdSchema, sessionId) ? sessionId : undefined, true, message))
   })
 
   app.post('/hubtel', {
+    // The per-IP limit runs here once the body is parsed, not when the request arrives, so its 429
+    // names the session as Hubtel's contract expects. It is the plugin's own limiter with the
+    // scope's options: the same store and keys, one budget per IP with `/api/ussd`. Before
+    // validation, so invalid bodies are counted too.
+    config: { rateLimit: false },
+    preValidation: app.rateLimit(),
     schema: {
       tags: ['ussd'],
       summary: 'One hop of a USSD session (Hubtel Programmable Services shape)',
