@@ -1,5 +1,6 @@
 import autocannon from 'autocannon'
 import { createServer } from 'node:net'
+import { cpus } from 'node:os'
 
 export interface LoadResult { requestsPerSec: number, p50: number, p99: number, errors: number, non2xx: number }
 
@@ -17,7 +18,18 @@ export async function load (options: autocannon.Options): Promise<LoadResult> {
 
 export const ratio = (value: number, baseline: number) => (baseline === 0 ? 0 : value / baseline)
 
+/** Ratios move from one machine to the next (see the apps' READMEs): the first report of a run says where it ran. */
+let machinePrinted = false
+function machine (): string {
+  const cores = cpus()
+  return `machine: ${cores.length} x ${cores[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version}`
+}
+
 export function report (title: string, rows: Array<[string, string | number]>) {
+  if (!machinePrinted) {
+    machinePrinted = true
+    process.stdout.write(`\n${machine()}\n`)
+  }
   process.stdout.write(`\n${title}\n${rows.map(([k, v]) => `  ${k.padEnd(44)} ${typeof v === 'number' ? v.toFixed(2) : v}`).join('\n')}\n`)
 }
 
