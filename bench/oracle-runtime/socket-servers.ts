@@ -5,7 +5,8 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Server } from 'socket.io'
-import { retainTickObjectShape } from '../../libs/service-kit/src/tick-shape.ts'
+// The subpath alone: the package's main entry would load Fastify into the bare server, whose memory is measured.
+import { retainTickObjectShape } from '@impact/service-kit/tick-shape'
 
 export type ServerKind = 'runtime' | 'bare'
 export type Command =
