@@ -70,9 +70,12 @@ function postgresDialect (options: DatabaseOptions): PostgresDialect {
     idleTimeoutMillis: 30_000,
     statement_timeout: options.statementTimeoutMs ?? 15_000
   })
-  // An idle client losing its server must not crash the process; the pool replaces it and the
-  // next query reports the outage to its caller (and /health says `disconnected`).
-  pool.on('error', () => {})
+  // A connection losing its server (a reset, a failover) emits `error`; unheard, that ends the process.
+  // pg-pool listens only while a client is idle, so every client gets a listener for its whole life:
+  // the query in flight fails on its own (503 to its caller) and the pool drops the broken client.
+  const ignore = () => {}
+  pool.on('error', ignore)
+  pool.on('connect', (client) => { client.on('error', ignore) })
   return new PostgresDialect({ pool })
 }
 
