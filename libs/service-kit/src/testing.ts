@@ -1,3 +1,6 @@
 export { itServesTheBasics, type ServiceBasicsOptions } from './testing/basics.ts'
-export { startServerProcess, type ServerProcess } from './testing/server-process.ts'
+export { describeOutages, type OutageTraffic, type OutagesOptions } from './testing/outages.ts'
 export { runOutageDrill, type OutageDrillOptions, type OutageDrillResult } from './testing/outage-drill.ts'
+export { startPrivatePostgres, type PrivatePostgres } from './testing/private-postgres.ts'
+export { startServerProcess, type ServerProcess } from './testing/server-process.ts'
+export { startTcpRelay, type TcpRelay } from './testing/tcp-relay.ts'

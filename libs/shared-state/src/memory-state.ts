@@ -15,7 +15,7 @@ export function createMemoryState (): SharedState {
       return entries.get(key) ?? null
     },
     async set (key, value, options: SetOptions = {}) {
-      if (options.ifAbsent === true && entries.has(key)) return false
+      if (options.ifAbsent === true && entries.has(key)) return entries.get(key) === value
       entries.set(key, value, options.ttlMs)
       return true
     },

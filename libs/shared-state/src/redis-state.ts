@@ -3,6 +3,10 @@ import type { MessageHandler, SharedState, Unsubscribe } from './types.ts'
 
 // Compare and act in one script: a GET then a DEL from the client could delete a value written in between.
 const DEL_IF_VALUE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end"
+// ioredis re-sends a command whose reply a reset connection lost; a SET NX that did write then meets
+// its own value, which counts as written (values written this way are unique tokens).
+const SET_IF_ABSENT = "if redis.call('SET', KEYS[1], ARGV[1], 'NX', unpack(ARGV, 2)) then return 1 end " +
+  "if redis.call('GET', KEYS[1]) == ARGV[1] then return 1 else return 0 end"
 const TOUCH_IF_VALUE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end"
 
 export interface RedisStateOptions {
@@ -60,11 +64,11 @@ export function createRedisState (options: RedisStateOptions): SharedState & { r
     },
     async set (key, value, { ttlMs, ifAbsent } = {}) {
       const k = prefix + key
-      let result: string | null
-      if (ttlMs !== undefined && ifAbsent === true) result = await client.set(k, value, 'PX', ttlMs, 'NX')
-      else if (ttlMs !== undefined) result = await client.set(k, value, 'PX', ttlMs)
-      else if (ifAbsent === true) result = await client.set(k, value, 'NX')
-      else result = await client.set(k, value)
+      if (ifAbsent === true) {
+        const expiry = ttlMs !== undefined ? ['PX', ttlMs] : []
+        return (await client.eval(SET_IF_ABSENT, 1, k, value, ...expiry)) === 1
+      }
+      const result = ttlMs !== undefined ? await client.set(k, value, 'PX', ttlMs) : await client.set(k, value)
       return result === 'OK'
     },
     async getAndTouch (key, ttlMs) {

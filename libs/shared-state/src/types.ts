@@ -22,7 +22,10 @@ export type Unsubscribe = () => Promise<void>
 export interface SharedState {
   readonly kind: 'redis' | 'memory'
   get: (key: string) => Promise<string | null>
-  /** Resolves `false` only when `ifAbsent` was set and the key already existed. */
+  /**
+   * Resolves `false` only when `ifAbsent` was set and the key already held another value. Holding
+   * `value` itself counts as written: a write retried after a lost reply must not refuse its owner.
+   */
   set: (key: string, value: string, options?: SetOptions) => Promise<boolean>
   /** Reads a key and restarts its TTL in one round trip (sliding expiry); `null` when absent. */
   getAndTouch: (key: string, ttlMs: number) => Promise<string | null>

@@ -51,6 +51,14 @@ describe.each(backends)('SharedState on $name', ({ create }) => {
     expect(await state.get('once')).toBe('a')
   })
 
+  it('counts an ifAbsent write retried with the value it already wrote as written', async () => {
+    const state = open()
+    expect(await state.set('lease', 'token-1', { ifAbsent: true, ttlMs: 1000 })).toBe(true)
+    expect(await state.set('lease', 'token-1', { ifAbsent: true, ttlMs: 1000 })).toBe(true)
+    expect(await state.set('lease', 'token-2', { ifAbsent: true, ttlMs: 1000 })).toBe(false)
+    expect(await state.get('lease')).toBe('token-1')
+  })
+
   it('deletes and touches a key only while it holds the given value', async () => {
     const state = open()
     await state.set('lock', 'mine', { ttlMs: 100 })
