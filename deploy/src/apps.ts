@@ -55,6 +55,8 @@ export const isBaseKey = (key: string): boolean => BASE_KEYS.has(key)
 export function readKeys (app: AppInfo): Set<string> {
   const sources = [...listFiles('libs/service-kit/src'), ...listFiles(`apps/${app.name}/src`)]
     .filter((file) => file.endsWith('.ts') && !file.endsWith(`apps/${app.name}/src/config.ts`) && !file.endsWith('libs/service-kit/src/config.ts'))
+    // The kit's test support (outage drills) names variables for the processes it starts, not for the app.
+    .filter((file) => !/libs\/service-kit\/src\/testing(\.ts|\/)/.test(file))
     .map((file) => readRepoFile(file))
     .join('\n')
   return new Set(Object.keys(app.schema.properties).filter((key) => !isBaseKey(key) || new RegExp(`\\b${key}\\b`).test(sources)))

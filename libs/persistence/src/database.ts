@@ -5,6 +5,7 @@ import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { MigrationsPendingError, PersistenceError } from './errors.ts'
 import { migrateToLatest, pendingMigrations, type MigrationSet } from './migrations.ts'
+import { classifyingDialect } from './refusals.ts'
 
 export const MEMORY_DATA_DIR = 'memory://'
 
@@ -94,7 +95,7 @@ export async function openDatabase<DB> (options: DatabaseOptions): Promise<Datab
   const mode = options.url !== undefined && options.url !== '' ? 'postgres' : 'pglite'
   const pglite = mode === 'pglite' ? await openPglite(options.dataDir) : undefined
   const db = new Kysely<DB>({
-    dialect: pglite !== undefined ? new PGliteDialect({ pglite }) : postgresDialect(options)
+    dialect: classifyingDialect(pglite !== undefined ? new PGliteDialect({ pglite }) : postgresDialect(options))
   })
   const migrate = async () => { await migrateToLatest(db, options) }
   const policy = options.migrate ?? 'auto'

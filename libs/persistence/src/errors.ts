@@ -22,10 +22,12 @@ export class MigrationsPendingError extends PersistenceError {
   }
 }
 
+/** The SQLSTATE of a driver error, or of one the persistence layer classified (`sqlState`). */
 export const sqlState = (error: unknown): string | undefined => {
-  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined
-  const { code } = error as { code: unknown }
-  return typeof code === 'string' ? code : undefined
+  if (typeof error !== 'object' || error === null) return undefined
+  const { sqlState: state, code } = error as { sqlState?: unknown, code?: unknown }
+  if (typeof state === 'string') return state
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined
 }
 
 /** PostgreSQL `unique_violation` (23505), raised the same way by pg and PGlite. */

@@ -12,6 +12,7 @@ import { acceptEmptyJsonBodies } from './plugins/json-body.ts'
 import { commonHeaders, genReqId } from './plugins/request-id.ts'
 import { DEFAULT_TRUSTED_PROXIES, parseOrigins, type BaseConfig } from './config.ts'
 import { retainTickObjectShape } from './tick-shape.ts'
+import { validationOptions } from './validation.ts'
 
 const REQUEST_LOG_LEVELS = new Set(['trace', 'debug', 'info'])
 
@@ -80,7 +81,7 @@ export async function createApp (options: CreateAppOptions): Promise<App> {
     return503OnClosing: options.return503OnClosing ?? true,
     forceCloseConnections: 'idle',
     ...(options.maxParamLength !== undefined ? { routerOptions: { maxParamLength: options.maxParamLength } } : {}),
-    ajv: { customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: false } }
+    ...validationOptions({ coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: false })
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.setErrorHandler(errorHandler)

@@ -8,10 +8,11 @@
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'])
 
 /**
- * PostgreSQL SQLSTATEs: class 08 (connection exception), 53300 too_many_connections, 57014
+ * PostgreSQL SQLSTATEs: class 08 (connection exception), 40001/40P01 (a serialization failure or
+ * deadlock that outlasted the persistence layer's retries), 53300 too_many_connections, 57014
  * query_canceled (the statement timeout), 57P01–57P03 (the server is shutting down or starting).
  */
-const UNAVAILABLE_SQLSTATE = /^(08[0-9A-Z]{3}|53300|57014|57P0[1-3])$/
+const UNAVAILABLE_SQLSTATE = /^(08[0-9A-Z]{3}|40001|40P01|53300|57014|57P0[1-3])$/
 
 /** Codes of our own layers: the persistence library's ping/statement timeout. */
 const OWN_CODES = new Set(['PERSIST_TIMEOUT'])

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
-import { isUniqueViolation } from '@impact/persistence'
+import { inTransaction, isUniqueViolation } from '@impact/persistence'
 import {
   findDomain, findDomainType, findIdempotencyClaim, listDomains, updateDomain, type DomainChanges, type DomainWithProposal
 } from '../db/domain.repository.ts'
@@ -138,7 +138,7 @@ export function createDomainService ({ db, clock, idempotencyTtlMs }: { db: Kyse
     async update (caller: Caller, did: string, body: UpdateDomainBody): Promise<Domain> {
       const now = clock()
       checkMetadata(body.metadata)
-      const result = await db.transaction().execute(async (trx) => {
+      const result = await inTransaction(db, async (trx) => {
         const locked = await lockAndSettle(trx, did, now)
         if (locked === undefined) throw new DomainNotFoundError(did)
         const { domain } = locked
@@ -173,7 +173,7 @@ export function createDomainService ({ db, clock, idempotencyTtlMs }: { db: Kyse
 
     async deactivate (caller: Caller, did: string, reason: string | undefined): Promise<Domain> {
       const now = clock()
-      const result = await db.transaction().execute(async (trx) => {
+      const result = await inTransaction(db, async (trx) => {
         const locked = await lockAndSettle(trx, did, now)
         if (locked === undefined) throw new DomainNotFoundError(did)
         const { domain } = locked

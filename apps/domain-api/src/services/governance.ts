@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Kysely } from 'kysely'
+import { inTransaction } from '@impact/persistence'
 import { findDomain, updateDomain } from '../db/domain.repository.ts'
 import { insertEvents } from '../db/event.repository.ts'
 import { findProposal, insertProposal, insertVote, listVotes, lockProposal, updateProposal } from '../db/proposal.repository.ts'
@@ -58,7 +59,7 @@ export function createGovernanceService ({ db, clock, settings }: { db: Kysely<D
     /** Opens the review of a draft or rejected domain; quorum, threshold and deadline are fixed now. */
     async propose (caller: Caller, did: string, body: CreateProposalBody): Promise<Proposal> {
       const now = clock()
-      const proposal = await db.transaction().execute(async (trx) => {
+      const proposal = await inTransaction(db, async (trx) => {
         const locked = await lockAndSettle(trx, did, now)
         if (locked === undefined) throw new DomainNotFoundError(did)
         const { domain } = locked
@@ -101,7 +102,7 @@ export function createGovernanceService ({ db, clock, settings }: { db: Kysely<D
       const now = clock()
       const found = await findProposal(db, id)
       if (found === undefined) throw new DomainProposalNotFoundError(id)
-      const outcome = await db.transaction().execute(async (trx) => {
+      const outcome = await inTransaction(db, async (trx) => {
         const locked = await lockAndSettle(trx, found.domain_did, now)
         const proposal = locked?.proposal?.id === id ? locked.proposal : await lockProposal(trx, id)
         if (locked === undefined || proposal === undefined) throw new DomainProposalNotFoundError(id)

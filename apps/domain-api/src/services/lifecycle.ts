@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely'
+import { inTransaction } from '@impact/persistence'
 import { dueDomainDids, lockDomain, updateDomain } from '../db/domain.repository.ts'
 import { insertEvents } from '../db/event.repository.ts'
 import { lockProposal, updateProposal } from '../db/proposal.repository.ts'
@@ -75,7 +76,7 @@ async function settleLocked (trx: Transaction<DB>, locked: LockedDomain, now: Da
 
 /** Settles one domain in its own transaction. */
 export async function settleDomain (db: Kysely<DB>, did: string, now: Date): Promise<void> {
-  await db.transaction().execute(async (trx) => { await lockAndSettle(trx, did, now) })
+  await inTransaction(db, async (trx) => { await lockAndSettle(trx, did, now) })
 }
 
 /**

@@ -30,7 +30,9 @@ describe('POST /api/ussd validation', () => {
     ['text over 182 characters', { text: '1'.repeat(183) }],
     ['text not a string', { text: { a: 1 } }],
     // The character sessions mask PINs with: typed in, it would match any later input.
-    ['text with U+FFFF', { text: '1*\uffff' }]
+    ['text with U+FFFF', { text: '1*\uffff' }],
+    // PostgreSQL cannot store it: a name typed with it must not reach the accounts table.
+    ['text with U+0000', { text: '2*2*Hal\u0000ima' }]
   ]
 
   for (const [name, override] of cases) {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { sql, type Kysely } from 'kysely'
+import { inTransaction } from '@impact/persistence'
 import type { DB } from '../types.ts'
 
 export interface Claim { claimId: string, amount: number, status: 'outstanding' | 'paid', createdAt: string }
@@ -18,7 +19,7 @@ export async function ensureAccount (db: Kysely<DB>, did: string, initialGrant: 
 
 /** Adds credits (operator grant, settled claim) and records why; returns the new balance. */
 export async function addCredits (db: Kysely<DB>, did: string, amount: number, reason: string, reference: string | null): Promise<number> {
-  return await db.transaction().execute(async (trx) => {
+  return await inTransaction(db, async (trx) => {
     const row = await trx.insertInto('oracle_credit_accounts').values({ did, balance: amount })
       .onConflict((oc) => oc.column('did').doUpdateSet({ balance: sql`oracle_credit_accounts.balance + excluded.balance`, updated_at: new Date() }))
       .returning('balance').executeTakeFirstOrThrow()
@@ -29,7 +30,7 @@ export async function addCredits (db: Kysely<DB>, did: string, amount: number, r
 
 /** Charges a turn; never below zero (two turns racing on the last credit cost at most one extra). */
 export async function chargeCredits (db: Kysely<DB>, did: string, amount: number, reference: string): Promise<number> {
-  return await db.transaction().execute(async (trx) => {
+  return await inTransaction(db, async (trx) => {
     const before = await trx.selectFrom('oracle_credit_accounts').select('balance').where('did', '=', did).forUpdate().executeTakeFirst()
     if (before === undefined) return 0
     const charged = Math.min(Number(before.balance), amount)
@@ -56,7 +57,7 @@ export async function claimsToPay (db: Kysely<DB>, did: string, topUp: number): 
 
 /** Marks a claim paid and credits its amount, once: settling it again changes nothing. */
 export async function settleClaim (db: Kysely<DB>, claimId: string): Promise<{ claimId: string, did: string, amount: number, balance: number } | undefined> {
-  return await db.transaction().execute(async (trx) => {
+  return await inTransaction(db, async (trx) => {
     const claim = await trx.selectFrom('oracle_credit_claims').selectAll().where('id', '=', claimId).forUpdate().executeTakeFirst()
     if (claim === undefined) return undefined
     const amount = Number(claim.amount)
