@@ -2,7 +2,7 @@ import { describe, expect, it, onTestFinished } from 'vitest'
 import { sql } from 'kysely'
 import { isUniqueViolation, MigrationsPendingError, openDatabase, PersistenceError } from '../src/index.ts'
 import { createTestDatabase } from '../src/testing.ts'
-import { findNote, insertNote, listNotesTagged, notesMigrations, type NotesDB } from './fixtures/notes.ts'
+import { findNote, insertNote, listNotesTagged, notesMigrations, openNotes, type NotesDB } from './fixtures/notes.ts'
 
 // The embedded engine always runs; the server runs whenever DATABASE_URL is set (the CI server pass).
 const backends = [
@@ -11,21 +11,7 @@ const backends = [
 ]
 
 describe.each(backends)('the same migrations and repository code on $name', ({ name, serverUrl }) => {
-  async function open () {
-    const testDb = await createTestDatabase(serverUrl)
-    const database = await openDatabase<NotesDB>({
-      url: testDb.url,
-      dataDir: testDb.dataDir,
-      migrations: notesMigrations,
-      migrationTable: 'fixture_migrations',
-      migrate: 'always'
-    })
-    onTestFinished(async () => {
-      await database.close()
-      await testDb.drop()
-    })
-    return database
-  }
+  const open = async () => await openNotes(serverUrl)
 
   it('migrates, writes and reads with identical results', async () => {
     const database = await open()

@@ -1,32 +1,14 @@
-import { describe, expect, it, onTestFinished } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { sql } from 'kysely'
-import { DatabaseRefusalError, inTransaction, isUniqueViolation, openDatabase } from '../src/index.ts'
-import { createTestDatabase } from '../src/testing.ts'
-import { insertNote, notesMigrations, type NotesDB } from './fixtures/notes.ts'
+import { DatabaseRefusalError, inTransaction, isUniqueViolation } from '../src/index.ts'
+import { insertNote, openNotes } from './fixtures/notes.ts'
 
 const serverUrl = process.env.DATABASE_URL ?? ''
 const backends = [{ name: 'PGlite', serverUrl: '' }, ...(serverUrl !== '' ? [{ name: 'PostgreSQL', serverUrl }] : [])]
 
-async function open (url: string, poolMax?: number) {
-  const testDb = await createTestDatabase(url)
-  const database = await openDatabase<NotesDB>({
-    url: testDb.url,
-    dataDir: testDb.dataDir,
-    migrations: notesMigrations,
-    migrationTable: 'fixture_migrations',
-    migrate: 'always',
-    ...(poolMax !== undefined ? { poolMax } : {})
-  })
-  onTestFinished(async () => {
-    await database.close()
-    await testDb.drop()
-  })
-  return database
-}
-
 describe.each(backends)('database refusals on $name', ({ serverUrl }) => {
   it('reports values the database cannot store as 400 PERSIST_INVALID_VALUE, without the driver\'s text', async () => {
-    const database = await open(serverUrl)
+    const database = await openNotes(serverUrl)
     for (const note of [{ slug: 'nul', body: 'a\u0000b', amount: '1' }, { slug: 'huge', body: 'x', amount: '1e40' }]) {
       const error = await insertNote(database.db, note).catch((e: unknown) => e)
       expect(error).toBeInstanceOf(DatabaseRefusalError)
@@ -36,7 +18,7 @@ describe.each(backends)('database refusals on $name', ({ serverUrl }) => {
   })
 
   it('reports a duplicate as 409 PERSIST_DUPLICATE that isUniqueViolation still recognises', async () => {
-    const database = await open(serverUrl)
+    const database = await openNotes(serverUrl)
     await insertNote(database.db, { slug: 'dup', body: 'one', amount: '0' })
     const error = await insertNote(database.db, { slug: 'dup', body: 'two', amount: '0' }).catch((e: unknown) => e)
     expect(error).toMatchObject({ statusCode: 409, code: 'PERSIST_DUPLICATE', sqlState: '23505' })
@@ -44,7 +26,7 @@ describe.each(backends)('database refusals on $name', ({ serverUrl }) => {
   })
 
   it('reports a reference to a deleted row as 409 PERSIST_REFERENCE_GONE, inside a transaction too', async () => {
-    const database = await open(serverUrl)
+    const database = await openNotes(serverUrl)
     await sql`create table note_links (note_id uuid not null references notes(id))`.execute(database.db)
     const error = await inTransaction(database.db, async (trx) => {
       await sql`insert into note_links values (gen_random_uuid())`.execute(trx)
@@ -55,7 +37,7 @@ describe.each(backends)('database refusals on $name', ({ serverUrl }) => {
 
 describe.runIf(serverUrl !== '')('transactions on PostgreSQL', () => {
   it('runs again a transaction that PostgreSQL aborted to break a deadlock, so both callers succeed', async () => {
-    const database = await open(serverUrl, 4)
+    const database = await openNotes(serverUrl, 4)
     const [a, b] = await Promise.all(['a', 'b'].map(async (slug) => await insertNote(database.db, { slug, body: '0', amount: '0' })))
     let attempts = 0
     let bothHoldOne = () => {}
