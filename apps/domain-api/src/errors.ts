@@ -23,6 +23,9 @@ export const DomainStateConflictError = defineError('DOMAIN_STATE_CONFLICT', '%s
 export const DomainProposalClosedError = defineError('DOMAIN_PROPOSAL_CLOSED', 'Verification proposal %s is %s and takes no more votes', 409)
 export const DomainAlreadyVotedError = defineError('DOMAIN_ALREADY_VOTED', 'This API key has already voted on proposal %s', 409)
 
+// 429: over a rate limit (per client, failed authentications per client, per API key); Retry-After says when to retry
+export const DomainRateLimitedError = defineError('DOMAIN_RATE_LIMITED', '%s; retry in %s seconds', 429)
+
 // 422: the request conflicts with other data
 export const DomainIdempotencyMismatchError = defineError(
   'DOMAIN_IDEMPOTENCY_KEY_REUSED',

@@ -93,12 +93,35 @@ describe.each(modes)('registerRateLimits ($mode)', ({ url }) => {
 
   it('documents the 429 on every route that lists its responses', async () => {
     const app = await limitedApp({})
-    await app.ready()
-    const spec = app.swagger() as { paths: Record<string, Record<string, { responses: Record<string, { description: string, headers?: Record<string, unknown> }> }>> }
-    const tooMany = spec.paths['/open']?.get?.responses['429']
-    expect(tooMany?.description).toMatch(/rate limit/)
-    expect(Object.keys(tooMany?.headers ?? {})).toContain('retry-after')
-    expect(spec.paths['/health']?.get?.responses['429']).toBeUndefined()
+    const spec = (await app.inject({ url: '/docs/json' })).json()
+    const tooMany = spec.paths['/open'].get.responses['429']
+    expect(tooMany.description).toMatch(/rate limit/)
+    expect(Object.keys(tooMany.headers)).toContain('retry-after')
+    expect(spec.paths['/health'].get.responses['429']).toBeUndefined()
+  })
+})
+
+describe('registerRateLimits while Redis is unreachable', () => {
+  it('answers 503 SERVICE_UNAVAILABLE rather than serving unlimited, and the probes still answer', async () => {
+    const state = createSharedState({ url: 'redis://127.0.0.1:1', prefix: 'kit-test:', commandTimeoutMs: 200 })
+    const app = await buildTestApp()
+    onTestFinished(async () => {
+      await app.close()
+      await state.close()
+    })
+    await registerRateLimits(app, {
+      state,
+      namespace: 'kit-test:',
+      client: roomy,
+      authFailures: roomy,
+      principal: { ...roomy, label: 'user', of: () => undefined },
+      error: (reason, seconds) => new RateLimitedError(reason, seconds)
+    })
+    app.get('/open', async () => ({ ok: true }))
+    const res = await app.inject({ url: '/open' })
+    expect(res.statusCode).toBe(503)
+    expect(res.json().code).toBe('SERVICE_UNAVAILABLE')
+    expect((await app.inject({ url: '/health/live' })).statusCode).toBe(200)
   })
 })
 
