@@ -1,4 +1,5 @@
-import { createApp, rateLimitBudgets, registerRateLimits, type App, type CreateAppOptions } from '@impact/service-kit'
+import { createApp, type App, type CreateAppOptions } from '@impact/service-kit'
+import { rateLimitBudgets, registerRateLimits } from '@impact/service-kit/rate-limits'
 import { createSharedState } from '@impact/shared-state'
 import type { Config } from './config.ts'
 import { openAppDatabase } from './db/open.ts'

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { baseConfigProperties, loadConfig as load, rateLimitConfigProperties } from '@impact/service-kit'
+import { baseConfigProperties, loadConfig as load } from '@impact/service-kit'
+import { rateLimitConfigProperties } from '@impact/service-kit/rate-limits'
 import { DID_PATTERN } from '@impact/schemas'
 
 /** Shortest bootstrap admin key accepted anywhere: 32 characters of a random token is ≥ 160 bits. */

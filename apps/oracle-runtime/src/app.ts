@@ -1,5 +1,6 @@
 import { ChatSessionSchema, MessageDtoSchema } from '@impact/schemas'
-import { createApp, rateLimitBudgets, registerRateLimits, type App } from '@impact/service-kit'
+import { createApp, type App } from '@impact/service-kit'
+import { rateLimitBudgets, registerRateLimits } from '@impact/service-kit/rate-limits'
 import { createSharedState, type SharedState } from '@impact/shared-state'
 import { createBlocksyncResolver, createUcanVerifier, type DidKeyResolver } from '@impact/ucan'
 import type { Config } from './config.ts'

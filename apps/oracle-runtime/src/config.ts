@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { baseConfigProperties, loadConfig as load, rateLimitConfigProperties } from '@impact/service-kit'
+import { baseConfigProperties, loadConfig as load } from '@impact/service-kit'
+import { rateLimitConfigProperties } from '@impact/service-kit/rate-limits'
 
 /**
  * Environment of oracle-runtime. Besides the platform's common keys:

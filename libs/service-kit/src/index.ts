@@ -3,7 +3,6 @@ export { BaseConfigSchema, baseConfigProperties, loadConfig, parseOrigins, Confi
 export { defineError, errorHandler, notFoundHandler, toErrorBody } from './errors.ts'
 export { loggerOptions, REDACT_PATHS, SECRET_HEADERS } from './logger.ts'
 export { registerHealthRoutes, type HealthCheck, type HealthOptions } from './plugins/health.ts'
-export { registerRateLimits, rateLimitConfigProperties, rateLimitBudgets, type Budget, type RateLimitsOptions } from './plugins/rate-limits.ts'
 export { runServer, type RunServerOptions } from './run-server.ts'
 export { genReqId } from './plugins/request-id.ts'
 export { retainTickObjectShape } from './tick-shape.ts'

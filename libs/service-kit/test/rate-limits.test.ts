@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import { createSharedState } from '@impact/shared-state'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { defineError, registerRateLimits, staticBearerGuard, type Budget } from '../src/index.ts'
+import { defineError, staticBearerGuard } from '../src/index.ts'
+import { registerRateLimits, type Budget } from '../src/plugins/rate-limits.ts'
 import { buildTestApp } from './helper.ts'
 
 const RateLimitedError = defineError('TEST_RATE_LIMITED', '%s; retry in %s seconds', 429)
