@@ -59,6 +59,15 @@ describe.each(modes)('registerRateLimits ($mode)', ({ url }) => {
     expect(other.headers['x-ratelimit-remaining']).toBe('2')
   })
 
+  it('counts IPv6 clients per /64 prefix', async () => {
+    const app = await limitedApp({ client: { max: 2, windowMs: 60_000 } })
+    const prefix = `2001:db8:${randomBytes(2).toString('hex')}:1`
+    const statuses = []
+    for (const host of ['::1', '::2', '::3']) statuses.push((await app.inject({ url: '/open', remoteAddress: `${prefix}${host}` })).statusCode)
+    expect(statuses).toEqual([200, 200, 429])
+    expect((await app.inject({ url: '/open', remoteAddress: `2001:db8:${randomBytes(2).toString('hex')}:2::1` })).statusCode).toBe(200)
+  })
+
   it('refuses a client whose authentications failed too often, even with the right credentials', async () => {
     const app = await limitedApp({ authFailures: { max: 3, windowMs: 60_000 } })
     const ip = clientIp()

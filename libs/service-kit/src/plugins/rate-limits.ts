@@ -97,8 +97,11 @@ export async function registerRateLimits (app: FastifyInstance, options: RateLim
 
   app.addHook('onRequest', async (request, reply) => {
     if (!counted(request)) return
-    await spend(perClient, request, reply, 'Too many requests from this client')
-    const failed = await failures(request, { increment: false })
+    // Both at once: with Redis, one round trip of latency instead of two.
+    const [, failed] = await Promise.all([
+      spend(perClient, request, reply, 'Too many requests from this client'),
+      failures(request, { increment: false })
+    ])
     if (!failed.isAllowed && failed.remaining === 0) refuse(reply, failed, 'Too many failed authentications from this client')
   })
 
