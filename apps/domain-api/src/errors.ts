@@ -23,9 +23,6 @@ export const DomainStateConflictError = defineError('DOMAIN_STATE_CONFLICT', '%s
 export const DomainProposalClosedError = defineError('DOMAIN_PROPOSAL_CLOSED', 'Verification proposal %s is %s and takes no more votes', 409)
 export const DomainAlreadyVotedError = defineError('DOMAIN_ALREADY_VOTED', 'This API key has already voted on proposal %s', 409)
 
-// 429: over a rate limit (per client, failed authentications per client, per API key); Retry-After says when to retry
-export const DomainRateLimitedError = defineError('DOMAIN_RATE_LIMITED', '%s; retry in %s seconds', 429)
-
 // 422: the request conflicts with other data
 export const DomainIdempotencyMismatchError = defineError(
   'DOMAIN_IDEMPOTENCY_KEY_REUSED',
@@ -33,6 +30,9 @@ export const DomainIdempotencyMismatchError = defineError(
   422
 )
 export const DomainClassNotProtocolError = defineError('DOMAIN_CLASS_NOT_PROTOCOL', 'The class %s is a registered %s domain, not a protocol', 422)
+
+// 429: over a rate limit (per client, failed authentications per client, per API key); Retry-After says when to retry
+export const DomainRateLimitedError = defineError('DOMAIN_RATE_LIMITED', '%s; retry in %s seconds', 429)
 
 /** A 400 with one entry per offending field, as schema validation failures have. */
 export function invalid (message: string, details: Array<{ field: string, message: string }>) {
