@@ -66,7 +66,10 @@ async function run () {
     ...(process.env.REDIS_URL !== undefined ? { REDIS_URL: process.env.REDIS_URL } : {}),
     ORACLE_PRIVATE_KEY: key,
     LLM_BASE_URL: llm.url,
-    LLM_MODEL: 'loop'
+    LLM_MODEL: 'loop',
+    // One DID from one address at full speed: budgets above the load, so the limiter is paid for but never refuses.
+    RATE_LIMIT_MAX: '1000000',
+    RATE_LIMIT_PRINCIPAL_MAX: '1000000'
   }), { statePrefix, plugins: [whoamiPlugin] })
   process.stdout.write(`oracle-runtime bench: database ${app.runtime.config.DATABASE_URL !== undefined ? 'PostgreSQL' : 'PGlite (embedded)'}, shared state ${app.runtime.state.kind}\n`)
   const base = await app.listen({ host: '127.0.0.1', port: 0 })

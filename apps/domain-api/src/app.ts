@@ -1,8 +1,10 @@
 import { createApp, type App, type CreateAppOptions } from '@impact/service-kit'
+import { rateLimitBudgets, registerRateLimits } from '@impact/service-kit/rate-limits'
 import { createSharedState } from '@impact/shared-state'
 import type { Config } from './config.ts'
 import { openAppDatabase } from './db/open.ts'
-import { declareCaller, SECURITY_SCHEMES } from './plugins/auth.ts'
+import { DomainRateLimitedError } from './errors.ts'
+import { declareCaller, keyIdOf, SECURITY_SCHEMES } from './plugins/auth.ts'
 import apiKeyRoutes from './routes/api-keys/index.ts'
 import domainRoutes from './routes/domains/index.ts'
 import proposalRoutes from './routes/proposals/index.ts'
@@ -20,13 +22,16 @@ export interface BuildOptions {
   clock?: Clock
   /** Where logs go instead of stdout (tests that check what is logged). */
   logStream?: NonNullable<CreateAppOptions['logger']>['stream']
+  /** Namespace of the shared-state keys and channels (default `domain-api:`); replicas share it. */
+  statePrefix?: string
 }
 
 /** Builds domain-api unlistened; tests and server.ts share it. */
 export async function buildApp (config: Config, options: BuildOptions = {}): Promise<App> {
   const clock = options.clock ?? systemClock
   const database = await openAppDatabase(config)
-  const state = createSharedState({ url: config.REDIS_URL, prefix: `${APP_NAME}:` })
+  const prefix = options.statePrefix ?? `${APP_NAME}:`
+  const state = createSharedState({ url: config.REDIS_URL, prefix })
   try {
     const app = await createApp({
       config,
@@ -48,6 +53,14 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       ...(options.logStream !== undefined ? { logger: { stream: options.logStream } } : {})
     })
     declareCaller(app)
+    const budgets = rateLimitBudgets(config)
+    await registerRateLimits(app, {
+      state,
+      namespace: `${prefix}rl:`,
+      ...budgets,
+      principal: { ...budgets.principal, label: 'API key', of: keyIdOf },
+      error: (reason, seconds) => new DomainRateLimitedError(reason, seconds)
+    })
 
     const adminKey = resolveAdminKey(config)
     if (adminKey?.generatedAt !== undefined) app.log.info({ file: adminKey.generatedAt }, 'development admin API key (DOMAIN_API_ADMIN_KEY is unset)')

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { baseConfigProperties, loadConfig as load } from '@impact/service-kit'
+import { rateLimitConfigProperties } from '@impact/service-kit/rate-limits'
 import { DID_PATTERN } from '@impact/schemas'
 
 /** Shortest bootstrap admin key accepted anywhere: 32 characters of a random token is ≥ 160 bits. */
@@ -33,7 +34,13 @@ export const ConfigSchema = Type.Object({
     default: 10,
     description: 'How long a verified API key is cached in memory (revocations also evict at once, across replicas via REDIS_URL)'
   }),
-  DATABASE_POOL_MAX: Type.Integer({ minimum: 1, maximum: 200, default: 10, description: 'Connections to a PostgreSQL server' })
+  DATABASE_POOL_MAX: Type.Integer({ minimum: 1, maximum: 200, default: 10, description: 'Connections to a PostgreSQL server' }),
+  // A programme's backend stays well below these; a key guesser meets 429 after 30 wrong keys.
+  ...rateLimitConfigProperties({
+    client: { max: 3000, windowMs: 60_000 },
+    authFailures: { max: 30, windowMs: 300_000 },
+    principal: { max: 1200, windowMs: 60_000 }
+  }, 'API key')
 })
 export type Config = Static<typeof ConfigSchema>
 

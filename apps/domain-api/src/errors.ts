@@ -31,6 +31,9 @@ export const DomainIdempotencyMismatchError = defineError(
 )
 export const DomainClassNotProtocolError = defineError('DOMAIN_CLASS_NOT_PROTOCOL', 'The class %s is a registered %s domain, not a protocol', 422)
 
+// 429: over a rate limit (per client, failed authentications per client, per API key); Retry-After says when to retry
+export const DomainRateLimitedError = defineError('DOMAIN_RATE_LIMITED', '%s; retry in %s seconds', 429)
+
 /** A 400 with one entry per offending field, as schema validation failures have. */
 export function invalid (message: string, details: Array<{ field: string, message: string }>) {
   return Object.assign(new DomainInvalidError(message), { details })

@@ -23,6 +23,17 @@ describe('configuration', () => {
     expect(loadConfig({})).toMatchObject({ VERIFICATION_QUORUM: 3, VERIFICATION_THRESHOLD: 0.6, VERIFICATION_PERIOD_SECONDS: 604_800, PORT: 3001 })
   })
 
+  it('limits clients, failed authentications and API keys by default', () => {
+    expect(loadConfig({})).toMatchObject({
+      RATE_LIMIT_MAX: 3000,
+      RATE_LIMIT_WINDOW_MS: 60_000,
+      RATE_LIMIT_AUTH_FAILURES_MAX: 30,
+      RATE_LIMIT_AUTH_FAILURES_WINDOW_MS: 300_000,
+      RATE_LIMIT_PRINCIPAL_MAX: 1200,
+      RATE_LIMIT_PRINCIPAL_WINDOW_MS: 60_000
+    })
+  })
+
   it('refuses a bootstrap admin key shorter than 32 characters, without echoing it', () => {
     const issues = issuesOf({ DOMAIN_API_ADMIN_KEY: 'short-admin-key' })
     expect(issues.join()).toContain('DOMAIN_API_ADMIN_KEY')
@@ -41,7 +52,10 @@ describe('configuration', () => {
     [{ VERIFICATION_THRESHOLD: '0' }, 'VERIFICATION_THRESHOLD'],
     [{ VERIFICATION_THRESHOLD: '1.5' }, 'VERIFICATION_THRESHOLD'],
     [{ VERIFICATION_PERIOD_SECONDS: 'soon' }, 'VERIFICATION_PERIOD_SECONDS'],
-    [{ DOMAIN_API_ADMIN_ACCOUNT: 'admin' }, 'DOMAIN_API_ADMIN_ACCOUNT']
+    [{ DOMAIN_API_ADMIN_ACCOUNT: 'admin' }, 'DOMAIN_API_ADMIN_ACCOUNT'],
+    [{ RATE_LIMIT_MAX: '0' }, 'RATE_LIMIT_MAX'],
+    [{ RATE_LIMIT_AUTH_FAILURES_WINDOW_MS: '10' }, 'RATE_LIMIT_AUTH_FAILURES_WINDOW_MS'],
+    [{ RATE_LIMIT_PRINCIPAL_MAX: 'many' }, 'RATE_LIMIT_PRINCIPAL_MAX']
   ])('refuses %j', (env, name) => {
     expect(issuesOf(env).join()).toContain(name)
   })

@@ -50,6 +50,10 @@ export async function startApp (env: Record<string, string> = {}, options: Build
     VERIFICATION_THRESHOLD: '0.6',
     VERIFICATION_PERIOD_SECONDS: '3600',
     VERIFICATION_SWEEP_INTERVAL_SECONDS: '0',
+    // Every file's app counts 127.0.0.1 in one Redis; the rate-limit tests set small budgets of their own.
+    RATE_LIMIT_MAX: '1000000',
+    RATE_LIMIT_AUTH_FAILURES_MAX: '1000000',
+    RATE_LIMIT_PRINCIPAL_MAX: '1000000',
     ...(redis !== undefined && redis !== '' ? { REDIS_URL: redis } : {}),
     ...database.env,
     ...env

@@ -1,9 +1,11 @@
 import { ChatSessionSchema, MessageDtoSchema } from '@impact/schemas'
 import { createApp, type App } from '@impact/service-kit'
+import { rateLimitBudgets, registerRateLimits } from '@impact/service-kit/rate-limits'
 import { createSharedState, type SharedState } from '@impact/shared-state'
 import { createBlocksyncResolver, createUcanVerifier, type DidKeyResolver } from '@impact/ucan'
 import type { Config } from './config.ts'
 import { openAppDatabase } from './db/open.ts'
+import { RateLimitedError } from './errors.ts'
 import { ucanAuthPlugin } from './plugins/ucan-auth.ts'
 import { delegationRoutes } from './routes/delegation.ts'
 import { historyRoutes } from './routes/history.ts'
@@ -49,13 +51,15 @@ const PUBLIC_ROUTES = ['/', '/health', '/health/live', '/docs', '/docs/*', 'GET 
 /** WebSocket limits: a client message (tool results included) up to 1 MiB; protocol heartbeats every 25 s. */
 const REALTIME = { maxPayloadBytes: 1024 * 1024, heartbeatMs: 25_000 }
 const CORS_HEADERS = ['Content-Type', 'Authorization', 'x-ucan-delegation', 'x-matrix-access-token', 'x-matrix-homeserver', 'x-did', 'x-request-id', 'x-auth-type', 'x-timezone']
+const EXPOSED_HEADERS = ['X-Request-Id', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']
 
 /** Builds oracle-runtime unlistened; tests and server.ts share it. */
 export async function buildApp (config: Config, options: AppOptions = {}): Promise<App> {
   // Misconfigured plugins stop the app before anything is opened.
   const resolved = resolvePlugins([...BUILTIN_PLUGINS, ...(options.plugins ?? [])], options.features ?? {}, config)
   const database = await openAppDatabase(config)
-  const state = options.sharedState ?? createSharedState({ url: config.REDIS_URL, prefix: options.statePrefix ?? 'oracle:' })
+  const prefix = options.statePrefix ?? 'oracle:'
+  const state = options.sharedState ?? createSharedState({ url: config.REDIS_URL, prefix })
   const cleanup: Array<() => Promise<void>> = [async () => { if (options.sharedState === undefined) await state.close() }, async () => { await database.close() }]
   const closeAll = async () => { for (const step of cleanup.splice(0)) await step().catch(() => {}) }
   try {
@@ -83,7 +87,7 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
         description: 'Chat sessions, messages (JSON or SSE), UCAN auth, runtime events and plugins for AI oracle agents.',
         securitySchemes: SECURITY_SCHEMES
       },
-      cors: { defaultOrigin: '*', allowedHeaders: CORS_HEADERS, exposedHeaders: ['X-Request-Id'], methods: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'], maxAge: 600 },
+      cors: { defaultOrigin: '*', allowedHeaders: CORS_HEADERS, exposedHeaders: EXPOSED_HEADERS, methods: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'], maxAge: 600 },
       health: {
         checks: { database: async () => { await database.ready() }, sharedState: async () => { await state.ping() } },
         landing: { message: `${APP_NAME} is running`, extra: () => ({ oracleDid: identity.did }) }
@@ -135,6 +139,15 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
     }
     app.decorate('runtime', runtime)
 
+    // Per IP before UCAN auth runs (its onRequest hook comes next), per DID once it named one.
+    const budgets = rateLimitBudgets(config)
+    await registerRateLimits(app, {
+      state,
+      namespace: `${prefix}rl:`,
+      ...budgets,
+      principal: { ...budgets.principal, label: 'DID', of: (request) => request.auth?.did },
+      error: (reason, seconds) => new RateLimitedError(reason, seconds)
+    })
     const isPublic = routeMatcher([...PUBLIC_ROUTES, ...REALTIME_PUBLIC_ROUTES, ...plugins.flatMap(({ plugin }) => plugin.getAuthExcludedRoutes?.() ?? []), ...(options.authExcludedRoutes ?? [])])
     await app.register(ucanAuthPlugin, { verifier, allowBareDelegation, isPublic })
 

@@ -1,12 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { baseConfigProperties, loadConfig as load } from '@impact/service-kit'
+import { rateLimitConfigProperties } from '@impact/service-kit/rate-limits'
 
 /**
  * Environment of oracle-runtime. Besides the platform's common keys:
  * ORACLE_PRIVATE_KEY, ORACLE_DID, ORACLE_NAME, BLOCKSYNC_GRAPHQL_URL, UCAN_AUTH_MAX_TTL_SECONDS,
  * UCAN_ALLOW_BARE_DELEGATION_AUTH, LLM_BASE_URL, LLM_API_KEY, LLM_MODEL, LLM_MODELS, LLM_TIMEOUT_MS,
  * AGENT_MAX_STEPS, BROWSER_TOOL_TIMEOUT_MS, ACTION_TIMEOUT_MS, SSE_HEARTBEAT_MS, REALTIME_HANDSHAKE_TIMEOUT_MS, REALTIME_MAX_CONNECTIONS,
- * CREDITS_*.
+ * CREDITS_*, RATE_LIMIT_*.
  */
 export const ConfigSchema = Type.Object({
   ...baseConfigProperties({ app: 'oracle-runtime', port: 3002 }),
@@ -30,7 +31,13 @@ export const ConfigSchema = Type.Object({
   CREDITS_ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'Operator bearer token of the credits plugin\'s grant and settle routes' })),
   CREDITS_PER_MESSAGE: Type.Integer({ minimum: 0, default: 1, description: 'Credits one message turn costs' }),
   CREDITS_INITIAL_GRANT: Type.Integer({ minimum: 0, default: 0, description: 'Credits a new user starts with' }),
-  CREDITS_TOPUP_AMOUNT: Type.Integer({ minimum: 1, default: 100, description: 'Credits a payment claim is raised for when a user runs out' })
+  CREDITS_TOPUP_AMOUNT: Type.Integer({ minimum: 1, default: 100, description: 'Credits a payment claim is raised for when a user runs out' }),
+  // Generous per IP (users behind one carrier NAT share it), tighter per DID (a turn can cost a model call).
+  ...rateLimitConfigProperties({
+    client: { max: 3000, windowMs: 60_000 },
+    authFailures: { max: 100, windowMs: 300_000 },
+    principal: { max: 300, windowMs: 60_000 }
+  }, 'authenticated DID')
 })
 export type Config = Static<typeof ConfigSchema>
 

@@ -5,7 +5,7 @@ import type { SharedState } from './types.ts'
 export type * from './types.ts'
 export { createMemoryState } from './memory-state.ts'
 export { TtlMap } from './ttl-map.ts'
-export { createRedisState, DEFAULT_COMMAND_TIMEOUT_MS, type RedisStateOptions } from './redis-state.ts'
+export { createRedisState, redisClientOf, DEFAULT_COMMAND_TIMEOUT_MS, type RedisStateOptions } from './redis-state.ts'
 
 export interface SharedStateOptions {
   /** `REDIS_URL`; without it the state lives in this process only. */

@@ -26,6 +26,14 @@ export interface RedisStateOptions {
 
 export const DEFAULT_COMMAND_TIMEOUT_MS = 2000
 
+const clients = new WeakMap<SharedState, Redis>()
+
+/**
+ * The command connection behind a Redis state, for a library that speaks Redis itself on the
+ * app's connection (the rate limiter's Lua counters); undefined for an in-process state.
+ */
+export const redisClientOf = (state: SharedState): Redis | undefined => clients.get(state)
+
 /**
  * Redis implementation: one command connection, plus one subscriber connection opened on the
  * first `subscribe` (a Redis connection in subscribe mode cannot run other commands).
@@ -56,7 +64,7 @@ export function createRedisState (options: RedisStateOptions): SharedState & { r
     return subscriber
   }
 
-  return {
+  const state: SharedState & { readonly client: Redis } = {
     kind: 'redis',
     client,
     async get (key) {
@@ -137,4 +145,6 @@ export function createRedisState (options: RedisStateOptions): SharedState & { r
       await Promise.allSettled([client.quit(), subscriber?.quit()])
     }
   }
+  clients.set(state, client)
+  return state
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { createMemoryState, createRedisState, createSharedState, type SharedState } from '../src/index.ts'
+import { createMemoryState, createRedisState, createSharedState, redisClientOf, type SharedState } from '../src/index.ts'
 
 const redisUrl = process.env.REDIS_URL
 // In-process always; Redis whenever REDIS_URL is set (the CI server pass).
@@ -141,6 +141,14 @@ describe('createSharedState', () => {
   it('is in-process without a URL', async () => {
     const state = createSharedState({ prefix: 'x:' })
     expect(state.kind).toBe('memory')
+    expect(redisClientOf(state)).toBeUndefined()
     await state.close()
+  })
+
+  it.runIf(redisUrl !== undefined)('lends its Redis connection to libraries that speak Redis themselves', async () => {
+    const state = createSharedState({ url: redisUrl, prefix: 'x:' })
+    onTestFinished(async () => { await state.close() })
+    expect(state.kind).toBe('redis')
+    expect(await redisClientOf(state)?.ping()).toBe('PONG')
   })
 })

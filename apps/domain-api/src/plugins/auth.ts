@@ -26,6 +26,13 @@ export function declareCaller (app: FastifyInstance) {
 export const callerOf = (request: FastifyRequest): Caller => request.getDecorator<Caller>(CALLER)
 
 /**
+ * The id of the calling key once `authorize` admitted it (the per-key rate limit's principal).
+ * Routes registered before `declareCaller` (the docs) have no caller slot at all.
+ */
+export const keyIdOf = (request: FastifyRequest): string | undefined =>
+  CALLER in request ? request.getDecorator<Caller | null>(CALLER)?.keyId : undefined
+
+/**
  * An onRequest hook admitting callers whose key holds one of `roles` (any valid key when empty).
  * It runs before the body is read, so unauthenticated requests cost no parsing.
  */

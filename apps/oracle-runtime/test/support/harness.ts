@@ -39,6 +39,10 @@ export async function createHarness (env: Record<string, string> = {}, options: 
     ...database.env,
     ...(redisUrl !== undefined && redisUrl !== '' ? { REDIS_URL: redisUrl } : {}),
     ORACLE_PRIVATE_KEY: oracleKey,
+    // Budgets no other test reaches; the rate-limit tests set small ones.
+    RATE_LIMIT_MAX: '1000000',
+    RATE_LIMIT_AUTH_FAILURES_MAX: '1000000',
+    RATE_LIMIT_PRINCIPAL_MAX: '1000000',
     ...env
   }), { statePrefix: prefix, ...options })
   const oracleDid = app.runtime.identity.did

@@ -1,0 +1,102 @@
+import { randomBytes } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
+import { ConfigError } from '@impact/service-kit'
+import { loadConfig } from '../src/config.ts'
+import { createHarness, type Harness } from './support/harness.ts'
+
+const servers = (process.env.DATABASE_URL ?? '') !== '' && (process.env.REDIS_URL ?? '') !== ''
+const clientIp = () => `10.${[1, 2, 3].map(() => randomBytes(1)[0]).join('.')}`
+
+describe('rate limits', () => {
+  let h: Harness
+  beforeAll(async () => {
+    h = await createHarness({ RATE_LIMIT_MAX: '8', RATE_LIMIT_AUTH_FAILURES_MAX: '3', RATE_LIMIT_PRINCIPAL_MAX: '3' })
+  })
+  afterAll(async () => { await h?.close() })
+
+  it('refuses a DID over its budget from any address while another DID still passes', async () => {
+    const { app, user } = h
+    const [busy, calm] = [await user(), await user()]
+    const statuses = []
+    for (let i = 0; i < 5; i++) statuses.push((await app.inject({ method: 'GET', url: '/sessions', headers: busy.headers, remoteAddress: clientIp() })).statusCode)
+    expect(statuses).toEqual([200, 200, 200, 429, 429])
+
+    const refused = await app.inject({ method: 'POST', url: '/sessions', headers: { ...busy.headers, origin: 'https://app.example' }, remoteAddress: clientIp() })
+    expect(refused.statusCode).toBe(429)
+    expect(refused.json()).toEqual({
+      statusCode: 429,
+      error: 'Too Many Requests',
+      code: 'ORACLE_RATE_LIMITED',
+      message: expect.stringMatching(/^Too many requests for this DID; retry in \d+ seconds$/)
+    })
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0)
+    expect(refused.headers['x-ratelimit-remaining']).toBe('0')
+    expect(String(refused.headers['access-control-expose-headers']).toLowerCase()).toContain('retry-after')
+
+    const other = await app.inject({ method: 'POST', url: '/sessions', headers: calm.headers, remoteAddress: clientIp() })
+    expect(other.statusCode).toBe(201)
+    expect(other.headers['x-ratelimit-limit']).toBe('3')
+    expect(other.headers['x-ratelimit-remaining']).toBe('2')
+  })
+
+  it('refuses an address whose authentications failed too often, valid credentials included', async () => {
+    const { app, user } = h
+    const alice = await user()
+    const ip = clientIp()
+    const forged = { authorization: 'Bearer not-a-ucan', 'x-auth-type': 'ucan' }
+    const statuses = []
+    for (let i = 0; i < 2; i++) statuses.push((await app.inject({ method: 'GET', url: '/sessions', headers: forged, remoteAddress: ip })).statusCode)
+    statuses.push((await app.inject({ method: 'GET', url: '/sessions', remoteAddress: ip })).statusCode)
+    for (let i = 0; i < 2; i++) statuses.push((await app.inject({ method: 'GET', url: '/sessions', headers: forged, remoteAddress: ip })).statusCode)
+    expect(statuses).toEqual([401, 401, 401, 429, 429])
+
+    const blocked = await app.inject({ method: 'GET', url: '/sessions', headers: alice.headers, remoteAddress: ip })
+    expect(blocked.statusCode).toBe(429)
+    expect(blocked.json()).toMatchObject({ code: 'ORACLE_RATE_LIMITED', message: expect.stringMatching(/failed authentications/) })
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0)
+    expect((await app.inject({ method: 'GET', url: '/sessions', headers: alice.headers, remoteAddress: clientIp() })).statusCode).toBe(200)
+  })
+
+  it('limits each address on public routes too, but never the probes', async () => {
+    const { app } = h
+    const ip = clientIp()
+    const statuses = []
+    for (let i = 0; i < 10; i++) statuses.push((await app.inject({ method: 'GET', url: '/models', remoteAddress: ip })).statusCode)
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 429, 429])
+    for (let i = 0; i < 6; i++) {
+      expect((await app.inject({ method: 'GET', url: '/health', remoteAddress: ip })).statusCode).toBe(200)
+      expect((await app.inject({ method: 'GET', url: '/health/live', remoteAddress: ip })).statusCode).toBe(200)
+    }
+  })
+
+  it('documents the 429 in the OpenAPI document', async () => {
+    const spec = (await h.app.inject({ method: 'GET', url: '/docs/json', remoteAddress: clientIp() })).json()
+    expect(spec.paths['/messages/{sessionId}'].post.responses['429'].headers['retry-after']).toBeDefined()
+    expect(spec.paths['/sessions'].get.responses['429']).toBeDefined()
+  })
+})
+
+describe('rate-limit configuration', () => {
+  it('has budgets by default and refuses empty or unreadable ones', () => {
+    expect(loadConfig({})).toMatchObject({ RATE_LIMIT_MAX: 3000, RATE_LIMIT_AUTH_FAILURES_MAX: 100, RATE_LIMIT_PRINCIPAL_MAX: 300, RATE_LIMIT_PRINCIPAL_WINDOW_MS: 60_000 })
+    expect(() => loadConfig({ RATE_LIMIT_PRINCIPAL_MAX: '0' })).toThrow(ConfigError)
+    expect(() => loadConfig({ RATE_LIMIT_WINDOW_MS: 'a minute' })).toThrow(/RATE_LIMIT_WINDOW_MS/)
+  })
+})
+
+describe.runIf(servers)('rate limits on two replicas on PostgreSQL and Redis', () => {
+  it('draws a DID\'s requests on both replicas from one budget', async () => {
+    const env = { RATE_LIMIT_PRINCIPAL_MAX: '4' }
+    const a = await createHarness(env)
+    const b = await createHarness({ ...env, ORACLE_PRIVATE_KEY: a.oracleKey }, {}, a.shared)
+    onTestFinished(async () => {
+      await b.close()
+      await a.close()
+    })
+    const [busy, calm] = [await a.user(), await a.user()]
+    const statuses = []
+    for (let i = 0; i < 6; i++) statuses.push((await [a, b][i % 2]!.app.inject({ method: 'GET', url: '/sessions', headers: busy.headers })).statusCode)
+    expect(statuses).toEqual([200, 200, 200, 200, 429, 429])
+    expect((await b.app.inject({ method: 'GET', url: '/sessions', headers: calm.headers })).statusCode).toBe(200)
+  })
+})
