@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url'
 import { createTestDatabase } from '@impact/persistence/testing'
 import { describeOutages, type ServerProcess } from '@impact/service-kit/testing'
-import { ADMIN_KEY, PROTOCOL } from './helper.ts'
+import { ADMIN_KEY, PROTOCOL, UNTHROTTLED } from './helper.ts'
 
 const json = { 'content-type': 'application/json' }
 
@@ -42,7 +42,7 @@ async function traffic (server: ServerProcess) {
 
 describeOutages({
   entry: fileURLToPath(new URL('../src/server.ts', import.meta.url)),
-  env: { NODE_ENV: 'test', DOMAIN_API_ADMIN_KEY: ADMIN_KEY, DATA_DIR: 'memory://' },
+  env: { NODE_ENV: 'test', DOMAIN_API_ADMIN_KEY: ADMIN_KEY, DATA_DIR: 'memory://', ...UNTHROTTLED },
   createDatabase: createTestDatabase,
   traffic,
   allowed: /^(200|201|503 SERVICE_UNAVAILABLE)$/,

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url'
 import { createTestDatabase } from '@impact/persistence/testing'
 import { describeOutages, type ServerProcess } from '@impact/service-kit/testing'
 import { formatSigner, generateSigner, mintInvocation } from '@impact/ucan'
+import { UNTHROTTLED } from './support/harness.ts'
 
 const oracleKey = formatSigner(await generateSigner())
 
@@ -36,7 +37,7 @@ async function traffic (server: ServerProcess) {
 
 describeOutages({
   entry: fileURLToPath(new URL('../src/server.ts', import.meta.url)),
-  env: { NODE_ENV: 'test', DATA_DIR: 'memory://', ORACLE_PRIVATE_KEY: oracleKey },
+  env: { NODE_ENV: 'test', DATA_DIR: 'memory://', ORACLE_PRIVATE_KEY: oracleKey, ...UNTHROTTLED },
   createDatabase: createTestDatabase,
   traffic,
   allowed: /^(200|503 SERVICE_UNAVAILABLE)$/,

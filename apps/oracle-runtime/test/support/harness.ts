@@ -5,6 +5,9 @@ import { formatSigner, generateSigner, mintDelegation, mintInvocation, type Orac
 import { buildApp, type AppOptions } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
 
+/** Budgets no other test reaches; the rate-limit tests set small ones. */
+export const UNTHROTTLED = { RATE_LIMIT_MAX: '1000000', RATE_LIMIT_AUTH_FAILURES_MAX: '1000000', RATE_LIMIT_PRINCIPAL_MAX: '1000000' }
+
 export interface TestUser {
   signer: OracleSigner
   did: string
@@ -39,10 +42,7 @@ export async function createHarness (env: Record<string, string> = {}, options: 
     ...database.env,
     ...(redisUrl !== undefined && redisUrl !== '' ? { REDIS_URL: redisUrl } : {}),
     ORACLE_PRIVATE_KEY: oracleKey,
-    // Budgets no other test reaches; the rate-limit tests set small ones.
-    RATE_LIMIT_MAX: '1000000',
-    RATE_LIMIT_AUTH_FAILURES_MAX: '1000000',
-    RATE_LIMIT_PRINCIPAL_MAX: '1000000',
+    ...UNTHROTTLED,
     ...env
   }), { statePrefix: prefix, ...options })
   const oracleDid = app.runtime.identity.did
