@@ -1,33 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest'
-import { Dialer, newPhone, OPERATOR_TOKEN, setupApp, SUPPORT_TOKEN, type TestContext } from '../helper.ts'
+import { atPinPrompt, createAccount, Dialer, newPhone, OPERATOR_TOKEN, pinReset, setupApp, SUPPORT_TOKEN, type TestContext } from '../helper.ts'
 
 const WELCOME = 'CON Welcome to Impact Platform\n1. Know More\n2. Account\n3. Language/Lugha\n*. Exit'
-
-async function createAccount (ctx: TestContext, options: { name?: string, email?: string, pin?: string, phoneNumber?: string } = {}) {
-  const phone = new Dialer(ctx.app, { phoneNumber: options.phoneNumber ?? newPhone() })
-  await phone.dial()
-  await phone.send('2')
-  await phone.send('2')
-  await phone.send(options.name ?? 'Jane Wanjiru')
-  await phone.send(options.email ?? '00')
-  await phone.send(options.pin ?? '48213')
-  const done = await phone.send(options.pin ?? '48213')
-  const customerId = /Customer ID: (C[0-9A-F]{8})/.exec(done.screen)?.[1]
-  if (customerId === undefined) throw new Error(`no customer id in ${done.body}`)
-  return { phone, customerId, done }
-}
-
-/** Support's PIN reset of `customerId`. */
-const pinReset = (ctx: TestContext, customerId: string, token = SUPPORT_TOKEN, agent = 'agent.wanjiku@example.org') =>
-  ctx.app.inject({ method: 'POST', url: `/api/ussd/accounts/${customerId}/pin-reset`, headers: { authorization: `Bearer ${token}`, 'x-support-agent': agent } })
-
-/** A new session at the PIN prompt of a login as `customerId`. */
-async function atPinPrompt (ctx: TestContext, customerId: string) {
-  const phone = new Dialer(ctx.app)
-  await phone.dial('2*1')
-  await phone.send(customerId)
-  return phone
-}
 
 describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
   let ctx: TestContext

@@ -24,10 +24,11 @@ export const lockedEnd = (account: Account, now = Date.now()): Step =>
   end('login.locked', { id: account.customerId, wait: waitText((account.lockedUntil?.getTime() ?? now) - now) })
 
 /** Why an attempt was not counted, or a right PIN could not be settled: locked, replaced or gone. */
-async function notCounted (deps: MachineDeps, customerId: string, now: number): Promise<Step> {
+async function notCounted (deps: MachineDeps, customerId: string): Promise<Step> {
   const account = await findAccount(deps.db, customerId)
   if (account === undefined) return go('accountMenu')
-  return account.status === 'locked' ? lockedEnd(account, now) : end('services.pinReplaced')
+  // The time after the read: a lock placed by a parallel attempt may be younger than this one.
+  return account.status === 'locked' ? lockedEnd(account, Date.now()) : end('services.pinReplaced')
 }
 
 /** A fresh seal of a PIN proven under a retired key or older cost, unless the PIN queue is full (next login then). */
@@ -52,7 +53,7 @@ export async function checkPin (deps: MachineDeps, session: Session, customerId:
   const now = chargedAt.getTime()
   const policy = { maxAttempts: MAX_PIN_ATTEMPTS, ...deps.lockout }
   const charged = await chargePinAttempt(deps.db, customerId, policy, chargedAt)
-  if (charged === undefined) return { stop: await notCounted(deps, customerId, now) }
+  if (charged === undefined) return { stop: await notCounted(deps, customerId) }
   let check
   try {
     check = await deps.vault.verify(pin, charged.pinRecord)
@@ -70,7 +71,7 @@ export async function checkPin (deps: MachineDeps, session: Session, customerId:
   }
   const reseal = check.stale ? await resealed(deps, pin) : undefined
   if (!(await settleRightPin(deps.db, customerId, { pinVersion: charged.pinVersion, chargedAt, reseal }))) {
-    return { stop: await notCounted(deps, customerId, now) }
+    return { stop: await notCounted(deps, customerId) }
   }
   return { account: { ...charged, status: 'active', pinAttempts: 0, lockouts: 0, lockedReason: null, lockedUntil: null } }
 }
