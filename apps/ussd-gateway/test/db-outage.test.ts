@@ -1,4 +1,3 @@
-import { createServer, connect, type Server, type Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { sql } from 'kysely'
 import { openDatabase } from '@impact/persistence'
@@ -7,39 +6,7 @@ import { createTestDatabase, type TestDatabase } from '@impact/persistence/testi
 import { buildApp } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
 import { captureLogs, Dialer, dropRedisPrefix, TEST_PIN_KEY, type CapturedLogs, type TestApp } from './helper.ts'
-
-/** A TCP relay in front of PostgreSQL that the test can cut and restore, like a network outage. */
-async function startRelay (target: { host: string, port: number }) {
-  const sockets = new Set<Socket>()
-  let up = true
-  const server: Server = createServer((client) => {
-    if (!up) {
-      client.destroy()
-      return
-    }
-    const upstream = connect(target.port, target.host)
-    for (const socket of [client, upstream]) {
-      sockets.add(socket)
-      socket.on('error', () => {})
-      socket.on('close', () => { sockets.delete(socket) })
-    }
-    client.pipe(upstream).pipe(client)
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  return {
-    port: typeof address === 'object' && address !== null ? address.port : 0,
-    cut: () => {
-      up = false
-      for (const socket of sockets) socket.destroy()
-    },
-    restore: () => { up = true },
-    close: async () => {
-      for (const socket of sockets) socket.destroy()
-      await new Promise((resolve) => server.close(resolve))
-    }
-  }
-}
+import { startRelay, type Relay } from './pg-relay.ts'
 
 const UNAVAILABLE = 'END Service temporarily unavailable. Please try again later.'
 const DEADLINE_MS = 2000
@@ -53,7 +20,7 @@ const stores = [
 ]
 describe.runIf(process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '').each(stores)('database outage, $store', ({ redis }) => {
   let database: TestDatabase
-  let relay: Awaited<ReturnType<typeof startRelay>>
+  let relay: Relay
   let app: TestApp
   let logs: CapturedLogs
   const prefix = `test:ussd:outage:${process.pid}:${redis === undefined ? 'local' : 'redis'}:`
