@@ -42,8 +42,10 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
   }
   try {
     const keyring = loadKeyring(config)
-    const pinQueue = createPinQueue({ concurrency: config.PIN_CHECK_CONCURRENCY, maxQueued: config.PIN_CHECK_QUEUE_MAX })
-    const vault = createPinVault(keyring, pinQueue)
+    const vault = createPinVault(keyring, createPinQueue({
+      concurrency: config.PIN_CHECK_CONCURRENCY,
+      maxQueued: config.PIN_CHECK_QUEUE_MAX
+    }))
     const preferences = createPreferences(database.db, state)
     const app = await createApp({
       config,

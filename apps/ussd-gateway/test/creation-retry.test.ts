@@ -13,9 +13,13 @@ const UNAVAILABLE = 'END Service temporarily unavailable. Please try again later
 // can do that (PGlite runs inside the app's process). Sessions in-process and, with Redis, shared.
 const stores = [
   { store: 'in-process sessions', redis: undefined },
-  ...(process.env.REDIS_URL !== undefined && process.env.REDIS_URL !== '' ? [{ store: 'Redis sessions', redis: process.env.REDIS_URL }] : [])
+  ...(process.env.REDIS_URL !== undefined && process.env.REDIS_URL !== ''
+    ? [{ store: 'Redis sessions', redis: process.env.REDIS_URL }]
+    : [])
 ]
-describe.runIf(process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '').each(stores)('sign-up retried after its reply was lost, $store', ({ redis }) => {
+const onServer = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== ''
+
+describe.runIf(onServer).each(stores)('sign-up retried after its answer was lost, $store', ({ redis }) => {
   let database: TestDatabase
   let relay: Relay
   let app: TestApp
@@ -36,7 +40,14 @@ describe.runIf(process.env.DATABASE_URL !== undefined && process.env.DATABASE_UR
       PIN_ENCRYPTION_KEY: TEST_PIN_KEY,
       ...(redis !== undefined ? { REDIS_URL: redis } : {})
     }))
-    direct = await openDatabase<DB>({ url: database.url, dataDir: database.dataDir, migrations: {}, migrationTable: 'unused', migrate: 'never', poolMax: 1 })
+    direct = await openDatabase<DB>({
+      url: database.url,
+      dataDir: database.dataDir,
+      migrations: {},
+      migrationTable: 'unused',
+      migrate: 'never',
+      poolMax: 1
+    })
   })
   afterAll(async () => {
     await app?.close()
@@ -53,13 +64,16 @@ describe.runIf(process.env.DATABASE_URL !== undefined && process.env.DATABASE_UR
     const lost = relay.loseAnswer('insert into "ussd_accounts"', 'INSERT 0 1')
     expect((await signup.send('48213')).body).toBe(UNAVAILABLE)
     await lost
-    const accounts = () => direct.db.selectFrom('ussd_accounts').select('customer_id').where('phone_number', '=', signup.phoneNumber).execute()
+    const accounts = async () => await direct.db.selectFrom('ussd_accounts').select('customer_id')
+      .where('phone_number', '=', signup.phoneNumber)
+      .execute()
     const [created] = await accounts()
     expect(created).toBeDefined()
 
     // The aggregator retries the hop: the account is there, under the same id.
     const retried = await signup.post(signup.text)
-    expect(retried.screen).toBe(`Account created!\nYour Customer ID: ${created?.customer_id ?? ''}\nKeep it safe: you need it with your PIN to log in.\n1. My Account\n0. Main menu`)
+    expect(retried.screen).toBe(`Account created!\nYour Customer ID: ${created?.customer_id ?? ''}\n` +
+      'Keep it safe: you need it with your PIN to log in.\n1. My Account\n0. Main menu')
     expect(await accounts()).toHaveLength(1)
     expect((await signup.send('1')).screen).toMatch(/^My Account \(C[0-9A-F]{8}\)\n1\. Account details/)
 

@@ -162,12 +162,16 @@ export async function createAccount (ctx: { app: TestApp }, options: NewAccountO
 }
 
 /** Support's PIN reset of `customerId`. */
-export const pinReset = async (ctx: { app: TestApp }, customerId: string, token = SUPPORT_TOKEN, agent = 'agent.wanjiku@example.org') =>
-  await ctx.app.inject({
-    method: 'POST',
-    url: `/api/ussd/accounts/${customerId}/pin-reset`,
-    headers: { authorization: `Bearer ${token}`, 'x-support-agent': agent }
-  })
+export const pinReset = async (
+  ctx: { app: TestApp },
+  customerId: string,
+  token = SUPPORT_TOKEN,
+  agent = 'agent.wanjiku@example.org'
+) => await ctx.app.inject({
+  method: 'POST',
+  url: `/api/ussd/accounts/${customerId}/pin-reset`,
+  headers: { authorization: `Bearer ${token}`, 'x-support-agent': agent }
+})
 
 /** A new session at the PIN prompt of a login as `customerId`. */
 export async function atPinPrompt (ctx: { app: TestApp }, customerId: string) {

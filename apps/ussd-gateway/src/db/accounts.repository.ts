@@ -76,7 +76,9 @@ export async function findAccount (db: Kysely<DB>, customerId: string): Promise<
 }
 
 export async function findAccountByCreationKey (db: Kysely<DB>, creationKey: string): Promise<Account | undefined> {
-  const row = await db.selectFrom('ussd_accounts').selectAll().where('creation_key', '=', creationKey).executeTakeFirst()
+  const row = await db.selectFrom('ussd_accounts').selectAll()
+    .where('creation_key', '=', creationKey)
+    .executeTakeFirst()
   return row === undefined ? undefined : toAccount(row)
 }
 

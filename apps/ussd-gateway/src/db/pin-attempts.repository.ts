@@ -9,9 +9,11 @@ export interface LockoutPolicy {
   maxMs: number
 }
 
-/** The cool-down of the next lockout, from the row's count of lockouts so far (capped before the power overflows). */
-const coolDown = (policy: LockoutPolicy) =>
-  sql`least(${policy.baseMs}::float8 * power(2, least(lockouts, 40)), ${policy.maxMs}::float8) * interval '1 millisecond'`
+/** The next lockout's cool-down, from the row's count of lockouts so far (the power capped so it cannot overflow). */
+const coolDown = (policy: LockoutPolicy) => {
+  const doubled = sql`${policy.baseMs}::float8 * power(2, least(lockouts, 40))`
+  return sql`least(${doubled}, ${policy.maxMs}::float8) * interval '1 millisecond'`
+}
 
 /**
  * Counts a PIN attempt before the PIN is compared, in one conditional statement, so parallel
@@ -22,7 +24,12 @@ const coolDown = (policy: LockoutPolicy) =>
  * Resolves the account as counted (`pinAttempts` is this attempt's place), or undefined when no
  * place was left: the account is locked, or unknown.
  */
-export async function chargePinAttempt (db: Kysely<DB>, customerId: string, policy: LockoutPolicy, now: Date): Promise<Account | undefined> {
+export async function chargePinAttempt (
+  db: Kysely<DB>,
+  customerId: string,
+  policy: LockoutPolicy,
+  now: Date
+): Promise<Account | undefined> {
   const attempt = sql<number>`case when status = 'locked' then 1 else pin_attempts + 1 end`
   const locks = sql<boolean>`${attempt} >= ${policy.maxAttempts}`
   const row = await db.updateTable('ussd_accounts')

@@ -19,7 +19,8 @@ export function createPinQueue (options: PinQueueOptions) {
   return {
     async run<T> (task: () => Promise<T>): Promise<T> {
       // p-limit counts a task as active or pending from the call on, so this holds for bursts too.
-      if (limit.activeCount + limit.pendingCount >= options.concurrency + options.maxQueued) throw new UssdPinBusyError()
+      const taken = limit.activeCount + limit.pendingCount
+      if (taken >= options.concurrency + options.maxQueued) throw new UssdPinBusyError()
       return await limit(task)
     }
   }

@@ -61,8 +61,10 @@ export interface PinCheck {
  * With a `queue`, every hash waits for its turn there (UssdPinBusyError when it is full).
  */
 export function createPinVault (keyring: Keyring, queue?: PinQueue) {
-  const queued = async (password: Buffer, salt: Buffer, params: typeof SCRYPT): Promise<Buffer> =>
-    await (queue === undefined ? scryptHash(password, salt, params) : queue.run(() => scryptHash(password, salt, params)))
+  const queued = async (password: Buffer, salt: Buffer, params: typeof SCRYPT): Promise<Buffer> => {
+    const task = () => scryptHash(password, salt, params)
+    return await (queue === undefined ? task() : queue.run(task))
+  }
   return {
     keyId: keyring.current.id,
 

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest'
-import { atPinPrompt, createAccount, Dialer, newPhone, OPERATOR_TOKEN, pinReset, setupApp, SUPPORT_TOKEN, type TestContext } from '../helper.ts'
+import {
+  atPinPrompt, createAccount, Dialer, newPhone, OPERATOR_TOKEN, pinReset, setupApp, SUPPORT_TOKEN, type TestContext
+} from '../helper.ts'
 
 const WELCOME = 'CON Welcome to Impact Platform\n1. Know More\n2. Account\n3. Language/Lugha\n*. Exit'
+const LOCKED_NOW =
+  'END Incorrect PIN (3/3). Your account is now locked for 15 minutes. Try again then, or contact support.'
+const locked = (id: string) =>
+  `END Account ${id} is locked after 3 incorrect PINs. Try again in 15 minutes, or contact support.`
 
 describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
   let ctx: TestContext
@@ -137,11 +143,11 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     expect((await first.send('11112')).screen).toMatch(/^Incorrect PIN \(1\/3\)/)
     expect((await first.send('11113')).screen).toMatch(/^Incorrect PIN \(2\/3\)/)
     const second = await atPinPrompt(ctx, customerId)
-    const locked = await second.send('11114')
-    expect(locked.body).toBe('END Incorrect PIN (3/3). Your account is now locked for 15 minutes. Try again then, or contact support.')
+    const lockedNow = await second.send('11114')
+    expect(lockedNow.body).toBe(LOCKED_NOW)
     const third = new Dialer(ctx.app)
     await third.dial('2*1')
-    expect((await third.send(customerId)).body).toBe(`END Account ${customerId} is locked after 3 incorrect PINs. Try again in 15 minutes, or contact support.`)
+    expect((await third.send(customerId)).body).toBe(locked(customerId))
   })
 
   it('tells only the attempt that locked the account that it did, when wrong PINs race', async () => {
@@ -150,8 +156,8 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     for (const pin of ['11112', '11113']) await first.send(pin)
     const racers = await Promise.all(Array.from({ length: 4 }, async () => await atPinPrompt(ctx, customerId)))
     const bodies = await Promise.all(racers.map(async (phone) => (await phone.send('11114')).body))
-    expect(bodies.filter((body) => body.startsWith('END Incorrect PIN (3/3). Your account is now locked for 15 minutes.'))).toHaveLength(1)
-    expect(bodies.filter((body) => body === `END Account ${customerId} is locked after 3 incorrect PINs. Try again in 15 minutes, or contact support.`)).toHaveLength(3)
+    expect(bodies.filter((body) => body === LOCKED_NOW)).toHaveLength(1)
+    expect(bodies.filter((body) => body === locked(customerId))).toHaveLength(3)
   })
 
   it('ends sessions already logged in once the account is locked, and a PIN change does not lift the lock', async () => {

@@ -4,8 +4,10 @@ import { atPinPrompt, createAccount, Dialer, pinReset, setupApp, type TestApp, t
 const MINUTE = 60_000
 const PIN_PROMPT = 'Enter your 5-digit PIN:\n0. Back'
 const wrongPin = (n: number) => `CON Incorrect PIN (${n}/3). Please try again.\n${PIN_PROMPT}`
-const lockedNow = (wait: string) => `END Incorrect PIN (3/3). Your account is now locked for ${wait}. Try again then, or contact support.`
-const locked = (id: string, wait: string) => `END Account ${id} is locked after 3 incorrect PINs. Try again in ${wait}, or contact support.`
+const lockedNow = (wait: string) =>
+  `END Incorrect PIN (3/3). Your account is now locked for ${wait}. Try again then, or contact support.`
+const locked = (id: string, wait: string) =>
+  `END Account ${id} is locked after 3 incorrect PINs. Try again in ${wait}, or contact support.`
 const WRONG_PINS = ['11112', '11113', '11114']
 
 /** Moves the clock the app reads (Date only: timers and the database's own clock run on). */
@@ -36,7 +38,7 @@ describe('PIN attempts and lockouts', () => {
   beforeAll(async () => { ctx = await setupApp({ PIN_LOCKOUT_BASE_SECONDS: '900', PIN_LOCKOUT_MAX_SECONDS: '3600' }) })
   afterAll(async () => { await ctx?.close() })
 
-  it('counts each attempt before comparing it: of 11 wrong PINs and the right one sent at once, 3 are compared', async () => {
+  it('counts attempts before comparing them: of 11 wrong PINs and the right one at once, 3 are compared', async () => {
     const { customerId } = await createAccount(ctx)
     const sessions = await Promise.all(Array.from({ length: 12 }, async () => await atPinPrompt(ctx, customerId)))
     const pins = [...Array.from({ length: 11 }, (_, i) => String(60_000 + i)), '48213']
@@ -56,7 +58,7 @@ describe('PIN attempts and lockouts', () => {
     }
   })
 
-  it('lifts a lockout when its cool-down is over; each lockout doubles it up to the cap, a login starts over', async () => {
+  it('lifts a lockout after its cool-down; each lockout doubles it up to the cap, a login starts over', async () => {
     const { customerId } = await createAccount(ctx)
     const time = clock()
     expect(await lockOut(ctx, customerId)).toBe(lockedNow('15 minutes'))
@@ -78,7 +80,7 @@ describe('PIN attempts and lockouts', () => {
     expect(await lockOut(ctx, customerId)).toBe(lockedNow('15 minutes'))
   })
 
-  it('reads the cool-down from the configuration and says it in whole hours past 90 minutes, in Kiswahili too', async () => {
+  it('reads the cool-down from the configuration, says it in hours past 90 minutes, in Kiswahili too', async () => {
     const other = await setupApp({ PIN_LOCKOUT_BASE_SECONDS: '7200', PIN_LOCKOUT_MAX_SECONDS: '7200' })
     onTestFinished(async () => { await other.close() })
     const slow = other.app
@@ -92,7 +94,8 @@ describe('PIN attempts and lockouts', () => {
     await phone.send(WRONG_PINS[0] ?? '')
     await phone.send(WRONG_PINS[1] ?? '')
     expect((await phone.send(WRONG_PINS[2] ?? '')).body)
-      .toBe('END PIN si sahihi (3/3). Akaunti yako imefungwa kwa saa 2. Jaribu tena baadaye, au wasiliana na huduma kwa wateja.')
+      .toBe('END PIN si sahihi (3/3). Akaunti yako imefungwa kwa saa 2. Jaribu tena baadaye, ' +
+        'au wasiliana na huduma kwa wateja.')
     expect(await loginAs(slow, customerId)).toBe(locked(customerId, '2 hours'))
   })
 
@@ -103,7 +106,8 @@ describe('PIN attempts and lockouts', () => {
     const temporaryPin = (await pinReset(ctx, customerId)).json().temporaryPin as string
     const phone = await atPinPrompt(ctx, customerId)
     expect((await phone.send(temporaryPin)).screen).toMatch(/^Your PIN was reset\. Choose a new PIN to continue\./)
-    expect((await phone.send('48213')).screen).toBe('The new PIN must differ from your previous PIN.\nEnter a new 5-digit PIN:\n0. Back')
+    expect((await phone.send('48213')).screen)
+      .toBe('The new PIN must differ from your previous PIN.\nEnter a new 5-digit PIN:\n0. Back')
     expect((await phone.send('60714')).body).toBe('CON Confirm your new PIN:\n0. Back')
     expect((await phone.send('60714')).screen).toMatch(/^Your PIN was changed\./)
     const later = await atPinPrompt(ctx, customerId)

@@ -25,7 +25,9 @@ describe('PIN queue', () => {
     expect(loggedIn.length).toBeGreaterThan(0)
     expect(busy.length + loggedIn.length).toBe(ids.length)
     // A refused check compared nothing: the next wrong PIN is the first one counted.
-    for (const id of busy) expect((await (await atPinPrompt(ctx, id)).send('11112')).screen).toMatch(/^Incorrect PIN \(1\/3\)/)
+    for (const id of busy) {
+      expect((await (await atPinPrompt(ctx, id)).send('11112')).screen).toMatch(/^Incorrect PIN \(1\/3\)/)
+    }
   })
 
   it('ends a sign-up with the busy text when its PIN cannot be hashed, and lets it start again', async () => {

@@ -38,7 +38,7 @@ export function normaliseEmail (input: string): string | undefined {
  * before it, so its retry comes here again with the same creation key: it gets the account
  * already created, not a second one.
  */
-async function createAccount (deps: MachineDeps, s: Session, pinRecord: string, creationKey: string): Promise<CreatedAccount> {
+async function createAccount (deps: MachineDeps, s: Session, pinRecord: string, key: string): Promise<CreatedAccount> {
   for (let attempt = 1; ; attempt++) {
     const account = {
       customerId: generateCustomerId(),
@@ -47,7 +47,7 @@ async function createAccount (deps: MachineDeps, s: Session, pinRecord: string, 
       email: s.draftEmail ?? null,
       pinRecord,
       pinKeyId: deps.vault.keyId,
-      creationKey
+      creationKey: key
     }
     try {
       // A new account's first PIN has version 0 (the column's default).
@@ -56,7 +56,7 @@ async function createAccount (deps: MachineDeps, s: Session, pinRecord: string, 
       if (!isUniqueViolation(error) || attempt >= ID_ATTEMPTS) throw error
       continue
     }
-    const created = await findAccountByCreationKey(deps.db, creationKey)
+    const created = await findAccountByCreationKey(deps.db, key)
     if (created === undefined) throw new Error('the account of this creation key vanished')
     return created
   }

@@ -38,7 +38,8 @@ export const en = {
   'login.enterPin': 'Enter your 5-digit PIN:',
   'login.pinFormat': 'PIN must be exactly 5 digits.',
   'login.wrongPin': 'Incorrect PIN ({n}/{max}). Please try again.',
-  'login.lockedNow': 'Incorrect PIN ({n}/{max}). Your account is now locked for {wait}. Try again then, or contact support.',
+  'login.lockedNow':
+    'Incorrect PIN ({n}/{max}). Your account is now locked for {wait}. Try again then, or contact support.',
   'login.success': 'Login successful.',
 
   'create.enterName': 'Enter your full name:',

@@ -33,11 +33,13 @@ export const sw: Record<MessageKey, string> = {
   'login.enterId': 'Weka Namba yako ya Mteja (mfano C1A2B3C4D):',
   'login.invalidId': 'Namba ya Mteja si sahihi. Ni C ikifuatiwa na tarakimu au herufi A-F, jumla 8.',
   'login.notFound': 'Namba ya Mteja {id} haikupatikana. Iangalie na ujaribu tena.',
-  'login.locked': 'Akaunti {id} imefungwa baada ya PIN zisizo sahihi mara 3. Jaribu tena baada ya {wait}, au wasiliana na huduma kwa wateja.',
+  'login.locked': 'Akaunti {id} imefungwa baada ya PIN zisizo sahihi mara 3. Jaribu tena baada ya {wait}, ' +
+    'au wasiliana na huduma kwa wateja.',
   'login.enterPin': 'Weka PIN yako ya tarakimu 5:',
   'login.pinFormat': 'PIN lazima iwe tarakimu 5 kamili.',
   'login.wrongPin': 'PIN si sahihi ({n}/{max}). Tafadhali jaribu tena.',
-  'login.lockedNow': 'PIN si sahihi ({n}/{max}). Akaunti yako imefungwa kwa {wait}. Jaribu tena baadaye, au wasiliana na huduma kwa wateja.',
+  'login.lockedNow': 'PIN si sahihi ({n}/{max}). Akaunti yako imefungwa kwa {wait}. Jaribu tena baadaye, ' +
+    'au wasiliana na huduma kwa wateja.',
   'login.success': 'Umeingia kikamilifu.',
 
   'create.enterName': 'Weka jina lako kamili:',

@@ -48,7 +48,12 @@ async function resealed (deps: MachineDeps, pin: string): Promise<{ pinRecord: s
  * `Incorrect PIN (n/3)` on the current screen, the lockout END with its cool-down (`is now locked`
  * for the attempt that locked it, `is locked` for one that found it locked).
  */
-export async function checkPin (deps: MachineDeps, session: Session, customerId: string, pin: string): Promise<{ account: Account } | { stop: Step }> {
+export async function checkPin (
+  deps: MachineDeps,
+  session: Session,
+  customerId: string,
+  pin: string
+): Promise<{ account: Account } | { stop: Step }> {
   const chargedAt = new Date()
   const now = chargedAt.getTime()
   const policy = { maxAttempts: MAX_PIN_ATTEMPTS, ...deps.lockout }
@@ -73,5 +78,6 @@ export async function checkPin (deps: MachineDeps, session: Session, customerId:
   if (!(await settleRightPin(deps.db, customerId, { pinVersion: charged.pinVersion, chargedAt, reseal }))) {
     return { stop: await notCounted(deps, customerId) }
   }
-  return { account: { ...charged, status: 'active', pinAttempts: 0, lockouts: 0, lockedReason: null, lockedUntil: null } }
+  const settled = { status: 'active', pinAttempts: 0, lockouts: 0, lockedReason: null, lockedUntil: null } as const
+  return { account: { ...charged, ...settled } }
 }
