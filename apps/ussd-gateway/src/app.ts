@@ -6,6 +6,7 @@ import { openAppDatabase } from './db/open.ts'
 import { simulatorRoutes } from './routes/simulator/index.ts'
 import { ussdApi } from './routes/ussd/index.ts'
 import { loadKeyring } from './services/pin-keyring.ts'
+import { createPinQueue } from './services/pin-queue.ts'
 import { createPinVault } from './services/pin-vault.ts'
 import { createPreferences } from './services/preferences.ts'
 import { createSessionStore } from './services/session-store.ts'
@@ -41,7 +42,10 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
   }
   try {
     const keyring = loadKeyring(config)
-    const vault = createPinVault(keyring)
+    const vault = createPinVault(keyring, createPinQueue({
+      concurrency: config.PIN_CHECK_CONCURRENCY,
+      maxQueued: config.PIN_CHECK_QUEUE_MAX
+    }))
     const preferences = createPreferences(database.db, state)
     const app = await createApp({
       config,
@@ -79,7 +83,13 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
         if (outcome instanceof Error) app.log.error({ sessionId, err: outcome }, 'ussd hop failed after its deadline')
         else app.log.warn({ sessionId, outcome }, 'ussd hop finished after its deadline')
       },
-      machine: { db: database.db, vault, appName: config.USSD_APP_NAME, saveLanguage: preferences.save }
+      machine: {
+        db: database.db,
+        vault,
+        lockout: { baseMs: config.PIN_LOCKOUT_BASE_SECONDS * 1000, maxMs: config.PIN_LOCKOUT_MAX_SECONDS * 1000 },
+        appName: config.USSD_APP_NAME,
+        saveLanguage: preferences.save
+      }
     })
     await app.register(ussdApi, { prefix: '/api/ussd', config, state, engine, sessions, accounts: { db: database.db, vault } })
     if (simulatorEnabled(config)) await app.register(simulatorRoutes, { config })

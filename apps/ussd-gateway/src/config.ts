@@ -6,7 +6,8 @@ import { keyringIssues } from './services/pin-keyring.ts'
  * Environment of the USSD gateway (every key is documented in README.md):
  * RATE_LIMIT_MAX, RATE_LIMIT_PHONE_MAX, RATE_LIMIT_WINDOW_MS, RATE_LIMIT_ALLOWLIST,
  * USSD_SESSION_TTL_SECONDS, USSD_HOP_DEADLINE_MS, USSD_APP_NAME, USSD_SERVICE_CODES, OPERATOR_TOKEN, SUPPORT_TOKEN,
- * PIN_ENCRYPTION_KEY, PIN_ENCRYPTION_KEY_ID, PIN_ENCRYPTION_PREVIOUS_KEYS, SIMULATOR_ENABLED, REDIS_KEY_PREFIX.
+ * PIN_ENCRYPTION_KEY, PIN_ENCRYPTION_KEY_ID, PIN_ENCRYPTION_PREVIOUS_KEYS, PIN_LOCKOUT_BASE_SECONDS,
+ * PIN_LOCKOUT_MAX_SECONDS, PIN_CHECK_CONCURRENCY, PIN_CHECK_QUEUE_MAX, SIMULATOR_ENABLED, REDIS_KEY_PREFIX.
  */
 export const ConfigSchema = Type.Object({
   ...baseConfigProperties({ app: 'ussd-gateway', port: 3000 }),
@@ -23,6 +24,31 @@ export const ConfigSchema = Type.Object({
   PIN_ENCRYPTION_KEY: Type.Optional(Type.String({ description: '32-byte key (64 hex characters or base64) sealing PIN hashes with AES-256-GCM' })),
   PIN_ENCRYPTION_KEY_ID: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,16}$', description: 'Id stored with each PIN record; defaults to a fingerprint of the key' })),
   PIN_ENCRYPTION_PREVIOUS_KEYS: Type.Optional(Type.String({ description: 'Retired keys still accepted for reading, as id:key pairs separated by commas; records move to the current key on the next login' })),
+  PIN_LOCKOUT_BASE_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 604_800,
+    default: 900,
+    description: 'Cool-down of an account\'s first lockout after 3 wrong PINs; it doubles with each further lockout ' +
+      'until a successful login'
+  }),
+  PIN_LOCKOUT_MAX_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 2_592_000,
+    default: 86_400,
+    description: 'Longest cool-down of a lockout (the doubling stops there); at least PIN_LOCKOUT_BASE_SECONDS'
+  }),
+  PIN_CHECK_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    maximum: 64,
+    default: 2,
+    description: 'PIN hashes (scrypt) computed at once; the rest of libuv\'s thread pool stays free for other work'
+  }),
+  PIN_CHECK_QUEUE_MAX: Type.Integer({
+    minimum: 0,
+    maximum: 10_000,
+    default: 16,
+    description: 'PIN hashes waiting for their turn; past that, a hop that needs one ends with the busy text'
+  }),
   SIMULATOR_ENABLED: Type.Optional(Type.Boolean({ description: 'Serve the phone simulator at /simulator (default: on except in production)' })),
   REDIS_KEY_PREFIX: Type.String({ pattern: '^[A-Za-z0-9:_-]{1,40}$', default: 'ussd:', description: 'Namespace of this app\'s Redis keys' })
 })
@@ -33,6 +59,9 @@ function refine (config: Config): string[] {
   const issues = keyringIssues(config)
   if (config.NODE_ENV === 'production' && config.PIN_ENCRYPTION_KEY === undefined) {
     issues.push('PIN_ENCRYPTION_KEY is required in production (32 bytes as 64 hex characters or base64)')
+  }
+  if (config.PIN_LOCKOUT_MAX_SECONDS < config.PIN_LOCKOUT_BASE_SECONDS) {
+    issues.push('PIN_LOCKOUT_MAX_SECONDS must be at least PIN_LOCKOUT_BASE_SECONDS')
   }
   return issues
 }

@@ -20,6 +20,12 @@ export const UssdHopDeadlineError = defineError('USSD_HOP_DEADLINE', 'The hop di
  */
 export const UssdPinRecordError = defineError('USSD_PIN_RECORD_UNREADABLE', 'A stored PIN record cannot be opened with the configured keys', 500)
 
+/**
+ * Every PIN hashing slot is taken and the queue behind them is full (PIN_CHECK_CONCURRENCY,
+ * PIN_CHECK_QUEUE_MAX): the menus answer the busy END text, other routes 503.
+ */
+export const UssdPinBusyError = defineError('USSD_PIN_BUSY', 'Too many PIN checks at once, try again in a moment', 503)
+
 /** An operator named a customer id that has no account. */
 export const UssdAccountNotFoundError = defineError('USSD_ACCOUNT_NOT_FOUND', 'Account %s not found', 404)
 

@@ -6,6 +6,12 @@ describe('configuration', () => {
   it('has the documented defaults', () => {
     const config = loadConfig({})
     expect(config).toMatchObject({ PORT: 3000, RATE_LIMIT_MAX: 100, RATE_LIMIT_PHONE_MAX: 30, RATE_LIMIT_WINDOW_MS: 60_000, USSD_SESSION_TTL_SECONDS: 180, TRUST_PROXY_ENABLED: false })
+    expect(config).toMatchObject({
+      PIN_LOCKOUT_BASE_SECONDS: 900,
+      PIN_LOCKOUT_MAX_SECONDS: 86_400,
+      PIN_CHECK_CONCURRENCY: 2,
+      PIN_CHECK_QUEUE_MAX: 16
+    })
     expect(simulatorEnabled(config)).toBe(true)
   })
 
@@ -35,5 +41,14 @@ describe('configuration', () => {
     expect(loadConfig({ USSD_SERVICE_CODES: '*384*123#, *500#' }).USSD_SERVICE_CODES).toBe('*384*123#, *500#')
     expect(() => loadConfig({ OPERATOR_TOKEN: 'short' })).toThrow(/OPERATOR_TOKEN/)
     expect(loadConfig({ TRUST_PROXY_ENABLED: 'true' }).TRUST_PROXY_ENABLED).toBe(true)
+  })
+
+  it('validates the lockout cool-downs and the PIN queue', () => {
+    expect(() => loadConfig({ PIN_LOCKOUT_BASE_SECONDS: '0' })).toThrow(/PIN_LOCKOUT_BASE_SECONDS/)
+    expect(() => loadConfig({ PIN_LOCKOUT_BASE_SECONDS: '3600', PIN_LOCKOUT_MAX_SECONDS: '600' }))
+      .toThrow(/PIN_LOCKOUT_MAX_SECONDS must be at least PIN_LOCKOUT_BASE_SECONDS/)
+    expect(() => loadConfig({ PIN_CHECK_CONCURRENCY: '0' })).toThrow(/PIN_CHECK_CONCURRENCY/)
+    expect(() => loadConfig({ PIN_CHECK_QUEUE_MAX: '-1' })).toThrow(/PIN_CHECK_QUEUE_MAX/)
+    expect(loadConfig({ PIN_CHECK_QUEUE_MAX: '0' }).PIN_CHECK_QUEUE_MAX).toBe(0)
   })
 })

@@ -143,3 +143,40 @@ export class Dialer {
     return await this.post(this.text)
   }
 }
+
+export interface NewAccountOptions { name?: string, email?: string, pin?: string, phoneNumber?: string }
+
+/** Signs up on a new session (or on `phoneNumber`) and answers the customer id; the session stays logged in. */
+export async function createAccount (ctx: { app: TestApp }, options: NewAccountOptions = {}) {
+  const phone = new Dialer(ctx.app, { phoneNumber: options.phoneNumber ?? newPhone() })
+  await phone.dial()
+  await phone.send('2')
+  await phone.send('2')
+  await phone.send(options.name ?? 'Jane Wanjiru')
+  await phone.send(options.email ?? '00')
+  await phone.send(options.pin ?? '48213')
+  const done = await phone.send(options.pin ?? '48213')
+  const customerId = /Customer ID: (C[0-9A-F]{8})/.exec(done.screen)?.[1]
+  if (customerId === undefined) throw new Error(`no customer id in ${done.body}`)
+  return { phone, customerId, done }
+}
+
+/** Support's PIN reset of `customerId`. */
+export const pinReset = async (
+  ctx: { app: TestApp },
+  customerId: string,
+  token = SUPPORT_TOKEN,
+  agent = 'agent.wanjiku@example.org'
+) => await ctx.app.inject({
+  method: 'POST',
+  url: `/api/ussd/accounts/${customerId}/pin-reset`,
+  headers: { authorization: `Bearer ${token}`, 'x-support-agent': agent }
+})
+
+/** A new session at the PIN prompt of a login as `customerId`. */
+export async function atPinPrompt (ctx: { app: TestApp }, customerId: string) {
+  const phone = new Dialer(ctx.app)
+  await phone.dial('2*1')
+  await phone.send(customerId)
+  return phone
+}

@@ -55,7 +55,9 @@ describeOutages({
     PIN_ENCRYPTION_KEY: TEST_PIN_KEY,
     REDIS_KEY_PREFIX: `test:ussd:drill:${randomUUID().slice(0, 8)}:`,
     RATE_LIMIT_MAX: '1000000',
-    RATE_LIMIT_PHONE_MAX: '1000000'
+    RATE_LIMIT_PHONE_MAX: '1000000',
+    // Sixteen phones confirming PINs at once must not meet the PIN queue's busy END.
+    PIN_CHECK_QUEUE_MAX: '1000'
   },
   createDatabase: createTestDatabase,
   traffic,

@@ -15,6 +15,12 @@ export interface Account {
   pinResetExpiresAt: Date | null
   /** Which PIN this is (see the migration): a session that proved another one may no longer act. */
   pinVersion: number
+  /** When the lock lifts (set while locked). */
+  lockedUntil: Date | null
+  /** Lockouts since the last successful login. */
+  lockouts: number
+  /** The user's own PIN (sealed) before support's temporary one, refused as the next PIN. */
+  previousPinRecord: string | null
 }
 
 export interface NewAccount {
@@ -24,11 +30,13 @@ export interface NewAccount {
   email: string | null
   pinRecord: string
   pinKeyId: string
+  /** Drawn for the sign-up and kept in its session: the same key again finds this account. */
+  creationKey: string
 }
 
 export const LOCK_REASON_PIN_ATTEMPTS = 'pin_attempts'
 
-const toAccount = (row: AccountRow): Account => ({
+export const toAccount = (row: AccountRow): Account => ({
   customerId: row.customer_id,
   phoneNumber: row.phone_number,
   fullName: row.full_name,
@@ -38,20 +46,28 @@ const toAccount = (row: AccountRow): Account => ({
   status: row.status,
   lockedReason: row.locked_reason,
   pinResetExpiresAt: row.pin_reset_expires_at,
-  pinVersion: row.pin_version
+  pinVersion: row.pin_version,
+  lockedUntil: row.locked_until,
+  lockouts: row.lockouts,
+  previousPinRecord: row.previous_pin_record
 })
 
-/** Inserts an account; a taken customer id raises the driver's unique violation (the caller retries). */
-export async function insertAccount (db: Kysely<DB>, account: NewAccount): Promise<void> {
-  await db.insertInto('ussd_accounts').values({
+/**
+ * Inserts an account; a taken customer id raises the driver's unique violation (the caller draws
+ * another). Resolves false, inserting nothing, when an account with the same creation key exists.
+ */
+export async function insertAccount (db: Kysely<DB>, account: NewAccount): Promise<boolean> {
+  const row = await db.insertInto('ussd_accounts').values({
     customer_id: account.customerId,
     phone_number: account.phoneNumber,
     full_name: account.fullName,
     email: account.email,
     pin_record: account.pinRecord,
     pin_key_id: account.pinKeyId,
+    creation_key: account.creationKey,
     locked_reason: null
-  }).execute()
+  }).onConflict((oc) => oc.column('creation_key').doNothing()).returning('customer_id').executeTakeFirst()
+  return row !== undefined
 }
 
 export async function findAccount (db: Kysely<DB>, customerId: string): Promise<Account | undefined> {
@@ -59,46 +75,11 @@ export async function findAccount (db: Kysely<DB>, customerId: string): Promise<
   return row === undefined ? undefined : toAccount(row)
 }
 
-/**
- * Counts one wrong PIN and locks the account when `maxAttempts` is reached, in one statement so
- * parallel attempts cannot both slip under the limit. Resolves the new count and status, or
- * undefined when nothing was counted: the account was locked already (by a parallel attempt, say).
- */
-export async function recordFailedPin (db: Kysely<DB>, customerId: string, maxAttempts: number): Promise<{ attempts: number, status: AccountStatus } | undefined> {
-  const reached = sql<boolean>`pin_attempts + 1 >= ${maxAttempts}`
-  const row = await db.updateTable('ussd_accounts')
-    .set((eb) => ({
-      pin_attempts: eb('pin_attempts', '+', 1),
-      status: sql<AccountStatus>`case when ${reached} then 'locked' else status end`,
-      locked_reason: sql<string | null>`case when ${reached} then ${LOCK_REASON_PIN_ATTEMPTS} else locked_reason end`,
-      locked_at: sql<Date | null>`case when ${reached} then now() else locked_at end`,
-      updated_at: sql<Date>`now()`
-    }))
-    .where('customer_id', '=', customerId)
-    .where('status', '=', 'active')
-    .returning(['pin_attempts', 'status'])
+export async function findAccountByCreationKey (db: Kysely<DB>, creationKey: string): Promise<Account | undefined> {
+  const row = await db.selectFrom('ussd_accounts').selectAll()
+    .where('creation_key', '=', creationKey)
     .executeTakeFirst()
-  return row === undefined ? undefined : { attempts: row.pin_attempts, status: row.status }
-}
-
-export async function resetPinAttempts (db: Kysely<DB>, customerId: string): Promise<void> {
-  await db.updateTable('ussd_accounts')
-    .set({ pin_attempts: 0, updated_at: sql<Date>`now()` })
-    .where('customer_id', '=', customerId)
-    .where('pin_attempts', '>', 0)
-    .execute()
-}
-
-/**
- * A reseal of the same PIN under the current key (or scrypt cost): the PIN, its version and a
- * temporary PIN's deadline stay; the attempt count is cleared. Only while the account is active.
- */
-export async function resealPinRecord (db: Kysely<DB>, customerId: string, pinRecord: string, pinKeyId: string): Promise<void> {
-  await db.updateTable('ussd_accounts')
-    .set({ pin_record: pinRecord, pin_key_id: pinKeyId, pin_attempts: 0, updated_at: sql<Date>`now()` })
-    .where('customer_id', '=', customerId)
-    .where('status', '=', 'active')
-    .execute()
+  return row === undefined ? undefined : toAccount(row)
 }
 
 /**
@@ -114,6 +95,7 @@ export async function changePinRecord (db: Kysely<DB>, customerId: string, pinRe
       pin_key_id: pinKeyId,
       pin_attempts: 0,
       pin_reset_expires_at: null,
+      previous_pin_record: null,
       pin_version: eb('pin_version', '+', 1),
       updated_at: sql<Date>`now()`
     }))
@@ -128,7 +110,10 @@ export async function changePinRecord (db: Kysely<DB>, customerId: string, pinRe
 /**
  * Support's PIN reset: the account gets a temporary PIN (a new version: sessions that proved the
  * old PIN, or an earlier temporary one, may no longer act), good until `expiresAt` for choosing a
- * new one, and is unlocked with its attempt count cleared. Resolves false for an unknown account.
+ * new one, and is unlocked with its attempt and lockout counts cleared. The user's own PIN is kept
+ * (sealed) as the previous one, which the new PIN must differ from: the lockout may mean it was
+ * being guessed. A second reset keeps the user's PIN, not the first temporary one. Resolves false
+ * for an unknown account.
  */
 export async function resetPin (db: Kysely<DB>, customerId: string, pinRecord: string, pinKeyId: string, expiresAt: Date): Promise<boolean> {
   const result = await db.updateTable('ussd_accounts')
@@ -137,9 +122,13 @@ export async function resetPin (db: Kysely<DB>, customerId: string, pinRecord: s
       pin_key_id: pinKeyId,
       pin_attempts: 0,
       pin_version: eb('pin_version', '+', 1),
+      previous_pin_record: sql<string | null>`case when pin_reset_expires_at is null then pin_record
+        else previous_pin_record end`,
       status: 'active',
       locked_reason: null,
       locked_at: null,
+      locked_until: null,
+      lockouts: 0,
       pin_reset_expires_at: expiresAt,
       updated_at: sql<Date>`now()`
     }))

@@ -21,6 +21,14 @@ export interface AccountsTable {
   pin_reset_expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>
   /** Counts the account's PINs (chosen or issued by support; reseals keep it): sessions compare it to the one they proved. */
   pin_version: Generated<number>
+  /** When a lock lifts; set whenever the account is locked. */
+  locked_until: ColumnType<Date | null, Date | null | undefined, Date | null>
+  /** Lockouts since the last successful login: each one's cool-down doubles the last. */
+  lockouts: Generated<number>
+  /** The user's own PIN (sealed) before support's temporary one: the PIN chosen next must differ from it. */
+  previous_pin_record: ColumnType<string | null, string | null | undefined, string | null>
+  /** Drawn for a session's sign-up (kept in the session): a retried final hop finds the account it created. */
+  creation_key: ColumnType<string | null, string | null | undefined, string | null>
   created_at: ColumnType<Date, never, never>
   updated_at: ColumnType<Date, Date | undefined, Date>
 }

@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, randomInt, scrypt, timingSafeEqual } from 'node:crypto'
 import { UssdPinRecordError } from '../errors.ts'
 import type { Keyring, PinKey } from './pin-keyring.ts'
+import type { PinQueue } from './pin-queue.ts'
 
 /** scrypt cost: N = 2^14 (Node's default, ~50 ms on the thread pool), r = 8, p = 1. */
 const SCRYPT = { N: 16_384, r: 8, p: 1 }
@@ -57,16 +58,21 @@ export interface PinCheck {
  * PIN storage: scrypt over an HMAC-peppered PIN with a random salt, sealed with AES-256-GCM under
  * the current key (random IV, key id in the record for rotation). The PIN never needs to come back,
  * so there is nothing that decrypts to it; checks recompute the hash and compare in constant time.
+ * With a `queue`, every hash waits for its turn there (UssdPinBusyError when it is full).
  */
-export function createPinVault (keyring: Keyring) {
+export function createPinVault (keyring: Keyring, queue?: PinQueue) {
+  const queued = async (password: Buffer, salt: Buffer, params: typeof SCRYPT): Promise<Buffer> => {
+    const task = () => scryptHash(password, salt, params)
+    return await (queue === undefined ? task() : queue.run(task))
+  }
   return {
     keyId: keyring.current.id,
 
     async seal (pin: string): Promise<string> {
       const key = keyring.current
       const salt = randomBytes(SALT_BYTES)
-      const hash = await scryptHash(pepper(key, pin), salt, SCRYPT)
-      return seal(key, [SCRYPT.N, SCRYPT.r, SCRYPT.p, b64(salt), b64(hash)].join(':'))
+      const digest = await queued(pepper(key, pin), salt, SCRYPT)
+      return seal(key, [SCRYPT.N, SCRYPT.r, SCRYPT.p, b64(salt), b64(digest)].join(':'))
     },
 
     /**
@@ -80,7 +86,7 @@ export function createPinVault (keyring: Keyring) {
       if (opened === undefined || salt === undefined || hash === undefined) throw new UssdPinRecordError()
       const params = { N: Number(n), r: Number(r), p: Number(p) }
       const expected = unb64(hash)
-      const actual = await scryptHash(pepper(opened.key, pin), unb64(salt), params)
+      const actual = await queued(pepper(opened.key, pin), unb64(salt), params)
       const ok = actual.length === expected.length && timingSafeEqual(actual, expected)
       const stale = opened.key.id !== keyring.current.id || params.N !== SCRYPT.N || params.r !== SCRYPT.r || params.p !== SCRYPT.p
       return { ok, stale }

@@ -41,6 +41,8 @@ export interface Session {
   draftEmail?: string | null | undefined
   /** Sealed PIN record (services/pin-vault.ts) waiting for its confirmation. */
   draftPin?: string | undefined
+  /** Drawn with a sign-up's PIN and stored with the account: a retried confirmation finds the account it created. */
+  creationKey?: string | undefined
   startedAt: number
   /** The version of the PIN this session proved (logged in, or a temporary PIN being replaced). */
   pinVersion?: number | undefined
@@ -69,7 +71,7 @@ export function encodeSession (s: Session): string {
   const values = [
     FORMAT, s.id, s.phone, s.serviceCode, s.networkCode, s.state, s.page, s.language, s.keptText, s.sequence,
     s.message, s.flash, s.topic, s.customerId, s.name, s.email, s.loginId, s.draftName, s.draftEmail, s.draftPin, s.startedAt,
-    s.pinVersion, s.accountPhone
+    s.pinVersion, s.accountPhone, s.creationKey
   ]
   // Absent fields become null (trailing ones dropped); null and undefined mean the same to every reader.
   while (values[values.length - 1] == null) values.pop()
@@ -127,6 +129,7 @@ export function createSession (s: SessionInit): Session {
     startedAt: s.startedAt ?? 0,
     pinVersion: s.pinVersion,
     accountPhone: s.accountPhone,
+    creationKey: s.creationKey,
     expiresAt: 0
   }
 }
@@ -164,6 +167,7 @@ export function decodeSession (text: string): Session | undefined {
     draftPin: str(v[19]),
     startedAt: num(v[20]),
     pinVersion: num(v[21]),
-    accountPhone: str(v[22])
+    accountPhone: str(v[22]),
+    creationKey: str(v[23])
   })
 }

@@ -1,33 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest'
-import { Dialer, newPhone, OPERATOR_TOKEN, setupApp, SUPPORT_TOKEN, type TestContext } from '../helper.ts'
+import {
+  atPinPrompt, createAccount, Dialer, newPhone, OPERATOR_TOKEN, pinReset, setupApp, SUPPORT_TOKEN, type TestContext
+} from '../helper.ts'
 
 const WELCOME = 'CON Welcome to Impact Platform\n1. Know More\n2. Account\n3. Language/Lugha\n*. Exit'
-
-async function createAccount (ctx: TestContext, options: { name?: string, email?: string, pin?: string, phoneNumber?: string } = {}) {
-  const phone = new Dialer(ctx.app, { phoneNumber: options.phoneNumber ?? newPhone() })
-  await phone.dial()
-  await phone.send('2')
-  await phone.send('2')
-  await phone.send(options.name ?? 'Jane Wanjiru')
-  await phone.send(options.email ?? '00')
-  await phone.send(options.pin ?? '48213')
-  const done = await phone.send(options.pin ?? '48213')
-  const customerId = /Customer ID: (C[0-9A-F]{8})/.exec(done.screen)?.[1]
-  if (customerId === undefined) throw new Error(`no customer id in ${done.body}`)
-  return { phone, customerId, done }
-}
-
-/** Support's PIN reset of `customerId`. */
-const pinReset = (ctx: TestContext, customerId: string, token = SUPPORT_TOKEN, agent = 'agent.wanjiku@example.org') =>
-  ctx.app.inject({ method: 'POST', url: `/api/ussd/accounts/${customerId}/pin-reset`, headers: { authorization: `Bearer ${token}`, 'x-support-agent': agent } })
-
-/** A new session at the PIN prompt of a login as `customerId`. */
-async function atPinPrompt (ctx: TestContext, customerId: string) {
-  const phone = new Dialer(ctx.app)
-  await phone.dial('2*1')
-  await phone.send(customerId)
-  return phone
-}
+const LOCKED_NOW =
+  'END Incorrect PIN (3/3). Your account is now locked for 15 minutes. Try again then, or contact support.'
+const locked = (id: string) =>
+  `END Account ${id} is locked after 3 incorrect PINs. Try again in 15 minutes, or contact support.`
 
 describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
   let ctx: TestContext
@@ -60,7 +40,7 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     expect(page1.screen).toMatch(/^Create an account with your name/)
     expect(page1.screen).toMatch(/\n98\. More\n0\. Back$/)
     const page2 = await phone.send('98')
-    expect(page2.screen).toMatch(/account is locked\.\n0\. Back$/)
+    expect(page2.screen).toMatch(/account is locked for a while\.\n0\. Back$/)
     expect((await phone.send('0')).screen).toBe(page1.screen)
     // A refusal is said once: paging on and back shows the first page without it.
     expect((await phone.send('7')).screen).toMatch(/^Invalid choice\. Please pick a number from the menu\.\nCreate an account/)
@@ -163,11 +143,11 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     expect((await first.send('11112')).screen).toMatch(/^Incorrect PIN \(1\/3\)/)
     expect((await first.send('11113')).screen).toMatch(/^Incorrect PIN \(2\/3\)/)
     const second = await atPinPrompt(ctx, customerId)
-    const locked = await second.send('11114')
-    expect(locked.body).toBe('END Incorrect PIN (3/3). Your account is now locked. Please contact support to unlock it.')
+    const lockedNow = await second.send('11114')
+    expect(lockedNow.body).toBe(LOCKED_NOW)
     const third = new Dialer(ctx.app)
     await third.dial('2*1')
-    expect((await third.send(customerId)).body).toBe(`END Account ${customerId} is locked after 3 incorrect PINs. Please contact support to unlock it.`)
+    expect((await third.send(customerId)).body).toBe(locked(customerId))
   })
 
   it('tells only the attempt that locked the account that it did, when wrong PINs race', async () => {
@@ -176,8 +156,8 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     for (const pin of ['11112', '11113']) await first.send(pin)
     const racers = await Promise.all(Array.from({ length: 4 }, async () => await atPinPrompt(ctx, customerId)))
     const bodies = await Promise.all(racers.map(async (phone) => (await phone.send('11114')).body))
-    expect(bodies.filter((body) => body.startsWith('END Incorrect PIN (3/3). Your account is now locked.'))).toHaveLength(1)
-    expect(bodies.filter((body) => body === `END Account ${customerId} is locked after 3 incorrect PINs. Please contact support to unlock it.`)).toHaveLength(3)
+    expect(bodies.filter((body) => body === LOCKED_NOW)).toHaveLength(1)
+    expect(bodies.filter((body) => body === locked(customerId))).toHaveLength(3)
   })
 
   it('ends sessions already logged in once the account is locked, and a PIN change does not lift the lock', async () => {
@@ -188,7 +168,7 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
       for (const pin of ['11112', '11113']) await attacker.send(pin)
       expect((await attacker.send('11114')).body).toMatch(/^END Incorrect PIN \(3\/3\)/)
     }
-    const LOCKED = 'END Your account was locked. Please contact support to unlock it.'
+    const LOCKED = 'END Your account was locked. Please log in again later, or contact support.'
     await details.send('1')
     await lockOut(customerId)
     expect((await details.send('1')).body).toBe(LOCKED)

@@ -9,7 +9,10 @@ import type { Session, StateName } from '../../src/services/session.ts'
 
 const APP = 'Twenty Four Char App Nme'
 const LONGEST = { name: 'Wanjiru-Nyambura Achieng Odhiambo Kamaus', email: `${'a'.repeat(44)}@example.co.ke`.slice(0, 60), phone: '+254712345678901', id: 'C1A2B3C4D' }
-const WORST_PARAMS = { app: APP, name: LONGEST.name, id: LONGEST.id, n: 3, max: 3, phone: LONGEST.phone, email: LONGEST.email }
+const CONTACT = { phone: LONGEST.phone, email: LONGEST.email }
+// The longest wait text: minutes up to 90, then hours (at most 720, the longest cool-down allowed).
+const LONGEST_WAIT = { key: 'time.minutes', params: { n: 90 } } as const
+const WORST_PARAMS = { app: APP, name: LONGEST.name, id: LONGEST.id, n: 3, max: 3, ...CONTACT, wait: LONGEST_WAIT }
 
 const session = (state: StateName, language: Language, flash?: MessageKey, authenticated = true): Session => ({
   id: 's',
@@ -28,7 +31,10 @@ const session = (state: StateName, language: Language, flash?: MessageKey, authe
 })
 
 const KEYS = Object.keys(en) as MessageKey[]
-const END_KEYS: MessageKey[] = ['main.goodbye', 'login.locked', 'login.lockedNow', 'login.tempPinExpired', 'services.pinReplaced', 'services.sessionLocked', 'session.expired']
+const END_KEYS: MessageKey[] = [
+  'main.goodbye', 'login.locked', 'login.lockedNow', 'login.tempPinExpired', 'services.pinReplaced',
+  'services.sessionLocked', 'session.expired', 'pin.busy'
+]
 
 describe('every screen fits one USSD message in both languages', () => {
   for (const language of ['en', 'sw'] as const) {

@@ -31,7 +31,8 @@ describe('stored session records', () => {
       draftEmail: 'j@example.org',
       draftPin: 'sealed',
       pinVersion: 4,
-      accountPhone: '+254711000002'
+      accountPhone: '+254711000002',
+      creationKey: 'k3Y-0f_a-sign-up'
     }
     expect(decodeSession(encodeSession(full))).toEqual(full)
   })

@@ -18,7 +18,8 @@ const AGENT = Type.String({ pattern: '^[A-Za-z0-9._@+-]{1,64}$', description: 'S
 /**
  * `POST /api/ussd/accounts/:customerId/pin-reset`: support's way back for a locked-out user. It
  * unlocks the account and answers a temporary PIN (CSPRNG) that support hands to the user; at
- * login that PIN only leads to choosing a new one, within TEMPORARY_PIN_TTL_MS. It can take over
+ * login that PIN only leads to choosing a new one, within TEMPORARY_PIN_TTL_MS, which must differ
+ * from the PIN the account had (the one locked out: it may have been guessed). It can take over
  * any account, so it has its own token, SUPPORT_TOKEN (the route exists only with it, in every
  * environment), checked before anything else; each reset is logged with the agent who asked. The
  * PIN is in the answer only: never logged or stored in clear.
@@ -29,7 +30,9 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ config: Config, db: Kyse
     schema: {
       tags: ['operator'],
       summary: 'Unlock an account with a temporary PIN',
-      description: 'Unlocks the account and issues a temporary 5-digit PIN for support to hand to the user. At login the temporary PIN only leads to choosing a new PIN, within 24 hours.',
+      description: 'Unlocks the account and issues a temporary 5-digit PIN for support to hand to the user. ' +
+        'At login the temporary PIN only leads to choosing a new PIN, within 24 hours; the account\'s previous PIN ' +
+        'is refused there.',
       security: [{ supportToken: [] }],
       params: Type.Object({ customerId: Type.String({ pattern: '^[Cc][0-9A-Fa-f]{8}$', description: 'Customer id, e.g. C1A2B3C4D' }) }),
       headers: Type.Object({ 'x-support-agent': AGENT }),

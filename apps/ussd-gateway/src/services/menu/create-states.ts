@@ -1,6 +1,6 @@
 import { isUniqueViolation } from '@impact/persistence'
-import { insertAccount } from '../../db/accounts.repository.ts'
-import { generateCustomerId } from '../customer-id.ts'
+import { findAccountByCreationKey, insertAccount, type Account } from '../../db/accounts.repository.ts'
+import { generateCustomerId, newCreationKey } from '../customer-id.ts'
 import { isWeakPin } from '../pin-vault.ts'
 import { isGsm7 } from '../screen.ts'
 import type { Session } from '../session.ts'
@@ -18,6 +18,8 @@ const EMAIL = /^(?!\.)(?!.*\.\.)[A-Za-z0-9._%+-]{1,64}(?<!\.)@(?:[A-Za-z0-9](?:[
 const MAX_EMAIL = 60
 const ID_ATTEMPTS = 5
 
+type CreatedAccount = Pick<Account, 'customerId' | 'phoneNumber' | 'fullName' | 'email' | 'pinVersion'>
+
 /** A display name: at least 2 letters, with spaces, hyphens, apostrophes and dots; at most 40 GSM-7 characters. */
 export function normaliseName (input: string): string | undefined {
   const name = input.trim().replace(/\s+/g, ' ').replace(APOSTROPHES, "'")
@@ -30,23 +32,33 @@ export function normaliseEmail (input: string): string | undefined {
   return email.length <= MAX_EMAIL && EMAIL.test(email) ? email.toLowerCase() : undefined
 }
 
-/** Inserts the account under a fresh random id, drawing again on the (rare) collision. */
-async function createAccount (deps: MachineDeps, s: Session, pinRecord: string): Promise<string> {
+/**
+ * Inserts the account under a fresh random id, drawing again on the (rare) collision. A hop that
+ * failed after the insert (the reply lost with the database connection, say) left the session
+ * before it, so its retry comes here again with the same creation key: it gets the account
+ * already created, not a second one.
+ */
+async function createAccount (deps: MachineDeps, s: Session, pinRecord: string, key: string): Promise<CreatedAccount> {
   for (let attempt = 1; ; attempt++) {
-    const customerId = generateCustomerId()
+    const account = {
+      customerId: generateCustomerId(),
+      phoneNumber: s.phone,
+      fullName: s.draftName ?? '',
+      email: s.draftEmail ?? null,
+      pinRecord,
+      pinKeyId: deps.vault.keyId,
+      creationKey: key
+    }
     try {
-      await insertAccount(deps.db, {
-        customerId,
-        phoneNumber: s.phone,
-        fullName: s.draftName ?? '',
-        email: s.draftEmail ?? null,
-        pinRecord,
-        pinKeyId: deps.vault.keyId
-      })
-      return customerId
+      // A new account's first PIN has version 0 (the column's default).
+      if (await insertAccount(deps.db, account)) return { ...account, pinVersion: 0 }
     } catch (error) {
       if (!isUniqueViolation(error) || attempt >= ID_ATTEMPTS) throw error
+      continue
     }
+    const created = await findAccountByCreationKey(deps.db, key)
+    if (created === undefined) throw new Error('the account of this creation key vanished')
+    return created
   }
 }
 
@@ -90,6 +102,7 @@ export const createStates = {
       if (isWeakPin(value)) return refuse(s, 'create.weakPin')
       // Held sealed like the stored PIN, never in clear, until the confirmation matches.
       s.draftPin = await deps.vault.seal(value)
+      s.creationKey = newCreationKey()
       return go('createPinConfirm')
     }
   },
@@ -107,14 +120,14 @@ export const createStates = {
         s.draftPin = undefined
         return go('createPin', 'create.mismatch')
       }
-      const customerId = await createAccount(deps, s, pinRecord)
-      s.customerId = customerId
-      // A new account's first PIN (the column's default).
-      s.pinVersion = 0
-      s.name = s.draftName
-      s.email = s.draftEmail ?? null
-      s.accountPhone = s.phone
-      s.draftName = s.draftEmail = s.draftPin = undefined
+      // A session from before creation keys has none: its retry is not recognised.
+      const account = await createAccount(deps, s, pinRecord, s.creationKey ?? newCreationKey())
+      s.customerId = account.customerId
+      s.pinVersion = account.pinVersion
+      s.name = account.fullName
+      s.email = account.email
+      s.accountPhone = account.phoneNumber
+      s.draftName = s.draftEmail = s.draftPin = s.creationKey = undefined
       return go('createDone')
     }
   },

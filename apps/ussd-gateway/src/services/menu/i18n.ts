@@ -3,7 +3,9 @@ import { en, type MessageKey } from './messages-en.ts'
 import { sw } from './messages-sw.ts'
 
 export type { MessageKey }
-export type MessageParams = Record<string, string | number>
+/** A message filling another's placeholder, translated in the same language (a duration, say). */
+export interface MessageRef { key: MessageKey, params?: Record<string, string | number> }
+export type MessageParams = Record<string, string | number | MessageRef>
 export const LANGUAGES: readonly Language[] = ['en', 'sw']
 
 const dictionaries: Record<Language, Record<MessageKey, string>> = { en, sw }
@@ -12,7 +14,11 @@ const dictionaries: Record<Language, Record<MessageKey, string>> = { en, sw }
 export function translate (language: Language, key: MessageKey, params?: MessageParams): string {
   const template = dictionaries[language][key]
   if (params === undefined) return template
-  return template.replace(/\{(\w+)\}/g, (match, name: string) => (name in params ? String(params[name]) : match))
+  return template.replace(/\{(\w+)\}/g, (match, name: string) => {
+    const value = params[name]
+    if (value === undefined) return match
+    return typeof value === 'object' ? translate(language, value.key, value.params) : String(value)
+  })
 }
 
 export type Translator = (key: MessageKey, params?: MessageParams) => string

@@ -1,3 +1,4 @@
+import { UssdPinBusyError } from '../../errors.ts'
 import { pending, type Maybe } from '../maybe.ts'
 import type { Language } from '../../db/types.ts'
 import { paginate } from '../screen.ts'
@@ -120,7 +121,14 @@ export function applyInput (session: Session, raw: string, deps: MachineDeps): M
     return take(session, session.state === INITIAL_STATE ? { end: { key: 'main.goodbye' } } : { to: INITIAL_STATE }, deps)
   }
   const step = def.input(value, session, deps)
-  return pending(step) ? step.then((resolved) => take(session, resolved, deps)) : take(session, step, deps)
+  if (!pending(step)) return take(session, step, deps)
+  return step.then((resolved) => take(session, resolved, deps), (error: unknown) => busy(session, error, deps))
+}
+
+/** PIN work refused because the PIN queue is full ends the session with the busy text; other failures go on up. */
+function busy (session: Session, error: unknown, deps: MachineDeps): Applied {
+  if (error instanceof UssdPinBusyError) return take(session, { end: { key: 'pin.busy' } }, deps)
+  throw error
 }
 
 export type Applied = Reply & { refused: boolean }

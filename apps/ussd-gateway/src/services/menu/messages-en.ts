@@ -24,7 +24,7 @@ export const en = {
   'info.accounts': '2. Accounts and PINs',
   'info.security': '3. Staying safe',
   'info.aboutText': '{app} brings platform services to any phone, no internet needed. Dial the code, pick a number and follow the prompts. Send 0 to go back and * to return to the main menu.',
-  'info.accountsText': 'Create an account with your name and a 5-digit PIN. You get a Customer ID: keep it, you need it with your PIN to log in from any phone. After 3 wrong PINs the account is locked.',
+  'info.accountsText': 'Create an account with your name and a 5-digit PIN. You get a Customer ID: keep it, you need it with your PIN to log in from any phone. After 3 wrong PINs the account is locked for a while.',
   'info.securityText': 'We never ask for your PIN by SMS or by phone call. Your PIN is stored encrypted and no one can read it, not even our staff. Never share it, and choose one that is hard to guess.',
 
   'account.title': 'Account',
@@ -34,11 +34,12 @@ export const en = {
   'login.enterId': 'Enter your Customer ID (e.g. C1A2B3C4D):',
   'login.invalidId': 'Invalid Customer ID. It is C followed by 8 digits or letters A-F.',
   'login.notFound': 'Customer ID {id} was not found. Check it and try again.',
-  'login.locked': 'Account {id} is locked after 3 incorrect PINs. Please contact support to unlock it.',
+  'login.locked': 'Account {id} is locked after 3 incorrect PINs. Try again in {wait}, or contact support.',
   'login.enterPin': 'Enter your 5-digit PIN:',
   'login.pinFormat': 'PIN must be exactly 5 digits.',
   'login.wrongPin': 'Incorrect PIN ({n}/{max}). Please try again.',
-  'login.lockedNow': 'Incorrect PIN ({n}/{max}). Your account is now locked. Please contact support to unlock it.',
+  'login.lockedNow':
+    'Incorrect PIN ({n}/{max}). Your account is now locked for {wait}. Try again then, or contact support.',
   'login.success': 'Login successful.',
 
   'create.enterName': 'Enter your full name:',
@@ -60,13 +61,15 @@ export const en = {
   'services.detailsText': 'Name: {name}\nCustomer ID: {id}\nPhone: {phone}\nEmail: {email}',
   'services.noEmail': 'not set',
   'services.loggedOut': 'You are logged out.',
-  'services.sessionLocked': 'Your account was locked. Please contact support to unlock it.',
+  'services.sessionLocked': 'Your account was locked. Please log in again later, or contact support.',
 
   'pin.enterCurrent': 'Enter your current PIN:',
   'pin.enterNew': 'Enter a new 5-digit PIN:',
   'pin.confirmNew': 'Confirm your new PIN:',
   'pin.mismatch': 'PINs do not match. Please enter the new PIN again.',
   'pin.sameAsCurrent': 'The new PIN must differ from your current PIN.',
+  'pin.sameAsPrevious': 'The new PIN must differ from your previous PIN.',
+  'pin.busy': 'We are busy checking PINs. Please try again in a moment.',
   'services.pinReplaced': 'Your PIN was changed or reset since you logged in. Please log in again.',
   'pin.mustChange': 'Your PIN was reset. Choose a new PIN to continue.',
   'login.tempPinExpired': 'Your temporary PIN has expired. Please contact support for a new one.',
@@ -75,7 +78,11 @@ export const en = {
   'language.title': 'Choose language / Chagua lugha:',
   'language.english': '1. English',
   'language.swahili': '2. Kiswahili',
-  'language.saved': 'Language set to English.'
+  'language.saved': 'Language set to English.',
+
+  'time.minute': '1 minute',
+  'time.minutes': '{n} minutes',
+  'time.hours': '{n} hours'
 } as const
 
 export type MessageKey = keyof typeof en

@@ -23,7 +23,7 @@ export const sw: Record<MessageKey, string> = {
   'info.accounts': '2. Akaunti na PIN',
   'info.security': '3. Usalama wako',
   'info.aboutText': '{app} inaleta huduma kwa simu yoyote bila intaneti. Piga namba ya huduma, chagua namba na ufuate maelekezo. Tuma 0 kurudi nyuma na * kurudi kwenye menyu kuu.',
-  'info.accountsText': 'Fungua akaunti kwa jina lako na PIN ya tarakimu 5. Utapata Namba ya Mteja: itunze, utaihitaji pamoja na PIN kuingia kwa simu yoyote. Baada ya PIN zisizo sahihi mara 3 akaunti hufungwa.',
+  'info.accountsText': 'Fungua akaunti kwa jina lako na PIN ya tarakimu 5. Utapata Namba ya Mteja: itunze, utaihitaji pamoja na PIN kuingia kwa simu yoyote. Baada ya PIN zisizo sahihi mara 3 akaunti hufungwa kwa muda.',
   'info.securityText': 'Hatutawahi kukuomba PIN kwa SMS au kwa simu. PIN yako imehifadhiwa kwa usimbaji fiche na hakuna anayeweza kuisoma, hata wafanyakazi wetu. Usiitoe kwa mtu, na chagua iliyo ngumu kukisia.',
 
   'account.title': 'Akaunti',
@@ -33,11 +33,13 @@ export const sw: Record<MessageKey, string> = {
   'login.enterId': 'Weka Namba yako ya Mteja (mfano C1A2B3C4D):',
   'login.invalidId': 'Namba ya Mteja si sahihi. Ni C ikifuatiwa na tarakimu au herufi A-F, jumla 8.',
   'login.notFound': 'Namba ya Mteja {id} haikupatikana. Iangalie na ujaribu tena.',
-  'login.locked': 'Akaunti {id} imefungwa baada ya PIN zisizo sahihi mara 3. Tafadhali wasiliana na huduma kwa wateja ili kuifungua.',
+  'login.locked': 'Akaunti {id} imefungwa baada ya PIN zisizo sahihi mara 3. Jaribu tena baada ya {wait}, ' +
+    'au wasiliana na huduma kwa wateja.',
   'login.enterPin': 'Weka PIN yako ya tarakimu 5:',
   'login.pinFormat': 'PIN lazima iwe tarakimu 5 kamili.',
   'login.wrongPin': 'PIN si sahihi ({n}/{max}). Tafadhali jaribu tena.',
-  'login.lockedNow': 'PIN si sahihi ({n}/{max}). Akaunti yako imefungwa. Tafadhali wasiliana na huduma kwa wateja ili kuifungua.',
+  'login.lockedNow': 'PIN si sahihi ({n}/{max}). Akaunti yako imefungwa kwa {wait}. Jaribu tena baadaye, ' +
+    'au wasiliana na huduma kwa wateja.',
   'login.success': 'Umeingia kikamilifu.',
 
   'create.enterName': 'Weka jina lako kamili:',
@@ -59,13 +61,15 @@ export const sw: Record<MessageKey, string> = {
   'services.detailsText': 'Jina: {name}\nNamba ya Mteja: {id}\nSimu: {phone}\nBarua pepe: {email}',
   'services.noEmail': 'haijawekwa',
   'services.loggedOut': 'Umetoka kwenye akaunti.',
-  'services.sessionLocked': 'Akaunti yako imefungwa. Tafadhali wasiliana na huduma kwa wateja ili kuifungua.',
+  'services.sessionLocked': 'Akaunti yako imefungwa. Tafadhali ingia tena baadaye, au wasiliana na huduma kwa wateja.',
 
   'pin.enterCurrent': 'Weka PIN yako ya sasa:',
   'pin.enterNew': 'Weka PIN mpya ya tarakimu 5:',
   'pin.confirmNew': 'Thibitisha PIN yako mpya:',
   'pin.mismatch': 'PIN hazilingani. Tafadhali weka PIN mpya tena.',
   'pin.sameAsCurrent': 'PIN mpya lazima iwe tofauti na PIN yako ya sasa.',
+  'pin.sameAsPrevious': 'PIN mpya lazima iwe tofauti na PIN yako ya awali.',
+  'pin.busy': 'Tuna shughuli nyingi za kukagua PIN. Tafadhali jaribu tena baada ya muda mfupi.',
   'services.pinReplaced': 'PIN yako imebadilishwa au kuwekwa upya tangu uingie. Tafadhali ingia tena.',
   'pin.mustChange': 'PIN yako imewekwa upya. Chagua PIN mpya ili kuendelea.',
   'login.tempPinExpired': 'PIN yako ya muda imekwisha. Tafadhali wasiliana na huduma kwa wateja upate nyingine.',
@@ -74,5 +78,9 @@ export const sw: Record<MessageKey, string> = {
   'language.title': 'Chagua lugha / Choose language:',
   'language.english': '1. English',
   'language.swahili': '2. Kiswahili',
-  'language.saved': 'Lugha imewekwa: Kiswahili.'
+  'language.saved': 'Lugha imewekwa: Kiswahili.',
+
+  'time.minute': 'dakika 1',
+  'time.minutes': 'dakika {n}',
+  'time.hours': 'saa {n}'
 }

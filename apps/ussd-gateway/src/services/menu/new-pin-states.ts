@@ -1,4 +1,5 @@
 import { changePinRecord, type Account } from '../../db/accounts.repository.ts'
+import { UssdPinRecordError } from '../../errors.ts'
 import { isWeakPin } from '../pin-vault.ts'
 import type { Session, StateName } from '../session.ts'
 import { go, PIN_FORMAT, refuse, type MachineDeps, type StateDef, type Step } from './types.ts'
@@ -17,9 +18,21 @@ export interface NewPinOptions<E extends StateName, C extends StateName> {
   done: (s: Session, account: Account) => Step
 }
 
+/** Whether `pin` is the one sealed in a kept earlier record; one no configured key opens any more matches nothing. */
+async function matchesEarlier (deps: MachineDeps, pin: string, record: string | null): Promise<boolean> {
+  if (record === null) return false
+  try {
+    return (await deps.vault.verify(pin, record)).ok
+  } catch (error) {
+    if (error instanceof UssdPinRecordError) return false
+    throw error
+  }
+}
+
 /**
  * Choosing a new PIN, typed twice: a PIN change after login, and the change a temporary PIN from
- * support leads to. The new PIN must be 5 digits, not weak and not the current one; the first is
+ * support leads to. The new PIN must be 5 digits, not weak, not the current one and not the one
+ * support's reset replaced (the lockout before a reset may mean it was being guessed); the first is
  * kept sealed in the session until the confirmation matches it. The account is checked at both
  * steps, so a lock, an expired temporary PIN or a PIN replaced elsewhere stops the change, and the
  * store applies it only over the PIN version the session proved (a race with any of them loses).
@@ -37,6 +50,7 @@ export function newPinStates<E extends StateName, C extends StateName> (options:
         const checked = await options.account(s, deps)
         if ('stop' in checked) return checked.stop
         if ((await deps.vault.verify(value, checked.account.pinRecord)).ok) return refuse(s, 'pin.sameAsCurrent')
+        if (await matchesEarlier(deps, value, checked.account.previousPinRecord)) return refuse(s, 'pin.sameAsPrevious')
         s.draftPin = await deps.vault.seal(value)
         return go(options.confirm)
       }

@@ -1,6 +1,6 @@
 import { findAccount, type Account } from '../../db/accounts.repository.ts'
 import type { Session } from '../session.ts'
-import { checkPin } from './login-states.ts'
+import { checkPin } from './pin-check.ts'
 import { languageMenu } from './main-states.ts'
 import { newPinStates } from './new-pin-states.ts'
 import { end, go, PIN_FORMAT, refuse, type MachineDeps, type StateDef, type Step } from './types.ts'
@@ -72,10 +72,10 @@ export const servicesStates = {
       if (!PIN_FORMAT.test(value)) return refuse(s, 'login.pinFormat')
       const active = await activeAccount(s, deps)
       if ('stop' in active) return active.stop
-      const failure = await checkPin(deps, s, active.account, value)
-      if (failure !== undefined) {
-        if ('end' in failure) logOut(s)
-        return failure
+      const checked = await checkPin(deps, s, active.account.customerId, value)
+      if ('stop' in checked) {
+        if ('end' in checked.stop) logOut(s)
+        return checked.stop
       }
       return go('changePinNew')
     }

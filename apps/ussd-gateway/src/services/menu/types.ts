@@ -6,10 +6,12 @@ import type { Screen } from '../screen.ts'
 import type { Flash, Session, StateName } from '../session.ts'
 import type { MessageKey, MessageParams, Translator } from './i18n.ts'
 
-/** What the states may use beyond the session: the database, the PIN vault and branding. */
+/** What the states may use beyond the session: the database, the PIN vault, lockouts and branding. */
 export interface MachineDeps {
   db: Kysely<DB>
   vault: PinVault
+  /** Cool-down of a first lockout, and the longest one (each lockout doubles the last). */
+  lockout: { baseMs: number, maxMs: number }
   appName: string
   saveLanguage: (phoneNumber: string, language: Language) => Promise<void>
 }

@@ -1,0 +1,83 @@
+import { findAccount, type Account } from '../../db/accounts.repository.ts'
+import { chargePinAttempt, refundPinAttempt, settleRightPin } from '../../db/pin-attempts.repository.ts'
+import { UssdPinBusyError } from '../../errors.ts'
+import type { Session } from '../session.ts'
+import type { MessageRef } from './i18n.ts'
+import { end, go, MAX_PIN_ATTEMPTS, refuse, type MachineDeps, type Step } from './types.ts'
+
+const MINUTE_MS = 60_000
+
+/** A wait as the user reads it, rounded up: `1 minute`, `45 minutes`, then whole hours past 90 minutes. */
+export function waitText (ms: number): MessageRef {
+  const minutes = Math.max(1, Math.ceil(ms / MINUTE_MS))
+  if (minutes === 1) return { key: 'time.minute' }
+  if (minutes <= 90) return { key: 'time.minutes', params: { n: minutes } }
+  return { key: 'time.hours', params: { n: Math.ceil(minutes / 60) } }
+}
+
+/** Locked now: a lock whose time is up lifts at the next attempt. */
+export const isLocked = (account: Account, now = Date.now()): boolean =>
+  account.status === 'locked' && (account.lockedUntil === null || account.lockedUntil.getTime() > now)
+
+/** The END for a locked account, saying when to try again. */
+export const lockedEnd = (account: Account, now = Date.now()): Step =>
+  end('login.locked', { id: account.customerId, wait: waitText((account.lockedUntil?.getTime() ?? now) - now) })
+
+/** Why an attempt was not counted, or a right PIN could not be settled: locked, replaced or gone. */
+async function notCounted (deps: MachineDeps, customerId: string): Promise<Step> {
+  const account = await findAccount(deps.db, customerId)
+  if (account === undefined) return go('accountMenu')
+  // The time after the read: a lock placed by a parallel attempt may be younger than this one.
+  return account.status === 'locked' ? lockedEnd(account, Date.now()) : end('services.pinReplaced')
+}
+
+/** A fresh seal of a PIN proven under a retired key or older cost, unless the PIN queue is full (next login then). */
+async function resealed (deps: MachineDeps, pin: string): Promise<{ pinRecord: string, pinKeyId: string } | undefined> {
+  try {
+    return { pinRecord: await deps.vault.seal(pin), pinKeyId: deps.vault.keyId }
+  } catch (error) {
+    if (error instanceof UssdPinBusyError) return undefined
+    throw error
+  }
+}
+
+/**
+ * Checks a PIN of the account, counting the attempt in the database before comparing it (see
+ * chargePinAttempt), so parallel guesses from any number of sessions get 3 comparisons at most
+ * before the lock. Resolves the account when the PIN is right; otherwise the step that says why:
+ * `Incorrect PIN (n/3)` on the current screen, the lockout END with its cool-down (`is now locked`
+ * for the attempt that locked it, `is locked` for one that found it locked).
+ */
+export async function checkPin (
+  deps: MachineDeps,
+  session: Session,
+  customerId: string,
+  pin: string
+): Promise<{ account: Account } | { stop: Step }> {
+  const chargedAt = new Date()
+  const now = chargedAt.getTime()
+  const policy = { maxAttempts: MAX_PIN_ATTEMPTS, ...deps.lockout }
+  const charged = await chargePinAttempt(deps.db, customerId, policy, chargedAt)
+  if (charged === undefined) return { stop: await notCounted(deps, customerId) }
+  let check
+  try {
+    check = await deps.vault.verify(pin, charged.pinRecord)
+  } catch (error) {
+    // Nothing was compared (the PIN queue is full, no key opens the record): the attempt does not count.
+    await refundPinAttempt(deps.db, charged)
+    throw error
+  }
+  if (!check.ok) {
+    if (charged.status === 'locked') {
+      const wait = waitText((charged.lockedUntil?.getTime() ?? now) - now)
+      return { stop: end('login.lockedNow', { n: MAX_PIN_ATTEMPTS, max: MAX_PIN_ATTEMPTS, wait }) }
+    }
+    return { stop: refuse(session, 'login.wrongPin', { n: charged.pinAttempts, max: MAX_PIN_ATTEMPTS }) }
+  }
+  const reseal = check.stale ? await resealed(deps, pin) : undefined
+  if (!(await settleRightPin(deps.db, customerId, { pinVersion: charged.pinVersion, chargedAt, reseal }))) {
+    return { stop: await notCounted(deps, customerId) }
+  }
+  const settled = { status: 'active', pinAttempts: 0, lockouts: 0, lockedReason: null, lockedUntil: null } as const
+  return { account: { ...charged, ...settled } }
+}
