@@ -95,7 +95,7 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
 
     const bus = createEventBus((err) => app.log.error({ err }, 'event subscriber failed'))
     const clientTools = createClientToolPort({ bus, state, timeouts: { browser: config.BROWSER_TOOL_TIMEOUT_MS, action: config.ACTION_TIMEOUT_MS } })
-    const turns = createTurnRegistry(state)
+    const turns = createTurnRegistry(state, { ownerTtlMs: config.TURN_OWNER_TTL_MS })
     await clientTools.start()
     await turns.start()
 
