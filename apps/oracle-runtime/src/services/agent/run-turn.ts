@@ -3,7 +3,7 @@ import type { ToolCallRecord, ToolDeclaration } from '@impact/schemas'
 import type { ClientToolPort } from '../client-tools.ts'
 import type { EventBus, RuntimeEventName } from '../event-bus.ts'
 import { UpstreamError, type ChatMessage, type ChatModel, type ToolCallRequest, type ToolDefinition } from './model.ts'
-import { clientToolDefinition, serverToolDefinition, type ServerTool } from './tools.ts'
+import { clientToolDefinition, runServerTool, serverToolDefinition, type ServerTool } from './tools.ts'
 
 /** Browser tools and AG-UI actions as the message declared them (an action's `hasRender` does not matter here). */
 export interface TurnTools { server: ServerTool[], browser: ToolDeclaration[], actions: ToolDeclaration[] }
@@ -27,7 +27,14 @@ export interface TurnResult {
   error?: UpstreamError
 }
 
-export interface AgentDeps { model: ChatModel, bus: EventBus, clientTools: ClientToolPort, maxSteps: number }
+export interface AgentDeps {
+  model: ChatModel
+  bus: EventBus
+  clientTools: ClientToolPort
+  maxSteps: number
+  /** Default deadline of a server tool call (a tool may set its own). */
+  toolTimeoutMs: number
+}
 
 type Route = { kind: 'server', tool: ServerTool } | { kind: 'browser', tool: ToolDeclaration } | { kind: 'action', tool: ToolDeclaration }
 
@@ -42,8 +49,6 @@ function routesOf (tools: TurnTools): { routes: Map<string, Route>, definitions:
   for (const tool of tools.actions) if (!routes.has(tool.name)) { routes.set(tool.name, { kind: 'action', tool }); definitions.push(clientToolDefinition(tool)) }
   return { routes, definitions }
 }
-
-const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value ?? null))
 
 /**
  * One agent turn: stream the model, run the tools it calls (server tools here, browser tools and
@@ -153,13 +158,8 @@ export async function runTurn (deps: AgentDeps, input: TurnInput): Promise<TurnR
       const outcome = await deps.clientTools.call({ kind: 'browser', sessionId, requestId, did, toolCallId: call.id, toolName: name, args, signal })
       return record(call, args, outcome.status === 'error' ? 'error' : 'done', outcome.output, outcome.error)
     }
-    try {
-      const value = await route.tool.execute(args, { did, sessionId, requestId, signal, emit })
-      return record(call, args, 'done', text(value))
-    } catch (error) {
-      const message = (error as Error).message
-      return record(call, args, 'error', `Error: ${message}`, message)
-    }
+    const run = await runServerTool(route.tool, args, { did, sessionId, requestId, signal, emit }, deps.toolTimeoutMs)
+    return record(call, args, run.status, run.output, run.status === 'error' ? run.error : undefined)
   }
 
   function record (call: ToolCallRequest, args: unknown, status: 'done' | 'error', output: string, error?: string, announce = true): string {

@@ -18,7 +18,60 @@ export interface ServerTool {
   name: string
   description: string
   parameters: TSchema
+  /**
+   * Longest one call may run (default TOOL_TIMEOUT_MS). The context's signal fires at the deadline or
+   * when the turn ends; a tool that ignores it is left behind and the model is told it timed out.
+   */
+  timeoutMs?: number
   execute: (args: any, context: ToolContext) => Promise<unknown>
+}
+
+export type ToolRun = { status: 'done', output: string } | { status: 'error', output: string, error: string }
+
+export const toolText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value ?? null))
+
+/**
+ * Runs a server tool against its deadline and the turn's signal, whichever comes first: neither
+ * waits for a tool that does not stop (its late result or failure is dropped).
+ */
+export async function runServerTool (
+  tool: ServerTool, args: unknown, context: ToolContext, defaultTimeoutMs: number
+): Promise<ToolRun> {
+  const timeoutMs = tool.timeoutMs ?? defaultTimeoutMs
+  const turn = context.signal
+  const deadline = new AbortController()
+  let timer: NodeJS.Timeout | undefined
+  let onAbort: (() => void) | undefined
+  const stopped = new Promise<'timeout' | 'aborted'>((resolve) => {
+    timer = setTimeout(() => { deadline.abort(new Error(`${tool.name} timed out`)); resolve('timeout') }, timeoutMs)
+    onAbort = () => { resolve('aborted') }
+    if (turn.aborted) onAbort()
+    else turn.addEventListener('abort', onAbort, { once: true })
+  })
+  const signal = AbortSignal.any([turn, deadline.signal])
+  const running = (async () => await tool.execute(args, { ...context, signal }))()
+  running.catch(() => {})
+  try {
+    const outcome = await Promise.race([running.then((value) => ({ value })), stopped])
+    if (outcome === 'timeout') {
+      return {
+        status: 'error',
+        output: `Error: ${tool.name} did not finish within ${timeoutMs / 1000} s and was stopped; ` +
+          'whether it had any effect is unknown.',
+        error: `timed out after ${timeoutMs} ms`
+      }
+    }
+    if (outcome === 'aborted') {
+      return { status: 'error', output: 'The turn ended before the tool finished.', error: 'aborted' }
+    }
+    return { status: 'done', output: toolText(outcome.value) }
+  } catch (error) {
+    const message = (error as Error).message
+    return { status: 'error', output: `Error: ${message}`, error: message }
+  } finally {
+    clearTimeout(timer)
+    if (onAbort !== undefined) turn.removeEventListener('abort', onAbort)
+  }
 }
 
 /**
