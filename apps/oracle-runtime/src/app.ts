@@ -104,7 +104,14 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
       const plugin = await definition.setup({ db: database.db, config, state, bus, oracle: { did: identity.did, name: config.ORACLE_NAME }, log: app.log.child({ plugin: definition.name }) })
       plugins.push({ definition, plugin })
     }
-    const agent = { model, bus, clientTools, maxSteps: config.AGENT_MAX_STEPS, toolTimeoutMs: config.TOOL_TIMEOUT_MS }
+    const agent = {
+      model,
+      bus,
+      clientTools,
+      maxSteps: config.AGENT_MAX_STEPS,
+      toolTimeoutMs: config.TOOL_TIMEOUT_MS,
+      context: { maxChars: config.CONTEXT_MAX_CHARS, toolOutputMaxChars: config.TOOL_OUTPUT_MAX_CHARS }
+    }
     const allowBareDelegation = config.UCAN_ALLOW_BARE_DELEGATION_AUTH
     const realtime = createRealtimeHub({
       db: database.db,

@@ -2,6 +2,7 @@ import { Value } from '@sinclair/typebox/value'
 import type { ToolCallRecord, ToolDeclaration } from '@impact/schemas'
 import type { ClientToolPort } from '../client-tools.ts'
 import type { EventBus, RuntimeEventName } from '../event-bus.ts'
+import { fitContext, type ContextBudget } from './context.ts'
 import { UpstreamError, type ChatMessage, type ChatModel, type ToolCallRequest, type ToolDefinition } from './model.ts'
 import { clientToolDefinition, runServerTool, serverToolDefinition, type ServerTool } from './tools.ts'
 
@@ -34,6 +35,8 @@ export interface AgentDeps {
   maxSteps: number
   /** Default deadline of a server tool call (a tool may set its own). */
   toolTimeoutMs: number
+  /** What one model request may carry. */
+  context: ContextBudget
 }
 
 type Route = { kind: 'server', tool: ServerTool } | { kind: 'browser', tool: ToolDeclaration } | { kind: 'action', tool: ToolDeclaration }
@@ -76,7 +79,9 @@ export async function runTurn (deps: AgentDeps, input: TurnInput): Promise<TurnR
         emit('reasoning', { sessionId, requestId, reasoning: '', reasoningDetails: [], isComplete: true, timestamp: now() })
       }
       try {
-        for await (const chunk of deps.model.stream({ model: input.model, messages, tools: lastStep ? [] : definitions, signal })) {
+        const context = fitContext(messages, deps.context)
+        const request = { model: input.model, messages: context, tools: lastStep ? [] : definitions, signal }
+        for await (const chunk of deps.model.stream(request)) {
           if (signal.aborted) break
           if (chunk.type === 'content') {
             closeReasoning()
