@@ -7,6 +7,7 @@ import { startLoopbackLlm, type LoopbackLlm } from './support/loopback-llm.ts'
 const PAGE = 900_000
 const BUDGET = 8000
 const TOOL_OUTPUT = 1000
+const page = 'p'.repeat(PAGE)
 
 const pagePlugin: PluginDefinition = {
   name: 'page',
@@ -20,7 +21,7 @@ const pagePlugin: PluginDefinition = {
     requiredEnv: []
   },
   setup: () => ({
-    tools: [{ name: 'read_page', description: 'The whole page', parameters: Type.Object({}), execute: async () => 'p'.repeat(PAGE) }]
+    tools: [{ name: 'read_page', description: 'The page', parameters: Type.Object({}), execute: async () => page }]
   })
 }
 
@@ -32,19 +33,20 @@ describe('the context sent to the model', () => {
   let user: TestUser
   let id: string
   const say = async (message: string) => {
-    const res = await h.app.inject({ method: 'POST', url: `/messages/${id}`, headers: user.headers, payload: { message } })
+    const url = `/messages/${id}`
+    const res = await h.app.inject({ method: 'POST', url, headers: user.headers, payload: { message } })
     expect(res.statusCode).toBe(200)
   }
   const lastSent = () => llm.requests.at(-1)?.body.messages as Sent
 
   beforeAll(async () => {
     llm = await startLoopbackLlm()
-    h = await createHarness({ LLM_BASE_URL: llm.url, CONTEXT_MAX_CHARS: String(BUDGET), TOOL_OUTPUT_MAX_CHARS: String(TOOL_OUTPUT) }, {
-      plugins: [pagePlugin]
-    })
+    const env = { LLM_BASE_URL: llm.url, CONTEXT_MAX_CHARS: String(BUDGET), TOOL_OUTPUT_MAX_CHARS: String(TOOL_OUTPUT) }
+    h = await createHarness(env, { plugins: [pagePlugin] })
     user = await h.user()
     id = (await h.app.inject({ method: 'POST', url: '/sessions', headers: user.headers })).json().sessionId as string
-    llm.enqueue({ toolCalls: [{ id: 'call_prefs', name: 'set_user_preferences', args: { agentName: 'Ava' } }] }, { content: ['Saved.'] })
+    const prefs = { id: 'call_prefs', name: 'set_user_preferences', args: { agentName: 'Ava' } }
+    llm.enqueue({ toolCalls: [prefs] }, { content: ['OK'] })
     await say('call yourself Ava')
     llm.enqueue({ toolCalls: [{ id: 'call_page', name: 'read_page', args: {} }] }, { content: ['Read it.'] })
     await say('read the page')
@@ -64,12 +66,12 @@ describe('the context sent to the model', () => {
     const replayed = lastSent().find((m) => m.role === 'tool' && m.content?.startsWith('ppp') === true)
     expect(replayed?.content).toMatch(/\[truncated: 899000 of 900000 characters left out\]$/)
     expect(JSON.stringify(lastSent()).length).toBeLessThanOrEqual(BUDGET)
-    const stored = (await h.app.inject({ method: 'GET', url: `/messages/${id}`, headers: user.headers })).json().messages
-    expect(stored.find((m: { toolCalls?: Array<{ name: string }> }) => m.toolCalls?.[0]?.name === 'read_page').toolCalls[0].output)
-      .toHaveLength(PAGE)
+    const stored: Array<{ toolCalls?: Array<{ name: string, output: string }> }> =
+      (await h.app.inject({ method: 'GET', url: `/messages/${id}`, headers: user.headers })).json().messages
+    expect(stored.flatMap((m) => m.toolCalls ?? []).find((c) => c.name === 'read_page')?.output).toHaveLength(PAGE)
   })
 
-  it('drops the oldest turns to fit the budget and keeps the system prompt, preferences and the new message', async () => {
+  it('drops the oldest turns to fit the budget; keeps the system prompt, preferences and the new message', async () => {
     for (let i = 0; i < 6; i++) await say(`message ${i} ${'m'.repeat(900)}`)
     const sent = lastSent()
     expect(JSON.stringify(sent).length).toBeLessThanOrEqual(BUDGET)
