@@ -45,6 +45,18 @@ function historyToChat (messages: StoredMessage[]): ChatMessage[] {
   return chat
 }
 
+/**
+ * Request ids come from clients and are reused (one id for a whole session is common), so they do
+ * not select history. Only a retry, the newest stored turn resent with the same id and text, is
+ * left out, so the model sees the message once.
+ */
+function withoutRetriedTurn (history: StoredMessage[], requestId: string, message: string): StoredMessage[] {
+  const last = history.findLastIndex((m) => m.type === 'human')
+  const turn = history[last]
+  const retried = turn !== undefined && turn.requestId === requestId && turn.content === message
+  return retried ? history.slice(0, last) : history
+}
+
 function systemPrompt (oracleName: string, timezone: string | undefined, sections: string[], clientTools: string[]): string {
   const now = new Date()
   const local = timezone !== undefined ? ` (${now.toLocaleString('en-GB', { timeZone: timezone })} in the user's time zone ${timezone})` : ''
@@ -85,7 +97,7 @@ export function createTurnService (deps: { db: Kysely<DB>, agent: AgentDeps, plu
     }
     const timer = setTimeout(storeUserMessage, USER_MESSAGE_WRITE_DELAY_MS)
     const states = await states$
-    const history = request.history.filter((m) => m.requestId !== requestId)
+    const history = withoutRetriedTurn(request.history, requestId, request.message)
     const sections = states.flatMap((s) => (s?.prompt !== undefined ? [s.prompt] : []))
     const messages: ChatMessage[] = [
       { role: 'system', content: systemPrompt(deps.oracleName, request.timezone, sections, [...request.browserTools, ...request.actions].map((t) => t.name)) },
