@@ -27,7 +27,8 @@ export interface TurnRequest {
   history: StoredMessage[]
 }
 
-export interface TurnReport { result: TurnResult, stored: StoredMessage | undefined }
+/** `sessionGone`: the session was deleted while the turn ran; nothing of the turn was kept. */
+export interface TurnReport { result: TurnResult, stored: StoredMessage | undefined, sessionGone: boolean }
 
 function historyToChat (messages: StoredMessage[]): ChatMessage[] {
   const chat: ChatMessage[] = []
@@ -87,10 +88,23 @@ export function createTurnService (deps: { db: Kysely<DB>, agent: AgentDeps, plu
     // engine a write runs on this thread and would otherwise sit between the user and the first token.
     const states$ = Promise.all(plugins.map(async ({ plugin }) => await plugin.loadState?.(context)))
     let userMessageStored: Promise<void> | undefined
+    let sessionGone = false
     const storeUserMessage = () => {
       userMessageStored ??= (async () => {
         clearTimeout(timer)
-        await insertMessage(db, { sessionId, requestId, role: 'human', content: request.message, ...(request.attachments !== undefined ? { attachments: request.attachments } : {}), ...(request.metadata !== undefined ? { metadata: request.metadata } : {}) })
+        const { attachments, metadata } = request
+        const human = {
+          sessionId,
+          requestId,
+          role: 'human' as const,
+          content: request.message,
+          ...(attachments !== undefined ? { attachments } : {}),
+          ...(metadata !== undefined ? { metadata } : {})
+        }
+        if (await insertMessage(db, human) === undefined) {
+          sessionGone = true
+          return
+        }
         await touchSession(db, sessionId, request.firstMessage ? request.message : undefined)
       })()
       userMessageStored.catch(() => {})
@@ -115,8 +129,9 @@ export function createTurnService (deps: { db: Kysely<DB>, agent: AgentDeps, plu
     }).finally(storeUserMessage)
     await userMessageStored
 
+    sessionGone ||= turn.reason() === 'deleted'
     let stored: StoredMessage | undefined
-    if (result.content !== '' || result.toolCalls.length > 0) {
+    if (!sessionGone && (result.content !== '' || result.toolCalls.length > 0)) {
       stored = await insertMessage(db, {
         sessionId,
         requestId,
@@ -126,10 +141,24 @@ export function createTurnService (deps: { db: Kysely<DB>, agent: AgentDeps, plu
         ...(result.reasoning !== '' ? { reasoning: result.reasoning } : {}),
         ...(result.outcome !== 'completed' ? { metadata: { [result.outcome]: true, ...(turn.reason() === 'disconnected' ? { disconnected: true } : {}) } } : {})
       })
-      await touchSession(db, sessionId)
+      if (stored === undefined) sessionGone = true
+      else await touchSession(db, sessionId)
     }
     for (const { definition, plugin } of plugins) {
       await plugin.onTurnEnd?.(context, result.outcome).catch((err: unknown) => deps.log.error({ err, plugin: definition.name }, 'plugin onTurnEnd failed'))
+    }
+    if (sessionGone) {
+      publish('error', {
+        error: 'The session was deleted while this message was being answered',
+        kind: 'not_found',
+        status: 404,
+        retryable: false,
+        sessionId,
+        requestId,
+        timestamp: new Date().toISOString()
+      })
+      publish('done', { aborted: true })
+      return { result, stored: undefined, sessionGone }
     }
     if (result.error !== undefined) {
       deps.log.warn({ err: result.error, sessionId, requestId }, 'model turn failed')
@@ -151,7 +180,7 @@ export function createTurnService (deps: { db: Kysely<DB>, agent: AgentDeps, plu
       ...(result.outcome === 'aborted' ? { aborted: true } : {}),
       ...(result.outcome === 'failed' ? { failed: true } : {})
     })
-    return { result, stored }
+    return { result, stored, sessionGone }
   }
 }
 

@@ -33,19 +33,28 @@ export interface NewMessage {
 
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value))
 
-export async function insertMessage (db: Kysely<DB>, message: NewMessage): Promise<StoredMessage> {
-  const row = await db.insertInto('oracle_messages').values({
-    id: `m_${randomUUID()}`,
-    session_id: message.sessionId,
-    request_id: message.requestId,
-    role: message.role,
-    content: message.content,
-    tool_calls: json(message.toolCalls),
-    reasoning: message.reasoning ?? null,
-    attachments: json(message.attachments),
-    metadata: json(message.metadata)
-  }).returningAll().executeTakeFirstOrThrow()
-  return toMessage(row)
+// SQLSTATE foreign_key_violation: the session row went away (deleted while its turn ran).
+const sessionGone = (error: unknown) => (error as { code?: unknown } | null)?.code === '23503'
+
+/** Stores a message; undefined when its session no longer exists. */
+export async function insertMessage (db: Kysely<DB>, message: NewMessage): Promise<StoredMessage | undefined> {
+  try {
+    const row = await db.insertInto('oracle_messages').values({
+      id: `m_${randomUUID()}`,
+      session_id: message.sessionId,
+      request_id: message.requestId,
+      role: message.role,
+      content: message.content,
+      tool_calls: json(message.toolCalls),
+      reasoning: message.reasoning ?? null,
+      attachments: json(message.attachments),
+      metadata: json(message.metadata)
+    }).returningAll().executeTakeFirstOrThrow()
+    return toMessage(row)
+  } catch (error) {
+    if (sessionGone(error)) return undefined
+    throw error
+  }
 }
 
 /** The newest `limit` messages of a session, oldest first (the model's context and the legacy history). */
