@@ -58,7 +58,8 @@ describe.skipIf(!servers)('two replicas on one PostgreSQL and one Redis', () => 
       { event: 'error', data: { kind: 'not_found' } },
       { event: 'done', data: { aborted: true } }
     ])
-    const late = await a.app.inject({ method: 'POST', url: `/messages/${id}`, headers: user.headers, payload: { message: 'x' } })
+    const url = `/messages/${id}`
+    const late = await a.app.inject({ method: 'POST', url, headers: user.headers, payload: { message: 'late' } })
     expect(late.json()).toMatchObject({ statusCode: 404, code: 'ORACLE_SESSION_NOT_FOUND' })
   })
 
