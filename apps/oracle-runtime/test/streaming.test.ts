@@ -86,6 +86,20 @@ describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
     ])
   })
 
+  it('gives tool calls the model left unnamed ids of their own, even under one reused X-Request-Id', async () => {
+    const id = await session()
+    const headers = { ...user.headers, 'x-request-id': 'one-id-for-tools' }
+    const prefs = { id: '', name: 'set_user_preferences', args: { tone: 'warm' } }
+    for (let i = 0; i < 2; i++) {
+      llm.enqueue({ toolCalls: [prefs] }, { content: ['Saved.'] })
+      await streamMessage(base, id, headers, { message: `use a warm tone (${i})` })
+    }
+    const sent: Array<{ role: string, tool_call_id?: string }> = llm.requests.at(-1)?.body.messages
+    const ids = sent.filter((m) => m.role === 'tool').map((m) => m.tool_call_id)
+    expect(ids).toHaveLength(2)
+    expect(new Set(ids).size).toBe(2)
+  })
+
   it('sends a retried message once: the same request id and text as the newest turn replace it', async () => {
     const id = await session()
     await streamMessage(base, id, user.headers, { message: 'first' })

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { Value } from '@sinclair/typebox/value'
 import type { ToolCallRecord, ToolDeclaration } from '@impact/schemas'
 import type { ClientToolPort } from '../client-tools.ts'
@@ -110,7 +111,8 @@ export async function runTurn (deps: AgentDeps, input: TurnInput): Promise<TurnR
       if (calls.size === 0) return result
 
       const requests: ToolCallRequest[] = [...calls.values()].map((c, i) => ({
-        id: c.id !== '' ? c.id : `call_${requestId}_${step}_${i}`,
+        // Request ids repeat across turns (clients reuse them): a made-up call id must not.
+        id: c.id !== '' ? c.id : `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`,
         type: 'function',
         function: { name: c.name, arguments: c.arguments === '' ? '{}' : c.arguments }
       }))
