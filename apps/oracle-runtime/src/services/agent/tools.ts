@@ -1,6 +1,7 @@
 import type { ToolDeclaration } from '@impact/schemas'
 import type { TSchema } from '@sinclair/typebox'
 import type { RuntimeEventName } from '../event-bus.ts'
+import { withinDeadline } from './deadline.ts'
 import type { ToolDefinition } from './model.ts'
 
 /** What a server tool's code can reach while it runs. */
@@ -30,29 +31,14 @@ export type ToolRun = { status: 'done', output: string } | { status: 'error', ou
 
 export const toolText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value ?? null))
 
-/**
- * Runs a server tool against its deadline and the turn's signal, whichever comes first: neither
- * waits for a tool that does not stop (its late result or failure is dropped).
- */
+/** Runs a server tool against its deadline and the turn's signal, whichever comes first (see withinDeadline). */
 export async function runServerTool (
   tool: ServerTool, args: unknown, context: ToolContext, defaultTimeoutMs: number
 ): Promise<ToolRun> {
   const timeoutMs = tool.timeoutMs ?? defaultTimeoutMs
-  const turn = context.signal
-  const deadline = new AbortController()
-  let timer: NodeJS.Timeout | undefined
-  let onAbort: (() => void) | undefined
-  const stopped = new Promise<'timeout' | 'aborted'>((resolve) => {
-    timer = setTimeout(() => { deadline.abort(new Error(`${tool.name} timed out`)); resolve('timeout') }, timeoutMs)
-    onAbort = () => { resolve('aborted') }
-    if (turn.aborted) onAbort()
-    else turn.addEventListener('abort', onAbort, { once: true })
-  })
-  const signal = AbortSignal.any([turn, deadline.signal])
-  const running = (async () => await tool.execute(args, { ...context, signal }))()
-  running.catch(() => {})
   try {
-    const outcome = await Promise.race([running.then((value) => ({ value })), stopped])
+    const run = async (signal: AbortSignal) => await tool.execute(args, { ...context, signal })
+    const outcome = await withinDeadline(run, timeoutMs, context.signal)
     if (outcome === 'timeout') {
       return {
         status: 'error',
@@ -68,9 +54,6 @@ export async function runServerTool (
   } catch (error) {
     const message = (error as Error).message
     return { status: 'error', output: `Error: ${message}`, error: message }
-  } finally {
-    clearTimeout(timer)
-    if (onAbort !== undefined) turn.removeEventListener('abort', onAbort)
   }
 }
 
