@@ -26,8 +26,8 @@ export const ConfigSchema = Type.Object({
   TOOL_TIMEOUT_MS: Type.Integer({
     minimum: 100,
     default: 30_000,
-    description: 'Longest a server (plugin) tool may run before the model is told it timed out; ' +
-      'a tool may set its own `timeoutMs`'
+    description: 'Longest a server (plugin) tool call may run before the model is told it timed out (a tool may set ' +
+      'its own `timeoutMs`); also the deadline of plugin hooks (loadState, onTurnEnd)'
   }),
   BROWSER_TOOL_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 15_000, description: 'Wait for a browser tool result before telling the model the outcome is unknown' }),
   ACTION_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'Wait for an AG-UI action result before telling the model the outcome is unknown' }),

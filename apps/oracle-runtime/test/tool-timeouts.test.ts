@@ -29,7 +29,13 @@ const stuckPlugin: PluginDefinition = {
       { name: 'stuck_briefly', description: 'Hangs', parameters: Type.Object({}), timeoutMs: 150, execute: never },
       // Far beyond the test's own timeout: only the end of the turn can free it.
       { name: 'stuck_long', description: 'Hangs', parameters: Type.Object({}), timeoutMs: 600_000, execute: never }
-    ]
+    ],
+    // Hooks that hang for the turns whose request id asks for it.
+    async loadState (turn) {
+      if (turn.requestId.startsWith('hang-state')) await never({}, turn)
+      return { prompt: 'Stuck state.' }
+    },
+    onTurnEnd: async (turn) => { if (turn.requestId.startsWith('hang-end')) await never({}, turn) }
   })
 }
 
@@ -84,6 +90,24 @@ describe('server tools that ignore the abort signal', () => {
     llm.enqueue({ toolCalls: [{ id: 'call_default', name: 'stuck', args: {} }] }, { content: ['Gave up.'] })
     expect((await send(id, 'go')).json().message.content).toBe('Gave up.')
     expect(llm.requests.at(-1)?.body.messages.at(-1).content).toMatch(/did not finish within 0\.3 s/)
+  })
+
+  it('leave out plugin state that does not load within TOOL_TIMEOUT_MS', async () => {
+    const id = await session()
+    const headers = { ...user.headers, 'x-request-id': 'hang-state-1' }
+    const res = await h.app.inject({ method: 'POST', url: `/messages/${id}`, headers, payload: { message: 'hi' } })
+    expect(res.json().message.content).toBe('Echo: hi')
+    expect(llm.requests.at(-1)?.body.messages[0].content).not.toContain('Stuck state.')
+    expect((await send(id, 'again')).statusCode).toBe(200)
+    expect(llm.requests.at(-1)?.body.messages[0].content).toContain('Stuck state.')
+  })
+
+  it('answer although a plugin\'s onTurnEnd never settles', async () => {
+    const id = await session()
+    const headers = { ...user.headers, 'x-request-id': 'hang-end-1' }
+    const res = await h.app.inject({ method: 'POST', url: `/messages/${id}`, headers, payload: { message: 'hi' } })
+    expect(res.json().message.content).toBe('Echo: hi')
+    expect((await send(id, 'next')).statusCode).toBe(200)
   })
 
   it('end the turn on abort, and the session takes the next message', async () => {

@@ -6,6 +6,7 @@ import { touchSession } from '../db/repositories/sessions.ts'
 import type { DB } from '../db/types.ts'
 import type { LoadedPlugin, TurnContext } from '../runtime-plugins/types.ts'
 import type { ChatMessage } from './agent/model.ts'
+import { withinDeadline } from './agent/deadline.ts'
 import { runTurn, type AgentDeps, type TurnResult } from './agent/run-turn.ts'
 import type { ActiveTurn } from './turn-registry.ts'
 
@@ -83,10 +84,19 @@ export function createTurnService (deps: { db: Kysely<DB>, agent: AgentDeps, plu
     const publish = (name: 'error' | 'done' | 'message_cache_invalidation', data: Record<string, unknown>) => agent.bus.publish({ name, sessionId, requestId, did, data })
     const context: TurnContext = { did, sessionId, requestId, timezone: request.timezone, signal: turn.signal }
 
+    // Plugin hooks get a tool's deadline: one that hangs must not hold the session's lease forever.
+    const within = async <T>(plugin: string, work: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal) => {
+      const outcome = await withinDeadline(work, agent.toolTimeoutMs, signal)
+      if (outcome === 'timeout') deps.log.warn({ plugin, sessionId, requestId }, 'plugin hook timed out')
+      return typeof outcome === 'object' ? outcome.value : undefined
+    }
+
     // Only plugin state waits before the model is called (the history came with the session).
     // The user's message is stored 100 ms into the turn, or when it ends if sooner: on the embedded
     // engine a write runs on this thread and would otherwise sit between the user and the first token.
-    const states$ = Promise.all(plugins.map(async ({ plugin }) => await plugin.loadState?.(context)))
+    const states$ = Promise.all(plugins.map(async ({ definition, plugin }) => plugin.loadState === undefined
+      ? undefined
+      : await within(definition.name, async (signal) => await plugin.loadState?.({ ...context, signal }), turn.signal)))
     let userMessageStored: Promise<void> | undefined
     let sessionGone = false
     const storeUserMessage = () => {
@@ -145,7 +155,11 @@ export function createTurnService (deps: { db: Kysely<DB>, agent: AgentDeps, plu
       else await touchSession(db, sessionId)
     }
     for (const { definition, plugin } of plugins) {
-      await plugin.onTurnEnd?.(context, result.outcome).catch((err: unknown) => deps.log.error({ err, plugin: definition.name }, 'plugin onTurnEnd failed'))
+      if (plugin.onTurnEnd === undefined) continue
+      // Not bound to the turn's signal: an aborted turn still reaches its plugins (credits charge aborted answers).
+      const notify = async (signal: AbortSignal) => { await plugin.onTurnEnd?.({ ...context, signal }, result.outcome) }
+      await within(definition.name, notify)
+        .catch((err: unknown) => deps.log.error({ err, plugin: definition.name }, 'plugin onTurnEnd failed'))
     }
     if (sessionGone) {
       publish('error', {
