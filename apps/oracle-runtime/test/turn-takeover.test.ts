@@ -27,6 +27,10 @@ function severable (state: SharedState) {
   return { view, sever: () => { dead = true } }
 }
 
+const newSession = async (h: Harness, headers: Record<string, string>) =>
+  (await h.app.inject({ method: 'POST', url: '/sessions', headers })).json().sessionId as string
+const send = async (h: Harness, sessionId: string, headers: Record<string, string>, message: string) =>
+  await h.app.inject({ method: 'POST', url: `/messages/${sessionId}`, headers, payload: { message } })
 const slowAnswer = { content: Array.from({ length: 400 }, (_, i) => `w${i} `), delayMs: 20 }
 
 describe('a turn lease whose owner is gone', () => {
@@ -45,7 +49,8 @@ describe('a turn lease whose owner is gone', () => {
 
   beforeAll(async () => {
     llm = await startLoopbackLlm()
-    state = createSharedState({ url: process.env.REDIS_URL, prefix: `oracle-takeover-${randomBytes(4).toString('hex')}:` })
+    const prefix = `oracle-takeover-${randomBytes(4).toString('hex')}:`
+    state = createSharedState({ url: process.env.REDIS_URL, prefix })
     database = await createTestDatabase()
     dataDir = await mkdtemp(join(tmpdir(), 'oracle-takeover-'))
   })
@@ -62,9 +67,10 @@ describe('a turn lease whose owner is gone', () => {
     const first = severable(state)
     const a = await replica(first.view)
     const user = await a.user()
-    const sessionId = (await a.app.inject({ method: 'POST', url: '/sessions', headers: user.headers })).json().sessionId as string
+    const sessionId = await newSession(a, user.headers)
     llm.enqueue(slowAnswer)
-    const stream = await openStream(await a.app.listen({ host: '127.0.0.1', port: 0 }), sessionId, user.headers, { message: 'long' })
+    const base = await a.app.listen({ host: '127.0.0.1', port: 0 })
+    const stream = await openStream(base, sessionId, user.headers, { message: 'long' })
     await stream.until('message')
 
     // The process dies mid-turn: its lease and its liveness mark stay behind in the shared state.
@@ -79,7 +85,7 @@ describe('a turn lease whose owner is gone', () => {
     const deadline = Date.now() + 10_000
     let answer
     while (Date.now() < deadline) {
-      answer = await b.app.inject({ method: 'POST', url: `/messages/${sessionId}`, headers: user.headers, payload: { message: 'are you back?' } })
+      answer = await send(b, sessionId, user.headers, 'are you back?')
       statuses.push(answer.statusCode)
       if (answer.statusCode !== 409) break
       await new Promise((resolve) => setTimeout(resolve, 100))
@@ -93,13 +99,14 @@ describe('a turn lease whose owner is gone', () => {
     const a = await replica(state)
     const b = await replica(state, a.oracleKey)
     const user = await a.user()
-    const sessionId = (await a.app.inject({ method: 'POST', url: '/sessions', headers: user.headers })).json().sessionId as string
+    const sessionId = await newSession(a, user.headers)
     llm.enqueue(slowAnswer)
-    const stream = await openStream(await a.app.listen({ host: '127.0.0.1', port: 0 }), sessionId, user.headers, { message: 'long' })
+    const base = await a.app.listen({ host: '127.0.0.1', port: 0 })
+    const stream = await openStream(base, sessionId, user.headers, { message: 'long' })
     await stream.until('message')
     // Longer than the owner's liveness TTL: only its renewal keeps the lease from being taken.
     await new Promise((resolve) => setTimeout(resolve, 1500))
-    const busy = await b.app.inject({ method: 'POST', url: `/messages/${sessionId}`, headers: user.headers, payload: { message: 'meanwhile' } })
+    const busy = await send(b, sessionId, user.headers, 'meanwhile')
     expect(busy.json()).toMatchObject({ statusCode: 409, code: 'ORACLE_TURN_IN_PROGRESS' })
     stream.disconnect()
   }, 10_000)

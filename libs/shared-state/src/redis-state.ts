@@ -5,7 +5,8 @@ import type { MessageHandler, SharedState, Unsubscribe } from './types.ts'
 const DEL_IF_VALUE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end"
 const TOUCH_IF_VALUE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end"
 const REPLACE_IF_VALUE =
-  "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 else return 0 end"
+  "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 " +
+  'else return 0 end'
 
 export interface RedisStateOptions {
   url: string

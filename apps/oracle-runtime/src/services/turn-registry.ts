@@ -20,7 +20,7 @@ export interface ActiveTurn {
 }
 
 export interface TurnRegistryOptions {
-  /** Life of this process's liveness key without renewal: how soon a dead owner's leases can be taken over. */
+  /** Life of this process's liveness key without renewal: how soon a dead owner's leases are taken over. */
   ownerTtlMs: number
 }
 
@@ -53,9 +53,11 @@ export function createTurnRegistry (state: SharedState, options: TurnRegistryOpt
   const cancelLocal = (message: CancelMessage) => {
     const entry = local.get(message.sessionId)
     if (entry === undefined) return false
-    // An abort is the caller's own; deleting the session ends whatever runs in it.
-    if (message.reason === 'aborted' && entry.did !== message.did) return false
-    entry.turn.cancel(message.reason)
+    // An abort is the caller's own (older replicas send one without a reason); deleting the session
+    // ends whatever runs in it.
+    const reason = message.reason === 'deleted' ? 'deleted' : 'aborted'
+    if (reason === 'aborted' && entry.did !== message.did) return false
+    entry.turn.cancel(reason)
     return true
   }
 
@@ -92,7 +94,7 @@ export function createTurnRegistry (state: SharedState, options: TurnRegistryOpt
         try {
           await state.delIfValue(key, lease)
         } catch {
-          // Shared state unreachable (or shutting down): another replica takes it over once this process is gone.
+          // Shared state unreachable (or shutting down): another replica takes it once this process is gone.
         }
       }
     }
@@ -101,7 +103,6 @@ export function createTurnRegistry (state: SharedState, options: TurnRegistryOpt
   }
 
   return {
-    owner,
     async start () {
       unsubscribe = await state.subscribe(CANCEL_CHANNEL, (message) => {
         try {
@@ -112,10 +113,10 @@ export function createTurnRegistry (state: SharedState, options: TurnRegistryOpt
       })
       // Unreachable shared state must not stop the app from starting: the renewal retries.
       await stayAlive().catch(() => {})
-      liveness = setInterval(() => { stayAlive().catch(() => {}) }, Math.max(100, Math.floor(options.ownerTtlMs / 3)))
+      liveness = setInterval(() => { stayAlive().catch(() => {}) }, Math.floor(options.ownerTtlMs / 3))
       liveness.unref()
     },
-    /** Cancels the turns of this process, waits (up to the liveness TTL) for them to end, then retires the owner. */
+    /** Cancels this process's turns, waits for them to end (at most the liveness TTL), then retires the owner. */
     async close () {
       clearInterval(liveness)
       await unsubscribe?.().catch(() => {})
