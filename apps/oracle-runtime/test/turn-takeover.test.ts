@@ -31,7 +31,7 @@ const newSession = async (h: Harness, headers: Record<string, string>) =>
   (await h.app.inject({ method: 'POST', url: '/sessions', headers })).json().sessionId as string
 const send = async (h: Harness, sessionId: string, headers: Record<string, string>, message: string) =>
   await h.app.inject({ method: 'POST', url: `/messages/${sessionId}`, headers, payload: { message } })
-const slowAnswer = { content: Array.from({ length: 400 }, (_, i) => `w${i} `), delayMs: 20 }
+const slowAnswer = { content: Array.from({ length: 500 }, (_, i) => `w${i} `), delayMs: 20 }
 
 describe('a turn lease whose owner is gone', () => {
   let llm: LoopbackLlm
@@ -39,10 +39,10 @@ describe('a turn lease whose owner is gone', () => {
   let database: TestDatabase
   let dataDir: string
   const harnesses: Harness[] = []
-  const env = () => ({ LLM_BASE_URL: llm.url, TURN_OWNER_TTL_MS: '1000', DATA_DIR: dataDir })
-  const replica = async (view: SharedState, key?: string) => {
-    const keyEnv: Record<string, string> = key !== undefined ? { ORACLE_PRIVATE_KEY: key } : {}
-    const h = await createHarness({ ...env(), ...keyEnv }, { sharedState: view }, { database, prefix: 'unused:' })
+  const replica = async (view: SharedState, key?: string, ownerTtlMs = 1000) => {
+    const env: Record<string, string> = { LLM_BASE_URL: llm.url, TURN_OWNER_TTL_MS: String(ownerTtlMs), DATA_DIR: dataDir }
+    if (key !== undefined) env.ORACLE_PRIVATE_KEY = key
+    const h = await createHarness(env, { sharedState: view }, { database, prefix: 'unused:' })
     harnesses.push(h)
     return h
   }
@@ -96,8 +96,8 @@ describe('a turn lease whose owner is gone', () => {
   }, 20_000)
 
   it.runIf(servers)('is not taken over while its owner is alive, however long the turn', async () => {
-    const a = await replica(state)
-    const b = await replica(state, a.oracleKey)
+    const a = await replica(state, undefined, 2000)
+    const b = await replica(state, a.oracleKey, 2000)
     const user = await a.user()
     const sessionId = await newSession(a, user.headers)
     llm.enqueue(slowAnswer)
@@ -105,9 +105,9 @@ describe('a turn lease whose owner is gone', () => {
     const stream = await openStream(base, sessionId, user.headers, { message: 'long' })
     await stream.until('message')
     // Longer than the owner's liveness TTL: only its renewal keeps the lease from being taken.
-    await new Promise((resolve) => setTimeout(resolve, 1500))
+    await new Promise((resolve) => setTimeout(resolve, 2500))
     const busy = await send(b, sessionId, user.headers, 'meanwhile')
     expect(busy.json()).toMatchObject({ statusCode: 409, code: 'ORACLE_TURN_IN_PROGRESS' })
     stream.disconnect()
-  }, 10_000)
+  }, 15_000)
 })
