@@ -40,7 +40,8 @@ describe('a turn lease whose owner is gone', () => {
   let dataDir: string
   const harnesses: Harness[] = []
   const replica = async (view: SharedState, key?: string, ownerTtlMs = 1000) => {
-    const env: Record<string, string> = { LLM_BASE_URL: llm.url, TURN_OWNER_TTL_MS: String(ownerTtlMs), DATA_DIR: dataDir }
+    const env: Record<string, string> = { LLM_BASE_URL: llm.url, DATA_DIR: dataDir }
+    env.TURN_OWNER_TTL_MS = String(ownerTtlMs)
     if (key !== undefined) env.ORACLE_PRIVATE_KEY = key
     const h = await createHarness(env, { sharedState: view }, { database, prefix: 'unused:' })
     harnesses.push(h)
