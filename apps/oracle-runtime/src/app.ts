@@ -99,7 +99,7 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
 
     const bus = createEventBus((err) => app.log.error({ err }, 'event subscriber failed'))
     const clientTools = createClientToolPort({ bus, state, timeouts: { browser: config.BROWSER_TOOL_TIMEOUT_MS, action: config.ACTION_TIMEOUT_MS } })
-    const turns = createTurnRegistry(state)
+    const turns = createTurnRegistry(state, { ownerTtlMs: config.TURN_OWNER_TTL_MS })
     await clientTools.start()
     await turns.start()
 
@@ -108,7 +108,14 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
       const plugin = await definition.setup({ db: database.db, config, state, bus, oracle: { did: identity.did, name: config.ORACLE_NAME }, log: app.log.child({ plugin: definition.name }) })
       plugins.push({ definition, plugin })
     }
-    const agent = { model, bus, clientTools, maxSteps: config.AGENT_MAX_STEPS }
+    const agent = {
+      model,
+      bus,
+      clientTools,
+      maxSteps: config.AGENT_MAX_STEPS,
+      toolTimeoutMs: config.TOOL_TIMEOUT_MS,
+      context: { maxChars: config.CONTEXT_MAX_CHARS, toolOutputMaxChars: config.TOOL_OUTPUT_MAX_CHARS }
+    }
     const allowBareDelegation = config.UCAN_ALLOW_BARE_DELEGATION_AUTH
     const realtime = createRealtimeHub({
       db: database.db,

@@ -6,8 +6,9 @@ import { rateLimitConfigProperties } from '@impact/service-kit/rate-limits'
  * Environment of oracle-runtime. Besides the platform's common keys:
  * ORACLE_PRIVATE_KEY, ORACLE_DID, ORACLE_NAME, BLOCKSYNC_GRAPHQL_URL, UCAN_AUTH_MAX_TTL_SECONDS,
  * UCAN_ALLOW_BARE_DELEGATION_AUTH, LLM_BASE_URL, LLM_API_KEY, LLM_MODEL, LLM_MODELS, LLM_TIMEOUT_MS,
- * AGENT_MAX_STEPS, BROWSER_TOOL_TIMEOUT_MS, ACTION_TIMEOUT_MS, SSE_HEARTBEAT_MS, REALTIME_HANDSHAKE_TIMEOUT_MS, REALTIME_MAX_CONNECTIONS,
- * CREDITS_*, RATE_LIMIT_*.
+ * AGENT_MAX_STEPS, TOOL_TIMEOUT_MS, BROWSER_TOOL_TIMEOUT_MS, ACTION_TIMEOUT_MS, CONTEXT_MAX_CHARS,
+ * TOOL_OUTPUT_MAX_CHARS, TURN_OWNER_TTL_MS, SSE_HEARTBEAT_MS, REALTIME_HANDSHAKE_TIMEOUT_MS,
+ * REALTIME_MAX_CONNECTIONS, CREDITS_*, RATE_LIMIT_*.
  */
 export const ConfigSchema = Type.Object({
   ...baseConfigProperties({ app: 'oracle-runtime', port: 3002 }),
@@ -23,8 +24,33 @@ export const ConfigSchema = Type.Object({
   LLM_MODELS: Type.Optional(Type.String({ description: 'Comma-separated model ids clients may pick (GET /models); defaults to LLM_MODEL' })),
   LLM_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'How long the provider may take to start answering' }),
   AGENT_MAX_STEPS: Type.Integer({ minimum: 1, maximum: 32, default: 8, description: 'Model calls per turn (each tool round is one)' }),
+  TOOL_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    default: 30_000,
+    description: 'Longest a server (plugin) tool call may run before the model is told it timed out (a tool may set ' +
+      'its own `timeoutMs`); also the deadline of plugin hooks (loadState, onTurnEnd)'
+  }),
   BROWSER_TOOL_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 15_000, description: 'Wait for a browser tool result before telling the model the outcome is unknown' }),
   ACTION_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'Wait for an AG-UI action result before telling the model the outcome is unknown' }),
+  CONTEXT_MAX_CHARS: Type.Integer({
+    minimum: 1000,
+    default: 200_000,
+    description: 'Budget of the context sent to the model, in characters: the oldest turns are dropped to fit; ' +
+      'the system prompt (with preferences) and the current turn are always kept'
+  }),
+  TOOL_OUTPUT_MAX_CHARS: Type.Integer({
+    minimum: 100,
+    default: 16_000,
+    description: 'Longest tool output the model is sent; a longer one is cut with a marker saying how much ' +
+      'was left out (the stored output stays whole)'
+  }),
+  TURN_OWNER_TTL_MS: Type.Integer({
+    minimum: 1000,
+    maximum: 60_000,
+    default: 10_000,
+    description: 'Life of a process\'s liveness mark in shared state: a turn lease whose owner has been gone ' +
+      'this long is taken over'
+  }),
   SSE_HEARTBEAT_MS: Type.Integer({ minimum: 100, default: 15_000, description: 'Interval of SSE heartbeat comments' }),
   REALTIME_HANDSHAKE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'Time a WebSocket connection has to complete its handshake (socket.io CONNECT, /ws auth message)' }),
   REALTIME_MAX_CONNECTIONS: Type.Integer({ minimum: 1, default: 10_000, description: 'WebSocket connections (socket.io and /ws) one process accepts; more are refused with ORACLE_WS_BUSY' }),

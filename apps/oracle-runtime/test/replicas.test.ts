@@ -46,6 +46,23 @@ describe.skipIf(!servers)('two replicas on one PostgreSQL and one Redis', () => 
     expect(frames.at(-1)).toMatchObject({ event: 'done', data: { aborted: true } })
   })
 
+  it('ends a stream running on replica A when replica B deletes its session', async () => {
+    const id = (await a.app.inject({ method: 'POST', url: '/sessions', headers: user.headers })).json().sessionId
+    llm.enqueue({ content: Array.from({ length: 200 }, (_, i) => `w${i} `), delayMs: 20 })
+    const stream = await openStream(baseA, id, user.headers, { message: 'long' })
+    await stream.until('message')
+    const removed = await b.app.inject({ method: 'DELETE', url: `/sessions/${id}`, headers: user.headers })
+    expect(removed.statusCode).toBe(200)
+    const { frames } = await stream.rest()
+    expect(frames.slice(-2)).toMatchObject([
+      { event: 'error', data: { kind: 'not_found' } },
+      { event: 'done', data: { aborted: true } }
+    ])
+    const url = `/messages/${id}`
+    const late = await a.app.inject({ method: 'POST', url, headers: user.headers, payload: { message: 'late' } })
+    expect(late.json()).toMatchObject({ statusCode: 404, code: 'ORACLE_SESSION_NOT_FOUND' })
+  })
+
   it('delivers a browser tool result given to replica B to the turn waiting on replica A', async () => {
     const id = (await a.app.inject({ method: 'POST', url: '/sessions', headers: user.headers })).json().sessionId
     const unsubscribe = a.app.runtime.bus.subscribe({ sessionId: id }, (event) => {

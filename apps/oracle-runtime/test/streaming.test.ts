@@ -75,6 +75,42 @@ describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
     ])
   })
 
+  it('sends the whole conversation when every message reuses one X-Request-Id', async () => {
+    const id = await session()
+    const headers = { ...user.headers, 'x-request-id': 'one-id-for-all' }
+    for (const message of ['one', 'two', 'three', 'four']) await streamMessage(base, id, headers, { message })
+    const sent: Array<{ role: string, content: string }> = llm.requests.at(-1)?.body.messages.slice(1)
+    expect(sent.map((m) => [m.role, m.content])).toEqual([
+      ['user', 'one'], ['assistant', 'Echo: one'], ['user', 'two'], ['assistant', 'Echo: two'],
+      ['user', 'three'], ['assistant', 'Echo: three'], ['user', 'four']
+    ])
+  })
+
+  it('gives tool calls the model left unnamed ids of their own, even under one reused X-Request-Id', async () => {
+    const id = await session()
+    const headers = { ...user.headers, 'x-request-id': 'one-id-for-tools' }
+    const prefs = { id: '', name: 'set_user_preferences', args: { tone: 'warm' } }
+    for (let i = 0; i < 2; i++) {
+      llm.enqueue({ toolCalls: [prefs] }, { content: ['Saved.'] })
+      await streamMessage(base, id, headers, { message: `use a warm tone (${i})` })
+    }
+    const sent: Array<{ role: string, tool_call_id?: string }> = llm.requests.at(-1)?.body.messages
+    const ids = sent.filter((m) => m.role === 'tool').map((m) => m.tool_call_id)
+    expect(ids).toHaveLength(2)
+    expect(new Set(ids).size).toBe(2)
+  })
+
+  it('sends a retried message once: the same request id and text as the newest turn replace it', async () => {
+    const id = await session()
+    await streamMessage(base, id, user.headers, { message: 'first' })
+    const retry = { ...user.headers, 'x-request-id': 'retry-1' }
+    await streamMessage(base, id, retry, { message: 'second' })
+    await streamMessage(base, id, retry, { message: 'second' })
+    expect(llm.requests.at(-1)?.body.messages.slice(1).map((m: { content: string }) => m.content)).toEqual([
+      'first', 'Echo: first', 'second'
+    ])
+  })
+
   it('runs a server tool the model calls and reports it as tool_call frames', async () => {
     const id = await session()
     llm.enqueue({ toolCalls: [{ id: 'call_prefs', name: 'set_user_preferences', args: { agentName: 'Ava', formality: 'casual' } }] }, { content: ['Saved.'] })

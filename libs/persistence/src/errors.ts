@@ -33,6 +33,9 @@ export const sqlState = (error: unknown): string | undefined => {
 /** PostgreSQL `unique_violation` (23505), raised the same way by pg and PGlite. */
 export const isUniqueViolation = (error: unknown): boolean => sqlState(error) === '23505'
 
+/** PostgreSQL `foreign_key_violation` (23503): the row a write refers to is gone. */
+export const isForeignKeyViolation = (error: unknown): boolean => sqlState(error) === '23503'
+
 /** PostgreSQL `serialization_failure` / `deadlock_detected`: the transaction may simply be retried. */
 export const isRetryableTransactionError = (error: unknown): boolean => {
   const state = sqlState(error)

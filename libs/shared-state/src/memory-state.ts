@@ -33,6 +33,11 @@ export function createMemoryState (): SharedState {
       entries.touch(key, ttlMs)
       return true
     },
+    async replaceIfValue (key, expected, value, ttlMs) {
+      if (entries.get(key) !== expected) return false
+      entries.set(key, value, ttlMs)
+      return true
+    },
     async incr (key, options: IncrOptions = {}) {
       const ttl = entries.ttl(key)
       const next = Number(entries.get(key) ?? 0) + (options.by ?? 1)

@@ -8,6 +8,9 @@ const DEL_IF_VALUE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis
 const SET_IF_ABSENT = "if redis.call('SET', KEYS[1], ARGV[1], 'NX', unpack(ARGV, 2)) then return 1 end " +
   "if redis.call('GET', KEYS[1]) == ARGV[1] then return 1 else return 0 end"
 const TOUCH_IF_VALUE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end"
+const REPLACE_IF_VALUE =
+  "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 " +
+  'else return 0 end'
 
 export interface RedisStateOptions {
   url: string
@@ -90,6 +93,9 @@ export function createRedisState (options: RedisStateOptions): SharedState & { r
     },
     async touchIfValue (key, value, ttlMs) {
       return (await client.eval(TOUCH_IF_VALUE, 1, prefix + key, value, ttlMs)) === 1
+    },
+    async replaceIfValue (key, expected, value, ttlMs) {
+      return (await client.eval(REPLACE_IF_VALUE, 1, prefix + key, expected, value, ttlMs)) === 1
     },
     async incr (key, { by = 1, ttlMs } = {}) {
       const k = prefix + key

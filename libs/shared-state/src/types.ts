@@ -38,6 +38,12 @@ export interface SharedState {
   delIfValue: (key: string, value: string) => Promise<boolean>
   /** Restarts the key's TTL only while it still holds `value` (atomic, as `delIfValue`); true when it did. */
   touchIfValue: (key: string, value: string, ttlMs: number) => Promise<boolean>
+  /**
+   * Writes `value` with a fresh TTL only while the key still holds `expected` (atomic, as
+   * `delIfValue`); true when it did. A lease whose holder is known to be gone is taken over this
+   * way: of several claimants racing for it, exactly one wins.
+   */
+  replaceIfValue: (key: string, expected: string, value: string, ttlMs: number) => Promise<boolean>
   incr: (key: string, options?: IncrOptions) => Promise<number>
   /** Remaining TTL in ms; -1 when the key has none, -2 when it does not exist (Redis `PTTL`). */
   ttl: (key: string) => Promise<number>

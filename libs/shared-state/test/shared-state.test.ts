@@ -73,6 +73,20 @@ describe.each(backends)('SharedState on $name', ({ create }) => {
     expect(await state.touchIfValue('lock', 'mine', 10_000)).toBe(false)
   })
 
+  it('replaces a value only while the key holds the expected one, and one of racing claimants wins', async () => {
+    const state = open()
+    expect(await state.replaceIfValue('lease', 'old', 'new', 10_000)).toBe(false)
+    expect(await state.get('lease')).toBeNull()
+    await state.set('lease', 'old', { ttlMs: 100 })
+    expect(await state.replaceIfValue('lease', 'other', 'new', 10_000)).toBe(false)
+    expect(await state.get('lease')).toBe('old')
+    const claim = async (who: string) => await state.replaceIfValue('lease', 'old', who, 10_000)
+    const claims = await Promise.all(['a', 'b', 'c', 'd'].map(claim))
+    expect(claims.filter(Boolean)).toHaveLength(1)
+    expect(await state.get('lease')).toBe(['a', 'b', 'c', 'd'][claims.indexOf(true)])
+    expect(await state.ttl('lease')).toBeGreaterThan(5_000)
+  })
+
   it('counts with a fixed window', async () => {
     const state = open()
     expect(await state.incr('hits', { ttlMs: 100 })).toBe(1)

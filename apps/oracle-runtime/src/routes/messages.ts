@@ -129,6 +129,7 @@ export const messageRoutes: FastifyPluginAsyncTypebox = async (app) => {
       await turn.end()
     }
     const { result, stored } = report
+    if (report.sessionGone) throw new SessionNotFoundError()
     if (result.outcome === 'failed') throw new UpstreamFailedError(result.error?.message ?? 'unknown error')
     const transcript = body.returnAllMessages === true ? (await recentMessages(db, sessionId, LEGACY_HISTORY_LIMIT)).map(toDto) : undefined
     return {

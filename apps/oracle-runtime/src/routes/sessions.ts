@@ -7,7 +7,7 @@ import { SessionParamsSchema } from '../schemas/session-params.ts'
 import { AUTH_ERRORS, SECURITY } from './common.ts'
 
 export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db, identity, config } = app.runtime
+  const { db, identity, config, turns } = app.runtime
 
   app.post('/sessions', {
     schema: {
@@ -40,7 +40,12 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: SessionDeletedSchema, 404: Type.Ref('ErrorBody'), ...AUTH_ERRORS }
     }
   }, async (request) => {
-    if (!await deleteSession(db, request.auth?.did as string, request.params.sessionId)) throw new SessionNotFoundError()
+    const { sessionId } = request.params
+    if (!await deleteSession(db, request.auth?.did as string, sessionId)) throw new SessionNotFoundError()
+    // The session is gone either way; a turn that cannot be reached now finds out at its next write.
+    await turns.cancelSession(sessionId).catch((err: unknown) => {
+      request.log.warn({ err, sessionId }, 'could not cancel the session\'s turn')
+    })
     return { message: 'Session deleted successfully' as const }
   })
 }

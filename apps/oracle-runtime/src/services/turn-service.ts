@@ -6,6 +6,7 @@ import { touchSession } from '../db/repositories/sessions.ts'
 import type { DB } from '../db/types.ts'
 import type { LoadedPlugin, TurnContext } from '../runtime-plugins/types.ts'
 import type { ChatMessage } from './agent/model.ts'
+import { withinDeadline } from './agent/deadline.ts'
 import { runTurn, type AgentDeps, type TurnResult } from './agent/run-turn.ts'
 import type { ActiveTurn } from './turn-registry.ts'
 
@@ -27,7 +28,8 @@ export interface TurnRequest {
   history: StoredMessage[]
 }
 
-export interface TurnReport { result: TurnResult, stored: StoredMessage | undefined }
+/** `sessionGone`: the session was deleted while the turn ran; nothing of the turn was kept. */
+export interface TurnReport { result: TurnResult, stored: StoredMessage | undefined, sessionGone: boolean }
 
 function historyToChat (messages: StoredMessage[]): ChatMessage[] {
   const chat: ChatMessage[] = []
@@ -43,6 +45,18 @@ function historyToChat (messages: StoredMessage[]): ChatMessage[] {
   // A window must not open on tool results whose call was cut off.
   while (chat[0] !== undefined && chat[0].role !== 'user') chat.shift()
   return chat
+}
+
+/**
+ * Request ids come from clients and are reused (one id for a whole session is common), so they do
+ * not select history. Only a retry, the newest stored turn resent with the same id and text, is
+ * left out, so the model sees the message once.
+ */
+function withoutRetriedTurn (history: StoredMessage[], requestId: string, message: string): StoredMessage[] {
+  const last = history.findLastIndex((m) => m.type === 'human')
+  const turn = history[last]
+  const retried = turn !== undefined && turn.requestId === requestId && turn.content === message
+  return retried ? history.slice(0, last) : history
 }
 
 function systemPrompt (oracleName: string, timezone: string | undefined, sections: string[], clientTools: string[]): string {
@@ -70,22 +84,44 @@ export function createTurnService (deps: { db: Kysely<DB>, agent: AgentDeps, plu
     const publish = (name: 'error' | 'done' | 'message_cache_invalidation', data: Record<string, unknown>) => agent.bus.publish({ name, sessionId, requestId, did, data })
     const context: TurnContext = { did, sessionId, requestId, timezone: request.timezone, signal: turn.signal }
 
+    // Plugin hooks get a tool's deadline: one that hangs must not hold the session's lease forever.
+    const within = async <T>(plugin: string, work: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal) => {
+      const outcome = await withinDeadline(work, agent.toolTimeoutMs, signal)
+      if (outcome === 'timeout') deps.log.warn({ plugin, sessionId, requestId }, 'plugin hook timed out')
+      return typeof outcome === 'object' ? outcome.value : undefined
+    }
+
     // Only plugin state waits before the model is called (the history came with the session).
     // The user's message is stored 100 ms into the turn, or when it ends if sooner: on the embedded
     // engine a write runs on this thread and would otherwise sit between the user and the first token.
-    const states$ = Promise.all(plugins.map(async ({ plugin }) => await plugin.loadState?.(context)))
+    const states$ = Promise.all(plugins.map(async ({ definition, plugin }) => plugin.loadState === undefined
+      ? undefined
+      : await within(definition.name, async (signal) => await plugin.loadState?.({ ...context, signal }), turn.signal)))
     let userMessageStored: Promise<void> | undefined
+    let sessionGone = false
     const storeUserMessage = () => {
       userMessageStored ??= (async () => {
         clearTimeout(timer)
-        await insertMessage(db, { sessionId, requestId, role: 'human', content: request.message, ...(request.attachments !== undefined ? { attachments: request.attachments } : {}), ...(request.metadata !== undefined ? { metadata: request.metadata } : {}) })
+        const { attachments, metadata } = request
+        const human = {
+          sessionId,
+          requestId,
+          role: 'human' as const,
+          content: request.message,
+          ...(attachments !== undefined ? { attachments } : {}),
+          ...(metadata !== undefined ? { metadata } : {})
+        }
+        if (await insertMessage(db, human) === undefined) {
+          sessionGone = true
+          return
+        }
         await touchSession(db, sessionId, request.firstMessage ? request.message : undefined)
       })()
       userMessageStored.catch(() => {})
     }
     const timer = setTimeout(storeUserMessage, USER_MESSAGE_WRITE_DELAY_MS)
     const states = await states$
-    const history = request.history.filter((m) => m.requestId !== requestId)
+    const history = withoutRetriedTurn(request.history, requestId, request.message)
     const sections = states.flatMap((s) => (s?.prompt !== undefined ? [s.prompt] : []))
     const messages: ChatMessage[] = [
       { role: 'system', content: systemPrompt(deps.oracleName, request.timezone, sections, [...request.browserTools, ...request.actions].map((t) => t.name)) },
@@ -103,8 +139,9 @@ export function createTurnService (deps: { db: Kysely<DB>, agent: AgentDeps, plu
     }).finally(storeUserMessage)
     await userMessageStored
 
+    sessionGone ||= turn.reason() === 'deleted'
     let stored: StoredMessage | undefined
-    if (result.content !== '' || result.toolCalls.length > 0) {
+    if (!sessionGone && (result.content !== '' || result.toolCalls.length > 0)) {
       stored = await insertMessage(db, {
         sessionId,
         requestId,
@@ -114,10 +151,28 @@ export function createTurnService (deps: { db: Kysely<DB>, agent: AgentDeps, plu
         ...(result.reasoning !== '' ? { reasoning: result.reasoning } : {}),
         ...(result.outcome !== 'completed' ? { metadata: { [result.outcome]: true, ...(turn.reason() === 'disconnected' ? { disconnected: true } : {}) } } : {})
       })
-      await touchSession(db, sessionId)
+      if (stored === undefined) sessionGone = true
+      else await touchSession(db, sessionId)
     }
     for (const { definition, plugin } of plugins) {
-      await plugin.onTurnEnd?.(context, result.outcome).catch((err: unknown) => deps.log.error({ err, plugin: definition.name }, 'plugin onTurnEnd failed'))
+      if (plugin.onTurnEnd === undefined) continue
+      // Not bound to the turn's signal: an aborted turn still reaches its plugins (credits charge aborted answers).
+      const notify = async (signal: AbortSignal) => { await plugin.onTurnEnd?.({ ...context, signal }, result.outcome) }
+      await within(definition.name, notify)
+        .catch((err: unknown) => deps.log.error({ err, plugin: definition.name }, 'plugin onTurnEnd failed'))
+    }
+    if (sessionGone) {
+      publish('error', {
+        error: 'The session was deleted while this message was being answered',
+        kind: 'not_found',
+        status: 404,
+        retryable: false,
+        sessionId,
+        requestId,
+        timestamp: new Date().toISOString()
+      })
+      publish('done', { aborted: true })
+      return { result, stored: undefined, sessionGone }
     }
     if (result.error !== undefined) {
       deps.log.warn({ err: result.error, sessionId, requestId }, 'model turn failed')
@@ -139,7 +194,7 @@ export function createTurnService (deps: { db: Kysely<DB>, agent: AgentDeps, plu
       ...(result.outcome === 'aborted' ? { aborted: true } : {}),
       ...(result.outcome === 'failed' ? { failed: true } : {})
     })
-    return { result, stored }
+    return { result, stored, sessionGone }
   }
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { MessageDto, ToolCallRecord } from '@impact/schemas'
 import type { Kysely, Selectable } from 'kysely'
+import { isForeignKeyViolation } from '@impact/persistence'
 import type { DB, MessageTable } from '../types.ts'
 
 export type StoredMessage = MessageDto & { seq: number, requestId: string }
@@ -33,19 +34,26 @@ export interface NewMessage {
 
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value))
 
-export async function insertMessage (db: Kysely<DB>, message: NewMessage): Promise<StoredMessage> {
-  const row = await db.insertInto('oracle_messages').values({
-    id: `m_${randomUUID()}`,
-    session_id: message.sessionId,
-    request_id: message.requestId,
-    role: message.role,
-    content: message.content,
-    tool_calls: json(message.toolCalls),
-    reasoning: message.reasoning ?? null,
-    attachments: json(message.attachments),
-    metadata: json(message.metadata)
-  }).returningAll().executeTakeFirstOrThrow()
-  return toMessage(row)
+/** Stores a message; undefined when its session no longer exists. */
+export async function insertMessage (db: Kysely<DB>, message: NewMessage): Promise<StoredMessage | undefined> {
+  try {
+    const row = await db.insertInto('oracle_messages').values({
+      id: `m_${randomUUID()}`,
+      session_id: message.sessionId,
+      request_id: message.requestId,
+      role: message.role,
+      content: message.content,
+      tool_calls: json(message.toolCalls),
+      reasoning: message.reasoning ?? null,
+      attachments: json(message.attachments),
+      metadata: json(message.metadata)
+    }).returningAll().executeTakeFirstOrThrow()
+    return toMessage(row)
+  } catch (error) {
+    // The session row went away: it was deleted while its turn ran.
+    if (isForeignKeyViolation(error)) return undefined
+    throw error
+  }
 }
 
 /** The newest `limit` messages of a session, oldest first (the model's context and the legacy history). */

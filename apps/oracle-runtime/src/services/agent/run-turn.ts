@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto'
 import { Value } from '@sinclair/typebox/value'
 import type { ToolCallRecord, ToolDeclaration } from '@impact/schemas'
 import type { ClientToolPort } from '../client-tools.ts'
 import type { EventBus, RuntimeEventName } from '../event-bus.ts'
+import { fitContext, type ContextBudget } from './context.ts'
 import { UpstreamError, type ChatMessage, type ChatModel, type ToolCallRequest, type ToolDefinition } from './model.ts'
-import { clientToolDefinition, serverToolDefinition, type ServerTool } from './tools.ts'
+import { clientToolDefinition, runServerTool, serverToolDefinition, type ServerTool } from './tools.ts'
 
 /** Browser tools and AG-UI actions as the message declared them (an action's `hasRender` does not matter here). */
 export interface TurnTools { server: ServerTool[], browser: ToolDeclaration[], actions: ToolDeclaration[] }
@@ -27,7 +29,16 @@ export interface TurnResult {
   error?: UpstreamError
 }
 
-export interface AgentDeps { model: ChatModel, bus: EventBus, clientTools: ClientToolPort, maxSteps: number }
+export interface AgentDeps {
+  model: ChatModel
+  bus: EventBus
+  clientTools: ClientToolPort
+  maxSteps: number
+  /** Default deadline of a server tool call (a tool may set its own). */
+  toolTimeoutMs: number
+  /** What one model request may carry. */
+  context: ContextBudget
+}
 
 type Route = { kind: 'server', tool: ServerTool } | { kind: 'browser', tool: ToolDeclaration } | { kind: 'action', tool: ToolDeclaration }
 
@@ -42,8 +53,6 @@ function routesOf (tools: TurnTools): { routes: Map<string, Route>, definitions:
   for (const tool of tools.actions) if (!routes.has(tool.name)) { routes.set(tool.name, { kind: 'action', tool }); definitions.push(clientToolDefinition(tool)) }
   return { routes, definitions }
 }
-
-const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value ?? null))
 
 /**
  * One agent turn: stream the model, run the tools it calls (server tools here, browser tools and
@@ -71,7 +80,9 @@ export async function runTurn (deps: AgentDeps, input: TurnInput): Promise<TurnR
         emit('reasoning', { sessionId, requestId, reasoning: '', reasoningDetails: [], isComplete: true, timestamp: now() })
       }
       try {
-        for await (const chunk of deps.model.stream({ model: input.model, messages, tools: lastStep ? [] : definitions, signal })) {
+        const context = fitContext(messages, deps.context)
+        const request = { model: input.model, messages: context, tools: lastStep ? [] : definitions, signal }
+        for await (const chunk of deps.model.stream(request)) {
           if (signal.aborted) break
           if (chunk.type === 'content') {
             closeReasoning()
@@ -100,7 +111,8 @@ export async function runTurn (deps: AgentDeps, input: TurnInput): Promise<TurnR
       if (calls.size === 0) return result
 
       const requests: ToolCallRequest[] = [...calls.values()].map((c, i) => ({
-        id: c.id !== '' ? c.id : `call_${requestId}_${step}_${i}`,
+        // Request ids repeat across turns (clients reuse them): a made-up call id must not.
+        id: c.id !== '' ? c.id : `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`,
         type: 'function',
         function: { name: c.name, arguments: c.arguments === '' ? '{}' : c.arguments }
       }))
@@ -153,13 +165,8 @@ export async function runTurn (deps: AgentDeps, input: TurnInput): Promise<TurnR
       const outcome = await deps.clientTools.call({ kind: 'browser', sessionId, requestId, did, toolCallId: call.id, toolName: name, args, signal })
       return record(call, args, outcome.status === 'error' ? 'error' : 'done', outcome.output, outcome.error)
     }
-    try {
-      const value = await route.tool.execute(args, { did, sessionId, requestId, signal, emit })
-      return record(call, args, 'done', text(value))
-    } catch (error) {
-      const message = (error as Error).message
-      return record(call, args, 'error', `Error: ${message}`, message)
-    }
+    const run = await runServerTool(route.tool, args, { did, sessionId, requestId, signal, emit }, deps.toolTimeoutMs)
+    return record(call, args, run.status, run.output, run.status === 'error' ? run.error : undefined)
   }
 
   function record (call: ToolCallRequest, args: unknown, status: 'done' | 'error', output: string, error?: string, announce = true): string {

@@ -1,6 +1,7 @@
 import type { ToolDeclaration } from '@impact/schemas'
 import type { TSchema } from '@sinclair/typebox'
 import type { RuntimeEventName } from '../event-bus.ts'
+import { withinDeadline } from './deadline.ts'
 import type { ToolDefinition } from './model.ts'
 
 /** What a server tool's code can reach while it runs. */
@@ -18,7 +19,42 @@ export interface ServerTool {
   name: string
   description: string
   parameters: TSchema
+  /**
+   * Longest one call may run (default TOOL_TIMEOUT_MS). The context's signal fires at the deadline or
+   * when the turn ends; a tool that ignores it is left behind and the model is told it timed out.
+   */
+  timeoutMs?: number
   execute: (args: any, context: ToolContext) => Promise<unknown>
+}
+
+export type ToolRun = { status: 'done', output: string } | { status: 'error', output: string, error: string }
+
+export const toolText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value ?? null))
+
+/** Runs a server tool against its deadline and the turn's signal, whichever comes first (see withinDeadline). */
+export async function runServerTool (
+  tool: ServerTool, args: unknown, context: ToolContext, defaultTimeoutMs: number
+): Promise<ToolRun> {
+  const timeoutMs = tool.timeoutMs ?? defaultTimeoutMs
+  try {
+    const run = async (signal: AbortSignal) => await tool.execute(args, { ...context, signal })
+    const outcome = await withinDeadline(run, timeoutMs, context.signal)
+    if (outcome === 'timeout') {
+      return {
+        status: 'error',
+        output: `Error: ${tool.name} did not finish within ${timeoutMs / 1000} s and was stopped; ` +
+          'whether it had any effect is unknown.',
+        error: `timed out after ${timeoutMs} ms`
+      }
+    }
+    if (outcome === 'aborted') {
+      return { status: 'error', output: 'The turn ended before the tool finished.', error: 'aborted' }
+    }
+    return { status: 'done', output: toolText(outcome.value) }
+  } catch (error) {
+    const message = (error as Error).message
+    return { status: 'error', output: `Error: ${message}`, error: message }
+  }
 }
 
 /**
