@@ -98,7 +98,8 @@ export async function registerWebSocket (app: App, hub: RealtimeHub, options: We
       const admission = await hub.admit(handshake)
       if (admission.refusal !== undefined) { refuse(admission.refusal); return }
       if (socket.readyState !== socket.OPEN) return
-      conn = { id: randomUUID(), transport: 'websocket', did: admission.ok.did, sessionId: admission.ok.sessionId, send }
+      const { did, sessionId, expiration, cids } = admission.ok
+      conn = { id: randomUUID(), transport: 'websocket', did, sessionId, expiration, cids, send, close: (code) => { socket.close(4401, code) } }
       await hub.attach(conn)
     }
 

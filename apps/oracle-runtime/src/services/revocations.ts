@@ -1,0 +1,115 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { Kysely } from 'kysely'
+import type { SharedState } from '@impact/shared-state'
+import { findRevoked, insertRevocations, listRevocations, pruneRevocations, type Revocation } from '../db/repositories/revocations.ts'
+import type { DB } from '../db/types.ts'
+
+export type { Revocation } from '../db/repositories/revocations.ts'
+
+export interface RevocationOptions {
+  db: Kysely<DB>
+  state: SharedState
+  /** How often expired rows are pruned and the shared copy is checked (default 60 s). */
+  maintenanceMs?: number
+}
+
+const KEY = 'revoked:'
+const SEEDED = 'revoked:seeded'
+const CHANNEL = 'revocations'
+// Kept this much past expiry: a replica whose clock runs behind still sees the revocation.
+const SKEW_SECONDS = 60
+const PAGE = 1000
+const nowSeconds = () => Math.floor(Date.now() / 1000)
+
+/**
+ * Revoked delegation CIDs. The database holds them for good (until the delegation would have
+ * expired); shared state holds a copy every replica reads on each verification, so a revocation
+ * holds everywhere as soon as `revoke` returns. The copy is rebuilt from the database when it is
+ * missing (a new or flushed Redis: the `seeded` marker is gone), at start and on each maintenance
+ * round, which also prunes expired rows. With shared state unreachable, checks read the database.
+ */
+export function createRevocations (options: RevocationOptions) {
+  const { db, state } = options
+  let log: FastifyBaseLogger | undefined
+  const listeners = new Set<(cids: string[]) => void>()
+  let timer: NodeJS.Timeout | undefined
+  let unsubscribe: (() => Promise<void>) | undefined
+
+  const ttlMs = (expiration: number) => (expiration + SKEW_SECONDS) * 1000 - Date.now()
+  const copy = async (revocations: Revocation[]) => {
+    await Promise.all(revocations.filter((r) => ttlMs(r.expiration) > 0).map(async (r) => await state.set(KEY + r.cid, r.did, { ttlMs: ttlMs(r.expiration) })))
+  }
+
+  async function seedIfMissing () {
+    if (await state.get(SEEDED) !== null) return
+    let count = 0
+    for (let after = ''; ;) {
+      const page = await listRevocations(db, after, PAGE)
+      await copy(page)
+      count += page.length
+      if (page.length < PAGE) break
+      after = page[page.length - 1]?.cid as string
+    }
+    await state.set(SEEDED, String(Date.now()))
+    log?.info({ count }, 'revocations copied to shared state')
+  }
+
+  async function maintain () {
+    try {
+      await pruneRevocations(db, nowSeconds() - SKEW_SECONDS)
+      await seedIfMissing()
+    } catch (err) {
+      log?.warn({ err }, 'revocation maintenance failed; retried next round')
+    }
+  }
+
+  return {
+    /** Revokes delegations for good; every replica refuses them once this resolves. */
+    async revoke (revocations: Revocation[]) {
+      const live = [...new Map(revocations.filter((r) => r.expiration > nowSeconds()).map((r) => [r.cid, r])).values()]
+      if (live.length === 0) return
+      await insertRevocations(db, live)
+      await copy(live)
+      await state.publish(CHANNEL, JSON.stringify(live.map((r) => r.cid)))
+    },
+
+    /** Whether any of these CIDs is revoked: the verifier asks on every check. */
+    async isRevoked (cids: string[]): Promise<boolean> {
+      let found: Array<string | null>
+      try {
+        found = await Promise.all(cids.map(async (cid) => await state.get(KEY + cid)))
+      } catch (err) {
+        log?.warn({ err }, 'shared state unreachable: revocations read from the database')
+        return (await findRevoked(db, cids)).length > 0
+      }
+      return found.some((value) => value !== null)
+    },
+
+    /** Hears of CIDs revoked on any replica (open connections opened with them are closed). */
+    onRevoked (listener: (cids: string[]) => void): () => void {
+      listeners.add(listener)
+      return () => { listeners.delete(listener) }
+    },
+
+    async start (logger: FastifyBaseLogger) {
+      log = logger
+      unsubscribe = await state.subscribe(CHANNEL, (message) => {
+        let cids: unknown
+        try { cids = JSON.parse(message) } catch { return }
+        if (!Array.isArray(cids)) return
+        for (const listener of listeners) listener(cids.filter((c): c is string => typeof c === 'string'))
+      })
+      await maintain()
+      timer = setInterval(() => { maintain().catch(() => {}) }, options.maintenanceMs ?? 60_000)
+      timer.unref()
+    },
+
+    async close () {
+      clearInterval(timer)
+      await unsubscribe?.()
+      listeners.clear()
+    }
+  }
+}
+
+export type Revocations = ReturnType<typeof createRevocations>
