@@ -64,6 +64,9 @@ export function createRevocations (options: RevocationOptions) {
   }
 
   return {
+    /** One maintenance round (run every `maintenanceMs`): prune expired rows, refill a missing shared copy. */
+    maintain,
+
     /** Revokes delegations for good; every replica refuses them once this resolves. */
     async revoke (revocations: Revocation[]) {
       const live = [...new Map(revocations.filter((r) => r.expiration > nowSeconds()).map((r) => [r.cid, r])).values()]
