@@ -94,7 +94,7 @@ describe('docker/compose.yaml', () => {
       expect(migrate.build).toEqual(service.build)
       expect(serviceEnvironment(migrate)).toEqual(Object.fromEntries(Object.entries(serviceEnvironment(service)).filter(([key]) => !['PORT', 'SHUTDOWN_GRACE_MS'].includes(key) && !key.startsWith('LLM_'))))
       expect(envFiles(migrate)).toEqual(envFiles(service))
-      expect(() => app.loadConfig(containerEnvironment(project, name, runtimeImage(app).env, readSecretsFile))).not.toThrow()
+      expect(() => app.loadMigrationConfig(containerEnvironment(project, name, runtimeImage(app).env, readSecretsFile))).not.toThrow()
       expect(dependsOn(service)[name]).toBe('service_completed_successfully')
       const database = hostOf(containerEnvironment(project, name, runtimeImage(app).env, readSecretsFile).DATABASE_URL as string)
       expect(dependsOn(migrate)[database]).toBe('service_healthy')

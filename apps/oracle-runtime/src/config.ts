@@ -78,3 +78,7 @@ export const llmProvider = (config: Pick<Config, 'LLM_PROVIDER' | 'LLM_BASE_URL'
   config.LLM_PROVIDER ?? (config.LLM_BASE_URL !== undefined ? 'openai' : 'offline')
 
 export const loadConfig = (env: Record<string, string | undefined> = process.env): Config => load(ConfigSchema, env, refine)
+
+/** The configuration of the migration job (`src/migrate.ts`): the same, less the serving app's model provider choice. */
+export const loadMigrationConfig = (env: Record<string, string | undefined> = process.env): Config =>
+  loadConfig({ ...env, LLM_PROVIDER: 'offline', LLM_BASE_URL: undefined })

@@ -55,7 +55,8 @@ describe('a bare delegation as the credential', () => {
   })
 })
 
-describe('bare delegation settings', () => {
+// Apps are built inside these tests: a loaded machine needs more than the default 5 s for one.
+describe('bare delegation settings', { timeout: 20_000 }, () => {
   it('caps the lifetime with UCAN_DELEGATION_MAX_TTL_SECONDS', async () => {
     const h = await createHarness({ UCAN_DELEGATION_MAX_TTL_SECONDS: '3600' })
     try {

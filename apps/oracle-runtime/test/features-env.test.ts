@@ -21,7 +21,8 @@ const harness = async (...args: Parameters<typeof createHarness>) => {
 }
 const decision = (h: Harness, name: string) => h.app.runtime.pluginDecisions.find((d) => d.name === name)
 
-describe('ORACLE_FEATURES', () => {
+// Apps are built inside these tests: a loaded machine needs more than the default 5 s for one.
+describe('ORACLE_FEATURES', { timeout: 20_000 }, () => {
   it('turns plugins on and off from the environment', async () => {
     const h = await harness({ ORACLE_FEATURES: 'credits, -user-preferences', CREDITS_ADMIN_TOKEN: ADMIN })
     const user = await h.user()
