@@ -113,7 +113,7 @@ describe('a revocation outlives a restart', () => {
   it('is kept in the database and copied into a fresh shared state at start', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'oracle-revocations-'))
     // Embedded, the database must outlive the first app: a PGlite directory instead of memory.
-    const env = serverDatabase ? {} : { DATA_DIR: dir }
+    const env: Record<string, string> = serverDatabase ? {} : { DATA_DIR: dir }
     const first = await createHarness(env)
     try {
       const user = await first.user()
