@@ -13,7 +13,7 @@ export interface AppInfo {
   port: number
   schema: TObject
   loadConfig: (env: Record<string, string | undefined>) => Record<string, unknown>
-  /** What `src/migrate.ts` loads: `loadMigrationConfig` when the app relaxes serving-only rules for it, else `loadConfig`. */
+  /** What `src/migrate.ts` loads: the app's `loadMigrationConfig` (serving-only rules relaxed), else `loadConfig`. */
   loadMigrationConfig: (env: Record<string, string | undefined>) => Record<string, unknown>
   /** Has `src/migrate.ts`, so a migration step must run it. */
   hasMigrate: boolean

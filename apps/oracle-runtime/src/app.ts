@@ -11,7 +11,9 @@ import { messageRoutes } from './routes/messages.ts'
 import { modelRoutes } from './routes/models.ts'
 import { sessionRoutes } from './routes/sessions.ts'
 import { SECURITY_SCHEMES } from './routes/common.ts'
-import { BUILTIN_PLUGINS, mergeFeatures, resolvePlugins, routeMatcher, type LoadedPlugin, type PluginDefinition } from './runtime-plugins/index.ts'
+import {
+  BUILTIN_PLUGINS, mergeFeatures, resolvePlugins, routeMatcher, type LoadedPlugin, type PluginDefinition
+} from './runtime-plugins/index.ts'
 import { createRealtimeHub, REALTIME_PUBLIC_ROUTES, registerRealtime } from './realtime/index.ts'
 import type { Runtime } from './runtime.ts'
 import type { ChatModel } from './services/agent/model.ts'
@@ -56,7 +58,8 @@ const CORS_HEADERS = ['Content-Type', 'Authorization', 'x-ucan-delegation', 'x-m
 export async function buildApp (config: Config, options: AppOptions = {}): Promise<App> {
   // Misconfigured plugins stop the app before anything is opened.
   const definitions = [...BUILTIN_PLUGINS, ...(options.plugins ?? [])]
-  const resolved = resolvePlugins(definitions, mergeFeatures(definitions, featuresFromEnv(config), options.features), config)
+  const features = mergeFeatures(definitions, featuresFromEnv(config), options.features)
+  const resolved = resolvePlugins(definitions, features, config)
   const database = await openAppDatabase(config)
   const state = options.sharedState ?? createSharedState({ url: config.REDIS_URL, prefix: options.statePrefix ?? 'oracle:' })
   const cleanup: Array<() => Promise<void>> = [async () => { if (options.sharedState === undefined) await state.close() }, async () => { await database.close() }]
@@ -73,8 +76,12 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
       isRevoked: revocations.isRevoked,
       ...(resolveDidKey !== undefined ? { resolveDidKey } : {})
     })
-    const provider = llmProvider(config) === 'openai' ? { baseUrl: config.LLM_BASE_URL as string, apiKey: config.LLM_API_KEY } : undefined
-    const model = options.model ?? (provider !== undefined ? createOpenAiModel({ ...provider, timeoutMs: config.LLM_TIMEOUT_MS }) : createOfflineModel())
+    const provider = llmProvider(config) === 'openai'
+      ? { baseUrl: config.LLM_BASE_URL as string, apiKey: config.LLM_API_KEY }
+      : undefined
+    const model = options.model ?? (provider !== undefined
+      ? createOpenAiModel({ ...provider, timeoutMs: config.LLM_TIMEOUT_MS })
+      : createOfflineModel())
     cleanup.unshift(async () => { await model.close() })
     const models = model.kind === 'offline'
       ? ['offline']
@@ -92,7 +99,9 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
       health: {
         checks: { database: async () => { await database.ready() }, sharedState: async () => { await state.ping() } },
         // The app serves without its model (errors per turn): degraded, not out of rotation.
-        ...(provider !== undefined ? { advisory: { modelProvider: createProviderProbe({ ...provider, cacheMs: config.LLM_HEALTH_CACHE_MS }) } } : {}),
+        ...(provider !== undefined
+          ? { advisory: { modelProvider: createProviderProbe({ ...provider, cacheMs: config.LLM_HEALTH_CACHE_MS }) } }
+          : {}),
         landing: { message: `${APP_NAME} is running`, extra: () => ({ oracleDid: identity.did }) }
       }
     })
@@ -113,7 +122,11 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
       plugins.push({ definition, plugin })
     }
     const agent = { model, bus, clientTools, maxSteps: config.AGENT_MAX_STEPS }
-    const auth = { verifier, allowBareDelegation: bareDelegationAuth(config), maxDelegationTtlSeconds: config.UCAN_DELEGATION_MAX_TTL_SECONDS }
+    const auth = {
+      verifier,
+      allowBareDelegation: bareDelegationAuth(config),
+      maxDelegationTtlSeconds: config.UCAN_DELEGATION_MAX_TTL_SECONDS
+    }
     const realtime = createRealtimeHub({
       ...auth,
       db: database.db,

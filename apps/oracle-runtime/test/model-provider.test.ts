@@ -14,25 +14,30 @@ const harness = async (env: Record<string, string>) => {
   cleanup.push(async () => { await h.close() })
   return h
 }
+const REQUIRED = /LLM_BASE_URL is required in production: .+, or set LLM_PROVIDER=offline to run the built-in offline/
 const health = async (h: Harness) => await h.app.inject({ method: 'GET', url: '/health' })
 
 // Apps are built inside these tests: a loaded machine needs more than the default 5 s for one.
 describe('choosing the model provider', { timeout: 20_000 }, () => {
   let production: Record<string, string>
-  beforeAll(async () => { production = { NODE_ENV: 'production', ORACLE_PRIVATE_KEY: formatSigner(await generateSigner()) } })
+  beforeAll(async () => {
+    production = { NODE_ENV: 'production', ORACLE_PRIVATE_KEY: formatSigner(await generateSigner()) }
+  })
 
   it('refuses to start in production without LLM_BASE_URL unless the offline agent is chosen explicitly', () => {
     expect(() => loadConfig(production)).toThrow(ConfigError)
-    expect(() => loadConfig(production)).toThrow(/LLM_BASE_URL is required in production: set it to the model provider's API, or set LLM_PROVIDER=offline/)
+    expect(() => loadConfig(production)).toThrow(REQUIRED)
     expect(loadConfig({ ...production, LLM_PROVIDER: 'offline' }).LLM_PROVIDER).toBe('offline')
-    expect(loadConfig({ ...production, LLM_BASE_URL: 'https://llm.example.org/v1' }).LLM_BASE_URL).toBe('https://llm.example.org/v1')
+    const url = 'https://llm.example.org/v1'
+    expect(loadConfig({ ...production, LLM_BASE_URL: url }).LLM_BASE_URL).toBe(url)
     expect(loadConfig({ NODE_ENV: 'development' }).LLM_PROVIDER).toBeUndefined()
     // The migration job serves nothing: it needs no model provider.
     expect(() => loadMigrationConfig(production)).not.toThrow()
   })
 
   it('refuses a provider that contradicts LLM_BASE_URL, and an unknown one', () => {
-    expect(() => loadConfig({ LLM_PROVIDER: 'offline', LLM_BASE_URL: 'https://llm.example.org/v1' })).toThrow(/LLM_PROVIDER=offline and LLM_BASE_URL contradict each other/)
+    expect(() => loadConfig({ LLM_PROVIDER: 'offline', LLM_BASE_URL: 'https://llm.example.org/v1' }))
+      .toThrow(/LLM_PROVIDER=offline and LLM_BASE_URL contradict each other/)
     expect(() => loadConfig({ LLM_PROVIDER: 'openai' })).toThrow(/LLM_PROVIDER=openai needs LLM_BASE_URL/)
     expect(() => loadConfig({ LLM_PROVIDER: 'anthropic' })).toThrow(/LLM_PROVIDER must be one of: openai, offline/)
   })
@@ -57,7 +62,8 @@ describe('GET /health and the model provider', { timeout: 20_000 }, () => {
     await llm.close()
     const down = await health(h)
     expect(down.statusCode).toBe(200)
-    expect(down.json()).toMatchObject({ status: 'degraded', database: 'connected', sharedState: 'connected', modelProvider: 'disconnected' })
+    expect(down.json())
+      .toMatchObject({ status: 'degraded', database: 'connected', modelProvider: 'disconnected' })
   })
 
   it('reuses one probe for LLM_HEALTH_CACHE_MS', async () => {
@@ -70,10 +76,14 @@ describe('GET /health and the model provider', { timeout: 20_000 }, () => {
 
   it('reports a provider that refuses the API key as unauthorized', async () => {
     const seen: Array<string | undefined> = []
-    const server = createServer((req, res) => { seen.push(req.headers.authorization); res.writeHead(401).end('{"error":"bad key"}') })
+    const server = createServer((req, res) => {
+      seen.push(req.headers.authorization)
+      res.writeHead(401).end('{"error":"bad key"}')
+    })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     cleanup.push(async () => { await new Promise((resolve) => server.close(resolve)) })
-    const h = await harness({ LLM_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, LLM_API_KEY: 'sk-wrong' })
+    const port = (server.address() as AddressInfo).port
+    const h = await harness({ LLM_BASE_URL: `http://127.0.0.1:${port}/v1`, LLM_API_KEY: 'sk-wrong' })
     const res = await health(h)
     expect(res.statusCode).toBe(200)
     expect(res.json()).toMatchObject({ status: 'degraded', modelProvider: 'unauthorized' })

@@ -12,7 +12,8 @@ describe('a WebSocket connection ends when the credential it was opened with exp
   let user: TestUser
   let sessionId: string
   const publish = (requestId: string) => {
-    h.app.runtime.bus.publish({ name: 'message_cache_invalidation', sessionId, requestId, did: user.did, data: { sessionId, requestId, status: 'done' } })
+    const data = { sessionId, requestId, status: 'done' }
+    h.app.runtime.bus.publish({ name: 'message_cache_invalidation', sessionId, requestId, did: user.did, data })
   }
 
   beforeAll(async () => {
@@ -23,7 +24,7 @@ describe('a WebSocket connection ends when the credential it was opened with exp
   })
   afterAll(async () => { await h?.close() })
 
-  it('socket.io: events flow until the invocation expires, then an error UCAN_EXPIRED and a server disconnect', async () => {
+  it('socket.io: events until the invocation expires, then error UCAN_EXPIRED and a server disconnect', async () => {
     const invocation = await mintInvocation({ issuer: user.signer, audience: h.oracleDid, expiration: nowS() + 2 })
     const socket = await connectSocket(base, { sessionId, auth: { invocation } })
     const lasting = await connectSocket(base, { sessionId, auth: { invocation: user.invocation } })
@@ -45,7 +46,9 @@ describe('a WebSocket connection ends when the credential it was opened with exp
   })
 
   it('/ws: the same with a bare delegation, closed 4401', async () => {
-    const delegation = await mintDelegation({ issuer: user.signer, audience: h.oracleDid, capabilities: [{ can: '*', with: 'ixo:oracle' }], expiration: nowS() + 2 })
+    const capabilities = [{ can: '*', with: 'ixo:oracle' }]
+    const expiration = nowS() + 2
+    const delegation = await mintDelegation({ issuer: user.signer, audience: h.oracleDid, capabilities, expiration })
     const client = openWs(base, `/ws?sessionId=${sessionId}`)
     await client.opened
     client.send('auth', { ucanDelegation: delegation })

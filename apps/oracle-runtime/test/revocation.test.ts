@@ -11,14 +11,36 @@ import { connectSocket, openSocket, openWs } from './support/socket-client.ts'
 
 const serverDatabase = (process.env.DATABASE_URL ?? '') !== ''
 const REVOKED = 'Invalid UCAN delegation: it has been revoked'
+const ORACLE = [{ can: '*', with: 'ixo:oracle' }]
 const cidOf = async (token: string) => (await decodeBase64Car(token)).cid.toString()
+const bare = (delegation: string) => ({ 'x-ucan-delegation': delegation })
+const invocationOnly = (user: TestUser) => ({ authorization: user.headers.authorization ?? '', 'x-auth-type': 'ucan' })
+const get = async (h: Harness, url: string, headers: Record<string, string>) =>
+  await h.app.inject({ method: 'GET', url, headers })
+const revoke = async (h: Harness, headers: Record<string, string>) =>
+  await h.app.inject({ method: 'DELETE', url: '/delegation', headers })
+const store = async (h: Harness, headers: Record<string, string>, raw: string) =>
+  await h.app.inject({ method: 'POST', url: '/delegation', headers, payload: { raw } })
+const mint = async (h: Harness, user: TestUser, lifetimeSeconds: number) =>
+  await mintDelegation({ issuer: user.signer, audience: h.oracleDid, capabilities: ORACLE, lifetimeSeconds })
 
 /** Shows whether the request's delegation was kept for downstream calls. */
 const downstream: PluginDefinition = {
   name: 'downstream',
   description: 'Test plugin: reports the delegation a downstream call would carry',
-  attributes: { visibility: 'hidden', stability: 'experimental', category: 'tools', defaultEnabled: true, dependencies: [], requiredEnv: [] },
-  setup: () => ({ async routes (app) { app.get('/downstream', async (request) => ({ delegationKept: request.auth?.delegation !== undefined })) } })
+  attributes: {
+    visibility: 'hidden',
+    stability: 'experimental',
+    category: 'tools',
+    defaultEnabled: true,
+    dependencies: [],
+    requiredEnv: []
+  },
+  setup: () => ({
+    async routes (app) {
+      app.get('/downstream', async (request) => ({ delegationKept: request.auth?.delegation !== undefined }))
+    }
+  })
 }
 
 // Two replicas on one shared state (Redis on the server pass, one in-process state otherwise) and, on the
@@ -28,14 +50,16 @@ describe('DELETE /delegation revokes the delegation on every replica', () => {
   let a: Harness
   let b: Harness
   let baseB: string
-  const bare = (delegation: string) => ({ 'x-ucan-delegation': delegation })
-  const invocationOnly = (user: TestUser) => ({ authorization: user.headers.authorization as string, 'x-auth-type': 'ucan' })
-  const session = async (h: Harness, user: TestUser) => (await h.app.inject({ method: 'POST', url: '/sessions', headers: invocationOnly(user) })).json().sessionId as string
+  const session = async (h: Harness, user: TestUser) =>
+    (await h.app.inject({ method: 'POST', url: '/sessions', headers: invocationOnly(user) })).json().sessionId as string
 
   beforeAll(async () => {
-    state = createSharedState({ url: process.env.REDIS_URL, prefix: `oracle-revoke-${randomBytes(4).toString('hex')}:` })
+    const prefix = `oracle-revoke-${randomBytes(4).toString('hex')}:`
+    state = createSharedState({ url: process.env.REDIS_URL, prefix })
     a = await createHarness({}, { sharedState: state, plugins: [downstream] })
-    b = await createHarness({ ORACLE_PRIVATE_KEY: a.oracleKey }, { sharedState: state, plugins: [downstream] }, serverDatabase ? a.shared : undefined)
+    const replica = { ORACLE_PRIVATE_KEY: a.oracleKey }
+    const database = serverDatabase ? a.shared : undefined
+    b = await createHarness(replica, { sharedState: state, plugins: [downstream] }, database)
     baseB = await b.app.listen({ host: '127.0.0.1', port: 0 })
   }, 30_000)
   afterAll(async () => {
@@ -45,56 +69,60 @@ describe('DELETE /delegation revokes the delegation on every replica', () => {
     await state?.close()
   })
 
-  it('refuses the stored delegation over HTTP, socket.io and /ws, closes sockets opened with it, and refuses to store it again', async () => {
+  it('refuses it over HTTP, socket.io and /ws, closes sockets opened with it, refuses to store it again', async () => {
     const user = await a.user()
     const { delegation } = user
-    expect((await a.app.inject({ method: 'POST', url: '/delegation', headers: user.headers, payload: { raw: delegation } })).statusCode).toBe(200)
+    expect((await store(a, user.headers, delegation)).statusCode).toBe(200)
     const sessionId = await session(b, user)
-    expect((await b.app.inject({ method: 'GET', url: '/sessions', headers: bare(delegation) })).statusCode).toBe(200)
+    expect((await get(b, '/sessions', bare(delegation))).statusCode).toBe(200)
     const open = await connectSocket(baseB, { sessionId, auth: { ucanDelegation: delegation } })
-    const openWithInvocation = await connectSocket(baseB, { sessionId, auth: { invocation: user.invocation, ucanDelegation: delegation } })
+    const both = { invocation: user.invocation, ucanDelegation: delegation }
+    const openWithInvocation = await connectSocket(baseB, { sessionId, auth: both })
 
-    const revoke = await a.app.inject({ method: 'DELETE', url: '/delegation', headers: invocationOnly(user) })
-    expect(revoke.json()).toEqual({ ok: true })
+    expect((await revoke(a, invocationOnly(user))).json()).toEqual({ ok: true })
 
     for (const h of [b, a]) {
-      const res = await h.app.inject({ method: 'GET', url: '/sessions', headers: bare(delegation) })
+      const res = await get(h, '/sessions', bare(delegation))
       expect(res.statusCode).toBe(401)
       expect(res.json()).toMatchObject({ code: 'UCAN_INVALID_DELEGATION', message: REVOKED })
     }
     expect(await open.next('error')).toMatchObject({ code: 'UCAN_REVOKED', sessionId })
     expect(await open.next('disconnect')).toEqual({ reason: 'io server disconnect' })
     const socket = openSocket(baseB, { sessionId, auth: { ucanDelegation: delegation } })
-    expect(await socket.next('connect_error')).toEqual({ message: `Unauthorized: ${REVOKED}`, data: { code: 'UCAN_INVALID_DELEGATION', statusCode: 401 } })
+    expect(await socket.next('connect_error'))
+      .toEqual({ message: `Unauthorized: ${REVOKED}`, data: { code: 'UCAN_INVALID_DELEGATION', statusCode: 401 } })
     socket.disconnect()
     const ws = openWs(baseB, `/ws?sessionId=${sessionId}`, bare(delegation))
     expect(await ws.next('connect_error')).toMatchObject({ code: 'UCAN_INVALID_DELEGATION', statusCode: 401 })
     expect((await ws.closed).code).toBe(4401)
 
-    const again = await b.app.inject({ method: 'POST', url: '/delegation', headers: invocationOnly(user), payload: { raw: delegation } })
+    const again = await store(b, invocationOnly(user), delegation)
     expect(again.statusCode).toBe(400)
     expect(again.json()).toMatchObject({ message: 'Invalid delegation: it has been revoked' })
     // The invocation still proves who calls; the revoked delegation beside it is not carried downstream.
-    expect((await b.app.inject({ method: 'GET', url: '/downstream', headers: user.headers })).json()).toEqual({ delegationKept: false })
+    expect((await get(b, '/downstream', user.headers)).json()).toEqual({ delegationKept: false })
     expect(openWithInvocation.connected).toBe(true)
     openWithInvocation.disconnect()
 
-    const fresh = await mintDelegation({ issuer: user.signer, audience: a.oracleDid, capabilities: [{ can: '*', with: 'ixo:oracle' }], lifetimeSeconds: 3600 })
-    expect((await b.app.inject({ method: 'GET', url: '/sessions', headers: bare(fresh) })).statusCode).toBe(200)
-    expect((await b.app.inject({ method: 'GET', url: '/downstream', headers: { ...invocationOnly(user), ...bare(fresh) } })).json()).toEqual({ delegationKept: true })
+    const fresh = await mint(a, user, 3600)
+    expect((await get(b, '/sessions', bare(fresh))).statusCode).toBe(200)
+    const kept = await get(b, '/downstream', { ...invocationOnly(user), ...bare(fresh) })
+    expect(kept.json()).toEqual({ delegationKept: true })
   })
 
   it('revokes the delegation the DELETE itself is authenticated with when none is stored', async () => {
     const user = await b.user()
-    expect((await b.app.inject({ method: 'DELETE', url: '/delegation', headers: bare(user.delegation) })).json()).toEqual({ ok: true })
-    expect((await a.app.inject({ method: 'GET', url: '/sessions', headers: bare(user.delegation) })).json().message).toBe(REVOKED)
+    expect((await revoke(b, bare(user.delegation))).json()).toEqual({ ok: true })
+    expect((await get(a, '/sessions', bare(user.delegation))).json().message).toBe(REVOKED)
   })
 
   it('prunes a revocation once its delegation has expired', async () => {
     const user = await a.user()
-    const shortLived = await mintDelegation({ issuer: user.signer, audience: a.oracleDid, capabilities: [{ can: '*', with: 'ixo:oracle' }], lifetimeSeconds: 600 })
-    await a.app.inject({ method: 'DELETE', url: '/delegation', headers: bare(shortLived) })
-    const rows = async () => await a.app.runtime.db.selectFrom('oracle_revoked_delegations').select('cid').where('cid', '=', await cidOf(shortLived)).execute()
+    const shortLived = await mint(a, user, 600)
+    await revoke(a, bare(shortLived))
+    const cid = await cidOf(shortLived)
+    const rows = async () =>
+      await a.app.runtime.db.selectFrom('oracle_revoked_delegations').select('cid').where('cid', '=', cid).execute()
     expect(await rows()).toHaveLength(1)
     await a.app.runtime.revocations.maintain()
     expect(await rows()).toHaveLength(1)
@@ -117,13 +145,14 @@ describe('a revocation outlives a restart', () => {
     const first = await createHarness(env)
     try {
       const user = await first.user()
-      expect((await first.app.inject({ method: 'DELETE', url: '/delegation', headers: { 'x-ucan-delegation': user.delegation } })).statusCode).toBe(200)
+      expect((await revoke(first, bare(user.delegation))).statusCode).toBe(200)
       await first.app.close()
-      const restarted = await createHarness({ ...env, ORACLE_PRIVATE_KEY: first.oracleKey }, { sharedState: createMemoryState() }, first.shared)
+      const restartedEnv = { ...env, ORACLE_PRIVATE_KEY: first.oracleKey }
+      const restarted = await createHarness(restartedEnv, { sharedState: createMemoryState() }, first.shared)
       try {
-        const res = await restarted.app.inject({ method: 'GET', url: '/sessions', headers: { 'x-ucan-delegation': user.delegation } })
+        const res = await get(restarted, '/sessions', bare(user.delegation))
         expect(res.json()).toMatchObject({ statusCode: 401, message: REVOKED })
-        expect((await restarted.app.inject({ method: 'GET', url: '/sessions', headers: user.headers })).statusCode).toBe(200)
+        expect((await get(restarted, '/sessions', user.headers)).statusCode).toBe(200)
       } finally {
         await restarted.close()
       }

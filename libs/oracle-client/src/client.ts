@@ -281,7 +281,7 @@ export class OracleClient {
     return await this.transport.json('GET', '/delegation', { signal })
   }
 
-  /** Revokes the user's delegation on the oracle; the oracle refuses it from then on, so the cached one is dropped too. */
+  /** Revokes the user's delegation on the oracle, which refuses it from then on: the cached one is dropped too. */
   async revokeDelegation (signal?: AbortSignal): Promise<RevokeReply> {
     const reply: RevokeReply = await this.transport.json('DELETE', '/delegation', { signal })
     this.transport.credentials.invalidate('delegation')

@@ -60,7 +60,11 @@ describe('GET /health advisory checks', () => {
     const app = await buildTestApp({
       health: {
         checks: { database: async () => { if (!databaseUp) throw new Error('down') } },
-        advisory: { modelProvider: async () => { if (!providerUp) throw Object.assign(new Error('401'), { healthState: 'unauthorized' }) } }
+        advisory: {
+          modelProvider: async () => {
+            if (!providerUp) throw Object.assign(new Error('401'), { healthState: 'unauthorized' })
+          }
+        }
       }
     })
     onTestFinished(async () => { await app.close() })

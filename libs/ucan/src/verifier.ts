@@ -167,7 +167,12 @@ export function createUcanVerifier (options: UcanVerifierOptions): UcanVerifier 
       // A signature whose R is not a curve point makes the verifier throw rather than answer false.
       return refusal(refuse('invalid_signature', 'invocation signature could not be verified', error))
     }
-    const identity = { did: invocation.issuer.did(), expiration, cid: invocation.cid.toString(), cids: cidsOf(invocation) }
+    const identity = {
+      did: invocation.issuer.did(),
+      expiration,
+      cid: invocation.cid.toString(),
+      cids: cidsOf(invocation)
+    }
     return { value: { ok: identity }, ttlMs: expiration * 1000 - Date.now() }
   }
 
@@ -230,10 +235,15 @@ export function createUcanVerifier (options: UcanVerifierOptions): UcanVerifier 
   }
 
   // The revocation check runs after the cache, on every call: a cached "yes" never outlives a revocation.
-  async function cached <T extends { cids: string[] }> (kind: string, token: string, check: (token: string) => Promise<Cached<T>>): Promise<Verdict<T>> {
+  async function cached <T extends { cids: string[] }> (
+    kind: string,
+    token: string,
+    check: (token: string) => Promise<Cached<T>>
+  ): Promise<Verdict<T>> {
     const verdict = await cache.through(VerdictCache.key(kind, token), async () => await check(token)) as Verdict<T>
     if (verdict.ok === undefined || options.isRevoked === undefined) return verdict
-    return await options.isRevoked(verdict.ok.cids) ? refuse('revoked', `the ${kind} or a proof in it has been revoked`) : verdict
+    if (!await options.isRevoked(verdict.ok.cids)) return verdict
+    return refuse('revoked', `the ${kind} or a proof in it has been revoked`)
   }
 
   return {

@@ -18,6 +18,7 @@ describe('covers', () => {
   it('matches an ability by prefix wildcard', () => {
     expect(covers([{ can: 'memory/*', with: 'ixo:memory' }], { can: 'memory/read', with: 'ixo:memory' })).toBe(true)
     expect(covers([{ can: 'memory/*', with: 'ixo:memory' }], { can: 'memoryx/read', with: 'ixo:memory' })).toBe(false)
-    expect(covers([{ can: 'memory/read', with: 'ixo:memory' }], { can: 'memory/write', with: 'ixo:memory' })).toBe(false)
+    const read = [{ can: 'memory/read', with: 'ixo:memory' }]
+    expect(covers(read, { can: 'memory/write', with: 'ixo:memory' })).toBe(false)
   })
 })

@@ -23,7 +23,8 @@ describe('@impact/ucan/mint', () => {
   it('mints a distinct delegation each time, even with the same content in the same second', async () => {
     const [oracle, user] = [await generateSigner(), await generateSigner()]
     const expiration = nowS() + 600
-    const mint = async () => await mintDelegation({ issuer: user, audience: oracle.did(), capabilities: [{ can: '*', with: 'ixo:oracle' }], expiration })
+    const capabilities = [{ can: '*', with: 'ixo:oracle' }]
+    const mint = async () => await mintDelegation({ issuer: user, audience: oracle.did(), capabilities, expiration })
     const [first, second] = [await decodeBase64Car(await mint()), await decodeBase64Car(await mint())]
     expect(first.expiration).toBe(second.expiration)
     expect(first.cid.toString()).not.toBe(second.cid.toString())

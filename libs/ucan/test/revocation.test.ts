@@ -10,7 +10,8 @@ const cidOf = async (token: string) => (await decodeBase64Car(token)).cid.toStri
 
 describe('revocation', () => {
   const revoked = new Set<string>()
-  const verifier = createUcanVerifier({ oracleDid: oracle.did(), isRevoked: async (cids) => cids.some((cid) => revoked.has(cid)) })
+  const isRevoked = async (cids: string[]) => cids.some((cid) => revoked.has(cid))
+  const verifier = createUcanVerifier({ oracleDid: oracle.did(), isRevoked })
 
   it('refuses a delegation revoked after its verdict was cached', async () => {
     const token = await mintDelegation({ issuer: user, audience: oracle, capabilities: caps })
@@ -36,8 +37,10 @@ describe('revocation', () => {
   })
 
   it('throws rather than accepting when the revocation list cannot be read', async () => {
-    const failing = createUcanVerifier({ oracleDid: oracle.did(), isRevoked: async () => { throw new Error('store down') } })
-    await expect(failing.verifyDelegation(await mintDelegation({ issuer: user, audience: oracle, capabilities: caps }))).rejects.toThrow('store down')
+    const isRevoked = async () => { throw new Error('store down') }
+    const failing = createUcanVerifier({ oracleDid: oracle.did(), isRevoked })
+    const token = await mintDelegation({ issuer: user, audience: oracle, capabilities: caps })
+    await expect(failing.verifyDelegation(token)).rejects.toThrow('store down')
   })
 })
 
@@ -46,15 +49,20 @@ describe('delegation lifetime cap', () => {
 
   it.each([10, 100])('refuses a delegation living %i years by default', async (years) => {
     const verifier = createUcanVerifier({ oracleDid: oracle.did() })
-    const token = await mintDelegation({ issuer: user, audience: oracle, capabilities: caps, expiration: nowS() + years * year })
+    const expiration = nowS() + years * year
+    const token = await mintDelegation({ issuer: user, audience: oracle, capabilities: caps, expiration })
     expect((await verifier.verifyDelegation(token)).error?.reason).toBe('lifetime_too_long')
   })
 
   it('accepts 30 days and counts the chain\'s earliest expiry, with a configurable cap', async () => {
     const verifier = createUcanVerifier({ oracleDid: oracle.did() })
-    expect((await verifier.verifyDelegation(await mintDelegation({ issuer: user, audience: oracle, capabilities: caps, lifetimeSeconds: 30 * 24 * 3600 }))).ok).toBeDefined()
+    const lifetimeSeconds = 30 * 24 * 3600
+    const month = await mintDelegation({ issuer: user, audience: oracle, capabilities: caps, lifetimeSeconds })
+    expect((await verifier.verifyDelegation(month)).ok).toBeDefined()
     const shortProof = await mintDelegation({ issuer: root, audience: user, capabilities: caps, lifetimeSeconds: 3600 })
-    const longTop = await mintDelegation({ issuer: user, audience: oracle, capabilities: caps, expiration: nowS() + 100 * year, proofs: [shortProof] })
+    const longTop = await mintDelegation({
+      issuer: user, audience: oracle, capabilities: caps, expiration: nowS() + 100 * year, proofs: [shortProof]
+    })
     expect((await verifier.verifyDelegation(longTop)).ok).toBeDefined()
     const strict = createUcanVerifier({ oracleDid: oracle.did(), maxDelegationTtlSeconds: 600 })
     expect((await strict.verifyDelegation(longTop)).error?.reason).toBe('lifetime_too_long')

@@ -4,7 +4,8 @@ import { findSession } from '../db/repositories/sessions.ts'
 import type { DB } from '../db/types.ts'
 import {
   RealtimeBusyError, RealtimeClosingError, RealtimeSessionRequiredError, RealtimeUcanInvalidDelegationError,
-  RealtimeUcanInvalidInvocationError, RealtimeUcanInvocationRequiredError, RealtimeUcanMissingError, SessionNotFoundError
+  RealtimeUcanInvalidInvocationError, RealtimeUcanInvocationRequiredError, RealtimeUcanMissingError,
+  SessionNotFoundError
 } from '../errors.ts'
 import { authenticate, credential, type AuthContext, type AuthenticateOptions } from '../services/authenticate.ts'
 
@@ -15,7 +16,13 @@ export interface HandshakeRequest { sessionId: unknown, invocation: unknown, del
  * An admitted handshake. The tokens themselves are not kept, only when the credential expires and
  * its CIDs: the connection is closed at expiry, or when one of them is revoked.
  */
-export interface Admitted { did: string, sessionId: string, via: AuthContext['via'], expiration: number, cids: string[] }
+export interface Admitted {
+  did: string
+  sessionId: string
+  via: AuthContext['via']
+  expiration: number
+  cids: string[]
+}
 /** Why a handshake was refused, in the error contract's terms (code and status travel to the client). */
 export interface Refusal { message: string, code: string, statusCode: number }
 export type Admission = { ok: Admitted, refusal?: undefined } | { ok?: undefined, refusal: Refusal }
@@ -27,11 +34,16 @@ export interface AdmissionDeps extends AuthenticateOptions {
   log: FastifyBaseLogger
 }
 
-const refuse = (ErrorClass: new (...args: string[]) => Error & { code: string, statusCode?: number }, ...args: string[]): Admission => {
+type Refusing = new (...args: string[]) => Error & { code: string, statusCode?: number }
+const refuse = (ErrorClass: Refusing, ...args: string[]): Admission => {
   const error = new ErrorClass(...args)
   return { refusal: { message: error.message, code: error.code, statusCode: error.statusCode ?? 400 } }
 }
-const AUTH_REFUSALS = { missing: RealtimeUcanMissingError, invalid_invocation: RealtimeUcanInvalidInvocationError, invocation_required: RealtimeUcanInvocationRequiredError }
+const AUTH_REFUSALS = {
+  missing: RealtimeUcanMissingError,
+  invalid_invocation: RealtimeUcanInvalidInvocationError,
+  invocation_required: RealtimeUcanInvocationRequiredError
+}
 const MAX_SESSION_ID_LENGTH = 200
 
 /**
@@ -46,7 +58,9 @@ export async function admit (deps: AdmissionDeps, state: { closing: boolean, con
   if (sessionId === undefined || sessionId.length > MAX_SESSION_ID_LENGTH) return refuse(RealtimeSessionRequiredError)
 
   const outcome = await authenticate(deps, { invocation: credential(request.invocation), delegation: credential(request.delegation) }, deps.log)
-  if (outcome.failure === 'invalid_delegation') return refuse(RealtimeUcanInvalidDelegationError, outcome.detail === undefined ? '' : `: ${outcome.detail}`)
+  if (outcome.failure === 'invalid_delegation') {
+    return refuse(RealtimeUcanInvalidDelegationError, outcome.detail === undefined ? '' : `: ${outcome.detail}`)
+  }
   if (outcome.failure !== undefined) return refuse(AUTH_REFUSALS[outcome.failure])
   const session = await findSession(deps.db, outcome.ok.did, sessionId, deps.oracleDid)
   if (session === undefined) return refuse(SessionNotFoundError)

@@ -99,7 +99,8 @@ export async function registerWebSocket (app: App, hub: RealtimeHub, options: We
       if (admission.refusal !== undefined) { refuse(admission.refusal); return }
       if (socket.readyState !== socket.OPEN) return
       const { did, sessionId, expiration, cids } = admission.ok
-      conn = { id: randomUUID(), transport: 'websocket', did, sessionId, expiration, cids, send, close: (code) => { socket.close(4401, code) } }
+      const close = (code: string) => { socket.close(4401, code) }
+      conn = { id: randomUUID(), transport: 'websocket', did, sessionId, expiration, cids, send, close }
       await hub.attach(conn)
     }
 

@@ -40,7 +40,8 @@ export const delegationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const verdict = await verifier.verifyDelegation(request.body.raw)
     if (verdict.error !== undefined) {
       const { reason } = verdict.error
-      throw new DelegationInvalidError(REASONS[reason] ?? delegationPolicyDetail(reason, config.UCAN_DELEGATION_MAX_TTL_SECONDS) ?? 'rejected')
+      const policy = delegationPolicyDetail(reason, config.UCAN_DELEGATION_MAX_TTL_SECONDS)
+      throw new DelegationInvalidError(REASONS[reason] ?? policy ?? 'rejected')
     }
     if (verdict.ok.issuer !== request.auth?.did) throw new DelegationForbiddenError()
     await upsertDelegation(db, request.body.raw, verdict.ok)
@@ -56,7 +57,12 @@ export const delegationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.delete('/delegation', {
-    schema: { tags: ['delegation'], summary: 'Revoke the caller\'s delegation: the stored one and the one sent with this request', security: SECURITY, response: { 200: RevokeReplySchema, ...AUTH_ERRORS } }
+    schema: {
+      tags: ['delegation'],
+      summary: 'Revoke the caller\'s delegation: the stored one and the one sent with this request',
+      security: SECURITY,
+      response: { 200: RevokeReplySchema, ...AUTH_ERRORS }
+    }
   }, async (request) => {
     const did = request.auth?.did as string
     const revoked: Revocation[] = []

@@ -1,5 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { covers, ORACLE_AUTH_CAPABILITY, type DelegationGrant, type UcanFailureReason, type UcanVerifier } from '@impact/ucan'
+import {
+  covers, ORACLE_AUTH_CAPABILITY, type DelegationGrant, type UcanFailureReason, type UcanVerifier
+} from '@impact/ucan'
 
 /** Who is calling, as proven by a UCAN; `x-did` / the socket's `userDid` never contribute. */
 export interface AuthContext {
@@ -36,13 +38,14 @@ export interface AuthenticateOptions {
 const duration = (seconds: number) => seconds % 86_400 === 0 ? `${seconds / 86_400} days` : `${seconds} s`
 
 /** Why a delegation was refused, in words a client may see, for the refusals that are policy; otherwise undefined. */
-export function delegationPolicyDetail (reason: UcanFailureReason, maxDelegationTtlSeconds: number): string | undefined {
+export function delegationPolicyDetail (reason: UcanFailureReason, maxTtlSeconds: number): string | undefined {
   if (reason === 'revoked') return 'it has been revoked'
-  if (reason === 'lifetime_too_long') return `it lives longer than ${duration(maxDelegationTtlSeconds)}, the longest this oracle accepts`
-  return undefined
+  if (reason !== 'lifetime_too_long') return undefined
+  return `it lives longer than ${duration(maxTtlSeconds)}, the longest this oracle accepts`
 }
 
-const NOT_FOR_AUTH = `it does not grant ${ORACLE_AUTH_CAPABILITY.can} on ${ORACLE_AUTH_CAPABILITY.with}, which authenticating with a delegation alone needs`
+const NOT_FOR_AUTH = `it does not grant ${ORACLE_AUTH_CAPABILITY.can} on ${ORACLE_AUTH_CAPABILITY.with}, ` +
+  'which authenticating with a delegation alone needs'
 
 /**
  * The one UCAN authentication rule of the runtime, shared by HTTP routes and WebSocket
@@ -61,7 +64,8 @@ export async function authenticate (options: AuthenticateOptions, credentials: C
       log.info({ reason: verdict.error.reason }, 'UCAN invocation refused')
       return { failure: 'invalid_invocation' }
     }
-    const auth: AuthContext = { did: verdict.ok.did, via: 'invocation', expiration: verdict.ok.expiration, cids: verdict.ok.cids }
+    const { did, expiration, cids } = verdict.ok
+    const auth: AuthContext = { did, via: 'invocation', expiration, cids }
     if (delegation !== undefined) {
       const grant = await verifier.verifyDelegation(delegation)
       if (grant.ok !== undefined && grant.ok.issuer === auth.did) auth.delegation = { raw: delegation, grant: grant.ok }

@@ -1,7 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { SharedState } from '@impact/shared-state'
-import { findRevoked, insertRevocations, listRevocations, pruneRevocations, type Revocation } from '../db/repositories/revocations.ts'
+import {
+  findRevoked, insertRevocations, listRevocations, pruneRevocations, type Revocation
+} from '../db/repositories/revocations.ts'
 import type { DB } from '../db/types.ts'
 
 export type { Revocation } from '../db/repositories/revocations.ts'
@@ -37,7 +39,8 @@ export function createRevocations (options: RevocationOptions) {
 
   const ttlMs = (expiration: number) => (expiration + SKEW_SECONDS) * 1000 - Date.now()
   const copy = async (revocations: Revocation[]) => {
-    await Promise.all(revocations.filter((r) => ttlMs(r.expiration) > 0).map(async (r) => await state.set(KEY + r.cid, r.did, { ttlMs: ttlMs(r.expiration) })))
+    const live = revocations.filter((r) => ttlMs(r.expiration) > 0)
+    await Promise.all(live.map(async (r) => await state.set(KEY + r.cid, r.did, { ttlMs: ttlMs(r.expiration) })))
   }
 
   async function seedIfMissing () {

@@ -72,7 +72,8 @@ export function registerHealthRoutes (app: FastifyInstance, options: HealthOptio
     const up = (results: typeof critical) => results.every(([, state]) => state === CHECK_STATES.up)
     const ready = up(critical)
     const states = Object.fromEntries([...critical, ...optional])
-    return await reply.code(ready ? 200 : 503).send({ status: ready && up(optional) ? 'ok' : 'degraded', ...base(), ...options.report?.(), ...states })
+    const status = ready && up(optional) ? 'ok' : 'degraded'
+    return await reply.code(ready ? 200 : 503).send({ status, ...base(), ...options.report?.(), ...states })
   })
 
   app.get('/health/live', {

@@ -8,7 +8,8 @@ export async function up (db: Kysely<any>): Promise<void> {
     .addColumn('expiration', 'bigint', (c) => c.notNull())
     .addColumn('revoked_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute()
-  await db.schema.createIndex('oracle_revoked_delegations_expiration').on('oracle_revoked_delegations').column('expiration').execute()
+  await db.schema.createIndex('oracle_revoked_delegations_expiration')
+    .on('oracle_revoked_delegations').column('expiration').execute()
 }
 
 export async function down (db: Kysely<any>): Promise<void> {

@@ -21,8 +21,10 @@ export async function upsertDelegation (db: Kysely<DB>, raw: string, grant: Dele
 }
 
 export async function findDelegation (db: Kysely<DB>, did: string): Promise<StoredDelegation | undefined> {
-  const row = await db.selectFrom('oracle_delegations').select(['raw', 'cid', 'expiration', 'capabilities']).where('did', '=', did).executeTakeFirst()
-  return row === undefined ? undefined : { raw: row.raw, cid: row.cid, expiration: Number(row.expiration), capabilities: row.capabilities }
+  const row = await db.selectFrom('oracle_delegations').select(['raw', 'cid', 'expiration', 'capabilities'])
+    .where('did', '=', did).executeTakeFirst()
+  if (row === undefined) return undefined
+  return { raw: row.raw, cid: row.cid, expiration: Number(row.expiration), capabilities: row.capabilities }
 }
 
 export async function deleteDelegation (db: Kysely<DB>, did: string): Promise<void> {

@@ -8,7 +8,8 @@ const nowSeconds = () => Math.floor(Date.now() / 1000)
 /** Records revocations; revoking a CID again changes nothing. */
 export async function insertRevocations (db: Kysely<DB>, revocations: Revocation[]): Promise<void> {
   if (revocations.length === 0) return
-  await db.insertInto('oracle_revoked_delegations').values(revocations).onConflict((oc) => oc.column('cid').doNothing()).execute()
+  await db.insertInto('oracle_revoked_delegations').values(revocations)
+    .onConflict((oc) => oc.column('cid').doNothing()).execute()
 }
 
 /** Which of these CIDs are revoked and not yet expired. */

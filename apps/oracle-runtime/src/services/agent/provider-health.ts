@@ -29,8 +29,9 @@ export function createProviderProbe (options: ProviderProbeOptions): () => Promi
         signal: AbortSignal.timeout(options.timeoutMs ?? 1500)
       })
       await response.body.dump()
-      if (response.statusCode === 401 || response.statusCode === 403) return unhealthy('unauthorized', `provider answered ${response.statusCode}`)
-      if (response.statusCode >= 500) return unhealthy('disconnected', `provider answered ${response.statusCode}`)
+      const answered = `provider answered ${response.statusCode}`
+      if (response.statusCode === 401 || response.statusCode === 403) return unhealthy('unauthorized', answered)
+      if (response.statusCode >= 500) return unhealthy('disconnected', answered)
       return undefined
     } catch (error) {
       return unhealthy('disconnected', (error as Error).message)
