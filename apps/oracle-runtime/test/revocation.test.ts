@@ -162,3 +162,40 @@ describe('a revocation outlives a restart', () => {
     }
   }, 30_000)
 })
+
+describe('revocations while the shared state is unreachable', () => {
+  let failing = false
+  let state: SharedState
+  let h: Harness
+  const down = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' })
+
+  beforeAll(async () => {
+    const prefix = `oracle-revoke-${randomBytes(4).toString('hex')}:`
+    state = createSharedState({ url: process.env.REDIS_URL, prefix })
+    // The real store, failing on demand the way an unreachable Redis does.
+    const flaky: SharedState = {
+      ...state,
+      get: async (key) => { if (failing) throw down(); return await state.get(key) },
+      set: async (key, value, options) => { if (failing) throw down(); return await state.set(key, value, options) }
+    }
+    h = await createHarness({}, { sharedState: flaky })
+  }, 30_000)
+  afterAll(async () => {
+    await h?.close()
+    for (const key of await state.scan('')) await state.del(key)
+    await state?.close()
+  })
+
+  it('reads the database meanwhile, and copies a revocation it could not share once the store is back', async () => {
+    const user = await h.user()
+    failing = true
+    const revoked = await revoke(h, bare(user.delegation))
+    expect(revoked.statusCode).toBe(503)
+    expect(revoked.json()).toMatchObject({ code: 'SERVICE_UNAVAILABLE' })
+    const refused = async () => (await get(h, '/sessions', bare(user.delegation))).json()
+    expect(await refused()).toMatchObject({ statusCode: 401, message: REVOKED })
+    failing = false
+    await h.app.runtime.revocations.maintain()
+    expect(await refused()).toMatchObject({ statusCode: 401, message: REVOKED })
+  })
+})

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { SharedState } from '@impact/shared-state'
 import {
-  findRevoked, insertRevocations, listRevocations, pruneRevocations, type Revocation
+  findRevoked, insertRevocations, listRevocations, listRevokedSince, pruneRevocations, type Revocation
 } from '../db/repositories/revocations.ts'
 import type { DB } from '../db/types.ts'
 
@@ -18,7 +18,8 @@ export interface RevocationOptions {
 const KEY = 'revoked:'
 const SEEDED = 'revoked:seeded'
 const CHANNEL = 'revocations'
-// Kept this much past expiry: a replica whose clock runs behind still sees the revocation.
+// Kept this much past expiry: a replica whose clock runs behind still sees the revocation. Also the
+// overlap of catch-up rounds (revocation times come from the database's clock).
 const SKEW_SECONDS = 60
 const PAGE = 1000
 const nowSeconds = () => Math.floor(Date.now() / 1000)
@@ -28,7 +29,9 @@ const nowSeconds = () => Math.floor(Date.now() / 1000)
  * expired); shared state holds a copy every replica reads on each verification, so a revocation
  * holds everywhere as soon as `revoke` returns. The copy is rebuilt from the database when it is
  * missing (a new or flushed Redis: the `seeded` marker is gone), at start and on each maintenance
- * round, which also prunes expired rows. With shared state unreachable, checks read the database.
+ * round, which also prunes expired rows and copies again what was revoked since the last good round
+ * (a revocation whose copy failed while Redis was away). With shared state unreachable, checks read
+ * the database.
  */
 export function createRevocations (options: RevocationOptions) {
   const { db, state } = options
@@ -36,6 +39,8 @@ export function createRevocations (options: RevocationOptions) {
   const listeners = new Set<(cids: string[]) => void>()
   let timer: NodeJS.Timeout | undefined
   let unsubscribe: (() => Promise<void>) | undefined
+  let syncedSince = new Date(Date.now() - SKEW_SECONDS * 1000)
+  let warnedAt = 0
 
   const ttlMs = (expiration: number) => (expiration + SKEW_SECONDS) * 1000 - Date.now()
   const copy = async (revocations: Revocation[]) => {
@@ -43,8 +48,9 @@ export function createRevocations (options: RevocationOptions) {
     await Promise.all(live.map(async (r) => await state.set(KEY + r.cid, r.did, { ttlMs: ttlMs(r.expiration) })))
   }
 
-  async function seedIfMissing () {
-    if (await state.get(SEEDED) !== null) return
+  /** Copies every live revocation when the shared copy is missing; false when it was there. */
+  async function seedIfMissing (): Promise<boolean> {
+    if (await state.get(SEEDED) !== null) return false
     let count = 0
     for (let after = ''; ;) {
       const page = await listRevocations(db, after, PAGE)
@@ -55,12 +61,15 @@ export function createRevocations (options: RevocationOptions) {
     }
     await state.set(SEEDED, String(Date.now()))
     log?.info({ count }, 'revocations copied to shared state')
+    return true
   }
 
   async function maintain () {
+    const started = Date.now()
     try {
       await pruneRevocations(db, nowSeconds() - SKEW_SECONDS)
-      await seedIfMissing()
+      if (!await seedIfMissing()) await copy(await listRevokedSince(db, syncedSince))
+      syncedSince = new Date(started - SKEW_SECONDS * 1000)
     } catch (err) {
       log?.warn({ err }, 'revocation maintenance failed; retried next round')
     }
@@ -85,7 +94,11 @@ export function createRevocations (options: RevocationOptions) {
       try {
         found = await Promise.all(cids.map(async (cid) => await state.get(KEY + cid)))
       } catch (err) {
-        log?.warn({ err }, 'shared state unreachable: revocations read from the database')
+        // Once a minute at most: during an outage every request comes through here.
+        if (Date.now() - warnedAt > 60_000) {
+          warnedAt = Date.now()
+          log?.warn({ err }, 'shared state unreachable: revocations read from the database')
+        }
         return (await findRevoked(db, cids)).length > 0
       }
       return found.some((value) => value !== null)

@@ -10,6 +10,8 @@ export async function up (db: Kysely<any>): Promise<void> {
     .execute()
   await db.schema.createIndex('oracle_revoked_delegations_expiration')
     .on('oracle_revoked_delegations').column('expiration').execute()
+  await db.schema.createIndex('oracle_revoked_delegations_revoked_at')
+    .on('oracle_revoked_delegations').column('revoked_at').execute()
 }
 
 export async function down (db: Kysely<any>): Promise<void> {

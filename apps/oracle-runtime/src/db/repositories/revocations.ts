@@ -27,6 +27,13 @@ export async function listRevocations (db: Kysely<DB>, after: string, limit: num
   return rows.map((row) => ({ cid: row.cid, did: row.did, expiration: Number(row.expiration) }))
 }
 
+/** Live revocations recorded since `since` (by any replica). */
+export async function listRevokedSince (db: Kysely<DB>, since: Date): Promise<Revocation[]> {
+  const rows = await db.selectFrom('oracle_revoked_delegations').select(['cid', 'did', 'expiration'])
+    .where('revoked_at', '>=', since).where('expiration', '>', nowSeconds()).execute()
+  return rows.map((row) => ({ cid: row.cid, did: row.did, expiration: Number(row.expiration) }))
+}
+
 /** Drops revocations of delegations expired before `before` (Unix seconds): they are refused as expired anyway. */
 export async function pruneRevocations (db: Kysely<DB>, before: number): Promise<number> {
   const result = await db.deleteFrom('oracle_revoked_delegations').where('expiration', '<=', before).executeTakeFirst()
