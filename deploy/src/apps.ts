@@ -13,6 +13,8 @@ export interface AppInfo {
   port: number
   schema: TObject
   loadConfig: (env: Record<string, string | undefined>) => Record<string, unknown>
+  /** What `src/migrate.ts` loads: the app's `loadMigrationConfig` (serving-only rules relaxed), else `loadConfig`. */
+  loadMigrationConfig: (env: Record<string, string | undefined>) => Record<string, unknown>
   /** Has `src/migrate.ts`, so a migration step must run it. */
   hasMigrate: boolean
 }
@@ -28,6 +30,7 @@ export async function loadApp (name: string): Promise<AppInfo> {
   const module = await import(pathToFileURL(repoPath('apps', name, 'src', 'config.ts')).href) as {
     ConfigSchema: TObject
     loadConfig: (env: Record<string, string | undefined>) => Record<string, unknown>
+    loadMigrationConfig?: (env: Record<string, string | undefined>) => Record<string, unknown>
   }
   const entry = platform.find((process) => process.entry === `apps/${name}/dist/server.js`)
   if (entry === undefined) throw new Error(`${name} is not in scripts/platform.ts`)
@@ -36,6 +39,7 @@ export async function loadApp (name: string): Promise<AppInfo> {
     port: entry.port,
     schema: module.ConfigSchema,
     loadConfig: module.loadConfig,
+    loadMigrationConfig: module.loadMigrationConfig ?? module.loadConfig,
     hasMigrate: existsSync(repoPath('apps', name, 'src', 'migrate.ts'))
   }
 }

@@ -129,7 +129,8 @@ describe.each(migrationCases)('k8s/overlays/%s: %s migrations', (overlay, _name,
     expect(runtimeImage(app).entrypoint).toEqual(['dumb-init', '--'])
     expect(runtimeImage(app).workdir).toBe(`/app/apps/${app.name}`)
     expect(containerEnvSources(jobContainer, resources)).toEqual(sources)
-    expect(() => app.loadConfig(resolveEnv(containerEnvSources(jobContainer, resources), k8sSecretValue, runtimeImage(app).env))).not.toThrow()
+    const jobEnv = resolveEnv(containerEnvSources(jobContainer, resources), k8sSecretValue, runtimeImage(app).env)
+    expect(() => app.loadMigrationConfig(jobEnv)).not.toThrow()
     const jobPod = podSpecOf(job) as JsonObject
     expect(jobPod.restartPolicy).toBe('Never')
     expect(jobPod.securityContext).toEqual(pod.securityContext)

@@ -3,7 +3,7 @@ import { createApp, type App } from '@impact/service-kit'
 import { rateLimitBudgets, registerRateLimits } from '@impact/service-kit/rate-limits'
 import { createSharedState, type SharedState } from '@impact/shared-state'
 import { createBlocksyncResolver, createUcanVerifier, type DidKeyResolver } from '@impact/ucan'
-import type { Config } from './config.ts'
+import { bareDelegationAuth, featuresFromEnv, llmProvider, type Config } from './config.ts'
 import { openAppDatabase } from './db/open.ts'
 import { RateLimitedError } from './errors.ts'
 import { ucanAuthPlugin } from './plugins/ucan-auth.ts'
@@ -13,15 +13,19 @@ import { messageRoutes } from './routes/messages.ts'
 import { modelRoutes } from './routes/models.ts'
 import { sessionRoutes } from './routes/sessions.ts'
 import { SECURITY_SCHEMES } from './routes/common.ts'
-import { BUILTIN_PLUGINS, resolvePlugins, routeMatcher, type LoadedPlugin, type PluginDefinition } from './runtime-plugins/index.ts'
+import {
+  BUILTIN_PLUGINS, mergeFeatures, resolvePlugins, routeMatcher, type LoadedPlugin, type PluginDefinition
+} from './runtime-plugins/index.ts'
 import { createRealtimeHub, REALTIME_PUBLIC_ROUTES, registerRealtime } from './realtime/index.ts'
 import type { Runtime } from './runtime.ts'
 import type { ChatModel } from './services/agent/model.ts'
 import { createOfflineModel } from './services/agent/offline-model.ts'
 import { createOpenAiModel } from './services/agent/openai-model.ts'
+import { createProviderProbe } from './services/agent/provider-health.ts'
 import { createClientToolPort } from './services/client-tools.ts'
 import { createEventBus } from './services/event-bus.ts'
 import { loadOracleIdentity } from './services/oracle-identity.ts'
+import { createRevocations } from './services/revocations.ts'
 import { createTurnRegistry } from './services/turn-registry.ts'
 import { createTurnService } from './services/turn-service.ts'
 
@@ -31,7 +35,7 @@ export type { Runtime } from './runtime.ts'
 export type { PluginDefinition } from './runtime-plugins/index.ts'
 
 export interface AppOptions {
-  /** Turn plugins on or off by name, e.g. `{ 'user-preferences': false, credits: true }`. */
+  /** Turn plugins on or off by name, e.g. `{ 'user-preferences': false, credits: true }`; wins over ORACLE_FEATURES. */
   features?: Record<string, boolean>
   /** Extra public routes: `METHOD /path`, `/path` or `/prefix/*`. */
   authExcludedRoutes?: string[]
@@ -56,7 +60,9 @@ const EXPOSED_HEADERS = ['X-Request-Id', 'Retry-After', 'X-RateLimit-Limit', 'X-
 /** Builds oracle-runtime unlistened; tests and server.ts share it. */
 export async function buildApp (config: Config, options: AppOptions = {}): Promise<App> {
   // Misconfigured plugins stop the app before anything is opened.
-  const resolved = resolvePlugins([...BUILTIN_PLUGINS, ...(options.plugins ?? [])], options.features ?? {}, config)
+  const definitions = [...BUILTIN_PLUGINS, ...(options.plugins ?? [])]
+  const features = mergeFeatures(definitions, featuresFromEnv(config), options.features)
+  const resolved = resolvePlugins(definitions, features, config)
   const database = await openAppDatabase(config)
   const prefix = options.statePrefix ?? 'oracle:'
   const state = options.sharedState ?? createSharedState({ url: config.REDIS_URL, prefix })
@@ -64,15 +70,21 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
   const closeAll = async () => { for (const step of cleanup.splice(0)) await step().catch(() => {}) }
   try {
     const identity = await loadOracleIdentity(config)
+    const revocations = createRevocations({ db: database.db, state })
     const resolveDidKey = options.resolveDidKey ?? (config.BLOCKSYNC_GRAPHQL_URL !== undefined ? createBlocksyncResolver({ url: config.BLOCKSYNC_GRAPHQL_URL }) : undefined)
     const verifier = createUcanVerifier({
       oracleDid: identity.did,
       oracleKeyDid: identity.keyDid,
       maxInvocationTtlSeconds: config.UCAN_AUTH_MAX_TTL_SECONDS,
+      maxDelegationTtlSeconds: config.UCAN_DELEGATION_MAX_TTL_SECONDS,
+      isRevoked: revocations.isRevoked,
       ...(resolveDidKey !== undefined ? { resolveDidKey } : {})
     })
-    const model = options.model ?? (config.LLM_BASE_URL !== undefined
-      ? createOpenAiModel({ baseUrl: config.LLM_BASE_URL, apiKey: config.LLM_API_KEY, timeoutMs: config.LLM_TIMEOUT_MS })
+    const provider = llmProvider(config) === 'openai'
+      ? { baseUrl: config.LLM_BASE_URL as string, apiKey: config.LLM_API_KEY }
+      : undefined
+    const model = options.model ?? (provider !== undefined
+      ? createOpenAiModel({ ...provider, timeoutMs: config.LLM_TIMEOUT_MS })
       : createOfflineModel())
     cleanup.unshift(async () => { await model.close() })
     const models = model.kind === 'offline'
@@ -90,6 +102,10 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
       cors: { defaultOrigin: '*', allowedHeaders: CORS_HEADERS, exposedHeaders: EXPOSED_HEADERS, methods: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'], maxAge: 600 },
       health: {
         checks: { database: async () => { await database.ready() }, sharedState: async () => { await state.ping() } },
+        // The app serves without its model (errors per turn): degraded, not out of rotation.
+        ...(provider !== undefined
+          ? { advisory: { modelProvider: createProviderProbe({ ...provider, cacheMs: config.LLM_HEALTH_CACHE_MS }) } }
+          : {}),
         landing: { message: `${APP_NAME} is running`, extra: () => ({ oracleDid: identity.did }) }
       }
     })
@@ -102,6 +118,7 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
     const turns = createTurnRegistry(state, { ownerTtlMs: config.TURN_OWNER_TTL_MS })
     await clientTools.start()
     await turns.start()
+    await revocations.start(app.log.child({ component: 'revocations' }))
 
     const plugins: LoadedPlugin[] = []
     for (const definition of resolved.enabled) {
@@ -116,12 +133,16 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
       toolTimeoutMs: config.TOOL_TIMEOUT_MS,
       context: { maxChars: config.CONTEXT_MAX_CHARS, toolOutputMaxChars: config.TOOL_OUTPUT_MAX_CHARS }
     }
-    const allowBareDelegation = config.UCAN_ALLOW_BARE_DELEGATION_AUTH
+    const auth = {
+      verifier,
+      allowBareDelegation: bareDelegationAuth(config),
+      maxDelegationTtlSeconds: config.UCAN_DELEGATION_MAX_TTL_SECONDS
+    }
     const realtime = createRealtimeHub({
+      ...auth,
       db: database.db,
       oracleDid: identity.did,
-      verifier,
-      allowBareDelegation,
+      revocations,
       maxConnections: config.REALTIME_MAX_CONNECTIONS,
       bus,
       clientTools,
@@ -134,6 +155,7 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
       state,
       identity,
       verifier,
+      revocations,
       bus,
       clientTools,
       turns,
@@ -156,7 +178,7 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
       error: (reason, seconds) => new RateLimitedError(reason, seconds)
     })
     const isPublic = routeMatcher([...PUBLIC_ROUTES, ...REALTIME_PUBLIC_ROUTES, ...plugins.flatMap(({ plugin }) => plugin.getAuthExcludedRoutes?.() ?? []), ...(options.authExcludedRoutes ?? [])])
-    await app.register(ucanAuthPlugin, { verifier, allowBareDelegation, isPublic })
+    await app.register(ucanAuthPlugin, { ...auth, isPublic })
 
     const middleware = plugins.flatMap(({ plugin }) => (plugin.middleware ?? []).map((m) => ({ ...m, applies: routeMatcher(m.routes) })))
     if (middleware.length > 0) {
@@ -188,6 +210,7 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
     app.addHook('onClose', async () => {
       for (const { plugin } of plugins) await plugin.close?.().catch(() => {})
       await clientTools.close()
+      await revocations.close()
       const self = cleanup.indexOf(closeApp)
       if (self >= 0) cleanup.splice(self, 1)
       await closeAll()

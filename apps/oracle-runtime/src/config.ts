@@ -4,25 +4,55 @@ import { rateLimitConfigProperties } from '@impact/service-kit/rate-limits'
 
 /**
  * Environment of oracle-runtime. Besides the platform's common keys:
- * ORACLE_PRIVATE_KEY, ORACLE_DID, ORACLE_NAME, BLOCKSYNC_GRAPHQL_URL, UCAN_AUTH_MAX_TTL_SECONDS,
- * UCAN_ALLOW_BARE_DELEGATION_AUTH, LLM_BASE_URL, LLM_API_KEY, LLM_MODEL, LLM_MODELS, LLM_TIMEOUT_MS,
- * AGENT_MAX_STEPS, TOOL_TIMEOUT_MS, BROWSER_TOOL_TIMEOUT_MS, ACTION_TIMEOUT_MS, CONTEXT_MAX_CHARS,
- * TOOL_OUTPUT_MAX_CHARS, TURN_OWNER_TTL_MS, SSE_HEARTBEAT_MS, REALTIME_HANDSHAKE_TIMEOUT_MS,
- * REALTIME_MAX_CONNECTIONS, CREDITS_*, RATE_LIMIT_*.
+ * ORACLE_PRIVATE_KEY, ORACLE_DID, ORACLE_NAME, ORACLE_FEATURES, BLOCKSYNC_GRAPHQL_URL, UCAN_AUTH_MAX_TTL_SECONDS,
+ * UCAN_ALLOW_BARE_DELEGATION_AUTH, UCAN_DELEGATION_MAX_TTL_SECONDS, LLM_PROVIDER, LLM_BASE_URL, LLM_API_KEY,
+ * LLM_MODEL, LLM_MODELS, LLM_TIMEOUT_MS, LLM_HEALTH_CACHE_MS, AGENT_MAX_STEPS, TOOL_TIMEOUT_MS,
+ * BROWSER_TOOL_TIMEOUT_MS, ACTION_TIMEOUT_MS, CONTEXT_MAX_CHARS, TOOL_OUTPUT_MAX_CHARS, TURN_OWNER_TTL_MS,
+ * SSE_HEARTBEAT_MS, REALTIME_HANDSHAKE_TIMEOUT_MS, REALTIME_MAX_CONNECTIONS, CREDITS_*, RATE_LIMIT_*.
  */
+// Plugin names with an optional leading `+` (on) or `-` (off), comma-separated.
+const FEATURES_PATTERN = '^\\s*[-+]?[A-Za-z0-9][\\w.-]*\\s*(,\\s*[-+]?[A-Za-z0-9][\\w.-]*\\s*)*$'
+
 export const ConfigSchema = Type.Object({
   ...baseConfigProperties({ app: 'oracle-runtime', port: 3002 }),
   ORACLE_PRIVATE_KEY: Type.Optional(Type.String({ pattern: '^M[A-Za-z0-9+/]+={0,2}$', description: 'The oracle\'s Ed25519 signer (ucanto format, `M…`). Required in production; generated once into DATA_DIR in development' })),
   ORACLE_DID: Type.Optional(Type.String({ pattern: '^did:[a-z0-9]+:.+$', description: 'The oracle\'s DID when it is not the did:key of ORACLE_PRIVATE_KEY (a did:ixo oracle)' })),
   ORACLE_NAME: Type.String({ default: 'Oracle', minLength: 1, maxLength: 80, description: 'Name the agent introduces itself with' }),
+  ORACLE_FEATURES: Type.Optional(Type.String({
+    pattern: FEATURES_PATTERN,
+    description: 'Plugins to force on or off, comma-separated: `credits,-user-preferences` ' +
+      '(a leading `-` turns one off); the app option `features` wins over it'
+  })),
   BLOCKSYNC_GRAPHQL_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'Blocksync GraphQL endpoint that resolves did:ixo signing keys' })),
   UCAN_AUTH_MAX_TTL_SECONDS: Type.Integer({ minimum: 30, maximum: 86_400, default: 900, description: 'Longest accepted life of an auth invocation' }),
-  UCAN_ALLOW_BARE_DELEGATION_AUTH: Type.Boolean({ default: true, description: 'Accept an x-ucan-delegation alone as credential (clients without invocation auth)' }),
-  LLM_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'OpenAI-compatible API base (…/v1); unset runs the built-in offline agent' })),
+  UCAN_ALLOW_BARE_DELEGATION_AUTH: Type.Optional(Type.Boolean({
+    description: 'Accept an x-ucan-delegation alone as credential (clients without invocation auth); ' +
+      'it must grant * on ixo:oracle. Default: off in production, on otherwise'
+  })),
+  UCAN_DELEGATION_MAX_TTL_SECONDS: Type.Integer({
+    minimum: 60,
+    maximum: 31_536_000,
+    default: 2_592_000,
+    description: 'Longest accepted remaining life of a delegation (as a bare credential, next to an invocation, ' +
+      'or stored with POST /delegation); default 30 days'
+  }),
+  LLM_PROVIDER: Type.Optional(Type.Union([Type.Literal('openai'), Type.Literal('offline')], {
+    description: 'openai: any OpenAI-compatible API at LLM_BASE_URL; offline: the built-in offline agent. ' +
+      'Default: openai with LLM_BASE_URL; without it offline, which production only runs when chosen explicitly'
+  })),
+  LLM_BASE_URL: Type.Optional(Type.String({
+    pattern: '^https?://',
+    description: 'OpenAI-compatible API base (…/v1); required unless LLM_PROVIDER=offline in production'
+  })),
   LLM_API_KEY: Type.Optional(Type.String({ minLength: 1, description: 'Bearer key of the model provider' })),
   LLM_MODEL: Type.String({ default: 'gpt-4o-mini', minLength: 1, description: 'Default model id sent to the provider' }),
   LLM_MODELS: Type.Optional(Type.String({ description: 'Comma-separated model ids clients may pick (GET /models); defaults to LLM_MODEL' })),
   LLM_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'How long the provider may take to start answering' }),
+  LLM_HEALTH_CACHE_MS: Type.Integer({
+    minimum: 0,
+    default: 10_000,
+    description: 'How long GET /health reuses its last probe of the model provider (GET {LLM_BASE_URL}/models)'
+  }),
   AGENT_MAX_STEPS: Type.Integer({ minimum: 1, maximum: 32, default: 8, description: 'Model calls per turn (each tool round is one)' }),
   TOOL_TIMEOUT_MS: Type.Integer({
     minimum: 100,
@@ -72,7 +102,42 @@ function refine (config: Config): string[] {
   if (config.NODE_ENV === 'production' && config.ORACLE_PRIVATE_KEY === undefined) {
     issues.push('ORACLE_PRIVATE_KEY is required in production (the oracle\'s identity must not change between restarts or replicas)')
   }
+  const { LLM_PROVIDER: provider, LLM_BASE_URL: baseUrl } = config
+  if (provider === 'offline' && baseUrl !== undefined) {
+    issues.push('LLM_PROVIDER=offline and LLM_BASE_URL contradict each other: unset LLM_BASE_URL, ' +
+      'or set LLM_PROVIDER=openai')
+  } else if (provider === 'openai' && baseUrl === undefined) {
+    issues.push('LLM_PROVIDER=openai needs LLM_BASE_URL (the OpenAI-compatible API base, …/v1)')
+  } else if (config.NODE_ENV === 'production' && provider === undefined && baseUrl === undefined) {
+    issues.push('LLM_BASE_URL is required in production: set it to the model provider\'s API, ' +
+      'or set LLM_PROVIDER=offline to run the built-in offline agent on purpose')
+  }
+  const named = new Map<string, boolean>()
+  for (const [name, on] of featureEntries(config.ORACLE_FEATURES)) {
+    if (named.has(name)) issues.push(`ORACLE_FEATURES names ${name} twice`)
+    named.set(name, on)
+  }
   return issues
 }
 
+const featureEntries = (value: string | undefined): Array<[string, boolean]> =>
+  (value ?? '').split(',').map((item) => item.trim()).filter((item) => item !== '')
+    .map((item) => item.startsWith('-') ? [item.slice(1), false] : [item.replace(/^\+/, ''), true])
+
+/** ORACLE_FEATURES as `features`: `credits,-user-preferences` → `{ credits: true, 'user-preferences': false }`. */
+export const featuresFromEnv = (config: Pick<Config, 'ORACLE_FEATURES'>): Record<string, boolean> =>
+  Object.fromEntries(featureEntries(config.ORACLE_FEATURES))
+
+/** Whether a bare delegation authenticates: UCAN_ALLOW_BARE_DELEGATION_AUTH, else on everywhere but production. */
+export const bareDelegationAuth = (config: Pick<Config, 'UCAN_ALLOW_BARE_DELEGATION_AUTH' | 'NODE_ENV'>): boolean =>
+  config.UCAN_ALLOW_BARE_DELEGATION_AUTH ?? config.NODE_ENV !== 'production'
+
+/** The model provider that runs: LLM_PROVIDER, else openai when LLM_BASE_URL is set (refine rules out the rest). */
+export const llmProvider = (config: Pick<Config, 'LLM_PROVIDER' | 'LLM_BASE_URL'>): 'openai' | 'offline' =>
+  config.LLM_PROVIDER ?? (config.LLM_BASE_URL !== undefined ? 'openai' : 'offline')
+
 export const loadConfig = (env: Record<string, string | undefined> = process.env): Config => load(ConfigSchema, env, refine)
+
+/** The migration job's configuration (`src/migrate.ts`): the same, less the serving app's model provider choice. */
+export const loadMigrationConfig = (env: Record<string, string | undefined> = process.env): Config =>
+  loadConfig({ ...env, LLM_PROVIDER: 'offline', LLM_BASE_URL: undefined })

@@ -8,6 +8,7 @@ import type { PluginDecision } from './runtime-plugins/registry.ts'
 import type { LoadedPlugin } from './runtime-plugins/types.ts'
 import type { ChatModel } from './services/agent/model.ts'
 import type { ClientToolPort } from './services/client-tools.ts'
+import type { Revocations } from './services/revocations.ts'
 import type { EventBus } from './services/event-bus.ts'
 import type { OracleIdentity } from './services/oracle-identity.ts'
 import type { ExecuteTurn } from './services/turn-service.ts'
@@ -24,6 +25,8 @@ export interface Runtime {
   state: SharedState
   identity: OracleIdentity
   verifier: UcanVerifier
+  /** Revoked delegation CIDs, shared by every replica (DELETE /delegation adds to it). */
+  revocations: Revocations
   bus: EventBus
   clientTools: ClientToolPort
   turns: TurnRegistry

@@ -281,8 +281,11 @@ export class OracleClient {
     return await this.transport.json('GET', '/delegation', { signal })
   }
 
+  /** Revokes the user's delegation on the oracle, which refuses it from then on: the cached one is dropped too. */
   async revokeDelegation (signal?: AbortSignal): Promise<RevokeReply> {
-    return await this.transport.json('DELETE', '/delegation', { signal })
+    const reply: RevokeReply = await this.transport.json('DELETE', '/delegation', { signal })
+    this.transport.credentials.invalidate('delegation')
+    return reply
   }
 
   /** Makes sure the oracle holds a delegation valid for at least `minSeconds` more (default 1 h). */

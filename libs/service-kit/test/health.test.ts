@@ -53,6 +53,38 @@ describe('GET /health', () => {
   })
 })
 
+describe('GET /health advisory checks', () => {
+  it('reports an advisory dependency that is down as degraded, still 200; a critical one still fails', async () => {
+    let providerUp = false
+    let databaseUp = true
+    const app = await buildTestApp({
+      health: {
+        checks: { database: async () => { if (!databaseUp) throw new Error('down') } },
+        advisory: {
+          modelProvider: async () => {
+            if (!providerUp) throw Object.assign(new Error('401'), { healthState: 'unauthorized' })
+          }
+        }
+      }
+    })
+    onTestFinished(async () => { await app.close() })
+
+    const degraded = await app.inject({ method: 'GET', url: '/health' })
+    expect(degraded.statusCode).toBe(200)
+    expect(degraded.json()).toMatchObject({ status: 'degraded', database: 'connected', modelProvider: 'unauthorized' })
+
+    providerUp = true
+    const ok = await app.inject({ method: 'GET', url: '/health' })
+    expect(ok.statusCode).toBe(200)
+    expect(ok.json()).toMatchObject({ status: 'ok', database: 'connected', modelProvider: 'connected' })
+
+    databaseUp = false
+    const down = await app.inject({ method: 'GET', url: '/health' })
+    expect(down.statusCode).toBe(503)
+    expect(down.json()).toMatchObject({ status: 'degraded', database: 'disconnected', modelProvider: 'connected' })
+  })
+})
+
 describe('GET /health report', () => {
   it('adds informational entries without changing the status', async () => {
     const app = await buildTestApp({ health: { checks: { chain: async () => {} }, report: () => ({ 'upstream 127.0.0.1:9090': 'disconnected' }) } })

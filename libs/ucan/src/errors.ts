@@ -13,6 +13,7 @@ export type UcanFailureReason =
   | 'chain_misaligned'
   | 'chain_too_deep'
   | 'unresolvable_did'
+  | 'revoked'
 
 /**
  * A refused token. `message` is for logs and operator diagnostics; the HTTP layer answers with

@@ -4,3 +4,4 @@ export { decodeBase64Car, encodeBase64Car, MAX_TOKEN_LENGTH } from './base64-car
 export { createBlocksyncResolver, didKeysOf, ed25519DidKey, type DidKeyResolver, type BlocksyncResolverOptions } from './resolvers.ts'
 export { generateSigner, parseSigner, formatSigner, mintInvocation, mintDelegation, type OracleSigner, type MintOptions } from './mint.ts'
 export { VerdictCache } from './verdict-cache.ts'
+export { covers, ORACLE_AUTH_CAPABILITY, type Capability } from './capabilities.ts'

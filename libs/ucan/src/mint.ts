@@ -55,7 +55,10 @@ export async function mintInvocation (options: MintOptions & { capability?: { ca
   return await encodeBase64Car(invocation)
 }
 
-/** Mints a delegation (user → oracle, or any hop of a chain) as a base64 CAR. */
+/**
+ * Mints a delegation (user → oracle, or any hop of a chain) as a base64 CAR. Each mint has a fresh
+ * nonce: revocation goes by CID, so a delegation minted after a revocation must not repeat the revoked one.
+ */
 export async function mintDelegation (options: MintOptions & { capabilities: Array<{ can: string, with: string }> }): Promise<string> {
   const delegation = await delegate({
     issuer: options.issuer,
@@ -63,6 +66,7 @@ export async function mintDelegation (options: MintOptions & { capabilities: Arr
     capabilities: options.capabilities as [{ can: `${string}/${string}`, with: `${string}:${string}` }],
     expiration: options.expiration ?? nowSeconds() + (options.lifetimeSeconds ?? 7 * 24 * 3600),
     ...(options.notBefore !== undefined ? { notBefore: options.notBefore } : {}),
+    nonce: globalThis.crypto.randomUUID(),
     proofs: await proofsOf(options.proofs)
   })
   return await encodeBase64Car(delegation)

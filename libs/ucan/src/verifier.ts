@@ -3,6 +3,7 @@ import type { Delegation, DID, Verifier as VerifierView } from '@ucanto/interfac
 import { Verifier } from '@ucanto/principal'
 import { capability, claim, DIDResolutionError, Schema } from '@ucanto/validator'
 import { decodeBase64Car, MAX_TOKEN_LENGTH } from './base64-car.ts'
+import { ORACLE_AUTH_CAPABILITY } from './capabilities.ts'
 import { refuse, type Verdict } from './errors.ts'
 import type { DidKeyResolver } from './resolvers.ts'
 import { VerdictCache } from './verdict-cache.ts'
@@ -25,13 +26,30 @@ export interface UcanVerifierOptions {
   /** How long a refusal is remembered (default 30 s), so a flood of one bad token costs one check. */
   refusalCacheTtlMs?: number
   cacheSize?: number
+  /**
+   * Longest accepted remaining life of a delegation (its chain's earliest expiry, from now; default
+   * 30 days): a grant meant to last years is refused, wherever it is presented.
+   */
+  maxDelegationTtlSeconds?: number
+  /**
+   * Whether any of these CIDs (a token and every proof in it) was revoked. Asked on every
+   * verification, cached verdicts included, so a revocation lands at once; when it throws, the
+   * verification throws (the caller answers "unavailable" rather than letting a token through).
+   */
+  isRevoked?: (cids: string[]) => Promise<boolean>
   /** Longest delegation chain followed (default 8). */
   maxChainDepth?: number
   maxTokenLength?: number
 }
 
 /** Who is calling, proven by a valid invocation. */
-export interface InvocationIdentity { did: string, expiration: number, cid: string }
+export interface InvocationIdentity {
+  did: string
+  expiration: number
+  cid: string
+  /** CIDs of the invocation and of every proof it carries (the revocation check's input). */
+  cids: string[]
+}
 
 /** What a valid delegation to this oracle grants; `expiration` is the earliest in its chain. */
 export interface DelegationGrant {
@@ -40,6 +58,8 @@ export interface DelegationGrant {
   expiration: number
   capabilities: Array<{ can: string, with: string }>
   cid: string
+  /** CIDs of the delegation and of every proof in its chain, its own first. */
+  cids: string[]
 }
 
 export interface UcanVerifier {
@@ -61,13 +81,14 @@ export function createUcanVerifier (options: UcanVerifierOptions): UcanVerifier 
   const {
     oracleDid,
     maxInvocationTtlSeconds = 900,
+    maxDelegationTtlSeconds = 30 * 24 * 3600,
     clockSkewSeconds = 60,
     delegationCacheTtlMs = 180_000,
     refusalCacheTtlMs = 30_000,
     maxChainDepth = 8,
     maxTokenLength = MAX_TOKEN_LENGTH
   } = options
-  const wanted = options.invocationCapability ?? { can: '*', with: 'ixo:oracle' }
+  const wanted = options.invocationCapability ?? ORACLE_AUTH_CAPABILITY
   const OracleAuth = capability({ can: wanted.can as `${string}/${string}` | '*', with: Schema.literal(wanted.with as `${string}:${string}`) })
   const authority = options.oracleKeyDid !== undefined && options.oracleKeyDid !== oracleDid
     ? Verifier.parse(options.oracleKeyDid as AnyDid).withDID(oracleDid as AnyDid)
@@ -91,6 +112,17 @@ export function createUcanVerifier (options: UcanVerifierOptions): UcanVerifier 
   // to repeat (junk that does not decode) are not remembered; the rest are, briefly.
   const UNCACHED = new Set(['not_yet_valid', 'unresolvable_did', 'malformed'])
   const refusal = <T>(verdict: Verdict<T>): Cached<T> => ({ value: verdict, ttlMs: UNCACHED.has(verdict.error?.reason ?? '') ? 0 : refusalCacheTtlMs })
+
+  /** CIDs of a token and of every proof under it, linked-only ones included. */
+  function cidsOf (token: Delegation, depth = 0): string[] {
+    const cids = new Set([token.cid.toString()])
+    if (depth < maxChainDepth) {
+      for (const proof of token.proofs) {
+        for (const cid of isDelegation(proof) ? cidsOf(proof, depth + 1) : [String(proof)]) cids.add(cid)
+      }
+    }
+    return [...cids]
+  }
 
   async function checkInvocation (token: string): Promise<Cached<InvocationIdentity>> {
     let invocation: Delegation
@@ -135,7 +167,12 @@ export function createUcanVerifier (options: UcanVerifierOptions): UcanVerifier 
       // A signature whose R is not a curve point makes the verifier throw rather than answer false.
       return refusal(refuse('invalid_signature', 'invocation signature could not be verified', error))
     }
-    const identity = { did: invocation.issuer.did(), expiration, cid: invocation.cid.toString() }
+    const identity = {
+      did: invocation.issuer.did(),
+      expiration,
+      cid: invocation.cid.toString(),
+      cids: cidsOf(invocation)
+    }
     return { value: { ok: identity }, ttlMs: expiration * 1000 - Date.now() }
   }
 
@@ -183,18 +220,31 @@ export function createUcanVerifier (options: UcanVerifierOptions): UcanVerifier 
       return { value: refuse('unresolvable_did', 'a signing key could not be resolved', error), ttlMs: 0 }
     }
     if (chain.error !== undefined) return refusal<DelegationGrant>({ error: chain.error })
+    if (chain.ok.expiration - nowSeconds() > maxDelegationTtlSeconds + clockSkewSeconds) {
+      return refusal(refuse('lifetime_too_long', `delegation lives longer than ${maxDelegationTtlSeconds} s`))
+    }
     const grant: DelegationGrant = {
       issuer: delegation.issuer.did(),
       audience: delegation.audience.did(),
       expiration: chain.ok.expiration,
       capabilities: delegation.capabilities.map((c) => ({ can: c.can, with: c.with })),
-      cid: delegation.cid.toString()
+      cid: delegation.cid.toString(),
+      cids: cidsOf(delegation)
     }
     return { value: { ok: grant }, ttlMs: Math.min(grant.expiration * 1000 - Date.now(), delegationCacheTtlMs) }
   }
 
-  const cached = async <T>(kind: string, token: string, check: (token: string) => Promise<Cached<T>>): Promise<Verdict<T>> =>
-    await cache.through(VerdictCache.key(kind, token), async () => await check(token)) as Verdict<T>
+  // The revocation check runs after the cache, on every call: a cached "yes" never outlives a revocation.
+  async function cached <T extends { cids: string[] }> (
+    kind: string,
+    token: string,
+    check: (token: string) => Promise<Cached<T>>
+  ): Promise<Verdict<T>> {
+    const verdict = await cache.through(VerdictCache.key(kind, token), async () => await check(token)) as Verdict<T>
+    if (verdict.ok === undefined || options.isRevoked === undefined) return verdict
+    if (!await options.isRevoked(verdict.ok.cids)) return verdict
+    return refuse('revoked', `the ${kind} or a proof in it has been revoked`)
+  }
 
   return {
     oracleDid,

@@ -20,6 +20,16 @@ describe('@impact/ucan/mint', () => {
     expect((await verifier.verifyInvocation(await mintInvocation({ issuer: user, audience: oracle.did() }))).ok?.did).toBe(user.did())
   })
 
+  it('mints a distinct delegation each time, even with the same content in the same second', async () => {
+    const [oracle, user] = [await generateSigner(), await generateSigner()]
+    const expiration = nowS() + 600
+    const capabilities = [{ can: '*', with: 'ixo:oracle' }]
+    const mint = async () => await mintDelegation({ issuer: user, audience: oracle.did(), capabilities, expiration })
+    const [first, second] = [await decodeBase64Car(await mint()), await decodeBase64Car(await mint())]
+    expect(first.expiration).toBe(second.expiration)
+    expect(first.cid.toString()).not.toBe(second.cid.toString())
+  })
+
   it('encodes base64 the same way without Buffer (the browser path)', () => {
     const samples = [new Uint8Array(0), Uint8Array.of(0, 255, 1), new Uint8Array(randomBytes(70_000))]
     const expected = samples.map((bytes) => Buffer.from(bytes).toString('base64'))

@@ -42,6 +42,14 @@ export interface DelegationTable {
   updated_at: Timestamp
 }
 
+export interface RevokedDelegationTable {
+  cid: string
+  did: string
+  /** Unix seconds: the row is pruned once the delegation would have expired anyway. */
+  expiration: BigIntColumn
+  revoked_at: Timestamp
+}
+
 export interface UserPreferencesTable {
   did: string
   preferences: Json<Record<string, unknown>>
@@ -56,6 +64,7 @@ export interface DB {
   oracle_sessions: SessionTable
   oracle_messages: MessageTable
   oracle_delegations: DelegationTable
+  oracle_revoked_delegations: RevokedDelegationTable
   oracle_user_preferences: UserPreferencesTable
   oracle_credit_accounts: CreditAccountTable
   oracle_credit_ledger: CreditLedgerTable

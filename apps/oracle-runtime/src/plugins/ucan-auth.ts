@@ -1,7 +1,9 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { readBearerToken } from '@impact/service-kit'
-import { UcanInvalidDelegationError, UcanInvalidInvocationError, UcanMissingError } from '../errors.ts'
+import {
+  UcanInvalidDelegationError, UcanInvalidInvocationError, UcanInvocationRequiredError, UcanMissingError
+} from '../errors.ts'
 import { authenticate, credential, type AuthContext, type AuthenticateOptions, type Credentials } from '../services/authenticate.ts'
 
 export type { AuthContext } from '../services/authenticate.ts'
@@ -24,7 +26,11 @@ export function headerCredentials (request: FastifyRequest): Credentials {
   }
 }
 
-const FAILURES = { missing: UcanMissingError, invalid_invocation: UcanInvalidInvocationError, invalid_delegation: UcanInvalidDelegationError }
+const FAILURES = {
+  missing: UcanMissingError,
+  invalid_invocation: UcanInvalidInvocationError,
+  invocation_required: UcanInvocationRequiredError
+}
 
 /**
  * UCAN authentication for every non-public route, before the body is parsed (the rule itself is
@@ -38,6 +44,9 @@ async function ucanAuth (app: FastifyInstance, options: UcanAuthOptions) {
     // Unknown routes fall through to the JSON 404; preflights are answered by CORS.
     if (route === undefined || request.method === 'OPTIONS' || options.isPublic(request.method, route)) return
     const outcome = await authenticate(options, headerCredentials(request), request.log)
+    if (outcome.failure === 'invalid_delegation') {
+      throw new UcanInvalidDelegationError(outcome.detail === undefined ? '' : `: ${outcome.detail}`)
+    }
     if (outcome.failure !== undefined) throw new FAILURES[outcome.failure]()
     request.auth = outcome.ok
   })

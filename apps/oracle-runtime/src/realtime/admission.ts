@@ -4,15 +4,25 @@ import { findSession } from '../db/repositories/sessions.ts'
 import type { DB } from '../db/types.ts'
 import {
   RealtimeBusyError, RealtimeClosingError, RealtimeSessionRequiredError, RealtimeUcanInvalidDelegationError,
-  RealtimeUcanInvalidInvocationError, RealtimeUcanMissingError, SessionNotFoundError
+  RealtimeUcanInvalidInvocationError, RealtimeUcanInvocationRequiredError, RealtimeUcanMissingError,
+  SessionNotFoundError
 } from '../errors.ts'
 import { authenticate, credential, type AuthContext, type AuthenticateOptions } from '../services/authenticate.ts'
 
 /** What a handshake presents, untrusted and unparsed (query values, the socket.io `auth` object, a first message). */
 export interface HandshakeRequest { sessionId: unknown, invocation: unknown, delegation: unknown }
 
-/** An admitted handshake. The tokens themselves are not kept: a connection lives longer than they need to. */
-export interface Admitted { did: string, sessionId: string, via: AuthContext['via'] }
+/**
+ * An admitted handshake. The tokens themselves are not kept, only when the credential expires and
+ * its CIDs: the connection is closed at expiry, or when one of them is revoked.
+ */
+export interface Admitted {
+  did: string
+  sessionId: string
+  via: AuthContext['via']
+  expiration: number
+  cids: string[]
+}
 /** Why a handshake was refused, in the error contract's terms (code and status travel to the client). */
 export interface Refusal { message: string, code: string, statusCode: number }
 export type Admission = { ok: Admitted, refusal?: undefined } | { ok?: undefined, refusal: Refusal }
@@ -24,11 +34,16 @@ export interface AdmissionDeps extends AuthenticateOptions {
   log: FastifyBaseLogger
 }
 
-const refuse = (ErrorClass: new () => Error & { code: string, statusCode?: number }): Admission => {
-  const error = new ErrorClass()
+type Refusing = new (...args: string[]) => Error & { code: string, statusCode?: number }
+const refuse = (ErrorClass: Refusing, ...args: string[]): Admission => {
+  const error = new ErrorClass(...args)
   return { refusal: { message: error.message, code: error.code, statusCode: error.statusCode ?? 400 } }
 }
-const AUTH_REFUSALS = { missing: RealtimeUcanMissingError, invalid_invocation: RealtimeUcanInvalidInvocationError, invalid_delegation: RealtimeUcanInvalidDelegationError }
+const AUTH_REFUSALS = {
+  missing: RealtimeUcanMissingError,
+  invalid_invocation: RealtimeUcanInvalidInvocationError,
+  invocation_required: RealtimeUcanInvocationRequiredError
+}
 const MAX_SESSION_ID_LENGTH = 200
 
 /**
@@ -43,8 +58,12 @@ export async function admit (deps: AdmissionDeps, state: { closing: boolean, con
   if (sessionId === undefined || sessionId.length > MAX_SESSION_ID_LENGTH) return refuse(RealtimeSessionRequiredError)
 
   const outcome = await authenticate(deps, { invocation: credential(request.invocation), delegation: credential(request.delegation) }, deps.log)
+  if (outcome.failure === 'invalid_delegation') {
+    return refuse(RealtimeUcanInvalidDelegationError, outcome.detail === undefined ? '' : `: ${outcome.detail}`)
+  }
   if (outcome.failure !== undefined) return refuse(AUTH_REFUSALS[outcome.failure])
   const session = await findSession(deps.db, outcome.ok.did, sessionId, deps.oracleDid)
   if (session === undefined) return refuse(SessionNotFoundError)
-  return { ok: { did: outcome.ok.did, sessionId, via: outcome.ok.via } }
+  const { did, via, expiration, cids } = outcome.ok
+  return { ok: { did, sessionId, via, expiration, cids } }
 }

@@ -1,6 +1,8 @@
 import type { SharedState } from '@impact/shared-state'
+import { RealtimeCredentialExpiredError, RealtimeCredentialRevokedError } from '../errors.ts'
 import type { ClientToolPort } from '../services/client-tools.ts'
 import type { EventBus } from '../services/event-bus.ts'
+import type { Revocations } from '../services/revocations.ts'
 import { admit, type AdmissionDeps, type HandshakeRequest } from './admission.ts'
 import { isOptional, toWire, type WireEvent } from './catalog.ts'
 import { handleClientEvent, type Ack } from './client-events.ts'
@@ -25,7 +27,13 @@ export interface Connection {
   readonly did: string
   /** The session the handshake was admitted to. */
   readonly sessionId: string
+  /** Unix seconds at which the credential it was admitted with expires: the connection is closed then. */
+  readonly expiration: number
+  /** CIDs of that credential: the connection is closed when one of them is revoked. */
+  readonly cids: string[]
   send: (name: string, data: unknown) => void
+  /** Ends the connection from the server side (after an `error` event saying why); `code` is that reason's code. */
+  close: (code: string) => void
 }
 
 export interface Attached {
@@ -35,21 +43,27 @@ export interface Attached {
   /** Optional events it asked for (`subscribe { events }`); most connections never ask. */
   optional: Set<string> | undefined
   closed: boolean
+  expiry?: NodeJS.Timeout
 }
 
 export interface HubDeps extends AdmissionDeps {
   bus: EventBus
   clientTools: ClientToolPort
   state: SharedState
+  revocations?: Pick<Revocations, 'onRevoked'>
 }
 
 const now = () => new Date().toISOString()
+// setTimeout fires at once beyond this delay (about 24.8 days), and a delegation may live 30 days.
+const MAX_DELAY_MS = 2 ** 31 - 1
+type Ending = new () => Error & { code: string }
 
 export function createRealtimeHub (deps: HubDeps) {
   const attached = new Map<Connection, Attached>()
   const bySession = new Map<string, Set<Attached>>()
   let closing = false
   let stopBus: (() => void) | undefined
+  let stopRevocations: (() => void) | undefined
   const channels = createSessionChannels({ state: deps.state, log: deps.log, deliver })
   const { acquire, release } = channels
 
@@ -73,6 +87,16 @@ export function createRealtimeHub (deps: HubDeps) {
     let members = bySession.get(sessionId)
     if (members === undefined) bySession.set(sessionId, members = new Set())
     members.add(member)
+  }
+
+  /** Closes the member's connection when its credential expires (re-armed past the longest timer delay). */
+  function armExpiry (member: Attached) {
+    const left = member.conn.expiration * 1000 - Date.now()
+    member.expiry = setTimeout(() => {
+      if (left > MAX_DELAY_MS) armExpiry(member)
+      else hub.end(member.conn, RealtimeCredentialExpiredError)
+    }, Math.max(0, Math.min(left, MAX_DELAY_MS)))
+    member.expiry.unref()
   }
 
   const hub = {
@@ -100,6 +124,7 @@ export function createRealtimeHub (deps: HubDeps) {
         return false
       }
       join(member, conn.sessionId)
+      armExpiry(member)
       deps.log.debug({ connection: conn.id, transport: conn.transport, sessionId: conn.sessionId, did: conn.did }, 'realtime connection attached')
       conn.send('connected', { message: 'Connected successfully', sessionId: conn.sessionId, timestamp: now() })
       return true
@@ -109,12 +134,26 @@ export function createRealtimeHub (deps: HubDeps) {
       const member = attached.get(conn)
       if (member === undefined || member.closed) return
       member.closed = true
+      clearTimeout(member.expiry)
       attached.delete(conn)
       for (const sessionId of member.sessions) {
         const members = bySession.get(sessionId)
         members?.delete(member)
         if (members?.size === 0) bySession.delete(sessionId)
         release(sessionId)
+      }
+    },
+
+    /** Tells the connection why it ends (an `error` event), closes it and lets it go. */
+    end (conn: Connection, Reason: Ending) {
+      if (attached.get(conn)?.closed !== false) return
+      const { message, code } = new Reason()
+      deps.log.info({ connection: conn.id, transport: conn.transport, code }, 'realtime connection ended by the server')
+      try {
+        conn.send('error', { message, code, sessionId: conn.sessionId, timestamp: now() })
+        conn.close(code)
+      } finally {
+        hub.detach(conn)
       }
     },
 
@@ -157,6 +196,12 @@ export function createRealtimeHub (deps: HubDeps) {
         deliver(event.sessionId, wire)
         channels.publish(event.sessionId, wire)
       })
+      stopRevocations = deps.revocations?.onRevoked((cids) => {
+        const revoked = new Set(cids)
+        for (const member of [...attached.values()]) {
+          if (member.conn.cids.some((cid) => revoked.has(cid))) hub.end(member.conn, RealtimeCredentialRevokedError)
+        }
+      })
     },
 
     /** Refuses new handshakes from now on (shutdown has begun). */
@@ -167,6 +212,7 @@ export function createRealtimeHub (deps: HubDeps) {
     async close () {
       closing = true
       stopBus?.()
+      stopRevocations?.()
       for (const conn of [...attached.keys()]) hub.detach(conn)
     }
   }

@@ -62,7 +62,7 @@ export function attachSocketIo (server: HttpServer, hub: RealtimeHub, options: S
   })
 
   io.on('connection', (socket: OracleSocket) => {
-    const { did, sessionId } = socket.data.admitted
+    const { did, sessionId, expiration, cids } = socket.data.admitted
     // The room is the session (oracle-wire §6); fan-out itself goes through the event core.
     socket.join(sessionId)?.catch(() => {})
     const conn: Connection = {
@@ -70,7 +70,11 @@ export function attachSocketIo (server: HttpServer, hub: RealtimeHub, options: S
       transport: 'socket.io',
       did,
       sessionId,
-      send: (name, data) => { (socket.emit as (event: string, ...args: unknown[]) => boolean)(name, data) }
+      expiration,
+      cids,
+      send: (name, data) => { (socket.emit as (event: string, ...args: unknown[]) => boolean)(name, data) },
+      // A server-side disconnect: socket.io clients do not reconnect on their own, they need fresh credentials.
+      close: () => { socket.disconnect(true) }
     }
     socket.onAny((event: string, ...args: unknown[]) => {
       const ack = typeof args.at(-1) === 'function' ? args.pop() as (reply: unknown) => void : undefined

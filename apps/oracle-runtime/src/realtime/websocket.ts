@@ -98,7 +98,9 @@ export async function registerWebSocket (app: App, hub: RealtimeHub, options: We
       const admission = await hub.admit(handshake)
       if (admission.refusal !== undefined) { refuse(admission.refusal); return }
       if (socket.readyState !== socket.OPEN) return
-      conn = { id: randomUUID(), transport: 'websocket', did: admission.ok.did, sessionId: admission.ok.sessionId, send }
+      const { did, sessionId, expiration, cids } = admission.ok
+      const close = (code: string) => { socket.close(4401, code) }
+      conn = { id: randomUUID(), transport: 'websocket', did, sessionId, expiration, cids, send, close }
       await hub.attach(conn)
     }
 

@@ -3,6 +3,8 @@ import { DelegationStatusSchema, RevokeReplySchema, StoreDelegationReplySchema, 
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import { deleteDelegation, findDelegation, upsertDelegation } from '../db/repositories/delegations.ts'
 import { DelegationForbiddenError, DelegationInvalidError } from '../errors.ts'
+import { delegationPolicyDetail } from '../services/authenticate.ts'
+import type { Revocation } from '../services/revocations.ts'
 import { AUTH_ERRORS, SECURITY } from './common.ts'
 
 const REASONS: Record<string, string> = {
@@ -18,9 +20,13 @@ const REASONS: Record<string, string> = {
   unresolvable_did: 'the issuer\'s key could not be resolved'
 }
 
-/** The user → oracle delegation used for downstream calls: stored per user, verified on the way in. */
+/**
+ * The user → oracle delegation used for downstream calls: stored per user, verified on the way in.
+ * DELETE revokes: the stored delegation and the one the request presents (always the caller's own)
+ * are refused from then on, on every replica, wherever they are sent.
+ */
 export const delegationRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db, verifier } = app.runtime
+  const { db, verifier, revocations, config } = app.runtime
 
   app.post('/delegation', {
     schema: {
@@ -32,7 +38,11 @@ export const delegationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }
   }, async (request) => {
     const verdict = await verifier.verifyDelegation(request.body.raw)
-    if (verdict.error !== undefined) throw new DelegationInvalidError(REASONS[verdict.error.reason] ?? 'rejected')
+    if (verdict.error !== undefined) {
+      const { reason } = verdict.error
+      const policy = delegationPolicyDetail(reason, config.UCAN_DELEGATION_MAX_TTL_SECONDS)
+      throw new DelegationInvalidError(REASONS[reason] ?? policy ?? 'rejected')
+    }
     if (verdict.ok.issuer !== request.auth?.did) throw new DelegationForbiddenError()
     await upsertDelegation(db, request.body.raw, verdict.ok)
     return { ok: true as const, expiration: verdict.ok.expiration }
@@ -47,9 +57,22 @@ export const delegationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.delete('/delegation', {
-    schema: { tags: ['delegation'], summary: 'Forget the caller\'s stored delegation', security: SECURITY, response: { 200: RevokeReplySchema, ...AUTH_ERRORS } }
+    schema: {
+      tags: ['delegation'],
+      summary: 'Revoke the caller\'s delegation: the stored one and the one sent with this request',
+      security: SECURITY,
+      response: { 200: RevokeReplySchema, ...AUTH_ERRORS }
+    }
   }, async (request) => {
-    await deleteDelegation(db, request.auth?.did as string)
+    const did = request.auth?.did as string
+    const revoked: Revocation[] = []
+    const stored = await findDelegation(db, did)
+    if (stored !== undefined) revoked.push({ cid: stored.cid, did, expiration: stored.expiration })
+    const presented = request.auth?.delegation?.grant
+    if (presented !== undefined) revoked.push({ cid: presented.cid, did, expiration: presented.expiration })
+    // Revoked before it is forgotten: a failure in between leaves it stored and refused, never usable.
+    await revocations.revoke(revoked)
+    await deleteDelegation(db, did)
     return { ok: true as const }
   })
 }

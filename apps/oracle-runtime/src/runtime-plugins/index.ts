@@ -5,4 +5,4 @@ import { userPreferencesPlugin } from './user-preferences/index.ts'
 /** Plugins shipped with the runtime; apps may add their own through the `plugins` option. */
 export const BUILTIN_PLUGINS: PluginDefinition[] = [userPreferencesPlugin, creditsPlugin]
 export type * from './types.ts'
-export { resolvePlugins, routeMatcher } from './registry.ts'
+export { mergeFeatures, resolvePlugins, routeMatcher } from './registry.ts'

@@ -51,6 +51,23 @@ export function resolvePlugins (definitions: PluginDefinition[], features: Recor
   return { enabled: ordered, decisions: [...decisions.values()] }
 }
 
+/**
+ * The `features` that apply: ORACLE_FEATURES from the environment, each name overridden by the app
+ * option `features` (an entry file's choice wins). An unknown name in the environment stops the app.
+ */
+export function mergeFeatures (
+  definitions: PluginDefinition[],
+  fromEnv: Record<string, boolean>,
+  fromOptions: Record<string, boolean> = {}
+): Record<string, boolean> {
+  const known = definitions.map((d) => d.name)
+  const unknown = Object.keys(fromEnv).filter((name) => !known.includes(name))
+  if (unknown.length > 0) {
+    throw new ConfigError(unknown.map((name) => `ORACLE_FEATURES: unknown plugin ${name} (known: ${known.join(', ')})`))
+  }
+  return { ...fromEnv, ...fromOptions }
+}
+
 /** Matches a request against route specs: `METHOD /path`, `/path` (any method), `/prefix/*`. */
 export function routeMatcher (specs: string[]) {
   const exact = new Set<string>()

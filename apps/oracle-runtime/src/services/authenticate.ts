@@ -1,5 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { DelegationGrant, UcanVerifier } from '@impact/ucan'
+import {
+  covers, ORACLE_AUTH_CAPABILITY, type DelegationGrant, type UcanFailureReason, type UcanVerifier
+} from '@impact/ucan'
 
 /** Who is calling, as proven by a UCAN; `x-did` / the socket's `userDid` never contribute. */
 export interface AuthContext {
@@ -7,6 +9,8 @@ export interface AuthContext {
   via: 'invocation' | 'delegation'
   /** Unix seconds at which the credential stops being valid. */
   expiration: number
+  /** CIDs of the credential and of every proof in it: a connection opened with it ends when one is revoked. */
+  cids: string[]
   /** The user's delegation to this oracle, kept for downstream calls only when the caller issued it. */
   delegation?: { raw: string, grant: DelegationGrant }
 }
@@ -17,20 +21,38 @@ export interface Credentials {
   delegation?: string | undefined
 }
 
-export type AuthFailure = 'missing' | 'invalid_invocation' | 'invalid_delegation'
-export type AuthOutcome = { ok: AuthContext, failure?: undefined } | { ok?: undefined, failure: AuthFailure }
+export type AuthFailure = 'missing' | 'invalid_invocation' | 'invalid_delegation' | 'invocation_required'
+export type AuthOutcome =
+  | { ok: AuthContext, failure?: undefined }
+  /** `detail` says why a delegation was refused when the reason is policy, not cryptography (safe to tell). */
+  | { ok?: undefined, failure: AuthFailure, detail?: string }
 
 export interface AuthenticateOptions {
   verifier: UcanVerifier
   /** Whether a bare delegation is accepted as the credential (UCAN_ALLOW_BARE_DELEGATION_AUTH). */
   allowBareDelegation: boolean
+  /** The verifier's delegation lifetime cap (UCAN_DELEGATION_MAX_TTL_SECONDS), for the refusal's wording. */
+  maxDelegationTtlSeconds: number
 }
+
+const duration = (seconds: number) => seconds % 86_400 === 0 ? `${seconds / 86_400} days` : `${seconds} s`
+
+/** Why a delegation was refused, in words a client may see, for the refusals that are policy; otherwise undefined. */
+export function delegationPolicyDetail (reason: UcanFailureReason, maxTtlSeconds: number): string | undefined {
+  if (reason === 'revoked') return 'it has been revoked'
+  if (reason !== 'lifetime_too_long') return undefined
+  return `it lives longer than ${duration(maxTtlSeconds)}, the longest this oracle accepts`
+}
+
+const NOT_FOR_AUTH = `it does not grant ${ORACLE_AUTH_CAPABILITY.can} on ${ORACLE_AUTH_CAPABILITY.with}, ` +
+  'which authenticating with a delegation alone needs'
 
 /**
  * The one UCAN authentication rule of the runtime, shared by HTTP routes and WebSocket
  * handshakes: the invocation first; a delegation next to it is kept for downstream use only
- * when it verifies and its issuer is the invoker; otherwise a bare delegation as fallback.
- * Refusal reasons are logged (never the tokens), and each interface words the failure itself.
+ * when it verifies and its issuer is the invoker; otherwise a bare delegation as fallback, when
+ * allowed and only if it grants the oracle itself (`*` on `ixo:oracle`), not just a downstream
+ * service. Refusal reasons are logged (never the tokens), and each interface words the failure itself.
  */
 export async function authenticate (options: AuthenticateOptions, credentials: Credentials, log: FastifyBaseLogger): Promise<AuthOutcome> {
   const { verifier } = options
@@ -42,7 +64,8 @@ export async function authenticate (options: AuthenticateOptions, credentials: C
       log.info({ reason: verdict.error.reason }, 'UCAN invocation refused')
       return { failure: 'invalid_invocation' }
     }
-    const auth: AuthContext = { did: verdict.ok.did, via: 'invocation', expiration: verdict.ok.expiration }
+    const { did, expiration, cids } = verdict.ok
+    const auth: AuthContext = { did, via: 'invocation', expiration, cids }
     if (delegation !== undefined) {
       const grant = await verifier.verifyDelegation(delegation)
       if (grant.ok !== undefined && grant.ok.issuer === auth.did) auth.delegation = { raw: delegation, grant: grant.ok }
@@ -51,16 +74,21 @@ export async function authenticate (options: AuthenticateOptions, credentials: C
     return { ok: auth }
   }
 
-  if (delegation !== undefined && options.allowBareDelegation) {
-    const grant = await verifier.verifyDelegation(delegation)
-    if (grant.error !== undefined) {
-      log.info({ reason: grant.error.reason }, 'UCAN delegation refused')
-      return { failure: 'invalid_delegation' }
-    }
-    log.info({ did: grant.ok.issuer }, 'authenticated by a bare delegation')
-    return { ok: { did: grant.ok.issuer, via: 'delegation', expiration: grant.ok.expiration, delegation: { raw: delegation, grant: grant.ok } } }
+  if (delegation === undefined) return { failure: 'missing' }
+  if (!options.allowBareDelegation) return { failure: 'invocation_required' }
+  const grant = await verifier.verifyDelegation(delegation)
+  if (grant.error !== undefined) {
+    log.info({ reason: grant.error.reason }, 'UCAN delegation refused')
+    const detail = delegationPolicyDetail(grant.error.reason, options.maxDelegationTtlSeconds)
+    return detail === undefined ? { failure: 'invalid_delegation' } : { failure: 'invalid_delegation', detail }
   }
-  return { failure: 'missing' }
+  if (!covers(grant.ok.capabilities, ORACLE_AUTH_CAPABILITY)) {
+    log.info({ reason: 'capability' }, 'UCAN delegation refused')
+    return { failure: 'invalid_delegation', detail: NOT_FOR_AUTH }
+  }
+  log.info({ did: grant.ok.issuer }, 'authenticated by a bare delegation')
+  const { issuer, expiration, cids } = grant.ok
+  return { ok: { did: issuer, via: 'delegation', expiration, cids, delegation: { raw: delegation, grant: grant.ok } } }
 }
 
 /** A credential value as received: trimmed, and absent when empty or not a string. */

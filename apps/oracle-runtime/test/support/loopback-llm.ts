@@ -26,7 +26,8 @@ const sleep = async (ms: number) => { await new Promise((resolve) => setTimeout(
 /**
  * A real HTTP server on 127.0.0.1 speaking the OpenAI chat-completions streaming protocol:
  * content deltas, reasoning deltas, tool-call deltas split across chunks, HTTP errors, error
- * chunks and broken streams. Unscripted requests are answered with an echo of the last user message.
+ * chunks and broken streams. Unscripted requests are answered with an echo of the last user message;
+ * `GET …/models` lists one model.
  */
 export async function startLoopbackLlm (options: { defaultScript?: (lastUserMessage: string) => Script, keepRequests?: boolean } = {}): Promise<LoopbackLlm> {
   const queue: Script[] = []
@@ -73,6 +74,12 @@ export async function startLoopbackLlm (options: { defaultScript?: (lastUserMess
   }
 
   const server: Server = createServer((req, res) => {
+    // What the runtime's health check probes.
+    if (req.method === 'GET' && req.url?.endsWith('/models') === true) {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ object: 'list', data: [{ id: 'loop', object: 'model' }] }))
+      return
+    }
     let raw = ''
     req.on('data', (c) => { raw += String(c) })
     req.on('end', () => {

@@ -11,6 +11,11 @@ export type HealthCheck = () => Promise<void>
 export interface HealthOptions {
   environment: string
   checks?: Record<string, HealthCheck>
+  /**
+   * Dependencies the app still serves without (a model provider): one that is down turns the status
+   * `degraded` but the answer stays 200, so the replica stays in rotation (readiness is not failed).
+   */
+  advisory?: Record<string, HealthCheck>
   /** Landing route `GET /`: message and extra fields (e.g. the oracle's DID). */
   landing?: { message: string, extra?: () => Record<string, unknown> }
   timeoutMs?: number
@@ -54,16 +59,21 @@ async function runCheck (check: HealthCheck, timeoutMs: number): Promise<string>
  */
 export function registerHealthRoutes (app: FastifyInstance, options: HealthOptions) {
   const checks = Object.entries(options.checks ?? {})
+  const advisory = Object.entries(options.advisory ?? {})
+  const runAll = async (list: Array<[string, HealthCheck]>) =>
+    await Promise.all(list.map(async ([name, check]) => [name, await runCheck(check, timeoutMs)] as const))
   const timeoutMs = options.timeoutMs ?? 2000
   const base = () => ({ environment: options.environment, timestamp: new Date().toISOString(), uptime: process.uptime() })
 
   app.get('/health', {
     schema: { tags: ['health'], summary: 'Readiness with dependency checks', response: { 200: HealthSchema, 503: HealthSchema } }
   }, async (_request, reply) => {
-    const results = await Promise.all(checks.map(async ([name, check]) => [name, await runCheck(check, timeoutMs)] as const))
-    const healthy = results.every(([, state]) => state === CHECK_STATES.up)
-    const states = Object.fromEntries(results)
-    return await reply.code(healthy ? 200 : 503).send({ status: healthy ? 'ok' : 'degraded', ...base(), ...options.report?.(), ...states })
+    const [critical, optional] = await Promise.all([runAll(checks), runAll(advisory)])
+    const up = (results: typeof critical) => results.every(([, state]) => state === CHECK_STATES.up)
+    const ready = up(critical)
+    const states = Object.fromEntries([...critical, ...optional])
+    const status = ready && up(optional) ? 'ok' : 'degraded'
+    return await reply.code(ready ? 200 : 503).send({ status, ...base(), ...options.report?.(), ...states })
   })
 
   app.get('/health/live', {

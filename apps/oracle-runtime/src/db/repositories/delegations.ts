@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely'
 import type { DelegationGrant } from '@impact/ucan'
 import type { DB } from '../types.ts'
 
-export interface StoredDelegation { raw: string, expiration: number, capabilities: Capability[] }
+export interface StoredDelegation { raw: string, cid: string, expiration: number, capabilities: Capability[] }
 
 /** Stores what was derived from the verified token, never what the client claimed about it. */
 export async function upsertDelegation (db: Kysely<DB>, raw: string, grant: DelegationGrant): Promise<void> {
@@ -21,8 +21,10 @@ export async function upsertDelegation (db: Kysely<DB>, raw: string, grant: Dele
 }
 
 export async function findDelegation (db: Kysely<DB>, did: string): Promise<StoredDelegation | undefined> {
-  const row = await db.selectFrom('oracle_delegations').select(['raw', 'expiration', 'capabilities']).where('did', '=', did).executeTakeFirst()
-  return row === undefined ? undefined : { raw: row.raw, expiration: Number(row.expiration), capabilities: row.capabilities }
+  const row = await db.selectFrom('oracle_delegations').select(['raw', 'cid', 'expiration', 'capabilities'])
+    .where('did', '=', did).executeTakeFirst()
+  if (row === undefined) return undefined
+  return { raw: row.raw, cid: row.cid, expiration: Number(row.expiration), capabilities: row.capabilities }
 }
 
 export async function deleteDelegation (db: Kysely<DB>, did: string): Promise<void> {
