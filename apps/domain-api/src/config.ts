@@ -34,7 +34,12 @@ export const ConfigSchema = Type.Object({
     default: 10,
     description: 'How long a verified API key is cached in memory (revocations also evict at once, across replicas via REDIS_URL)'
   }),
-  DATABASE_POOL_MAX: Type.Integer({ minimum: 1, maximum: 200, default: 10, description: 'Connections to a PostgreSQL server' }),
+  DATABASE_POOL_MAX: Type.Integer({
+    minimum: 1,
+    maximum: 200,
+    default: 10,
+    description: 'Connections to a PostgreSQL server'
+  }),
   // A programme's backend stays well below these; a key guesser meets 429 after 30 wrong keys.
   ...rateLimitConfigProperties({
     client: { max: 3000, windowMs: 60_000 },

@@ -10,7 +10,11 @@ import type { DB } from '../src/db/types.ts'
 
 export const ADMIN_KEY = `admin_${randomBytes(24).toString('base64url')}`
 /** Every file's app counts 127.0.0.1 in one Redis; the rate-limit tests set small budgets of their own. */
-export const UNTHROTTLED = { RATE_LIMIT_MAX: '1000000', RATE_LIMIT_AUTH_FAILURES_MAX: '1000000', RATE_LIMIT_PRINCIPAL_MAX: '1000000' }
+export const UNTHROTTLED = {
+  RATE_LIMIT_MAX: '1000000',
+  RATE_LIMIT_AUTH_FAILURES_MAX: '1000000',
+  RATE_LIMIT_PRINCIPAL_MAX: '1000000'
+}
 export const PROTOCOL = 'did:ixo:entity:0123456789abcdef0123456789abcdef'
 
 /** A clock the tests move by hand: voting periods and validity ends pass without sleeping. */

@@ -55,7 +55,9 @@ const PUBLIC_ROUTES = ['/', '/health', '/health/live', '/docs', '/docs/*', 'GET 
 /** WebSocket limits: a client message (tool results included) up to 1 MiB; protocol heartbeats every 25 s. */
 const REALTIME = { maxPayloadBytes: 1024 * 1024, heartbeatMs: 25_000 }
 const CORS_HEADERS = ['Content-Type', 'Authorization', 'x-ucan-delegation', 'x-matrix-access-token', 'x-matrix-homeserver', 'x-did', 'x-request-id', 'x-auth-type', 'x-timezone']
-const EXPOSED_HEADERS = ['X-Request-Id', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']
+const EXPOSED_HEADERS = [
+  'X-Request-Id', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'
+]
 
 /** Builds oracle-runtime unlistened; tests and server.ts share it. */
 export async function buildApp (config: Config, options: AppOptions = {}): Promise<App> {
@@ -99,7 +101,13 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
         description: 'Chat sessions, messages (JSON or SSE), UCAN auth, runtime events and plugins for AI oracle agents.',
         securitySchemes: SECURITY_SCHEMES
       },
-      cors: { defaultOrigin: '*', allowedHeaders: CORS_HEADERS, exposedHeaders: EXPOSED_HEADERS, methods: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'], maxAge: 600 },
+      cors: {
+        defaultOrigin: '*',
+        allowedHeaders: CORS_HEADERS,
+        exposedHeaders: EXPOSED_HEADERS,
+        methods: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'],
+        maxAge: 600
+      },
       health: {
         checks: { database: async () => { await database.ready() }, sharedState: async () => { await state.ping() } },
         // The app serves without its model (errors per turn): degraded, not out of rotation.

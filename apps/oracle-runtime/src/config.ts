@@ -87,7 +87,11 @@ export const ConfigSchema = Type.Object({
   CREDITS_ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'Operator bearer token of the credits plugin\'s grant and settle routes' })),
   CREDITS_PER_MESSAGE: Type.Integer({ minimum: 0, default: 1, description: 'Credits one message turn costs' }),
   CREDITS_INITIAL_GRANT: Type.Integer({ minimum: 0, default: 0, description: 'Credits a new user starts with' }),
-  CREDITS_TOPUP_AMOUNT: Type.Integer({ minimum: 1, default: 100, description: 'Credits a payment claim is raised for when a user runs out' }),
+  CREDITS_TOPUP_AMOUNT: Type.Integer({
+    minimum: 1,
+    default: 100,
+    description: 'Credits a payment claim is raised for when a user runs out'
+  }),
   // Generous per IP (users behind one carrier NAT share it), tighter per DID (a turn can cost a model call).
   ...rateLimitConfigProperties({
     client: { max: 3000, windowMs: 60_000 },

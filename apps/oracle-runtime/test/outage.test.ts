@@ -13,14 +13,20 @@ async function traffic (server: ServerProcess) {
   const headers = { authorization: `Bearer ${invocation}`, 'x-auth-type': 'ucan', 'content-type': 'application/json' }
   const acknowledged: Array<{ sessionId: string, message: string }> = []
   let n = 0
-  const label = async (res: Response) => res.status < 400 ? String(res.status) : `${res.status} ${(await res.json() as { code?: string }).code ?? ''}`
+  const label = async (res: Response) => res.status < 400
+    ? String(res.status)
+    : `${res.status} ${(await res.json() as { code?: string }).code ?? ''}`
   return {
     request: async () => {
       const started = await fetch(`${server.url}/sessions`, { method: 'POST', headers, body: '{}' })
       if (started.status !== 201) return await label(started)
       const { sessionId } = await started.json() as { sessionId: string }
       const message = `How much charcoal did stove ${++n} save?`
-      const sent = await fetch(`${server.url}/messages/${sessionId}`, { method: 'POST', headers, body: JSON.stringify({ message }) })
+      const sent = await fetch(`${server.url}/messages/${sessionId}`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ message })
+      })
       if (sent.status === 200) acknowledged.push({ sessionId, message })
       return await label(sent)
     },

@@ -18,10 +18,23 @@ describe('rate limits', () => {
     const { app, user } = h
     const [busy, calm] = [await user(), await user()]
     const statuses = []
-    for (let i = 0; i < 5; i++) statuses.push((await app.inject({ method: 'GET', url: '/sessions', headers: busy.headers, remoteAddress: clientIp() })).statusCode)
+    for (let i = 0; i < 5; i++) {
+      const res = await app.inject({
+        method: 'GET',
+        url: '/sessions',
+        headers: busy.headers,
+        remoteAddress: clientIp()
+      })
+      statuses.push(res.statusCode)
+    }
     expect(statuses).toEqual([200, 200, 200, 429, 429])
 
-    const refused = await app.inject({ method: 'POST', url: '/sessions', headers: { ...busy.headers, origin: 'https://app.example' }, remoteAddress: clientIp() })
+    const refused = await app.inject({
+      method: 'POST',
+      url: '/sessions',
+      headers: { ...busy.headers, origin: 'https://app.example' },
+      remoteAddress: clientIp()
+    })
     expect(refused.statusCode).toBe(429)
     expect(refused.json()).toEqual({
       statusCode: 429,
@@ -33,7 +46,12 @@ describe('rate limits', () => {
     expect(refused.headers['x-ratelimit-remaining']).toBe('0')
     expect(String(refused.headers['access-control-expose-headers']).toLowerCase()).toContain('retry-after')
 
-    const other = await app.inject({ method: 'POST', url: '/sessions', headers: calm.headers, remoteAddress: clientIp() })
+    const other = await app.inject({
+      method: 'POST',
+      url: '/sessions',
+      headers: calm.headers,
+      remoteAddress: clientIp()
+    })
     expect(other.statusCode).toBe(201)
     expect(other.headers['x-ratelimit-limit']).toBe('3')
     expect(other.headers['x-ratelimit-remaining']).toBe('2')
@@ -45,23 +63,36 @@ describe('rate limits', () => {
     const ip = clientIp()
     const forged = { authorization: 'Bearer not-a-ucan', 'x-auth-type': 'ucan' }
     const statuses = []
-    for (let i = 0; i < 2; i++) statuses.push((await app.inject({ method: 'GET', url: '/sessions', headers: forged, remoteAddress: ip })).statusCode)
+    const forgedCall = async () =>
+      (await app.inject({ method: 'GET', url: '/sessions', headers: forged, remoteAddress: ip })).statusCode
+    for (let i = 0; i < 2; i++) statuses.push(await forgedCall())
     statuses.push((await app.inject({ method: 'GET', url: '/sessions', remoteAddress: ip })).statusCode)
-    for (let i = 0; i < 2; i++) statuses.push((await app.inject({ method: 'GET', url: '/sessions', headers: forged, remoteAddress: ip })).statusCode)
+    for (let i = 0; i < 2; i++) statuses.push(await forgedCall())
     expect(statuses).toEqual([401, 401, 401, 429, 429])
 
     const blocked = await app.inject({ method: 'GET', url: '/sessions', headers: alice.headers, remoteAddress: ip })
     expect(blocked.statusCode).toBe(429)
-    expect(blocked.json()).toMatchObject({ code: 'ORACLE_RATE_LIMITED', message: expect.stringMatching(/failed authentications/) })
+    expect(blocked.json()).toMatchObject({
+      code: 'ORACLE_RATE_LIMITED',
+      message: expect.stringMatching(/failed authentications/)
+    })
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0)
-    expect((await app.inject({ method: 'GET', url: '/sessions', headers: alice.headers, remoteAddress: clientIp() })).statusCode).toBe(200)
+    const elsewhere = await app.inject({
+      method: 'GET',
+      url: '/sessions',
+      headers: alice.headers,
+      remoteAddress: clientIp()
+    })
+    expect(elsewhere.statusCode).toBe(200)
   })
 
   it('limits each address on public routes too, but never the probes', async () => {
     const { app } = h
     const ip = clientIp()
     const statuses = []
-    for (let i = 0; i < 10; i++) statuses.push((await app.inject({ method: 'GET', url: '/models', remoteAddress: ip })).statusCode)
+    for (let i = 0; i < 10; i++) {
+      statuses.push((await app.inject({ method: 'GET', url: '/models', remoteAddress: ip })).statusCode)
+    }
     expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 429, 429])
     for (let i = 0; i < 6; i++) {
       expect((await app.inject({ method: 'GET', url: '/health', remoteAddress: ip })).statusCode).toBe(200)
@@ -78,7 +109,12 @@ describe('rate limits', () => {
 
 describe('rate-limit configuration', () => {
   it('has budgets by default and refuses empty or unreadable ones', () => {
-    expect(loadConfig({})).toMatchObject({ RATE_LIMIT_MAX: 3000, RATE_LIMIT_AUTH_FAILURES_MAX: 100, RATE_LIMIT_PRINCIPAL_MAX: 300, RATE_LIMIT_PRINCIPAL_WINDOW_MS: 60_000 })
+    expect(loadConfig({})).toMatchObject({
+      RATE_LIMIT_MAX: 3000,
+      RATE_LIMIT_AUTH_FAILURES_MAX: 100,
+      RATE_LIMIT_PRINCIPAL_MAX: 300,
+      RATE_LIMIT_PRINCIPAL_WINDOW_MS: 60_000
+    })
     expect(() => loadConfig({ RATE_LIMIT_PRINCIPAL_MAX: '0' })).toThrow(ConfigError)
     expect(() => loadConfig({ RATE_LIMIT_WINDOW_MS: 'a minute' })).toThrow(/RATE_LIMIT_WINDOW_MS/)
   })
@@ -95,7 +131,10 @@ describe.runIf(servers)('rate limits on two replicas on PostgreSQL and Redis', (
     })
     const [busy, calm] = [await a.user(), await a.user()]
     const statuses = []
-    for (let i = 0; i < 6; i++) statuses.push((await [a, b][i % 2]!.app.inject({ method: 'GET', url: '/sessions', headers: busy.headers })).statusCode)
+    for (let i = 0; i < 6; i++) {
+      const replica = [a, b][i % 2]!
+      statuses.push((await replica.app.inject({ method: 'GET', url: '/sessions', headers: busy.headers })).statusCode)
+    }
     expect(statuses).toEqual([200, 200, 200, 200, 429, 429])
     expect((await b.app.inject({ method: 'GET', url: '/sessions', headers: calm.headers })).statusCode).toBe(200)
   })

@@ -8,7 +8,11 @@ describe('input that passes the schema but cannot be stored', () => {
   beforeAll(async () => {
     h = await createHarness()
     alice = await h.user()
-    const created = await h.app.inject({ method: 'POST', url: '/sessions', headers: { ...alice.headers, 'content-type': 'application/json' } })
+    const created = await h.app.inject({
+      method: 'POST',
+      url: '/sessions',
+      headers: { ...alice.headers, 'content-type': 'application/json' }
+    })
     sessionId = created.json().sessionId
   })
   afterAll(async () => { await h?.close() })
@@ -16,15 +20,22 @@ describe('input that passes the schema but cannot be stored', () => {
   const json = () => ({ ...alice.headers, 'content-type': 'application/json' })
 
   it('answers 400 for U+0000 in a session id path parameter', async () => {
-    for (const [method, url] of [['DELETE', '/sessions/%00'], ['GET', '/messages/%00'], ['POST', '/messages/s_%00']] as const) {
-      const res = await h.app.inject({ method, url, headers: json(), ...(method === 'POST' ? { payload: { message: 'hi' } } : {}) })
+    const requests = [['DELETE', '/sessions/%00'], ['GET', '/messages/%00'], ['POST', '/messages/s_%00']] as const
+    for (const [method, url] of requests) {
+      const body = method === 'POST' ? { payload: { message: 'hi' } } : {}
+      const res = await h.app.inject({ method, url, headers: json(), ...body })
       expect(res.statusCode, `${method} ${url}`).toBe(400)
       expect(res.json()).toMatchObject({ statusCode: 400, code: 'FST_ERR_VALIDATION' })
     }
   })
 
   it('answers 400 for U+0000 in the message text and keeps the session\'s history clean', async () => {
-    const res = await h.app.inject({ method: 'POST', url: `/messages/${sessionId}`, headers: json(), payload: { message: 'charcoal\u0000saved' } })
+    const res = await h.app.inject({
+      method: 'POST',
+      url: `/messages/${sessionId}`,
+      headers: json(),
+      payload: { message: 'charcoal\u0000saved' }
+    })
     expect(res.statusCode).toBe(400)
     const history = await h.app.inject({ method: 'GET', url: `/messages/${sessionId}`, headers: alice.headers })
     expect(history.statusCode).toBe(200)

@@ -7,7 +7,10 @@ import { newPhone, TEST_PIN_KEY } from './helper.ts'
 const UNAVAILABLE = 'END Service temporarily unavailable. Please try again later.'
 const PIN = '48213'
 
-/** Phones signing up over HTTP as an aggregator posts them; every account the gateway confirmed must log in afterwards. */
+/**
+ * Phones signing up over HTTP as an aggregator posts them; every account the gateway confirmed must log in
+ * afterwards.
+ */
 async function traffic (server: ServerProcess) {
   const hop = async (sessionId: string, phoneNumber: string, text: string) => {
     const res = await fetch(`${server.url}/api/ussd`, {

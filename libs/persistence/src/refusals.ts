@@ -20,10 +20,26 @@ export class DatabaseRefusalError extends PersistenceError {
 interface Refusal { code: `PERSIST_${string}`, statusCode: number, message: string }
 
 const REFUSALS: Array<[RegExp, Refusal]> = [
-  [/^23505$/, { code: 'PERSIST_DUPLICATE', statusCode: 409, message: 'A record with the same identity already exists' }],
-  [/^23503$/, { code: 'PERSIST_REFERENCE_GONE', statusCode: 409, message: 'A record this request refers to does not exist (any more)' }],
-  [/^23/, { code: 'PERSIST_CONSTRAINT', statusCode: 409, message: 'The change conflicts with a rule of the stored data' }],
-  [/^22/, { code: 'PERSIST_INVALID_VALUE', statusCode: 400, message: 'A value in the request cannot be stored (malformed, out of range or holding a NUL character)' }]
+  [/^23505$/, {
+    code: 'PERSIST_DUPLICATE',
+    statusCode: 409,
+    message: 'A record with the same identity already exists'
+  }],
+  [/^23503$/, {
+    code: 'PERSIST_REFERENCE_GONE',
+    statusCode: 409,
+    message: 'A record this request refers to does not exist (any more)'
+  }],
+  [/^23/, {
+    code: 'PERSIST_CONSTRAINT',
+    statusCode: 409,
+    message: 'The change conflicts with a rule of the stored data'
+  }],
+  [/^22/, {
+    code: 'PERSIST_INVALID_VALUE',
+    statusCode: 400,
+    message: 'A value in the request cannot be stored (malformed, out of range or holding a NUL character)'
+  }]
 ]
 
 /** The error as the persistence layer reports it: a refusal of class 22 or 23 classified, anything else as it was. */
@@ -44,7 +60,11 @@ function classifyingConnection (inner: DatabaseConnection): DatabaseConnection &
         throw classifyDatabaseError(error)
       }
     },
-    async * streamQuery<R> (query: CompiledQuery, chunkSize: number, options?: Parameters<DatabaseConnection['streamQuery']>[2]): AsyncIterableIterator<QueryResult<R>> {
+    async * streamQuery<R> (
+      query: CompiledQuery,
+      chunkSize: number,
+      options?: Parameters<DatabaseConnection['streamQuery']>[2]
+    ): AsyncIterableIterator<QueryResult<R>> {
       try {
         yield * inner.streamQuery<R>(query, chunkSize, options)
       } catch (error) {

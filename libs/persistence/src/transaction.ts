@@ -7,7 +7,11 @@ import { isRetryableTransactionError } from './errors.ts'
  * for, and `work` must be safe to repeat (it is: the aborted attempt left nothing behind). When
  * the last attempt fails the same way, the error goes up and is answered 503 (retry later).
  */
-export async function inTransaction<DB, T> (db: Kysely<DB>, work: (trx: Transaction<DB>) => Promise<T>, attempts = 3): Promise<T> {
+export async function inTransaction<DB, T> (
+  db: Kysely<DB>,
+  work: (trx: Transaction<DB>) => Promise<T>,
+  attempts = 3
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await db.transaction().execute(work)

@@ -38,7 +38,9 @@ describe.each(backends)('database refusals on $name', ({ serverUrl }) => {
 describe.runIf(serverUrl !== '')('transactions on PostgreSQL', () => {
   it('runs again a transaction that PostgreSQL aborted to break a deadlock, so both callers succeed', async () => {
     const database = await openNotes(serverUrl, 4)
-    const [a, b] = await Promise.all(['a', 'b'].map(async (slug) => await insertNote(database.db, { slug, body: '0', amount: '0' })))
+    const [a, b] = await Promise.all(
+      ['a', 'b'].map(async (slug) => await insertNote(database.db, { slug, body: '0', amount: '0' }))
+    )
     let attempts = 0
     let bothHoldOne = () => {}
     const holding = new Promise<void>((resolve) => { let n = 0; bothHoldOne = () => { if (++n === 2) resolve() } })

@@ -15,7 +15,8 @@ export interface UnsafeJson {
 }
 
 const NUL_MESSAGE = 'must not contain the character U+0000'
-const pointer = (path: string[]) => path.map((segment) => `/${segment.replaceAll('~', '~0').replaceAll('/', '~1')}`).join('')
+const pointer = (path: string[]) =>
+  path.map((segment) => `/${segment.replaceAll('~', '~0').replaceAll('/', '~1')}`).join('')
 
 function walk (value: unknown, depth: number, maxDepth: number): { path: string[], message: string } | undefined {
   if (typeof value === 'string') return value.includes('\u0000') ? { path: [], message: NUL_MESSAGE } : undefined

@@ -25,7 +25,10 @@ function guarded (validate: Validate): Validate {
 /** `date-time` as ajv-formats checks it, minus what `Date` cannot hold (a leap second). */
 function representableDateTimes (ajv: AjvInstance): void {
   const base = ajv.formats['date-time'] as { validate: (value: string) => boolean, compare?: unknown }
-  ajv.addFormat('date-time', { ...base, validate: (value: string) => base.validate(value) && isRepresentableDateTime(value) })
+  ajv.addFormat('date-time', {
+    ...base,
+    validate: (value: string) => base.validate(value) && isRepresentableDateTime(value)
+  })
 }
 
 /**
@@ -33,9 +36,14 @@ function representableDateTimes (ajv: AjvInstance): void {
  * deeper than MAX_JSON_DEPTH passes validation, and no timestamp `Date` cannot represent. They
  * answer the route's usual validation error (400 JSON; an `END` text on USSD routes).
  */
-export function validationOptions (customOptions: Record<string, unknown>): Pick<FastifyServerOptions, 'ajv' | 'schemaController'> {
+export function validationOptions (
+  customOptions: Record<string, unknown>
+): Pick<FastifyServerOptions, 'ajv' | 'schemaController'> {
   const compilers = AjvCompiler()
-  const buildValidator = (externalSchemas: Parameters<typeof compilers>[0], ajvOptions: Parameters<typeof compilers>[1]) => {
+  const buildValidator = (
+    externalSchemas: Parameters<typeof compilers>[0],
+    ajvOptions: Parameters<typeof compilers>[1]
+  ) => {
     const compile = compilers(externalSchemas, ajvOptions)
     return (routeSchema: Parameters<typeof compile>[0]) => guarded(compile(routeSchema) as Validate)
   }

@@ -8,12 +8,18 @@ import { buildTestApp } from './helper.ts'
 
 const RateLimitedError = defineError('TEST_RATE_LIMITED', '%s; retry in %s seconds', 429)
 const redisUrl = process.env.REDIS_URL
-const modes = [{ mode: 'in process', url: undefined }, ...(redisUrl !== undefined && redisUrl !== '' ? [{ mode: 'Redis', url: redisUrl }] : [])]
+const modes = [
+  { mode: 'in process', url: undefined },
+  ...(redisUrl !== undefined && redisUrl !== '' ? [{ mode: 'Redis', url: redisUrl }] : [])
+]
 const roomy: Budget = { max: 1000, windowMs: 60_000 }
 const clientIp = () => `10.${[1, 2, 3].map(() => randomBytes(1)[0]).join('.')}`
 
 describe.each(modes)('registerRateLimits ($mode)', ({ url }) => {
-  async function limitedApp (budgets: { client?: Budget, authFailures?: Budget, principal?: Budget }, namespace = `kit-test-${randomBytes(4).toString('hex')}:`) {
+  async function limitedApp (
+    budgets: { client?: Budget, authFailures?: Budget, principal?: Budget },
+    namespace = `kit-test-${randomBytes(4).toString('hex')}:`
+  ) {
     const state = createSharedState({ url, prefix: 'kit-test:' })
     const app = await buildTestApp()
     onTestFinished(async () => {
@@ -25,7 +31,11 @@ describe.each(modes)('registerRateLimits ($mode)', ({ url }) => {
       namespace,
       client: budgets.client ?? roomy,
       authFailures: budgets.authFailures ?? roomy,
-      principal: { ...budgets.principal ?? roomy, label: 'user', of: (request) => request.headers['x-user'] as string | undefined },
+      principal: {
+        ...budgets.principal ?? roomy,
+        label: 'user',
+        of: (request) => request.headers['x-user'] as string | undefined
+      },
       error: (reason, seconds) => new RateLimitedError(reason, seconds)
     })
     app.get('/open', { schema: { response: { 200: Type.Object({ ok: Type.Boolean() }) } } }, async () => ({ ok: true }))
@@ -33,7 +43,8 @@ describe.each(modes)('registerRateLimits ($mode)', ({ url }) => {
     return app
   }
 
-  it('refuses a client over its budget with the coded 429, Retry-After and limit headers; others and /health still pass', async () => {
+  it('refuses a client over its budget with the coded 429, Retry-After and limit headers; ' +
+    'others and /health still pass', async () => {
     const app = await limitedApp({ client: { max: 3, windowMs: 60_000 } })
     const ip = clientIp()
     const statuses = []
@@ -53,7 +64,9 @@ describe.each(modes)('registerRateLimits ($mode)', ({ url }) => {
     expect(refused.headers['x-ratelimit-remaining']).toBe('0')
 
     expect((await app.inject({ url: '/missing', remoteAddress: ip })).statusCode).toBe(429)
-    for (let i = 0; i < 5; i++) expect((await app.inject({ url: '/health/live', remoteAddress: ip })).statusCode).toBe(200)
+    for (let i = 0; i < 5; i++) {
+      expect((await app.inject({ url: '/health/live', remoteAddress: ip })).statusCode).toBe(200)
+    }
     const other = await app.inject({ url: '/open', remoteAddress: clientIp() })
     expect(other.statusCode).toBe(200)
     expect(other.headers['x-ratelimit-remaining']).toBe('2')
@@ -63,9 +76,15 @@ describe.each(modes)('registerRateLimits ($mode)', ({ url }) => {
     const app = await limitedApp({ client: { max: 2, windowMs: 60_000 } })
     const prefix = `2001:db8:${randomBytes(2).toString('hex')}:1`
     const statuses = []
-    for (const host of ['::1', '::2', '::3']) statuses.push((await app.inject({ url: '/open', remoteAddress: `${prefix}${host}` })).statusCode)
+    for (const host of ['::1', '::2', '::3']) {
+      statuses.push((await app.inject({ url: '/open', remoteAddress: `${prefix}${host}` })).statusCode)
+    }
     expect(statuses).toEqual([200, 200, 429])
-    expect((await app.inject({ url: '/open', remoteAddress: `2001:db8:${randomBytes(2).toString('hex')}:2::1` })).statusCode).toBe(200)
+    const otherPrefix = await app.inject({
+      url: '/open',
+      remoteAddress: `2001:db8:${randomBytes(2).toString('hex')}:2::1`
+    })
+    expect(otherPrefix.statusCode).toBe(200)
   })
 
   it('refuses a client whose authentications failed too often, even with the right credentials', async () => {
@@ -73,18 +92,33 @@ describe.each(modes)('registerRateLimits ($mode)', ({ url }) => {
     const ip = clientIp()
     const wrong = { authorization: 'Bearer wrong-token' }
     const statuses = []
-    for (let i = 0; i < 6; i++) statuses.push((await app.inject({ url: '/guarded', headers: wrong, remoteAddress: ip })).statusCode)
+    for (let i = 0; i < 6; i++) {
+      statuses.push((await app.inject({ url: '/guarded', headers: wrong, remoteAddress: ip })).statusCode)
+    }
     expect(statuses).toEqual([401, 401, 401, 429, 429, 429])
 
-    const right = await app.inject({ url: '/guarded', headers: { authorization: 'Bearer right-token' }, remoteAddress: ip })
+    const right = await app.inject({
+      url: '/guarded',
+      headers: { authorization: 'Bearer right-token' },
+      remoteAddress: ip
+    })
     expect(right.statusCode).toBe(429)
-    expect(right.json()).toMatchObject({ code: 'TEST_RATE_LIMITED', message: expect.stringMatching(/^Too many failed authentications from this client/) })
+    expect(right.json()).toMatchObject({
+      code: 'TEST_RATE_LIMITED',
+      message: expect.stringMatching(/^Too many failed authentications from this client/)
+    })
     expect(Number(right.headers['retry-after'])).toBeGreaterThan(0)
 
-    expect((await app.inject({ url: '/guarded', headers: { authorization: 'Bearer right-token' }, remoteAddress: clientIp() })).statusCode).toBe(200)
+    const elsewhere = await app.inject({
+      url: '/guarded',
+      headers: { authorization: 'Bearer right-token' },
+      remoteAddress: clientIp()
+    })
+    expect(elsewhere.statusCode).toBe(200)
   })
 
-  it('refuses a principal over its budget from any address while another principal passes, reporting the tightest budget', async () => {
+  it('refuses a principal over its budget from any address while another principal passes, ' +
+    'reporting the tightest budget', async () => {
     const app = await limitedApp({ principal: { max: 2, windowMs: 60_000 } })
     const alice = { 'x-user': `alice-${randomBytes(4).toString('hex')}` }
     const first = await app.inject({ url: '/open', headers: alice, remoteAddress: clientIp() })
@@ -97,7 +131,11 @@ describe.each(modes)('registerRateLimits ($mode)', ({ url }) => {
     expect(refused.json().message).toMatch(/^Too many requests for this user/)
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0)
 
-    const bob = await app.inject({ url: '/open', headers: { 'x-user': `bob-${randomBytes(4).toString('hex')}` }, remoteAddress: clientIp() })
+    const bob = await app.inject({
+      url: '/open',
+      headers: { 'x-user': `bob-${randomBytes(4).toString('hex')}` },
+      remoteAddress: clientIp()
+    })
     expect(bob.statusCode).toBe(200)
   })
 
@@ -158,7 +196,9 @@ describe.runIf(redisUrl !== undefined && redisUrl !== '')('registerRateLimits on
     }))
     const ip = clientIp()
     const statuses = []
-    for (let i = 0; i < 6; i++) statuses.push((await apps[i % 2]!.inject({ url: '/open', remoteAddress: ip })).statusCode)
+    for (let i = 0; i < 6; i++) {
+      statuses.push((await apps[i % 2]!.inject({ url: '/open', remoteAddress: ip })).statusCode)
+    }
     expect(statuses).toEqual([200, 200, 200, 200, 429, 429])
   })
 })

@@ -23,13 +23,18 @@ async function appWithRoute () {
 }
 
 describe('what validation refuses before any route sees it', () => {
-  it('refuses U+0000 in a path parameter, a query value, a body string and a nested key with a 400 naming the place', async () => {
+  it('refuses U+0000 in a path parameter, a query value, a body string and a nested key ' +
+    'with a 400 naming the place', async () => {
     const app = await appWithRoute()
     const cases = [
       { url: '/things/%00', payload: { name: 'x' }, field: '' },
       { url: '/things/a?tag=b%00', payload: { name: 'x' }, field: '/tag' },
       { url: '/things/a', payload: { name: 'Halima\u0000' }, field: '/name' },
-      { url: '/things/a', payload: { name: 'x', metadata: { stove: { 'serial\u0000': 1 } } }, field: '/metadata/stove/serial\u0000' }
+      {
+        url: '/things/a',
+        payload: { name: 'x', metadata: { stove: { 'serial\u0000': 1 } } },
+        field: '/metadata/stove/serial\u0000'
+      }
     ]
     for (const { url, payload, field } of cases) {
       const res = await app.inject({ method: 'POST', url, payload })
@@ -43,19 +48,36 @@ describe('what validation refuses before any route sees it', () => {
   it(`refuses objects nested deeper than ${MAX_JSON_DEPTH} levels with a 400, and accepts them up to it`, async () => {
     const app = await appWithRoute()
     const payload = `{"name":"x","metadata":${'{"next":'.repeat(5000)}1${'}'.repeat(5000)}}`
-    const deep = await app.inject({ method: 'POST', url: '/things/a', headers: { 'content-type': 'application/json' }, payload })
+    const deep = await app.inject({
+      method: 'POST',
+      url: '/things/a',
+      headers: { 'content-type': 'application/json' },
+      payload
+    })
     expect(deep.statusCode).toBe(400)
     expect(deep.json().details[0].message).toMatch(/must not nest objects and arrays deeper than 32 levels/)
-    const fits = await app.inject({ method: 'POST', url: '/things/a', payload: { name: 'x', metadata: nested(MAX_JSON_DEPTH - 1) as object } })
+    const fits = await app.inject({
+      method: 'POST',
+      url: '/things/a',
+      payload: { name: 'x', metadata: nested(MAX_JSON_DEPTH - 1) as object }
+    })
     expect(fits.statusCode).toBe(200)
   })
 
   it('refuses a leap-second timestamp, which Date cannot hold, and keeps accepting RFC 3339 with offsets', async () => {
     const app = await appWithRoute()
-    const leap = await app.inject({ method: 'POST', url: '/things/a', payload: { name: 'x', at: '2026-12-31T23:59:60Z' } })
+    const leap = await app.inject({
+      method: 'POST',
+      url: '/things/a',
+      payload: { name: 'x', at: '2026-12-31T23:59:60Z' }
+    })
     expect(leap.statusCode).toBe(400)
     expect(leap.json().details[0]).toMatchObject({ field: 'body/at', message: 'must match format "date-time"' })
-    const offset = await app.inject({ method: 'POST', url: '/things/a', payload: { name: 'x', at: '2026-12-31T23:59:59+03:00' } })
+    const offset = await app.inject({
+      method: 'POST',
+      url: '/things/a',
+      payload: { name: 'x', at: '2026-12-31T23:59:59+03:00' }
+    })
     expect(offset.json()).toEqual({ id: 'a', name: 'x', at: '2026-12-31T23:59:59+03:00' })
   })
 })

@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { createMemoryState, createRedisState, createSharedState, redisClientOf, type SharedState } from '../src/index.ts'
+import {
+  createMemoryState,
+  createRedisState,
+  createSharedState,
+  redisClientOf,
+  type SharedState
+} from '../src/index.ts'
 
 const redisUrl = process.env.REDIS_URL
 // In-process always; Redis whenever REDIS_URL is set (the CI server pass).

@@ -14,7 +14,10 @@ describe('rate limits with small budgets', () => {
   let t: TestApp
   // The admin key issues three keys here from 127.0.0.1, within both of its budgets.
   beforeAll(async () => {
-    t = await startApp({ RATE_LIMIT_MAX: '8', RATE_LIMIT_AUTH_FAILURES_MAX: '5', RATE_LIMIT_PRINCIPAL_MAX: '4' }, { statePrefix: testPrefix() })
+    t = await startApp(
+      { RATE_LIMIT_MAX: '8', RATE_LIMIT_AUTH_FAILURES_MAX: '5', RATE_LIMIT_PRINCIPAL_MAX: '4' },
+      { statePrefix: testPrefix() }
+    )
   })
   afterAll(async () => { await t?.close() })
 
@@ -23,26 +26,52 @@ describe('rate limits with small budgets', () => {
     const registrar = await issueKey(['registrar'])
     const ip = clientIp()
     const statuses = []
-    for (let i = 0; i < 7; i++) statuses.push((await app.inject({ method: 'GET', url: '/v1/domains', headers: wrongKey(), remoteAddress: ip })).statusCode)
+    for (let i = 0; i < 7; i++) {
+      const res = await app.inject({ method: 'GET', url: '/v1/domains', headers: wrongKey(), remoteAddress: ip })
+      statuses.push(res.statusCode)
+    }
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429])
 
-    const blocked = await app.inject({ method: 'GET', url: '/v1/api-keys/current', headers: auth(registrar.key), remoteAddress: ip })
+    const blocked = await app.inject({
+      method: 'GET',
+      url: '/v1/api-keys/current',
+      headers: auth(registrar.key),
+      remoteAddress: ip
+    })
     expect(blocked.statusCode).toBe(429)
     expect(blocked.json()).toMatchObject({ statusCode: 429, error: 'Too Many Requests', code: 'DOMAIN_RATE_LIMITED' })
     expect(blocked.json().message).toMatch(/^Too many failed authentications from this client; retry in \d+ seconds$/)
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0)
-    const elsewhere = await app.inject({ method: 'GET', url: '/v1/api-keys/current', headers: auth(registrar.key), remoteAddress: clientIp() })
+    const elsewhere = await app.inject({
+      method: 'GET',
+      url: '/v1/api-keys/current',
+      headers: auth(registrar.key),
+      remoteAddress: clientIp()
+    })
     expect(elsewhere.statusCode).toBe(200)
   })
 
   it('limits each API key wherever it calls from, while another key still passes', async () => {
     const { app, issueKey, auth } = t
     const [busy, calm] = [await issueKey(['registrar']), await issueKey(['registrar'])]
-    const first = await app.inject({ method: 'GET', url: '/v1/domains', headers: auth(busy.key), remoteAddress: clientIp() })
+    const first = await app.inject({
+      method: 'GET',
+      url: '/v1/domains',
+      headers: auth(busy.key),
+      remoteAddress: clientIp()
+    })
     expect(first.headers['x-ratelimit-limit']).toBe('4')
     expect(first.headers['x-ratelimit-remaining']).toBe('3')
     const statuses = [first.statusCode]
-    for (let i = 0; i < 5; i++) statuses.push((await app.inject({ method: 'GET', url: '/v1/domains', headers: auth(busy.key), remoteAddress: clientIp() })).statusCode)
+    for (let i = 0; i < 5; i++) {
+      const res = await app.inject({
+        method: 'GET',
+        url: '/v1/domains',
+        headers: auth(busy.key),
+        remoteAddress: clientIp()
+      })
+      statuses.push(res.statusCode)
+    }
     expect(statuses).toEqual([200, 200, 200, 200, 429, 429])
 
     const refused = await app.inject({
@@ -55,7 +84,12 @@ describe('rate limits with small budgets', () => {
     expect(refused.statusCode).toBe(429)
     expect(refused.json()).toMatchObject({ code: 'DOMAIN_RATE_LIMITED', message: expect.stringMatching(/API key/) })
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0)
-    const list = await app.inject({ method: 'GET', url: `/v1/domains?controller=${busy.account}`, headers: auth(calm.key), remoteAddress: clientIp() })
+    const list = await app.inject({
+      method: 'GET',
+      url: `/v1/domains?controller=${busy.account}`,
+      headers: auth(calm.key),
+      remoteAddress: clientIp()
+    })
     expect(list.statusCode).toBe(200)
     expect(list.json().items).toHaveLength(0)
   })
@@ -67,7 +101,10 @@ describe('rate limits with small budgets', () => {
     expect(first.headers['x-ratelimit-limit']).toBe('8')
     expect(first.headers['x-ratelimit-remaining']).toBe('7')
     const statuses = [first.statusCode]
-    for (let i = 0; i < 8; i++) statuses.push((await app.inject({ method: 'GET', url: i % 2 === 0 ? '/no-such-route' : '/docs/json', remoteAddress: ip })).statusCode)
+    for (let i = 0; i < 8; i++) {
+      const url = i % 2 === 0 ? '/no-such-route' : '/docs/json'
+      statuses.push((await app.inject({ method: 'GET', url, remoteAddress: ip })).statusCode)
+    }
     expect(statuses).toEqual([200, 404, 200, 404, 200, 404, 200, 404, 429])
     for (let i = 0; i < 6; i++) {
       expect((await app.inject({ method: 'GET', url: '/health', remoteAddress: ip })).statusCode).toBe(200)
@@ -78,7 +115,13 @@ describe('rate limits with small budgets', () => {
   it('ignores X-Forwarded-For from a client that is not a trusted proxy', async () => {
     const forged = []
     for (let i = 0; i < 7; i++) {
-      forged.push((await t.app.inject({ method: 'GET', url: '/v1/domains', headers: { ...wrongKey(), 'x-forwarded-for': clientIp() }, remoteAddress: '203.0.113.7' })).statusCode)
+      const res = await t.app.inject({
+        method: 'GET',
+        url: '/v1/domains',
+        headers: { ...wrongKey(), 'x-forwarded-for': clientIp() },
+        remoteAddress: '203.0.113.7'
+      })
+      forged.push(res.statusCode)
     }
     expect(forged).toEqual([401, 401, 401, 401, 401, 429, 429])
   })
@@ -94,7 +137,10 @@ describe('rate limits with the default failure budget behind a trusted proxy', (
   const budget = ConfigSchema.properties.RATE_LIMIT_AUTH_FAILURES_MAX.default
   let t: TestApp
   beforeAll(async () => {
-    t = await startApp({ RATE_LIMIT_AUTH_FAILURES_MAX: String(budget), TRUST_PROXY_ENABLED: 'true' }, { statePrefix: testPrefix() })
+    t = await startApp(
+      { RATE_LIMIT_AUTH_FAILURES_MAX: String(budget), TRUST_PROXY_ENABLED: 'true' },
+      { statePrefix: testPrefix() }
+    )
   })
   afterAll(async () => { await t?.close() })
 
@@ -115,7 +161,13 @@ describe('rate limits with the default failure budget behind a trusted proxy', (
   it('counts each client behind the proxy on its own (the X-Forwarded-For address)', async () => {
     const statuses = new Set<number>()
     for (let i = 0; i <= budget; i++) {
-      statuses.add((await t.app.inject({ method: 'GET', url: '/v1/domains', headers: { ...wrongKey(), 'x-forwarded-for': clientIp() }, remoteAddress: '127.0.0.1' })).statusCode)
+      const res = await t.app.inject({
+        method: 'GET',
+        url: '/v1/domains',
+        headers: { ...wrongKey(), 'x-forwarded-for': clientIp() },
+        remoteAddress: '127.0.0.1'
+      })
+      statuses.add(res.statusCode)
     }
     expect([...statuses]).toEqual([401])
   })
@@ -134,13 +186,27 @@ describe.runIf(servers)('rate limits on two replicas on PostgreSQL and Redis', (
     })
     const ip = clientIp()
     const failures = []
-    for (let i = 0; i < 6; i++) failures.push((await [a, b][i % 2]!.app.inject({ method: 'GET', url: '/v1/domains', headers: wrongKey(), remoteAddress: ip })).statusCode)
+    for (let i = 0; i < 6; i++) {
+      const replica = [a, b][i % 2]!
+      const res = await replica.app.inject({
+        method: 'GET',
+        url: '/v1/domains',
+        headers: wrongKey(),
+        remoteAddress: ip
+      })
+      failures.push(res.statusCode)
+    }
     expect(failures).toEqual([401, 401, 401, 401, 429, 429])
 
     const key = await a.issueKey(['voter'])
     const calls = []
-    for (let i = 0; i < 6; i++) calls.push((await [a, b][i % 2]!.app.inject({ method: 'GET', url: '/v1/api-keys/current', headers: a.auth(key.key) })).statusCode)
+    for (let i = 0; i < 6; i++) {
+      const replica = [a, b][i % 2]!
+      const res = await replica.app.inject({ method: 'GET', url: '/v1/api-keys/current', headers: a.auth(key.key) })
+      calls.push(res.statusCode)
+    }
     expect(calls).toEqual([200, 200, 200, 200, 429, 429])
-    expect((await b.app.inject({ method: 'GET', url: '/v1/api-keys/current', headers: b.auth(ADMIN_KEY) })).statusCode).toBe(200)
+    const admin = await b.app.inject({ method: 'GET', url: '/v1/api-keys/current', headers: b.auth(ADMIN_KEY) })
+    expect(admin.statusCode).toBe(200)
   })
 })

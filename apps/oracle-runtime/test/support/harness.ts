@@ -6,7 +6,11 @@ import { buildApp, type AppOptions } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
 
 /** Budgets no other test reaches; the rate-limit tests set small ones. */
-export const UNTHROTTLED = { RATE_LIMIT_MAX: '1000000', RATE_LIMIT_AUTH_FAILURES_MAX: '1000000', RATE_LIMIT_PRINCIPAL_MAX: '1000000' }
+export const UNTHROTTLED = {
+  RATE_LIMIT_MAX: '1000000',
+  RATE_LIMIT_AUTH_FAILURES_MAX: '1000000',
+  RATE_LIMIT_PRINCIPAL_MAX: '1000000'
+}
 
 export interface TestUser {
   signer: OracleSigner

@@ -57,14 +57,20 @@ const TOO_MANY_REQUESTS = {
  */
 export async function registerRateLimits (app: FastifyInstance, options: RateLimitsOptions) {
   const redis = redisClientOf(options.state)
-  await app.register(rateLimit, { global: false, ...(redis !== undefined ? { redis, nameSpace: options.namespace } : {}) })
+  const store = redis !== undefined ? { redis, nameSpace: options.namespace } : {}
+  await app.register(rateLimit, { global: false, ...store })
   const exempt = new Set(options.exempt ?? ['/health', '/health/live'])
   const counted = (request: FastifyRequest) => !exempt.has(request.routeOptions.url ?? '')
   const ip = (request: FastifyRequest) => normalizeIP(request.ip)
   // The key carries the limit's name: the plugin's Redis store gives every limiter the same prefix
   // (`<namespace>undefinedundefined-`, as it names a limiter made outside a route).
   const limiter = (budget: Budget, key: (request: FastifyRequest) => string): Limiter => {
-    const settings: RateLimitOptions = { max: budget.max, timeWindow: budget.windowMs, keyGenerator: key, cache: LOCAL_KEYS }
+    const settings: RateLimitOptions = {
+      max: budget.max,
+      timeWindow: budget.windowMs,
+      keyGenerator: key,
+      cache: LOCAL_KEYS
+    }
     return app.createRateLimit(settings)
   }
   const perClient = limiter(options.client, (request) => `ip:${ip(request)}`)
@@ -102,7 +108,9 @@ export async function registerRateLimits (app: FastifyInstance, options: RateLim
       spend(perClient, request, reply, 'Too many requests from this client'),
       failures(request, { increment: false })
     ])
-    if (!failed.isAllowed && failed.remaining === 0) refuse(reply, failed, 'Too many failed authentications from this client')
+    if (!failed.isAllowed && failed.remaining === 0) {
+      refuse(reply, failed, 'Too many failed authentications from this client')
+    }
   })
 
   app.addHook('preParsing', async (request, reply) => {
@@ -125,14 +133,29 @@ export async function registerRateLimits (app: FastifyInstance, options: RateLim
  * The environment of the three budgets, for an app's `ConfigSchema`; `principal` names what the
  * app authenticates (an API key, a DID) in the descriptions.
  */
-export function rateLimitConfigProperties (defaults: { client: Budget, authFailures: Budget, principal: Budget }, principal: string) {
-  const max = (value: number, description: string) => Type.Integer({ minimum: 1, maximum: 1_000_000, default: value, description })
-  const window = (value: number, description: string) => Type.Integer({ minimum: 1000, maximum: 86_400_000, default: value, description })
+export function rateLimitConfigProperties (
+  defaults: { client: Budget, authFailures: Budget, principal: Budget },
+  principal: string
+) {
+  const max = (value: number, description: string) =>
+    Type.Integer({ minimum: 1, maximum: 1_000_000, default: value, description })
+  const window = (value: number, description: string) =>
+    Type.Integer({ minimum: 1000, maximum: 86_400_000, default: value, description })
   return {
-    RATE_LIMIT_MAX: max(defaults.client.max, 'Requests per client IP per window, on every route but /health (429 beyond)'),
+    RATE_LIMIT_MAX: max(
+      defaults.client.max,
+      'Requests per client IP per window, on every route but /health (429 beyond)'
+    ),
     RATE_LIMIT_WINDOW_MS: window(defaults.client.windowMs, 'Window of RATE_LIMIT_MAX'),
-    RATE_LIMIT_AUTH_FAILURES_MAX: max(defaults.authFailures.max, 'Failed authentications (401) per client IP per window; beyond, every request of that IP gets 429 until the window ends'),
-    RATE_LIMIT_AUTH_FAILURES_WINDOW_MS: window(defaults.authFailures.windowMs, 'Window of RATE_LIMIT_AUTH_FAILURES_MAX'),
+    RATE_LIMIT_AUTH_FAILURES_MAX: max(
+      defaults.authFailures.max,
+      'Failed authentications (401) per client IP per window; ' +
+        'beyond, every request of that IP gets 429 until the window ends'
+    ),
+    RATE_LIMIT_AUTH_FAILURES_WINDOW_MS: window(
+      defaults.authFailures.windowMs,
+      'Window of RATE_LIMIT_AUTH_FAILURES_MAX'
+    ),
     RATE_LIMIT_PRINCIPAL_MAX: max(defaults.principal.max, `Requests per ${principal} per window (429 beyond)`),
     RATE_LIMIT_PRINCIPAL_WINDOW_MS: window(defaults.principal.windowMs, 'Window of RATE_LIMIT_PRINCIPAL_MAX')
   }

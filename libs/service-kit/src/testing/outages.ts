@@ -89,7 +89,11 @@ export function describeOutages (options: OutagesOptions): void {
       const postgres: PrivatePostgres | undefined = await startPrivatePostgres()
       if (postgres === undefined) return context.skip('no PostgreSQL server binaries on this machine')
       cleanup.push(postgres.destroy)
-      const server = await startServerProcess(options.entry, { ...options.env, MIGRATE_ON_START: 'always', DATABASE_URL: postgres.url })
+      const server = await startServerProcess(options.entry, {
+        ...options.env,
+        MIGRATE_ON_START: 'always',
+        DATABASE_URL: postgres.url
+      })
       await drill(server, async () => {
         await postgres.stop('immediate')
         await sleep(700)

@@ -43,7 +43,11 @@ export async function startPrivatePostgres (): Promise<PrivatePostgres | undefin
   if (bin === undefined) return undefined
   const root = process.getuid?.() === 0
   const dir = mkdtempSync(join(tmpdir(), 'private-pg-'))
-  if (root) chownSync(dir, Number((await run('id', ['-u', 'postgres'])).stdout), Number((await run('id', ['-g', 'postgres'])).stdout))
+  if (root) {
+    const uid = Number((await run('id', ['-u', 'postgres'])).stdout)
+    const gid = Number((await run('id', ['-g', 'postgres'])).stdout)
+    chownSync(dir, uid, gid)
+  }
   const as = async (command: string, args: string[]) => {
     await (root ? run('runuser', ['-u', 'postgres', '--', join(bin, command), ...args]) : run(join(bin, command), args))
   }
@@ -52,7 +56,9 @@ export async function startPrivatePostgres (): Promise<PrivatePostgres | undefin
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`
   await as('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync'])
   const start = async () => { await as('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']) }
-  const stop = async (mode: 'immediate' | 'fast' = 'fast') => { await as('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop']) }
+  const stop = async (mode: 'immediate' | 'fast' = 'fast') => {
+    await as('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop'])
+  }
   await start()
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,

@@ -23,7 +23,14 @@ const LISTENING = /"msg":"Server listening at (http:\/\/127\.0\.0\.1:\d+)"/
  */
 export async function startServerProcess (entry: string, env: Record<string, string>): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--conditions=@impact/source', entry], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: '0', ...env, LOG_LEVEL: 'info' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      ...env,
+      LOG_LEVEL: 'info'
+    },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let output = ''

@@ -70,7 +70,9 @@ export async function startTcpRelay (target: { host: string, port: number }): Pr
       reset()
     },
     restore: () => { up = true },
-    loseReply: async (request, reply) => { await new Promise<void>((resolve) => { armed = { request, reply, lost: resolve } }) },
+    loseReply: async (request, reply) => {
+      await new Promise<void>((resolve) => { armed = { request, reply, lost: resolve } })
+    },
     close: async () => {
       reset()
       await new Promise((resolve) => server.close(resolve))
