@@ -5,6 +5,7 @@ import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { MigrationsPendingError, PersistenceError } from './errors.ts'
 import { migrateToLatest, pendingMigrations, type MigrationSet } from './migrations.ts'
+import { openMemoryEngine } from './memory-engine.ts'
 import { classifyingDialect } from './refusals.ts'
 
 export const MEMORY_DATA_DIR = 'memory://'
@@ -81,7 +82,7 @@ function postgresDialect (options: DatabaseOptions): PostgresDialect {
 }
 
 async function openPglite (dataDir: string): Promise<PGlite> {
-  if (dataDir === MEMORY_DATA_DIR) return await PGlite.create()
+  if (dataDir === MEMORY_DATA_DIR) return await openMemoryEngine()
   const path = resolve(dataDir)
   mkdirSync(path, { recursive: true })
   return await PGlite.create(path)

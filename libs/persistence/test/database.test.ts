@@ -71,6 +71,17 @@ describe.each(backends)('the same migrations and repository code on $name', ({ n
   })
 })
 
+describe('in-memory databases', () => {
+  it('start as blank, independent clusters however many a process opens', async () => {
+    const [first, second] = await Promise.all([openNotes(''), openNotes('')])
+    await insertNote(first.db, { slug: 'only-here', body: 'x', amount: '1' })
+    expect(await findNote(first.db, 'only-here')).toBeDefined()
+    expect(await findNote(second.db, 'only-here')).toBeUndefined()
+    const third = await openNotes('')
+    expect(await findNote(third.db, 'only-here')).toBeUndefined()
+  })
+})
+
 describe('failures', () => {
   it('names the migration that failed', async () => {
     const error = await openDatabase({
