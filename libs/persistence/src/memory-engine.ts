@@ -29,7 +29,13 @@ async function savedImage (): Promise<Blob | undefined> {
 export async function openMemoryEngine (): Promise<PGlite> {
   image ??= savedImage()
   const saved = await image
-  if (saved !== undefined) return await PGlite.create({ loadDataDir: saved })
+  if (saved !== undefined) {
+    try {
+      return await PGlite.create({ loadDataDir: saved })
+    } catch {
+      // An unreadable image (a damaged temporary file) is replaced by a fresh one below.
+    }
+  }
   const engine = await PGlite.create()
   const blank = await engine.dumpDataDir('none')
   image = Promise.resolve(blank)
