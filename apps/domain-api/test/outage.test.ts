@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url'
+import { expect } from 'vitest'
 import { createTestDatabase } from '@impact/persistence/testing'
 import { describeOutages, type ServerProcess } from '@impact/service-kit/testing'
 import { ADMIN_KEY, PROTOCOL, UNTHROTTLED } from './helper.ts'
@@ -29,13 +30,11 @@ async function traffic (server: ServerProcess) {
       if (create && res.status === 201 && body.did !== undefined) acknowledged.push(body.did)
       return res.status >= 400 ? `${res.status} ${body.code ?? ''}` : String(res.status)
     },
-    lost: async () => {
-      const lost: string[] = []
+    expectAcknowledgedKept: async () => {
+      expect(acknowledged.length).toBeGreaterThan(0)
       for (const did of acknowledged) {
-        const res = await fetch(`${server.url}/v1/domains/${did}`, { headers })
-        if (res.status !== 200) lost.push(`${did}: ${res.status}`)
+        expect((await fetch(`${server.url}/v1/domains/${did}`, { headers })).status, did).toBe(200)
       }
-      return acknowledged.length > 0 ? lost : ['no creation was acknowledged']
     }
   }
 }

@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url'
+import { expect } from 'vitest'
 import { createTestDatabase } from '@impact/persistence/testing'
 import { describeOutages, type ServerProcess } from '@impact/service-kit/testing'
 import { formatSigner, generateSigner, mintInvocation } from '@impact/ucan'
@@ -30,13 +31,12 @@ async function traffic (server: ServerProcess) {
       if (sent.status === 200) acknowledged.push({ sessionId, message })
       return await label(sent)
     },
-    lost: async () => {
-      const lost: string[] = []
+    expectAcknowledgedKept: async () => {
+      expect(acknowledged.length).toBeGreaterThan(0)
       for (const { sessionId, message } of acknowledged) {
         const history = await fetch(`${server.url}/messages/${sessionId}`, { headers })
-        if (!(await history.text()).includes(message)) lost.push(`${sessionId}: ${history.status}`)
+        expect(await history.text(), sessionId).toContain(message)
       }
-      return acknowledged.length > 0 ? lost : ['no message was acknowledged']
     }
   }
 }

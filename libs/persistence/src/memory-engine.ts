@@ -12,7 +12,6 @@ const IMAGE = join(tmpdir(), `impact-pglite-${version}-blank.tar`)
 
 let image: Promise<Blob | undefined> | undefined
 
-/** The blank cluster saved by an earlier process (any test worker), if there is one. */
 async function savedImage (): Promise<Blob | undefined> {
   try {
     return new Blob([await readFile(IMAGE)])
@@ -22,9 +21,8 @@ async function savedImage (): Promise<Blob | undefined> {
 }
 
 /**
- * A fresh in-memory engine. Creating one runs initdb inside PGlite (about a second); loading the
- * image of a blank cluster takes a fifth of that, so the first engine of the machine saves its
- * image (atomically, keyed by PGlite's version) and every later one starts from it.
+ * A fresh in-memory engine. Creating one runs initdb (about a second); loading a blank cluster's image
+ * takes a fifth of that, so the machine's first engine saves one (keyed by PGlite's version) for the rest.
  */
 export async function openMemoryEngine (): Promise<PGlite> {
   image ??= savedImage()

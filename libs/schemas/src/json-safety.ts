@@ -1,18 +1,11 @@
-/**
- * What a request may carry that passes a JSON schema yet cannot be stored or written back: a
- * U+0000 character (PostgreSQL text and jsonb refuse it) or nesting deep enough to overflow the
- * stack of a recursive serialiser. Every app checks each validated request part with this once,
- * at validation, so no route has to.
- */
+// What passes a JSON schema yet cannot be stored or written back: U+0000 (PostgreSQL refuses it)
+// or nesting deep enough to overflow a recursive serialiser. Checked once per request part, at validation.
 
 /** Deepest nesting of objects and arrays a request part may have (free-form metadata included). */
 export const MAX_JSON_DEPTH = 32
 
-export interface UnsafeJson {
-  /** JSON pointer to the offending value or key, e.g. `/metadata/name`. */
-  instancePath: string
-  message: string
-}
+/** `instancePath` is a JSON pointer to the offending value or key, e.g. `/metadata/name`. */
+export interface UnsafeJson { instancePath: string, message: string }
 
 const NUL_MESSAGE = 'must not contain the character U+0000'
 const pointer = (path: string[]) =>
@@ -43,8 +36,5 @@ export function findUnsafeJson (value: unknown, maxDepth = MAX_JSON_DEPTH): Unsa
   return found !== undefined ? { instancePath: pointer(found.path), message: found.message } : undefined
 }
 
-/**
- * RFC 3339 date-times that JavaScript can also represent. Ajv's `date-time` accepts a leap second
- * (`23:59:60`), which `Date` cannot hold; such a timestamp is refused at validation instead.
- */
+/** Ajv's `date-time` accepts a leap second (`23:59:60`), which `Date` cannot hold: refused at validation. */
 export const isRepresentableDateTime = (value: string): boolean => !Number.isNaN(Date.parse(value))

@@ -32,9 +32,8 @@ function representableDateTimes (ajv: AjvInstance): void {
 }
 
 /**
- * Fastify's Ajv compiler with the platform's additions: no request part holding U+0000 or nested
- * deeper than MAX_JSON_DEPTH passes validation, and no timestamp `Date` cannot represent. They
- * answer the route's usual validation error (400 JSON; an `END` text on USSD routes).
+ * Fastify's Ajv compiler, plus: no request part holding U+0000 or nested deeper than MAX_JSON_DEPTH, and
+ * no timestamp `Date` cannot hold, passes validation (400 JSON; an `END` text on USSD routes).
  */
 export function validationOptions (
   customOptions: Record<string, unknown>

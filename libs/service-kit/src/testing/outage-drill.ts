@@ -20,11 +20,7 @@ export interface OutageDrillResult {
   recovered: boolean
 }
 
-/**
- * Drives traffic at a server process while a backing service fails under it, then waits for the
- * server to report itself healthy again. The caller asserts on the outcomes, on the process still
- * running (`server.exitCode()`) and on the writes the server acknowledged.
- */
+/** Drives traffic at a server process while a backing service fails under it, then waits for `/health`. */
 export async function runOutageDrill (options: OutageDrillOptions): Promise<OutageDrillResult> {
   const outcomes = new Map<string, number>()
   const stopped = new AbortController()

@@ -16,10 +16,8 @@ const KEEP_BYTES = 256 * 1024
 const LISTENING = /"msg":"Server listening at (http:\/\/127\.0\.0\.1:\d+)"/
 
 /**
- * Runs an app's real entry (`src/server.ts`, from source) in a process of its own, as deployed:
- * with its own event loop, its signal handling and its exit on an unhandled error, which a test
- * must be able to observe. The environment is only `env` (nothing inherited but PATH and HOME).
- * Resolves once the server listens on the ephemeral port it chose.
+ * Runs an app's real entry (`src/server.ts`) in a process of its own, as deployed, so a test sees its exit
+ * on an unhandled error. Only `env` (and PATH, HOME) is passed. Resolves once it listens on a free port.
  */
 export async function startServerProcess (entry: string, env: Record<string, string>): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--conditions=@impact/source', entry], {
