@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { PluginDefinition } from '../src/app.ts'
-import { createHarness, type Harness, type TestUser } from './support/harness.ts'
+import { createHarness, testPlugin, type Harness, type TestUser } from './support/harness.ts'
 import { startLoopbackLlm, type LoopbackLlm } from './support/loopback-llm.ts'
 
 const PAGE = 900_000
@@ -9,21 +8,13 @@ const BUDGET = 8000
 const TOOL_OUTPUT = 1000
 const page = 'p'.repeat(PAGE)
 
-const pagePlugin: PluginDefinition = {
+const pagePlugin = testPlugin({
   name: 'page',
   description: 'Test plugin: a tool with a huge output, as a page-reading browser tool returns',
-  attributes: {
-    visibility: 'hidden',
-    stability: 'experimental',
-    category: 'tools',
-    defaultEnabled: true,
-    dependencies: [],
-    requiredEnv: []
-  },
   setup: () => ({
     tools: [{ name: 'read_page', description: 'The page', parameters: Type.Object({}), execute: async () => page }]
   })
-}
+})
 
 type Sent = Array<{ role: string, content: string | null }>
 

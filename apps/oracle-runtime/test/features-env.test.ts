@@ -1,23 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { ConfigError } from '@impact/service-kit'
-import { buildApp, type PluginDefinition } from '../src/app.ts'
+import { buildApp } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
-import { createHarness, type Harness } from './support/harness.ts'
+import { createHarness, testPlugin, type Harness } from './support/harness.ts'
 
 const ADMIN = 'operator-token-0123456789'
-const custom: PluginDefinition = {
+const custom = testPlugin({
   name: 'custom',
   description: 'Test plugin of a custom entry file, off by default',
-  attributes: {
-    visibility: 'hidden',
-    stability: 'experimental',
-    category: 'tools',
-    defaultEnabled: false,
-    dependencies: [],
-    requiredEnv: []
-  },
   setup: () => ({ async routes (app) { app.get('/custom/ping', async () => ({ pong: true })) } })
-}
+}, { defaultEnabled: false })
 
 const opened: Harness[] = []
 afterEach(async () => { for (const h of opened.splice(0)) await h.close() })

@@ -13,28 +13,16 @@ describe('rate limits', () => {
     h = await createHarness({ RATE_LIMIT_MAX: '8', RATE_LIMIT_AUTH_FAILURES_MAX: '3', RATE_LIMIT_PRINCIPAL_MAX: '3' })
   })
   afterAll(async () => { await h?.close() })
+  const sessions = async (method: 'GET' | 'POST', headers: Record<string, string>, remoteAddress = clientIp()) =>
+    await h.app.inject({ method, url: '/sessions', headers, remoteAddress })
 
   it('refuses a DID over its budget from any address while another DID still passes', async () => {
-    const { app, user } = h
-    const [busy, calm] = [await user(), await user()]
+    const [busy, calm] = [await h.user(), await h.user()]
     const statuses = []
-    for (let i = 0; i < 5; i++) {
-      const res = await app.inject({
-        method: 'GET',
-        url: '/sessions',
-        headers: busy.headers,
-        remoteAddress: clientIp()
-      })
-      statuses.push(res.statusCode)
-    }
+    for (let i = 0; i < 5; i++) statuses.push((await sessions('GET', busy.headers)).statusCode)
     expect(statuses).toEqual([200, 200, 200, 429, 429])
 
-    const refused = await app.inject({
-      method: 'POST',
-      url: '/sessions',
-      headers: { ...busy.headers, origin: 'https://app.example' },
-      remoteAddress: clientIp()
-    })
+    const refused = await sessions('POST', { ...busy.headers, origin: 'https://app.example' })
     expect(refused.statusCode).toBe(429)
     expect(refused.json()).toEqual({
       statusCode: 429,
@@ -46,43 +34,31 @@ describe('rate limits', () => {
     expect(refused.headers['x-ratelimit-remaining']).toBe('0')
     expect(String(refused.headers['access-control-expose-headers']).toLowerCase()).toContain('retry-after')
 
-    const other = await app.inject({
-      method: 'POST',
-      url: '/sessions',
-      headers: calm.headers,
-      remoteAddress: clientIp()
-    })
+    const other = await sessions('POST', calm.headers)
     expect(other.statusCode).toBe(201)
     expect(other.headers['x-ratelimit-limit']).toBe('3')
     expect(other.headers['x-ratelimit-remaining']).toBe('2')
   })
 
   it('refuses an address whose authentications failed too often, valid credentials included', async () => {
-    const { app, user } = h
-    const alice = await user()
+    const alice = await h.user()
     const ip = clientIp()
     const forged = { authorization: 'Bearer not-a-ucan', 'x-auth-type': 'ucan' }
     const statuses = []
-    const forgedCall = async () =>
-      (await app.inject({ method: 'GET', url: '/sessions', headers: forged, remoteAddress: ip })).statusCode
+    const forgedCall = async () => (await sessions('GET', forged, ip)).statusCode
     for (let i = 0; i < 2; i++) statuses.push(await forgedCall())
-    statuses.push((await app.inject({ method: 'GET', url: '/sessions', remoteAddress: ip })).statusCode)
+    statuses.push((await sessions('GET', {}, ip)).statusCode)
     for (let i = 0; i < 2; i++) statuses.push(await forgedCall())
     expect(statuses).toEqual([401, 401, 401, 429, 429])
 
-    const blocked = await app.inject({ method: 'GET', url: '/sessions', headers: alice.headers, remoteAddress: ip })
+    const blocked = await sessions('GET', alice.headers, ip)
     expect(blocked.statusCode).toBe(429)
     expect(blocked.json()).toMatchObject({
       code: 'ORACLE_RATE_LIMITED',
       message: expect.stringMatching(/failed authentications/)
     })
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0)
-    const elsewhere = await app.inject({
-      method: 'GET',
-      url: '/sessions',
-      headers: alice.headers,
-      remoteAddress: clientIp()
-    })
+    const elsewhere = await sessions('GET', alice.headers)
     expect(elsewhere.statusCode).toBe(200)
   })
 

@@ -5,8 +5,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createMemoryState, createSharedState, type SharedState } from '@impact/shared-state'
 import { decodeBase64Car, mintDelegation } from '@impact/ucan'
-import type { PluginDefinition } from '../src/app.ts'
-import { createHarness, type Harness, type TestUser } from './support/harness.ts'
+import { createHarness, testPlugin, type Harness, type TestUser } from './support/harness.ts'
 import { connectSocket, openSocket, openWs } from './support/socket-client.ts'
 
 const serverDatabase = (process.env.DATABASE_URL ?? '') !== ''
@@ -25,23 +24,15 @@ const mint = async (h: Harness, user: TestUser, lifetimeSeconds: number) =>
   await mintDelegation({ issuer: user.signer, audience: h.oracleDid, capabilities: ORACLE, lifetimeSeconds })
 
 /** Shows whether the request's delegation was kept for downstream calls. */
-const downstream: PluginDefinition = {
+const downstream = testPlugin({
   name: 'downstream',
   description: 'Test plugin: reports the delegation a downstream call would carry',
-  attributes: {
-    visibility: 'hidden',
-    stability: 'experimental',
-    category: 'tools',
-    defaultEnabled: true,
-    dependencies: [],
-    requiredEnv: []
-  },
   setup: () => ({
     async routes (app) {
       app.get('/downstream', async (request) => ({ delegationKept: request.auth?.delegation !== undefined }))
     }
   })
-}
+})
 
 // Two replicas on one shared state (Redis on the server pass, one in-process state otherwise) and, on the
 // server pass, one database; embedded, each has its own, so only the shared state carries the revocation.

@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { PluginDefinition } from '../src/app.ts'
-import { createHarness, type Harness, type TestUser } from './support/harness.ts'
+import { createHarness, testPlugin, type Harness, type TestUser } from './support/harness.ts'
 import { startLoopbackLlm, type LoopbackLlm } from './support/loopback-llm.ts'
 import { openStream } from './support/sse-client.ts'
 
@@ -12,17 +11,9 @@ const never = async (_args: unknown, context: { signal: AbortSignal }) => {
 }
 
 /** Tools that never settle and ignore their abort signal, as a careless plugin might write them. */
-const stuckPlugin: PluginDefinition = {
+const stuckPlugin = testPlugin({
   name: 'stuck',
   description: 'Test plugin: tools that never finish',
-  attributes: {
-    visibility: 'hidden',
-    stability: 'experimental',
-    category: 'tools',
-    defaultEnabled: true,
-    dependencies: [],
-    requiredEnv: []
-  },
   setup: () => ({
     tools: [
       { name: 'stuck', description: 'Hangs', parameters: Type.Object({}), execute: never },
@@ -37,7 +28,7 @@ const stuckPlugin: PluginDefinition = {
     },
     onTurnEnd: async (turn) => { if (turn.requestId.startsWith('hang-end')) await never({}, turn) }
   })
-}
+})
 
 describe('server tools that ignore the abort signal', () => {
   let llm: LoopbackLlm

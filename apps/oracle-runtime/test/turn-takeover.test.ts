@@ -47,6 +47,16 @@ describe('a turn lease whose owner is gone', () => {
     harnesses.push(h)
     return h
   }
+  /** A user's session on `h`, in the middle of a long streamed answer. */
+  const midTurn = async (h: Harness) => {
+    const user = await h.user()
+    const sessionId = await newSession(h, user.headers)
+    llm.enqueue(slowAnswer)
+    const base = await h.app.listen({ host: '127.0.0.1', port: 0 })
+    const stream = await openStream(base, sessionId, user.headers, { message: 'long' })
+    await stream.until('message')
+    return { user, sessionId, stream }
+  }
 
   beforeAll(async () => {
     llm = await startLoopbackLlm()
@@ -67,12 +77,7 @@ describe('a turn lease whose owner is gone', () => {
   it('is taken over by a restarted oracle within seconds, not after the lease\'s minute', async () => {
     const first = severable(state)
     const a = await replica(first.view)
-    const user = await a.user()
-    const sessionId = await newSession(a, user.headers)
-    llm.enqueue(slowAnswer)
-    const base = await a.app.listen({ host: '127.0.0.1', port: 0 })
-    const stream = await openStream(base, sessionId, user.headers, { message: 'long' })
-    await stream.until('message')
+    const { user, sessionId, stream } = await midTurn(a)
 
     // The process dies mid-turn: its lease and its liveness mark stay behind in the shared state.
     first.sever()
@@ -99,12 +104,7 @@ describe('a turn lease whose owner is gone', () => {
   it.runIf(servers)('is not taken over while its owner is alive, however long the turn', async () => {
     const a = await replica(state, undefined, 2000)
     const b = await replica(state, a.oracleKey, 2000)
-    const user = await a.user()
-    const sessionId = await newSession(a, user.headers)
-    llm.enqueue(slowAnswer)
-    const base = await a.app.listen({ host: '127.0.0.1', port: 0 })
-    const stream = await openStream(base, sessionId, user.headers, { message: 'long' })
-    await stream.until('message')
+    const { user, sessionId, stream } = await midTurn(a)
     // Longer than the owner's liveness TTL: only its renewal keeps the lease from being taken.
     await new Promise((resolve) => setTimeout(resolve, 2500))
     const busy = await send(b, sessionId, user.headers, 'meanwhile')

@@ -1,12 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { sql } from 'kysely'
-import { openDatabase } from '@impact/persistence'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
-import { startTcpRelay, type TcpRelay } from '@impact/service-kit/testing'
-import { buildApp } from '../src/app.ts'
-import { loadConfig } from '../src/config.ts'
-import { captureLogs, Dialer, dropRedisPrefix, TEST_PIN_KEY, type CapturedLogs, type TestApp } from './helper.ts'
+import {
+  atSignUpConfirmation,
+  captureLogs,
+  Dialer,
+  openDirect,
+  SESSION_STORES,
+  setupRelayedApp,
+  type CapturedLogs,
+  type RelayedContext,
+  type TestApp
+} from './helper.ts'
 
 const UNAVAILABLE = 'END Service temporarily unavailable. Please try again later.'
 const DEADLINE_MS = 2000
@@ -14,48 +19,25 @@ const DEADLINE_MS = 2000
 // PGlite runs inside the app's process, so nothing can cut it; this runs against a PostgreSQL server.
 // Sessions in-process (where a hop changes the stored session in place and a failed one must be
 // undone) and, when the machine has Redis, in the shared store.
-const stores = [
-  { store: 'in-process sessions', redis: undefined },
-  ...(process.env.REDIS_URL !== undefined && process.env.REDIS_URL !== '' ? [{ store: 'Redis sessions', redis: process.env.REDIS_URL }] : [])
-]
-describe.runIf(process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '').each(stores)('database outage, $store', ({ redis }) => {
-  let database: TestDatabase
-  let relay: TcpRelay
+describe.runIf(process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '').each(SESSION_STORES)('database outage, $store', ({ redis }) => {
+  let ctx: RelayedContext
   let app: TestApp
   let logs: CapturedLogs
-  const prefix = `test:ussd:outage:${process.pid}:${redis === undefined ? 'local' : 'redis'}:`
 
   beforeAll(async () => {
-    database = await createTestDatabase()
-    const url = new URL(database.url ?? '')
-    relay = await startTcpRelay({ host: url.hostname, port: Number(url.port || 5432) })
     logs = captureLogs()
-    app = await buildApp(loadConfig({
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'warn',
-      ...database.env,
-      DATABASE_URL: relay.through(url.toString()),
-      REDIS_KEY_PREFIX: prefix,
-      PIN_ENCRYPTION_KEY: TEST_PIN_KEY,
-      USSD_HOP_DEADLINE_MS: String(DEADLINE_MS),
-      ...(redis !== undefined ? { REDIS_URL: redis } : {})
-    }), { logStream: logs.stream })
+    const env = { LOG_LEVEL: 'warn', USSD_HOP_DEADLINE_MS: String(DEADLINE_MS) }
+    ctx = await setupRelayedApp('outage', redis, env, logs.stream)
+    app = ctx.app
   })
-  afterAll(async () => {
-    await app?.close()
-    await relay?.close()
-    await database?.drop()
-    await dropRedisPrefix(prefix)
-  })
+  afterAll(async () => { await ctx?.close() })
 
   it('answers the unavailable END text and /health 503 while the database is down, then recovers without a restart', async () => {
     expect((await new Dialer(app).dial()).body).toMatch(/^CON Welcome/)
     expect((await app.inject({ method: 'GET', url: '/health' })).json()).toMatchObject({ status: 'ok', database: 'connected' })
-    const signup = new Dialer(app)
-    await signup.dial('2*2')
-    for (const input of ['Halima Yusuf', '00', '48213']) await signup.send(input)
+    const signup = await atSignUpConfirmation(ctx)
 
-    relay.cut()
+    ctx.relay.cut()
     const failed = await signup.send('48213')
     expect(failed).toMatchObject({ status: 200, body: UNAVAILABLE })
     expect(failed.type).toMatch(/^text\/plain/)
@@ -64,7 +46,7 @@ describe.runIf(process.env.DATABASE_URL !== undefined && process.env.DATABASE_UR
     expect(health.statusCode).toBe(503)
     expect(health.json()).toMatchObject({ status: 'degraded', database: 'disconnected' })
 
-    relay.restore()
+    ctx.relay.restore()
     expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200)
     expect((await new Dialer(app).dial()).body).toMatch(/^CON Welcome/)
     // The aggregator retries the failed hop: it is applied now, not answered as a replay of the PIN prompt.
@@ -74,7 +56,7 @@ describe.runIf(process.env.DATABASE_URL !== undefined && process.env.DATABASE_UR
 
   it('answers the unavailable END at the hop deadline while the database hangs; a hop still queued then never runs', async () => {
     // Another client holds a lock on the table a first hop reads: the hop's query waits on the server.
-    const holder = await openDatabase({ url: database.url, dataDir: database.dataDir, migrations: {}, migrationTable: 'unused', migrate: 'never', poolMax: 1 })
+    const holder = await openDirect(ctx.database)
     let release = () => {}
     let locked = () => {}
     const held = new Promise<void>((resolve) => { locked = resolve })

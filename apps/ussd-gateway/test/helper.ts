@@ -1,9 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { Writable } from 'node:stream'
 import { Redis } from 'ioredis'
+import { openDatabase } from '@impact/persistence'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
+import { startTcpRelay, type TcpRelay } from '@impact/service-kit/testing'
 import { buildApp } from '../src/app.ts'
 import { loadConfig, type Config } from '../src/config.ts'
+import type { DB } from '../src/db/types.ts'
 import { MAX_REPLY_CHARS, gsm7Length } from '../src/services/screen.ts'
 
 export type TestApp = Awaited<ReturnType<typeof buildApp>>
@@ -94,6 +97,65 @@ export async function setupApp (env: Record<string, string> = {}, logStream?: Wr
   }
 }
 
+/** Where sessions are kept: in-process and, when the machine has Redis, in the shared store. */
+export const SESSION_STORES = [
+  { store: 'in-process sessions', redis: undefined },
+  ...(process.env.REDIS_URL !== undefined && process.env.REDIS_URL !== ''
+    ? [{ store: 'Redis sessions', redis: process.env.REDIS_URL }]
+    : [])
+]
+
+export interface RelayedContext { app: TestApp, database: TestDatabase, relay: TcpRelay, close: () => Promise<void> }
+
+/**
+ * An app on a fresh PostgreSQL database reached through a relay the test can cut or make lose a
+ * reply; PGlite runs inside the app's process, so only a database server can be cut off.
+ */
+export async function setupRelayedApp (
+  name: string,
+  redis: string | undefined,
+  env: Record<string, string> = {},
+  logStream?: Writable
+): Promise<RelayedContext> {
+  const prefix = `test:ussd:${name}:${process.pid}:${redis === undefined ? 'local' : 'redis'}:`
+  const database = await createTestDatabase()
+  const url = new URL(database.url ?? '')
+  const relay = await startTcpRelay({ host: url.hostname, port: Number(url.port || 5432) })
+  const app = await buildApp(loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    ...database.env,
+    DATABASE_URL: relay.through(url.toString()),
+    REDIS_KEY_PREFIX: prefix,
+    PIN_ENCRYPTION_KEY: TEST_PIN_KEY,
+    ...(redis !== undefined ? { REDIS_URL: redis } : {}),
+    ...env
+  }), logStream !== undefined ? { logStream } : {})
+  return {
+    app,
+    database,
+    relay,
+    close: async () => {
+      await app.close()
+      await relay.close()
+      await database.drop()
+      await dropRedisPrefix(prefix)
+    }
+  }
+}
+
+/** A connection of its own to the test database, beside the app's pool. */
+export async function openDirect (database: TestDatabase) {
+  return await openDatabase<DB>({
+    url: database.url,
+    dataDir: database.dataDir,
+    migrations: {},
+    migrationTable: 'unused',
+    migrate: 'never',
+    poolMax: 1
+  })
+}
+
 export interface UssdReply { status: number, body: string, type: string, con: boolean, screen: string }
 
 let phoneCounter = 0
@@ -178,5 +240,13 @@ export async function atPinPrompt (ctx: { app: TestApp }, customerId: string) {
   const phone = new Dialer(ctx.app)
   await phone.dial('2*1')
   await phone.send(customerId)
+  return phone
+}
+
+/** A new sign-up (on `phoneNumber`, or a new number) at the PIN confirmation that creates the account. */
+export async function atSignUpConfirmation (ctx: { app: TestApp }, phoneNumber?: string) {
+  const phone = new Dialer(ctx.app, { phoneNumber })
+  await phone.dial('2*2')
+  for (const input of ['Halima Yusuf', '00', '48213']) await phone.send(input)
   return phone
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
-import { createSharedState } from '@impact/shared-state'
+import { createSharedState, type SharedState } from '@impact/shared-state'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { defineError, staticBearerGuard } from '../src/index.ts'
 import { registerRateLimits, type Budget } from '../src/plugins/rate-limits.ts'
@@ -15,29 +15,33 @@ const modes = [
 const roomy: Budget = { max: 1000, windowMs: 60_000 }
 const clientIp = () => `10.${[1, 2, 3].map(() => randomBytes(1)[0]).join('.')}`
 
+interface Budgets { client?: Budget, authFailures?: Budget, principal?: Budget }
+
+/** An app limited on `state` (closed with it when the test ends); budgets not given are roomy. */
+async function rateLimitedApp (state: SharedState, namespace: string, budgets: Budgets = {}) {
+  const app = await buildTestApp()
+  onTestFinished(async () => {
+    await app.close()
+    await state.close()
+  })
+  await registerRateLimits(app, {
+    state,
+    namespace,
+    client: budgets.client ?? roomy,
+    authFailures: budgets.authFailures ?? roomy,
+    principal: {
+      ...budgets.principal ?? roomy,
+      label: 'user',
+      of: (request) => request.headers['x-user'] as string | undefined
+    },
+    error: (reason, seconds) => new RateLimitedError(reason, seconds)
+  })
+  return app
+}
+
 describe.each(modes)('registerRateLimits ($mode)', ({ url }) => {
-  async function limitedApp (
-    budgets: { client?: Budget, authFailures?: Budget, principal?: Budget },
-    namespace = `kit-test-${randomBytes(4).toString('hex')}:`
-  ) {
-    const state = createSharedState({ url, prefix: 'kit-test:' })
-    const app = await buildTestApp()
-    onTestFinished(async () => {
-      await app.close()
-      await state.close()
-    })
-    await registerRateLimits(app, {
-      state,
-      namespace,
-      client: budgets.client ?? roomy,
-      authFailures: budgets.authFailures ?? roomy,
-      principal: {
-        ...budgets.principal ?? roomy,
-        label: 'user',
-        of: (request) => request.headers['x-user'] as string | undefined
-      },
-      error: (reason, seconds) => new RateLimitedError(reason, seconds)
-    })
+  async function limitedApp (budgets: Budgets, namespace = `kit-test-${randomBytes(4).toString('hex')}:`) {
+    const app = await rateLimitedApp(createSharedState({ url, prefix: 'kit-test:' }), namespace, budgets)
     app.get('/open', { schema: { response: { 200: Type.Object({ ok: Type.Boolean() }) } } }, async () => ({ ok: true }))
     app.get('/guarded', { onRequest: staticBearerGuard(['right-token']) }, async () => ({ ok: true }))
     return app
@@ -152,19 +156,7 @@ describe.each(modes)('registerRateLimits ($mode)', ({ url }) => {
 describe('registerRateLimits while Redis is unreachable', () => {
   it('answers 503 SERVICE_UNAVAILABLE rather than serving unlimited, and the probes still answer', async () => {
     const state = createSharedState({ url: 'redis://127.0.0.1:1', prefix: 'kit-test:', commandTimeoutMs: 200 })
-    const app = await buildTestApp()
-    onTestFinished(async () => {
-      await app.close()
-      await state.close()
-    })
-    await registerRateLimits(app, {
-      state,
-      namespace: 'kit-test:',
-      client: roomy,
-      authFailures: roomy,
-      principal: { ...roomy, label: 'user', of: () => undefined },
-      error: (reason, seconds) => new RateLimitedError(reason, seconds)
-    })
+    const app = await rateLimitedApp(state, 'kit-test:')
     app.get('/open', async () => ({ ok: true }))
     const res = await app.inject({ url: '/open' })
     expect(res.statusCode).toBe(503)
@@ -178,19 +170,7 @@ describe.runIf(redisUrl !== undefined && redisUrl !== '')('registerRateLimits on
     const namespace = `kit-test-${randomBytes(4).toString('hex')}:`
     const apps = await Promise.all([0, 1].map(async () => {
       const state = createSharedState({ url: redisUrl, prefix: 'kit-test:' })
-      const app = await buildTestApp()
-      onTestFinished(async () => {
-        await app.close()
-        await state.close()
-      })
-      await registerRateLimits(app, {
-        state,
-        namespace,
-        client: { max: 4, windowMs: 60_000 },
-        authFailures: roomy,
-        principal: { ...roomy, label: 'user', of: () => undefined },
-        error: (reason, seconds) => new RateLimitedError(reason, seconds)
-      })
+      const app = await rateLimitedApp(state, namespace, { client: { max: 4, windowMs: 60_000 } })
       app.get('/open', async () => ({ ok: true }))
       return app
     }))

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
 import { createRedisState } from '@impact/shared-state'
 import { formatSigner, generateSigner, mintDelegation, mintInvocation, type OracleSigner } from '@impact/ucan'
-import { buildApp, type AppOptions } from '../../src/app.ts'
+import { buildApp, type AppOptions, type PluginDefinition } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
 
 /** Budgets no other test reaches; the rate-limit tests set small ones. */
@@ -10,6 +10,22 @@ export const UNTHROTTLED = {
   RATE_LIMIT_MAX: '1000000',
   RATE_LIMIT_AUTH_FAILURES_MAX: '1000000',
   RATE_LIMIT_PRINCIPAL_MAX: '1000000'
+}
+
+/** A hidden, experimental tools plugin for a test: on by default, no dependencies unless `attributes` says so. */
+export function testPlugin (
+  { name, description, setup }: Omit<PluginDefinition, 'attributes'>,
+  attributes: Partial<PluginDefinition['attributes']> = {}
+): PluginDefinition {
+  const defaults: PluginDefinition['attributes'] = {
+    visibility: 'hidden',
+    stability: 'experimental',
+    category: 'tools',
+    defaultEnabled: true,
+    dependencies: [],
+    requiredEnv: []
+  }
+  return { name, description, attributes: { ...defaults, ...attributes }, setup }
 }
 
 export interface TestUser {
