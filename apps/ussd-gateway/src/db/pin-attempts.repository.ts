@@ -16,13 +16,10 @@ const coolDown = (policy: LockoutPolicy) => {
 }
 
 /**
- * Counts a PIN attempt before the PIN is compared, in one conditional statement, so parallel
- * attempts cannot exceed the limit: the attempt takes the next of `maxAttempts` places, and the one
- * that takes the last locks the account at once (for its cool-down), before its own PIN is known:
- * attempts after it find the account locked, whatever the attempts in flight turn out to be. A
- * right PIN lifts that lock again (settleRightPin). A lock whose time is up starts a new round.
- * Resolves the account as counted (`pinAttempts` is this attempt's place), or undefined when no
- * place was left: the account is locked, or unknown.
+ * Counts a PIN attempt before the PIN is compared, in one conditional statement, so parallel attempts
+ * cannot exceed `maxAttempts`: the one taking the last place locks the account at once, before its own
+ * PIN is known, and a right PIN lifts that lock again (settleRightPin). Resolves the account as counted
+ * (`pinAttempts` is this attempt's place), or undefined when no place was left (locked or unknown).
  */
 export async function chargePinAttempt (
   db: Kysely<DB>,
@@ -53,10 +50,8 @@ export async function chargePinAttempt (
 }
 
 /**
- * A right PIN after `chargePinAttempt`: clears the attempt and lockout counts, and lifts a lock
- * placed by an attempt counted since this one (at or after `chargedAt`: in a serial order this PIN
- * came first and cleared the count), resealing the PIN when asked. Only while the account still has
- * the PIN version checked. Resolves false when it did not apply: locked before, or PIN replaced.
+ * A right PIN after `chargePinAttempt` clears the counts and lifts a lock placed since `chargedAt` (in a
+ * serial order this PIN came first), resealing the PIN when asked; false when locked before or PIN replaced.
  */
 export async function settleRightPin (
   db: Kysely<DB>,
@@ -84,10 +79,7 @@ export async function settleRightPin (
   return result.numUpdatedRows > 0n
 }
 
-/**
- * Takes back an attempt that compared nothing (the PIN queue was full, the stored record could not
- * be opened): its place, and the lock it placed if it took the last one.
- */
+/** Takes back an attempt that compared nothing (PIN queue full, record unopenable), and any lock it placed. */
 export async function refundPinAttempt (db: Kysely<DB>, charged: Account): Promise<void> {
   const update = db.updateTable('ussd_accounts').where('customer_id', '=', charged.customerId)
   if (charged.status === 'locked' && charged.lockedUntil !== null) {

@@ -5,7 +5,6 @@ import { MEMORY_DATA_DIR } from '../database.ts'
 export interface TestDatabase {
   /** Pass to the app config as `DATABASE_URL` (undefined on the embedded engine). */
   url: string | undefined
-  /** Pass to the app config as `DATA_DIR`. */
   dataDir: string
   /** Config fragment with both, ready to spread into an app's env. */
   env: Record<string, string>
@@ -13,11 +12,7 @@ export interface TestDatabase {
   drop: () => Promise<void>
 }
 
-/**
- * An isolated database for one test file. With `DATABASE_URL` set (the CI server pass) it creates
- * a fresh database on that server and drops it afterwards; otherwise it points the app at a
- * fresh in-memory PGlite engine. Either way nothing leaks between test files.
- */
+/** A test file's own database: a fresh one on the `DATABASE_URL` server, dropped afterwards, or in-memory PGlite. */
 export async function createTestDatabase (serverUrl = process.env.DATABASE_URL): Promise<TestDatabase> {
   if (serverUrl === undefined || serverUrl === '') {
     return { url: undefined, dataDir: MEMORY_DATA_DIR, env: { DATA_DIR: MEMORY_DATA_DIR }, drop: async () => {} }

@@ -13,10 +13,7 @@ export interface RateLimitsOptions {
   namespace: string
   /** Requests per client IP (`request.ip`, so TRUST_PROXY decides what the IP is), on every counted route. */
   client: Budget
-  /**
-   * 401 answers per client IP. Once they are spent, the client's requests are refused before
-   * authentication, valid credentials included, so guessing learns nothing until the window ends.
-   */
+  /** 401s per client IP; once spent, the IP is refused even with valid credentials, so guessing learns nothing. */
   authFailures: Budget
   /** Requests per authenticated principal; `of` reads it from the request once authentication ran. */
   principal: Budget & { label: string, of: (request: FastifyRequest) => string | undefined }
@@ -45,15 +42,11 @@ const TOO_MANY_REQUESTS = {
 }
 
 /**
- * Rate limits of a JSON API on @fastify/rate-limit, counted in Redis when the app's shared state
- * has it (one budget across replicas) and in this process otherwise:
- * - per client IP on every route but the exempt ones, before anything else runs;
- * - failed authentications (401 answers) per client IP, checked before authentication;
- * - per principal once authentication has named one (at preParsing, after every onRequest hook).
- * Register it before the routes: it documents a 429 in every route schema that lists responses.
- * Successful answers carry the X-RateLimit-* headers of the tightest budget; a 429 carries
- * Retry-After and the app's coded error. A Redis error fails the request (503 through the error
- * handler), as every other Redis-backed step does.
+ * Rate limits of a JSON API on @fastify/rate-limit: per client IP before anything else runs, failed
+ * authentications per client IP before authentication, and per principal once authentication named one.
+ * Counted in Redis when the shared state has it (one budget across replicas); a Redis error fails the
+ * request (503), as every other Redis-backed step does. Register it before the routes: it adds a 429 to
+ * every route schema that lists responses.
  */
 export async function registerRateLimits (app: FastifyInstance, options: RateLimitsOptions) {
   const redis = redisClientOf(options.state)
@@ -84,7 +77,6 @@ export async function registerRateLimits (app: FastifyInstance, options: RateLim
       .header('x-ratelimit-reset', seconds).header('retry-after', seconds)
     throw options.error(reason, seconds)
   }
-  /** Counts the request; over the budget it is refused, otherwise the tightest budget so far is reported. */
   const spend = async (limit: Limiter, request: FastifyRequest, reply: FastifyReply, reason: string) => {
     const result = await limit(request)
     if (result.isAllowed) return
@@ -129,10 +121,7 @@ export async function registerRateLimits (app: FastifyInstance, options: RateLim
   })
 }
 
-/**
- * The environment of the three budgets, for an app's `ConfigSchema`; `principal` names what the
- * app authenticates (an API key, a DID) in the descriptions.
- */
+/** The three budgets' env for an app's `ConfigSchema`; `principal` names what the app authenticates. */
 export function rateLimitConfigProperties (
   defaults: { client: Budget, authFailures: Budget, principal: Budget },
   principal: string

@@ -12,9 +12,8 @@ export interface ProviderProbeOptions {
 const unhealthy = (state: string, message: string) => Object.assign(new Error(message), { healthState: state })
 
 /**
- * The model provider's reachability as a health check: `GET {baseUrl}/models`, the cheapest call
- * OpenAI-compatible APIs share. No answer or a 5xx is `disconnected`, 401/403 `unauthorized` (a bad
- * LLM_API_KEY); any other answer means it is there. Concurrent checks share one probe.
+ * The model provider's reachability as a health check: `GET {baseUrl}/models` is the cheapest call
+ * OpenAI-compatible APIs share, and a 401/403 there means a bad LLM_API_KEY. Concurrent checks share one probe.
  */
 export function createProviderProbe (options: ProviderProbeOptions): () => Promise<void> {
   const url = `${options.baseUrl.replace(/\/+$/, '')}/models`

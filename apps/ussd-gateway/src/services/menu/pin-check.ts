@@ -19,7 +19,6 @@ export function waitText (ms: number): MessageRef {
 export const isLocked = (account: Account, now = Date.now()): boolean =>
   account.status === 'locked' && (account.lockedUntil === null || account.lockedUntil.getTime() > now)
 
-/** The END for a locked account, saying when to try again. */
 export const lockedEnd = (account: Account, now = Date.now()): Step =>
   end('login.locked', { id: account.customerId, wait: waitText((account.lockedUntil?.getTime() ?? now) - now) })
 
@@ -42,11 +41,8 @@ async function resealed (deps: MachineDeps, pin: string): Promise<{ pinRecord: s
 }
 
 /**
- * Checks a PIN of the account, counting the attempt in the database before comparing it (see
- * chargePinAttempt), so parallel guesses from any number of sessions get 3 comparisons at most
- * before the lock. Resolves the account when the PIN is right; otherwise the step that says why:
- * `Incorrect PIN (n/3)` on the current screen, the lockout END with its cool-down (`is now locked`
- * for the attempt that locked it, `is locked` for one that found it locked).
+ * Counts the attempt in the database before comparing the PIN (see chargePinAttempt), so parallel guesses
+ * from any number of sessions get 3 comparisons at most; resolves the account, or the step saying why not.
  */
 export async function checkPin (
   deps: MachineDeps,
