@@ -38,7 +38,8 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       docs: {
         title: 'Domain API',
         version: '0.1.0',
-        description: 'Registry of domains (DIDs of real-world entities) with API keys and verification by governance vote.',
+        description: 'Registry of domains (DIDs of real-world entities) with API keys ' +
+          'and verification by governance vote.',
         securitySchemes: SECURITY_SCHEMES
       },
       health: {
@@ -63,7 +64,9 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
     })
 
     const adminKey = resolveAdminKey(config)
-    if (adminKey?.generatedAt !== undefined) app.log.info({ file: adminKey.generatedAt }, 'development admin API key (DOMAIN_API_ADMIN_KEY is unset)')
+    if (adminKey?.generatedAt !== undefined) {
+      app.log.info({ file: adminKey.generatedAt }, 'development admin API key (DOMAIN_API_ADMIN_KEY is unset)')
+    }
     if (adminKey === undefined) app.log.warn('DOMAIN_API_ADMIN_KEY is unset: no key can issue API keys')
 
     const { db } = database
@@ -81,14 +84,24 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
     const governance = createGovernanceService({
       db,
       clock,
-      settings: { quorum: config.VERIFICATION_QUORUM, threshold: config.VERIFICATION_THRESHOLD, periodMs: config.VERIFICATION_PERIOD_SECONDS * 1000 }
+      settings: {
+        quorum: config.VERIFICATION_QUORUM,
+        threshold: config.VERIFICATION_THRESHOLD,
+        periodMs: config.VERIFICATION_PERIOD_SECONDS * 1000
+      }
     })
 
     await app.register(domainRoutes, { apiKeys, domains })
     await app.register(proposalRoutes, { apiKeys, governance })
     await app.register(apiKeyRoutes, { apiKeys })
 
-    const sweeper = startSweeper({ db, clock, log: app.log, intervalMs: config.VERIFICATION_SWEEP_INTERVAL_SECONDS * 1000, idempotencyTtlMs })
+    const sweeper = startSweeper({
+      db,
+      clock,
+      log: app.log,
+      intervalMs: config.VERIFICATION_SWEEP_INTERVAL_SECONDS * 1000,
+      idempotencyTtlMs
+    })
     app.addHook('onClose', async () => {
       await sweeper.stop()
       await apiKeys.close()

@@ -18,21 +18,42 @@ export const ConfigSchema = Type.Object({
     default: 'did:ixo:domain-api-admin',
     description: 'Account (DID) the bootstrap admin key acts for; keys it issues without an account inherit it'
   }),
-  VERIFICATION_QUORUM: Type.Integer({ minimum: 1, maximum: 10_000, default: 3, description: 'Votes (yes, no or abstain) a proposal needs before it can pass' }),
-  VERIFICATION_THRESHOLD: Type.Number({ exclusiveMinimum: 0, maximum: 1, default: 0.6, description: 'Fraction of yes among yes+no a proposal needs to pass' }),
-  VERIFICATION_PERIOD_SECONDS: Type.Integer({ minimum: 1, maximum: 365 * 86_400, default: 7 * 86_400, description: 'Voting period of a proposal' }),
+  VERIFICATION_QUORUM: Type.Integer({
+    minimum: 1,
+    maximum: 10_000,
+    default: 3,
+    description: 'Votes (yes, no or abstain) a proposal needs before it can pass'
+  }),
+  VERIFICATION_THRESHOLD: Type.Number({
+    exclusiveMinimum: 0,
+    maximum: 1,
+    default: 0.6,
+    description: 'Fraction of yes among yes+no a proposal needs to pass'
+  }),
+  VERIFICATION_PERIOD_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 365 * 86_400,
+    default: 7 * 86_400,
+    description: 'Voting period of a proposal'
+  }),
   VERIFICATION_SWEEP_INTERVAL_SECONDS: Type.Integer({
     minimum: 0,
     maximum: 86_400,
     default: 60,
     description: 'How often ended voting periods and expired domains are settled in the background (0: only when read)'
   }),
-  IDEMPOTENCY_TTL_SECONDS: Type.Integer({ minimum: 60, maximum: 30 * 86_400, default: 86_400, description: 'How long an Idempotency-Key is remembered' }),
+  IDEMPOTENCY_TTL_SECONDS: Type.Integer({
+    minimum: 60,
+    maximum: 30 * 86_400,
+    default: 86_400,
+    description: 'How long an Idempotency-Key is remembered'
+  }),
   API_KEY_CACHE_TTL_SECONDS: Type.Integer({
     minimum: 0,
     maximum: 300,
     default: 10,
-    description: 'How long a verified API key is cached in memory (revocations also evict at once, across replicas via REDIS_URL)'
+    description: 'How long a verified API key is cached in memory ' +
+      '(revocations also evict at once, across replicas via REDIS_URL)'
   }),
   DATABASE_POOL_MAX: Type.Integer({
     minimum: 1,
@@ -62,4 +83,5 @@ function refine (config: Config): string[] {
   return []
 }
 
-export const loadConfig = (env: Record<string, string | undefined> = process.env): Config => load(ConfigSchema, env, refine)
+export const loadConfig = (env: Record<string, string | undefined> = process.env): Config =>
+  load(ConfigSchema, env, refine)

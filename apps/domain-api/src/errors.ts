@@ -4,24 +4,52 @@ import { defineError } from '@impact/service-kit'
 
 // 400: input that passed the schema but breaks a rule (carries `details: [{ field, message }]`)
 export const DomainInvalidError = defineError('DOMAIN_INVALID_REQUEST', '%s', 400)
-export const DomainInvalidCursorError = defineError('DOMAIN_INVALID_CURSOR', 'The cursor is malformed or belongs to another listing', 400)
+export const DomainInvalidCursorError = defineError(
+  'DOMAIN_INVALID_CURSOR',
+  'The cursor is malformed or belongs to another listing',
+  400
+)
 
 // 401 / 403
-export const DomainAuthMissingError = defineError('DOMAIN_AUTH_MISSING', 'Missing credentials: send Authorization: Bearer <API_KEY>', 401)
+export const DomainAuthMissingError = defineError(
+  'DOMAIN_AUTH_MISSING',
+  'Missing credentials: send Authorization: Bearer <API_KEY>',
+  401
+)
 export const DomainApiKeyInvalidError = defineError('DOMAIN_API_KEY_INVALID', 'Invalid API key', 401)
 export const DomainApiKeyRevokedError = defineError('DOMAIN_API_KEY_REVOKED', 'This API key has been revoked', 401)
-export const DomainForbiddenError = defineError('DOMAIN_FORBIDDEN', 'This API key lacks the role this operation needs (%s)', 403)
-export const DomainNotControllerError = defineError('DOMAIN_NOT_CONTROLLER', 'Only a controller of %s (or an admin) may change it', 403)
+export const DomainForbiddenError = defineError(
+  'DOMAIN_FORBIDDEN',
+  'This API key lacks the role this operation needs (%s)',
+  403
+)
+export const DomainNotControllerError = defineError(
+  'DOMAIN_NOT_CONTROLLER',
+  'Only a controller of %s (or an admin) may change it',
+  403
+)
 
 // 404
 export const DomainNotFoundError = defineError('DOMAIN_NOT_FOUND', 'Domain %s not found', 404)
-export const DomainProposalNotFoundError = defineError('DOMAIN_PROPOSAL_NOT_FOUND', 'Verification proposal %s not found', 404)
+export const DomainProposalNotFoundError = defineError(
+  'DOMAIN_PROPOSAL_NOT_FOUND',
+  'Verification proposal %s not found',
+  404
+)
 export const DomainApiKeyNotFoundError = defineError('DOMAIN_API_KEY_NOT_FOUND', 'API key %s not found', 404)
 
 // 409: the request is valid but the current state forbids it
 export const DomainStateConflictError = defineError('DOMAIN_STATE_CONFLICT', '%s', 409)
-export const DomainProposalClosedError = defineError('DOMAIN_PROPOSAL_CLOSED', 'Verification proposal %s is %s and takes no more votes', 409)
-export const DomainAlreadyVotedError = defineError('DOMAIN_ALREADY_VOTED', 'This API key has already voted on proposal %s', 409)
+export const DomainProposalClosedError = defineError(
+  'DOMAIN_PROPOSAL_CLOSED',
+  'Verification proposal %s is %s and takes no more votes',
+  409
+)
+export const DomainAlreadyVotedError = defineError(
+  'DOMAIN_ALREADY_VOTED',
+  'This API key has already voted on proposal %s',
+  409
+)
 
 // 422: the request conflicts with other data
 export const DomainIdempotencyMismatchError = defineError(
@@ -29,7 +57,11 @@ export const DomainIdempotencyMismatchError = defineError(
   'This Idempotency-Key was already used with a different request body',
   422
 )
-export const DomainClassNotProtocolError = defineError('DOMAIN_CLASS_NOT_PROTOCOL', 'The class %s is a registered %s domain, not a protocol', 422)
+export const DomainClassNotProtocolError = defineError(
+  'DOMAIN_CLASS_NOT_PROTOCOL',
+  'The class %s is a registered %s domain, not a protocol',
+  422
+)
 
 // 429: over a rate limit (per client, failed authentications per client, per API key); Retry-After says when to retry
 export const DomainRateLimitedError = defineError('DOMAIN_RATE_LIMITED', '%s; retry in %s seconds', 429)

@@ -20,7 +20,12 @@ const issuesOf = (env: Record<string, string>) => {
 
 describe('configuration', () => {
   it('has safe defaults for governance', () => {
-    expect(loadConfig({})).toMatchObject({ VERIFICATION_QUORUM: 3, VERIFICATION_THRESHOLD: 0.6, VERIFICATION_PERIOD_SECONDS: 604_800, PORT: 3001 })
+    expect(loadConfig({})).toMatchObject({
+      VERIFICATION_QUORUM: 3,
+      VERIFICATION_THRESHOLD: 0.6,
+      VERIFICATION_PERIOD_SECONDS: 604_800,
+      PORT: 3001
+    })
   })
 
   it('limits clients, failed authentications and API keys by default', () => {
@@ -42,7 +47,8 @@ describe('configuration', () => {
 
   it('refuses a hand-made admin key in production but accepts a random one', () => {
     expect(issuesOf({ NODE_ENV: 'production', DOMAIN_API_ADMIN_KEY: 'a'.repeat(40) }).join()).toContain('too weak')
-    expect(issuesOf({ NODE_ENV: 'production', DOMAIN_API_ADMIN_KEY: 'change-me-please-this-is-the-admin-key-0123' }).join()).toContain('too weak')
+    const handMade = 'change-me-please-this-is-the-admin-key-0123'
+    expect(issuesOf({ NODE_ENV: 'production', DOMAIN_API_ADMIN_KEY: handMade }).join()).toContain('too weak')
     expect(issuesOf({ NODE_ENV: 'production', DOMAIN_API_ADMIN_KEY: strongKey() })).toEqual([])
     expect(issuesOf({ NODE_ENV: 'development', DOMAIN_API_ADMIN_KEY: 'a'.repeat(40) })).toEqual([])
   })

@@ -44,7 +44,10 @@ export type TestApp = Awaited<ReturnType<typeof startApp>>
  * One app per test file on an isolated database (PGlite in memory, or a fresh database on the
  * DATABASE_URL server), with REDIS_URL passed through in the servers pass.
  */
-export async function startApp (env: Record<string, string> = {}, options: BuildOptions & { database?: TestDatabase } = {}) {
+export async function startApp (
+  env: Record<string, string> = {},
+  options: BuildOptions & { database?: TestDatabase } = {}
+) {
   const database = options.database ?? await createTestDatabase()
   const clock = testClock()
   const redis = process.env.REDIS_URL
@@ -65,7 +68,12 @@ export async function startApp (env: Record<string, string> = {}, options: Build
   const auth = (key: string) => ({ authorization: `Bearer ${key}` })
 
   async function issueKey (roles: string[], account?: string) {
-    const res = await app.inject({ method: 'POST', url: '/v1/api-keys', headers: auth(ADMIN_KEY), payload: { name: `${roles.join('+')} key`, roles, ...(account !== undefined ? { account } : {}) } })
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/api-keys',
+      headers: auth(ADMIN_KEY),
+      payload: { name: `${roles.join('+')} key`, roles, ...(account !== undefined ? { account } : {}) }
+    })
     if (res.statusCode !== 201) throw new Error(`issuing a key failed: ${res.body}`)
     return res.json() as { id: string, key: string, roles: string[], account: string }
   }

@@ -47,10 +47,14 @@ export function authorize (apiKeys: ApiKeyService, roles: Role[] = []) {
     try {
       caller = await apiKeys.authenticate(token)
     } catch (error) {
-      if ((error as { statusCode?: number }).statusCode === 401) reply.header('www-authenticate', 'Bearer error="invalid_token"')
+      if ((error as { statusCode?: number }).statusCode === 401) {
+        reply.header('www-authenticate', 'Bearer error="invalid_token"')
+      }
       throw error
     }
-    if (roles.length > 0 && !roles.some((role) => caller.roles.includes(role))) throw new DomainForbiddenError(roles.join(' or '))
+    if (roles.length > 0 && !roles.some((role) => caller.roles.includes(role))) {
+      throw new DomainForbiddenError(roles.join(' or '))
+    }
     request.setDecorator(CALLER, caller)
   }
 }

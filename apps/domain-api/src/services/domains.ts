@@ -2,14 +2,25 @@ import { randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import { inTransaction, isUniqueViolation } from '@impact/persistence'
 import {
-  findDomain, findDomainType, findIdempotencyClaim, listDomains, updateDomain, type DomainChanges, type DomainWithProposal
+  findDomain,
+  findDomainType,
+  findIdempotencyClaim,
+  listDomains,
+  updateDomain,
+  type DomainChanges,
+  type DomainWithProposal
 } from '../db/domain.repository.ts'
 import type { NewDomain } from '../db/domain-insert.repository.ts'
 import { insertEvents, listEvents } from '../db/event.repository.ts'
 import { updateProposal } from '../db/proposal.repository.ts'
 import type { DB, DomainRow } from '../db/types.ts'
 import {
-  DomainClassNotProtocolError, DomainIdempotencyMismatchError, DomainNotControllerError, DomainNotFoundError, DomainStateConflictError, invalid
+  DomainClassNotProtocolError,
+  DomainIdempotencyMismatchError,
+  DomainNotControllerError,
+  DomainNotFoundError,
+  DomainStateConflictError,
+  invalid
 } from '../errors.ts'
 import { ENTITY_DID_PATTERN } from '../schemas/common.ts'
 import type { CreateDomainBody, Domain, ListDomainsQuery, UpdateDomainBody } from '../schemas/domain.ts'
@@ -33,7 +44,9 @@ export const newEntityDid = () => `did:ixo:entity:${randomBytes(16).toString('he
 
 export interface CreateResult { domain: Domain, replayed: boolean }
 
-export function createDomainService ({ db, clock, idempotencyTtlMs }: { db: Kysely<DB>, clock: Clock, idempotencyTtlMs: number }) {
+export function createDomainService (
+  { db, clock, idempotencyTtlMs }: { db: Kysely<DB>, clock: Clock, idempotencyTtlMs: number }
+) {
   // Entity types never change once registered, so a known class's type can be cached for good.
   const classTypes = new Map<string, string>()
   const batcher = createInsertBatcher(db, idempotencyTtlMs)
@@ -61,7 +74,9 @@ export function createDomainService ({ db, clock, idempotencyTtlMs }: { db: Kyse
   }
 
   function assertController (caller: Caller, domain: DomainRow) {
-    if (!caller.roles.includes('admin') && !domain.controllers.includes(caller.account)) throw new DomainNotControllerError(domain.did)
+    if (!caller.roles.includes('admin') && !domain.controllers.includes(caller.account)) {
+      throw new DomainNotControllerError(domain.did)
+    }
   }
 
   return {
@@ -97,7 +112,8 @@ export function createDomainService ({ db, clock, idempotencyTtlMs }: { db: Kyse
           ? undefined
           : { apiKeyId: caller.keyId, key: idempotencyKey, fingerprint: requestFingerprint, response: domain }
         try {
-          if (await batcher.insert({ domain: draft, reason: `registered as ${type} of ${classDid}`, claim })) return { domain, replayed: false }
+          const reason = `registered as ${type} of ${classDid}`
+          if (await batcher.insert({ domain: draft, reason, claim })) return { domain, replayed: false }
         } catch (error) {
           // 128 random bits do not collide in practice; if they ever do, draw again.
           if (isUniqueViolation(error) && attempt < 3) continue
@@ -121,7 +137,9 @@ export function createDomainService ({ db, clock, idempotencyTtlMs }: { db: Kyse
       const after = decodeKeyset(query.cursor)
       const type = query.type !== undefined ? entityTypeOf(query.type, '/type') : undefined
       if (query.protocol !== undefined && query.class !== undefined && query.protocol !== query.class) {
-        throw invalid('class and protocol filter the same field; send one, or both equal', [{ field: '/protocol', message: 'must equal class' }])
+        throw invalid('class and protocol filter the same field; send one, or both equal', [
+          { field: '/protocol', message: 'must equal class' }
+        ])
       }
       // Listings filter on stored statuses, so record what became due first (a bounded amount:
       // a backlog is the sweep's job, and the mapping derives the status from the clock anyway).
@@ -146,7 +164,8 @@ export function createDomainService ({ db, clock, idempotencyTtlMs }: { db: Kyse
         if (domain.status === 'deactivated') throw new DomainStateConflictError(`Domain ${did} is deactivated`)
         const content = (['metadata', 'validFrom', 'validUntil'] as const).filter((f) => body[f] !== undefined)
         if (content.length > 0 && !CONTENT_EDITABLE.has(domain.status)) {
-          throw new DomainStateConflictError(`Metadata and validity of a ${domain.status} domain are frozen (they are what governance reviewed); controllers can still change`)
+          throw new DomainStateConflictError(`Metadata and validity of a ${domain.status} domain are frozen ` +
+            '(they are what governance reviewed); controllers can still change')
         }
         const validFrom = body.validFrom !== undefined ? toInstant(body.validFrom) : domain.valid_from
         const validUntil = body.validUntil !== undefined ? toInstant(body.validUntil) : domain.valid_until
@@ -163,7 +182,12 @@ export function createDomainService ({ db, clock, idempotencyTtlMs }: { db: Kyse
           event: renewed ? 'renewed' : 'updated',
           to_status: updated.status,
           reason: renewed ? 'validity renewed; the domain needs verification again' : `changed ${changed.join(', ')}`,
-          details: JSON.stringify({ changed, ...(body.controllers !== undefined ? { controllers: { before: domain.controllers, after: body.controllers } } : {}) }),
+          details: JSON.stringify({
+            changed,
+            ...(body.controllers !== undefined
+              ? { controllers: { before: domain.controllers, after: body.controllers } }
+              : {})
+          }),
           at: now
         })])
         return withProposal(updated, locked.proposal)
@@ -182,7 +206,11 @@ export function createDomainService ({ db, clock, idempotencyTtlMs }: { db: Kyse
         let proposal = locked.proposal
         const cancelled = proposal?.status === 'open' ? proposal.id : null
         if (cancelled !== null) {
-          proposal = await updateProposal(trx, cancelled, { status: 'cancelled', closed_at: now, outcome_reason: 'the domain was deactivated' })
+          proposal = await updateProposal(trx, cancelled, {
+            status: 'cancelled',
+            closed_at: now,
+            outcome_reason: 'the domain was deactivated'
+          })
         }
         const updated = await updateDomain(trx, did, { status: 'deactivated', deactivated_at: now, updated_at: now })
         await insertEvents(trx, [callerEvent(caller, domain, {

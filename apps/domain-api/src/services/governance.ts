@@ -3,10 +3,21 @@ import type { Kysely } from 'kysely'
 import { inTransaction } from '@impact/persistence'
 import { findDomain, updateDomain } from '../db/domain.repository.ts'
 import { insertEvents } from '../db/event.repository.ts'
-import { findProposal, insertProposal, insertVote, listVotes, lockProposal, updateProposal } from '../db/proposal.repository.ts'
+import {
+  findProposal,
+  insertProposal,
+  insertVote,
+  listVotes,
+  lockProposal,
+  updateProposal
+} from '../db/proposal.repository.ts'
 import type { DB, ProposalRow } from '../db/types.ts'
 import {
-  DomainAlreadyVotedError, DomainNotFoundError, DomainProposalClosedError, DomainProposalNotFoundError, DomainStateConflictError
+  DomainAlreadyVotedError,
+  DomainNotFoundError,
+  DomainProposalClosedError,
+  DomainProposalNotFoundError,
+  DomainStateConflictError
 } from '../errors.ts'
 import type { CreateProposalBody, Proposal, VoteChoice } from '../schemas/proposal.ts'
 import type { Caller } from './api-keys.ts'
@@ -39,13 +50,18 @@ const REFUSALS: Record<string, string> = {
   verification_submitted: 'already has an open verification proposal'
 }
 
-export function createGovernanceService ({ db, clock, settings }: { db: Kysely<DB>, clock: Clock, settings: VerificationSettings }) {
+export function createGovernanceService (
+  { db, clock, settings }: { db: Kysely<DB>, clock: Clock, settings: VerificationSettings }
+) {
   async function read (id: string): Promise<Proposal> {
     const now = clock()
     let row = await findProposal(db, id)
     // An open proposal closes when its period ends or when its domain expires first.
     const domain = row?.status === 'open' ? await findDomain(db, row.domain_did) : undefined
-    if (row !== undefined && domain !== undefined && isDue(domain, { status: row.status, deadline: row.deadline }, now)) {
+    if (
+      row !== undefined && domain !== undefined &&
+      isDue(domain, { status: row.status, deadline: row.deadline }, now)
+    ) {
       await settleDomain(db, row.domain_did, now)
       row = await findProposal(db, id)
     }
@@ -79,13 +95,23 @@ export function createGovernanceService ({ db, clock, settings }: { db: Kysely<D
           deadline: new Date(now.getTime() + settings.periodMs),
           created_at: now
         })
-        await updateDomain(trx, did, { status: 'verification_submitted', latest_proposal_id: created.id, updated_at: now })
+        await updateDomain(trx, did, {
+          status: 'verification_submitted',
+          latest_proposal_id: created.id,
+          updated_at: now
+        })
         await insertEvents(trx, [callerEvent(caller, domain, {
           event: 'verification_proposed',
           to_status: 'verification_submitted',
           proposal_id: created.id,
           reason: body.note ?? 'verification proposed',
-          details: JSON.stringify({ evidence: body.evidence, evidenceHash: body.evidenceHash ?? null, deadline: created.deadline.toISOString(), quorum: created.quorum, threshold: created.threshold }),
+          details: JSON.stringify({
+            evidence: body.evidence,
+            evidenceHash: body.evidenceHash ?? null,
+            deadline: created.deadline.toISOString(),
+            quorum: created.quorum,
+            threshold: created.threshold
+          }),
           at: now
         })])
         return created
@@ -108,7 +134,14 @@ export function createGovernanceService ({ db, clock, settings }: { db: Kysely<D
         if (locked === undefined || proposal === undefined) throw new DomainProposalNotFoundError(id)
         // Settling may just have closed it; that is committed along with this answer.
         if (proposal.status !== 'open') return { closed: proposal.status }
-        if (!await insertVote(trx, { proposal_id: id, voter_key: caller.keyId, voter_account: caller.account, vote: choice, cast_at: now })) {
+        const vote = {
+          proposal_id: id,
+          voter_key: caller.keyId,
+          voter_account: caller.account,
+          vote: choice,
+          cast_at: now
+        }
+        if (!await insertVote(trx, vote)) {
           return { duplicate: true }
         }
         let tallied = await updateProposal(trx, id, { [choice]: proposal[choice] + 1 })
@@ -124,7 +157,10 @@ export function createGovernanceService ({ db, clock, settings }: { db: Kysely<D
             actor_kind: 'governance',
             proposal_id: id,
             reason,
-            details: JSON.stringify({ tally: { yes: tallied.yes, no: tallied.no, abstain: tallied.abstain }, decidingVote: { keyId: caller.keyId, vote: choice } }),
+            details: JSON.stringify({
+              tally: { yes: tallied.yes, no: tallied.no, abstain: tallied.abstain },
+              decidingVote: { keyId: caller.keyId, vote: choice }
+            }),
             at: now
           }])
         }

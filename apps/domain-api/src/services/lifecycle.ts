@@ -20,15 +20,29 @@ const FINAL = new Set(['expired', 'deactivated'])
 export const describeTally = (p: Pick<ProposalRow, 'yes' | 'no' | 'abstain' | 'quorum' | 'threshold'>) =>
   `${p.yes} yes, ${p.no} no, ${p.abstain} abstain; quorum ${p.quorum}, threshold ${p.threshold}`
 
-export function isDue (domain: Pick<DomainRow, 'status' | 'valid_until'>, proposal: { status: string | null, deadline: Date | null } | undefined, now: Date): boolean {
+export function isDue (
+  domain: Pick<DomainRow, 'status' | 'valid_until'>,
+  proposal: { status: string | null, deadline: Date | null } | undefined,
+  now: Date
+): boolean {
   const ended = proposal?.status === 'open' && proposal.deadline !== null && proposal.deadline <= now
   const expired = !FINAL.has(domain.status) && domain.valid_until !== null && domain.valid_until <= now
   return ended || expired
 }
 
 /** A history entry written by a caller (an API key). */
-export const callerEvent = (caller: Caller, domain: DomainRow, entry: Omit<NewEvent, 'domain_did' | 'actor_kind' | 'actor_key' | 'actor_account' | 'from_status'>): NewEvent =>
-  ({ domain_did: domain.did, from_status: domain.status, actor_kind: 'api-key', actor_key: caller.keyId, actor_account: caller.account, ...entry })
+export const callerEvent = (
+  caller: Caller,
+  domain: DomainRow,
+  entry: Omit<NewEvent, 'domain_did' | 'actor_kind' | 'actor_key' | 'actor_account' | 'from_status'>
+): NewEvent => ({
+  domain_did: domain.did,
+  from_status: domain.status,
+  actor_kind: 'api-key',
+  actor_key: caller.keyId,
+  actor_account: caller.account,
+  ...entry
+})
 
 /** Locks a domain and its latest proposal (always in this order) and applies what is due at `now`. */
 export async function lockAndSettle (trx: Transaction<DB>, did: string, now: Date): Promise<LockedDomain | undefined> {
@@ -42,21 +56,36 @@ async function settleLocked (trx: Transaction<DB>, locked: LockedDomain, now: Da
   let { domain, proposal } = locked
   const events: NewEvent[] = []
   const ended = proposal?.status === 'open' && proposal.deadline <= now ? proposal.deadline : undefined
-  const expiry = !FINAL.has(domain.status) && domain.valid_until !== null && domain.valid_until <= now ? domain.valid_until : undefined
+  const expiry = !FINAL.has(domain.status) && domain.valid_until !== null && domain.valid_until <= now
+    ? domain.valid_until
+    : undefined
 
   // Applied in the order they happened, each stamped with its own time.
   if (proposal !== undefined && ended !== undefined && (expiry === undefined || ended <= expiry)) {
     const reason = `voting period ended without passing (${describeTally(proposal)})`
     proposal = await updateProposal(trx, proposal.id, { status: 'rejected', closed_at: ended, outcome_reason: reason })
     if (domain.status === 'verification_submitted') {
-      events.push({ domain_did: domain.did, event: 'rejected', from_status: domain.status, to_status: 'rejected', actor_kind: 'governance', proposal_id: proposal.id, reason, at: ended })
+      events.push({
+        domain_did: domain.did,
+        event: 'rejected',
+        from_status: domain.status,
+        to_status: 'rejected',
+        actor_kind: 'governance',
+        proposal_id: proposal.id,
+        reason,
+        at: ended
+      })
       domain = await updateDomain(trx, domain.did, { status: 'rejected', updated_at: ended })
     }
   }
   if (expiry !== undefined) {
     const cancelled = proposal?.status === 'open' ? proposal.id : null
     if (cancelled !== null) {
-      proposal = await updateProposal(trx, cancelled, { status: 'cancelled', closed_at: expiry, outcome_reason: 'the domain expired during the voting period' })
+      proposal = await updateProposal(trx, cancelled, {
+        status: 'cancelled',
+        closed_at: expiry,
+        outcome_reason: 'the domain expired during the voting period'
+      })
     }
     events.push({
       domain_did: domain.did,
@@ -65,7 +94,8 @@ async function settleLocked (trx: Transaction<DB>, locked: LockedDomain, now: Da
       to_status: 'expired',
       actor_kind: 'system',
       proposal_id: cancelled,
-      reason: `validUntil ${expiry.toISOString()} passed${cancelled !== null ? '; the open verification proposal was cancelled' : ''}`,
+      reason: `validUntil ${expiry.toISOString()} passed` +
+        (cancelled !== null ? '; the open verification proposal was cancelled' : ''),
       at: expiry
     })
     domain = await updateDomain(trx, domain.did, { status: 'expired', updated_at: expiry })
@@ -84,7 +114,11 @@ export async function settleDomain (db: Kysely<DB>, did: string, now: Date): Pro
  * at. Replicas may sweep at once: each domain is re-checked under its lock, so a transition is
  * recorded once.
  */
-export async function settleDue (db: Kysely<DB>, now: Date, options: { batch?: number, maxBatches?: number } = {}): Promise<number> {
+export async function settleDue (
+  db: Kysely<DB>,
+  now: Date,
+  options: { batch?: number, maxBatches?: number } = {}
+): Promise<number> {
   const batch = options.batch ?? 100
   let settled = 0
   for (let round = 0; round < (options.maxBatches ?? 10); round++) {
