@@ -47,14 +47,20 @@ export interface AppOptions {
   model?: ChatModel
   /** Namespace of this app's shared-state keys and channels (default `oracle:`); replicas of one oracle share it. */
   statePrefix?: string
-  /** A shared state owned by the caller (embedding, tests), used instead of one made from REDIS_URL; not closed by the app. */
+  /**
+   * A shared state owned by the caller (embedding, tests), used instead of one made from REDIS_URL;
+   * not closed by the app.
+   */
   sharedState?: SharedState
 }
 
 const PUBLIC_ROUTES = ['/', '/health', '/health/live', '/docs', '/docs/*', 'GET /models']
 /** WebSocket limits: a client message (tool results included) up to 1 MiB; protocol heartbeats every 25 s. */
 const REALTIME = { maxPayloadBytes: 1024 * 1024, heartbeatMs: 25_000 }
-const CORS_HEADERS = ['Content-Type', 'Authorization', 'x-ucan-delegation', 'x-matrix-access-token', 'x-matrix-homeserver', 'x-did', 'x-request-id', 'x-auth-type', 'x-timezone']
+const CORS_HEADERS = [
+  'Content-Type', 'Authorization', 'x-ucan-delegation', 'x-matrix-access-token', 'x-matrix-homeserver', 'x-did',
+  'x-request-id', 'x-auth-type', 'x-timezone'
+]
 const EXPOSED_HEADERS = [
   'X-Request-Id', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'
 ]
@@ -68,12 +74,17 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
   const database = await openAppDatabase(config)
   const prefix = options.statePrefix ?? 'oracle:'
   const state = options.sharedState ?? createSharedState({ url: config.REDIS_URL, prefix })
-  const cleanup: Array<() => Promise<void>> = [async () => { if (options.sharedState === undefined) await state.close() }, async () => { await database.close() }]
+  const cleanup: Array<() => Promise<void>> = [
+    async () => { if (options.sharedState === undefined) await state.close() },
+    async () => { await database.close() }
+  ]
   const closeAll = async () => { for (const step of cleanup.splice(0)) await step().catch(() => {}) }
   try {
     const identity = await loadOracleIdentity(config)
     const revocations = createRevocations({ db: database.db, state })
-    const resolveDidKey = options.resolveDidKey ?? (config.BLOCKSYNC_GRAPHQL_URL !== undefined ? createBlocksyncResolver({ url: config.BLOCKSYNC_GRAPHQL_URL }) : undefined)
+    const resolveDidKey = options.resolveDidKey ?? (config.BLOCKSYNC_GRAPHQL_URL !== undefined
+      ? createBlocksyncResolver({ url: config.BLOCKSYNC_GRAPHQL_URL })
+      : undefined)
     const verifier = createUcanVerifier({
       oracleDid: identity.did,
       oracleKeyDid: identity.keyDid,
@@ -98,7 +109,8 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
       docs: {
         title: 'Oracle runtime',
         version: '0.1.0',
-        description: 'Chat sessions, messages (JSON or SSE), UCAN auth, runtime events and plugins for AI oracle agents.',
+        description: 'Chat sessions, messages (JSON or SSE), UCAN auth, runtime events ' +
+          'and plugins for AI oracle agents.',
         securitySchemes: SECURITY_SCHEMES
       },
       cors: {
@@ -122,7 +134,11 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
     cleanup.unshift(closeApp)
 
     const bus = createEventBus((err) => app.log.error({ err }, 'event subscriber failed'))
-    const clientTools = createClientToolPort({ bus, state, timeouts: { browser: config.BROWSER_TOOL_TIMEOUT_MS, action: config.ACTION_TIMEOUT_MS } })
+    const clientTools = createClientToolPort({
+      bus,
+      state,
+      timeouts: { browser: config.BROWSER_TOOL_TIMEOUT_MS, action: config.ACTION_TIMEOUT_MS }
+    })
     const turns = createTurnRegistry(state, { ownerTtlMs: config.TURN_OWNER_TTL_MS })
     await clientTools.start()
     await turns.start()
@@ -130,7 +146,14 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
 
     const plugins: LoadedPlugin[] = []
     for (const definition of resolved.enabled) {
-      const plugin = await definition.setup({ db: database.db, config, state, bus, oracle: { did: identity.did, name: config.ORACLE_NAME }, log: app.log.child({ plugin: definition.name }) })
+      const plugin = await definition.setup({
+        db: database.db,
+        config,
+        state,
+        bus,
+        oracle: { did: identity.did, name: config.ORACLE_NAME },
+        log: app.log.child({ plugin: definition.name })
+      })
       plugins.push({ definition, plugin })
     }
     const agent = {
@@ -185,10 +208,16 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
       principal: { ...budgets.principal, label: 'DID', of: (request) => request.auth?.did },
       error: (reason, seconds) => new RateLimitedError(reason, seconds)
     })
-    const isPublic = routeMatcher([...PUBLIC_ROUTES, ...REALTIME_PUBLIC_ROUTES, ...plugins.flatMap(({ plugin }) => plugin.getAuthExcludedRoutes?.() ?? []), ...(options.authExcludedRoutes ?? [])])
+    const isPublic = routeMatcher([
+      ...PUBLIC_ROUTES,
+      ...REALTIME_PUBLIC_ROUTES,
+      ...plugins.flatMap(({ plugin }) => plugin.getAuthExcludedRoutes?.() ?? []),
+      ...(options.authExcludedRoutes ?? [])
+    ])
     await app.register(ucanAuthPlugin, { ...auth, isPublic })
 
-    const middleware = plugins.flatMap(({ plugin }) => (plugin.middleware ?? []).map((m) => ({ ...m, applies: routeMatcher(m.routes) })))
+    const middleware = plugins.flatMap(({ plugin }) =>
+      (plugin.middleware ?? []).map((m) => ({ ...m, applies: routeMatcher(m.routes) })))
     if (middleware.length > 0) {
       app.addHook('preHandler', async (request, reply) => {
         const route = request.routeOptions.url

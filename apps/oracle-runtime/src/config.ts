@@ -15,16 +15,36 @@ const FEATURES_PATTERN = '^\\s*[-+]?[A-Za-z0-9][\\w.-]*\\s*(,\\s*[-+]?[A-Za-z0-9
 
 export const ConfigSchema = Type.Object({
   ...baseConfigProperties({ app: 'oracle-runtime', port: 3002 }),
-  ORACLE_PRIVATE_KEY: Type.Optional(Type.String({ pattern: '^M[A-Za-z0-9+/]+={0,2}$', description: 'The oracle\'s Ed25519 signer (ucanto format, `M…`). Required in production; generated once into DATA_DIR in development' })),
-  ORACLE_DID: Type.Optional(Type.String({ pattern: '^did:[a-z0-9]+:.+$', description: 'The oracle\'s DID when it is not the did:key of ORACLE_PRIVATE_KEY (a did:ixo oracle)' })),
-  ORACLE_NAME: Type.String({ default: 'Oracle', minLength: 1, maxLength: 80, description: 'Name the agent introduces itself with' }),
+  ORACLE_PRIVATE_KEY: Type.Optional(Type.String({
+    pattern: '^M[A-Za-z0-9+/]+={0,2}$',
+    description: 'The oracle\'s Ed25519 signer (ucanto format, `M…`). Required in production; generated once into ' +
+      'DATA_DIR in development'
+  })),
+  ORACLE_DID: Type.Optional(Type.String({
+    pattern: '^did:[a-z0-9]+:.+$',
+    description: 'The oracle\'s DID when it is not the did:key of ORACLE_PRIVATE_KEY (a did:ixo oracle)'
+  })),
+  ORACLE_NAME: Type.String({
+    default: 'Oracle',
+    minLength: 1,
+    maxLength: 80,
+    description: 'Name the agent introduces itself with'
+  }),
   ORACLE_FEATURES: Type.Optional(Type.String({
     pattern: FEATURES_PATTERN,
     description: 'Plugins to force on or off, comma-separated: `credits,-user-preferences` ' +
       '(a leading `-` turns one off); the app option `features` wins over it'
   })),
-  BLOCKSYNC_GRAPHQL_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'Blocksync GraphQL endpoint that resolves did:ixo signing keys' })),
-  UCAN_AUTH_MAX_TTL_SECONDS: Type.Integer({ minimum: 30, maximum: 86_400, default: 900, description: 'Longest accepted life of an auth invocation' }),
+  BLOCKSYNC_GRAPHQL_URL: Type.Optional(Type.String({
+    pattern: '^https?://',
+    description: 'Blocksync GraphQL endpoint that resolves did:ixo signing keys'
+  })),
+  UCAN_AUTH_MAX_TTL_SECONDS: Type.Integer({
+    minimum: 30,
+    maximum: 86_400,
+    default: 900,
+    description: 'Longest accepted life of an auth invocation'
+  }),
   UCAN_ALLOW_BARE_DELEGATION_AUTH: Type.Optional(Type.Boolean({
     description: 'Accept an x-ucan-delegation alone as credential (clients without invocation auth); ' +
       'it must grant * on ixo:oracle. Default: off in production, on otherwise'
@@ -45,23 +65,46 @@ export const ConfigSchema = Type.Object({
     description: 'OpenAI-compatible API base (…/v1); required unless LLM_PROVIDER=offline in production'
   })),
   LLM_API_KEY: Type.Optional(Type.String({ minLength: 1, description: 'Bearer key of the model provider' })),
-  LLM_MODEL: Type.String({ default: 'gpt-4o-mini', minLength: 1, description: 'Default model id sent to the provider' }),
-  LLM_MODELS: Type.Optional(Type.String({ description: 'Comma-separated model ids clients may pick (GET /models); defaults to LLM_MODEL' })),
-  LLM_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'How long the provider may take to start answering' }),
+  LLM_MODEL: Type.String({
+    default: 'gpt-4o-mini',
+    minLength: 1,
+    description: 'Default model id sent to the provider'
+  }),
+  LLM_MODELS: Type.Optional(Type.String({
+    description: 'Comma-separated model ids clients may pick (GET /models); defaults to LLM_MODEL'
+  })),
+  LLM_TIMEOUT_MS: Type.Integer({
+    minimum: 1000,
+    default: 60_000,
+    description: 'How long the provider may take to start answering'
+  }),
   LLM_HEALTH_CACHE_MS: Type.Integer({
     minimum: 0,
     default: 10_000,
     description: 'How long GET /health reuses its last probe of the model provider (GET {LLM_BASE_URL}/models)'
   }),
-  AGENT_MAX_STEPS: Type.Integer({ minimum: 1, maximum: 32, default: 8, description: 'Model calls per turn (each tool round is one)' }),
+  AGENT_MAX_STEPS: Type.Integer({
+    minimum: 1,
+    maximum: 32,
+    default: 8,
+    description: 'Model calls per turn (each tool round is one)'
+  }),
   TOOL_TIMEOUT_MS: Type.Integer({
     minimum: 100,
     default: 30_000,
     description: 'Longest a server (plugin) tool call may run before the model is told it timed out (a tool may set ' +
       'its own `timeoutMs`); also the deadline of plugin hooks (loadState, onTurnEnd)'
   }),
-  BROWSER_TOOL_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 15_000, description: 'Wait for a browser tool result before telling the model the outcome is unknown' }),
-  ACTION_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'Wait for an AG-UI action result before telling the model the outcome is unknown' }),
+  BROWSER_TOOL_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    default: 15_000,
+    description: 'Wait for a browser tool result before telling the model the outcome is unknown'
+  }),
+  ACTION_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    default: 10_000,
+    description: 'Wait for an AG-UI action result before telling the model the outcome is unknown'
+  }),
   CONTEXT_MAX_CHARS: Type.Integer({
     minimum: 1000,
     default: 200_000,
@@ -82,9 +125,20 @@ export const ConfigSchema = Type.Object({
       'this long is taken over'
   }),
   SSE_HEARTBEAT_MS: Type.Integer({ minimum: 100, default: 15_000, description: 'Interval of SSE heartbeat comments' }),
-  REALTIME_HANDSHAKE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'Time a WebSocket connection has to complete its handshake (socket.io CONNECT, /ws auth message)' }),
-  REALTIME_MAX_CONNECTIONS: Type.Integer({ minimum: 1, default: 10_000, description: 'WebSocket connections (socket.io and /ws) one process accepts; more are refused with ORACLE_WS_BUSY' }),
-  CREDITS_ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'Operator bearer token of the credits plugin\'s grant and settle routes' })),
+  REALTIME_HANDSHAKE_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    default: 10_000,
+    description: 'Time a WebSocket connection has to complete its handshake (socket.io CONNECT, /ws auth message)'
+  }),
+  REALTIME_MAX_CONNECTIONS: Type.Integer({
+    minimum: 1,
+    default: 10_000,
+    description: 'WebSocket connections (socket.io and /ws) one process accepts; more are refused with ORACLE_WS_BUSY'
+  }),
+  CREDITS_ADMIN_TOKEN: Type.Optional(Type.String({
+    minLength: 16,
+    description: 'Operator bearer token of the credits plugin\'s grant and settle routes'
+  })),
   CREDITS_PER_MESSAGE: Type.Integer({ minimum: 0, default: 1, description: 'Credits one message turn costs' }),
   CREDITS_INITIAL_GRANT: Type.Integer({ minimum: 0, default: 0, description: 'Credits a new user starts with' }),
   CREDITS_TOPUP_AMOUNT: Type.Integer({
@@ -104,7 +158,8 @@ export type Config = Static<typeof ConfigSchema>
 function refine (config: Config): string[] {
   const issues: string[] = []
   if (config.NODE_ENV === 'production' && config.ORACLE_PRIVATE_KEY === undefined) {
-    issues.push('ORACLE_PRIVATE_KEY is required in production (the oracle\'s identity must not change between restarts or replicas)')
+    issues.push('ORACLE_PRIVATE_KEY is required in production ' +
+      '(the oracle\'s identity must not change between restarts or replicas)')
   }
   const { LLM_PROVIDER: provider, LLM_BASE_URL: baseUrl } = config
   if (provider === 'offline' && baseUrl !== undefined) {
@@ -140,7 +195,8 @@ export const bareDelegationAuth = (config: Pick<Config, 'UCAN_ALLOW_BARE_DELEGAT
 export const llmProvider = (config: Pick<Config, 'LLM_PROVIDER' | 'LLM_BASE_URL'>): 'openai' | 'offline' =>
   config.LLM_PROVIDER ?? (config.LLM_BASE_URL !== undefined ? 'openai' : 'offline')
 
-export const loadConfig = (env: Record<string, string | undefined> = process.env): Config => load(ConfigSchema, env, refine)
+export const loadConfig = (env: Record<string, string | undefined> = process.env): Config =>
+  load(ConfigSchema, env, refine)
 
 /** The migration job's configuration (`src/migrate.ts`): the same, less the serving app's model provider choice. */
 export const loadMigrationConfig = (env: Record<string, string | undefined> = process.env): Config =>

@@ -38,9 +38,15 @@ describe.skipIf(!servers)('two replicas on one PostgreSQL and one Redis', () => 
     llm.enqueue({ content: Array.from({ length: 200 }, (_, i) => `w${i} `), delayMs: 20 })
     const stream = await openStream(baseA, id, user.headers, { message: 'long' })
     await stream.until('message')
-    const busy = await b.app.inject({ method: 'POST', url: `/messages/${id}`, headers: user.headers, payload: { message: 'meanwhile' } })
+    const url = `/messages/${id}`
+    const busy = await b.app.inject({ method: 'POST', url, headers: user.headers, payload: { message: 'meanwhile' } })
     expect(busy.statusCode).toBe(409)
-    const abort = await b.app.inject({ method: 'POST', url: '/messages/abort', headers: user.headers, payload: { sessionId: id } })
+    const abort = await b.app.inject({
+      method: 'POST',
+      url: '/messages/abort',
+      headers: user.headers,
+      payload: { sessionId: id }
+    })
     expect(abort.json()).toEqual({ success: true })
     const { frames } = await stream.rest()
     expect(frames.at(-1)).toMatchObject({ event: 'done', data: { aborted: true } })
@@ -66,11 +72,13 @@ describe.skipIf(!servers)('two replicas on one PostgreSQL and one Redis', () => 
   it('delivers a browser tool result given to replica B to the turn waiting on replica A', async () => {
     const id = (await a.app.inject({ method: 'POST', url: '/sessions', headers: user.headers })).json().sessionId
     const unsubscribe = a.app.runtime.bus.subscribe({ sessionId: id }, (event) => {
-      if (event.name === 'browser_tool_call') b.app.runtime.clientTools.resolve({ sessionId: id, toolCallId: 'call_x', result: 'from B' }).catch(() => {})
+      if (event.name !== 'browser_tool_call') return
+      b.app.runtime.clientTools.resolve({ sessionId: id, toolCallId: 'call_x', result: 'from B' }).catch(() => {})
     })
     try {
       llm.enqueue({ toolCalls: [{ id: 'call_x', name: 'where', args: {} }] }, { content: ['ok'] })
-      const res = await streamMessage(baseA, id, user.headers, { message: 'where?', tools: [{ name: 'where', description: 'Where am I', schema: {} }] })
+      const tools = [{ name: 'where', description: 'Where am I', schema: {} }]
+      const res = await streamMessage(baseA, id, user.headers, { message: 'where?', tools })
       expect(res.frames[1]?.data).toMatchObject({ status: 'done', output: 'from B' })
     } finally {
       unsubscribe()
@@ -80,9 +88,11 @@ describe.skipIf(!servers)('two replicas on one PostgreSQL and one Redis', () => 
   it('invalidates the preferences cache on every replica after a write', async () => {
     const u = await a.user()
     expect((await b.app.inject({ method: 'GET', url: '/user-preferences', headers: u.headers })).body).toBe('null')
-    llm.enqueue({ toolCalls: [{ id: 'call_p', name: 'set_user_preferences', args: { tone: 'warm' } }] }, { content: ['ok'] })
+    const setTone = { id: 'call_p', name: 'set_user_preferences', args: { tone: 'warm' } }
+    llm.enqueue({ toolCalls: [setTone] }, { content: ['ok'] })
     const id = (await a.app.inject({ method: 'POST', url: '/sessions', headers: u.headers })).json().sessionId
     await a.app.inject({ method: 'POST', url: `/messages/${id}`, headers: u.headers, payload: { message: 'be warm' } })
-    expect((await b.app.inject({ method: 'GET', url: '/user-preferences', headers: u.headers })).json()).toMatchObject({ tone: 'warm' })
+    const preferences = await b.app.inject({ method: 'GET', url: '/user-preferences', headers: u.headers })
+    expect(preferences.json()).toMatchObject({ tone: 'warm' })
   })
 })

@@ -16,7 +16,12 @@ describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
   let h: Harness
   let base: string
   let user: TestUser
-  const session = async () => (await h.app.inject({ method: 'POST', url: '/sessions', headers: user.headers })).json().sessionId as string
+  const session = async () =>
+    (await h.app.inject({ method: 'POST', url: '/sessions', headers: user.headers })).json().sessionId as string
+  const storedMessages = async (id: string) =>
+    (await h.app.inject({ method: 'GET', url: `/messages/${id}`, headers: user.headers })).json().messages
+  const send = async (id: string, message: string) =>
+    await h.app.inject({ method: 'POST', url: `/messages/${id}`, headers: user.headers, payload: { message } })
   const names = (frames: Array<{ event: string }>) => frames.map((f) => f.event)
 
   beforeAll(async () => {
@@ -41,7 +46,8 @@ describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
   it('streams content as message frames with X-Request-Id and ends with done', async () => {
     const id = await session()
     llm.enqueue({ content: ['Hel', 'lo ', 'world'], reasoning: ['Thinking', '...'] })
-    const res = await streamMessage(base, id, { ...user.headers, 'x-request-id': 'turn-abc', origin: 'https://portal.example' }, { message: 'hi' })
+    const headers = { ...user.headers, 'x-request-id': 'turn-abc', origin: 'https://portal.example' }
+    const res = await streamMessage(base, id, headers, { message: 'hi' })
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/)
     expect(res.headers.get('x-request-id')).toBe('turn-abc')
@@ -59,7 +65,7 @@ describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
     expect(request?.headers.authorization).toBe('Bearer sk-loopback')
     expect(request?.body).toMatchObject({ model: 'loop-large', stream: true })
     expect(request?.body.messages[0].role).toBe('system')
-    const history = (await h.app.inject({ method: 'GET', url: `/messages/${id}`, headers: user.headers })).json().messages
+    const history = await storedMessages(id)
     expect(history[1]).toMatchObject({ type: 'ai', content: 'Hello world', reasoning: 'Thinking...' })
     expect(res.frames.at(-1)?.data).toEqual({ messageId: history[1].id })
   })
@@ -113,30 +119,43 @@ describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
 
   it('runs a server tool the model calls and reports it as tool_call frames', async () => {
     const id = await session()
-    llm.enqueue({ toolCalls: [{ id: 'call_prefs', name: 'set_user_preferences', args: { agentName: 'Ava', formality: 'casual' } }] }, { content: ['Saved.'] })
+    const call = { id: 'call_prefs', name: 'set_user_preferences', args: { agentName: 'Ava', formality: 'casual' } }
+    llm.enqueue({ toolCalls: [call] }, { content: ['Saved.'] })
     const res = await streamMessage(base, id, user.headers, { message: 'call yourself Ava and be casual' })
     expect(names(res.frames)).toEqual(['tool_call', 'tool_call', 'message', 'done'])
-    expect(res.frames[0]?.data).toMatchObject({ toolName: 'set_user_preferences', status: 'isRunning', eventId: 'call_prefs', args: { agentName: 'Ava', formality: 'casual' } })
+    expect(res.frames[0]?.data).toMatchObject({
+      toolName: 'set_user_preferences',
+      status: 'isRunning',
+      eventId: 'call_prefs',
+      args: { agentName: 'Ava', formality: 'casual' }
+    })
     expect(res.frames[1]?.data).toMatchObject({ status: 'done', eventId: 'call_prefs' })
     expect(res.frames[1]?.data.output).toMatch(/^Updated\. New preferences: /)
     const followUp = llm.requests.at(-1)?.body.messages
     expect(followUp.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_prefs' })
-    expect(llm.requests.at(-2)?.body.tools.map((t: { function: { name: string } }) => t.function.name)).toContain('set_user_preferences')
+    const offered = llm.requests.at(-2)?.body.tools.map((t: { function: { name: string } }) => t.function.name)
+    expect(offered).toContain('set_user_preferences')
     const prefs = await h.app.inject({ method: 'GET', url: '/user-preferences', headers: user.headers })
     expect(prefs.json()).toMatchObject({ agentName: 'Ava', formality: 'casual' })
   })
 
   it('tells the model a browser tool\'s outcome is unknown when no client answers in time', async () => {
     const id = await session()
-    llm.enqueue({ toolCalls: [{ id: 'call_page', name: 'read_page', args: { selector: 'h1' } }] }, { content: ['I could not read it.'] })
+    const call = { id: 'call_page', name: 'read_page', args: { selector: 'h1' } }
+    llm.enqueue({ toolCalls: [call] }, { content: ['I could not read it.'] })
     const res = await streamMessage(base, id, user.headers, {
       message: 'what does the page say?',
-      tools: [{ name: 'read_page', description: 'Reads the page', schema: { $schema: 'http://json-schema.org/draft-07/schema#' } }]
+      tools: [{
+        name: 'read_page',
+        description: 'Reads the page',
+        schema: { $schema: 'http://json-schema.org/draft-07/schema#' }
+      }]
     })
     expect(names(res.frames)).toEqual(['tool_call', 'tool_call', 'message', 'done'])
     expect(res.frames[1]?.data).toMatchObject({ toolName: 'read_page', status: 'done', eventId: 'call_page' })
     expect(res.frames[1]?.data.output).toContain('outcome is unknown')
-    const tool = llm.requests.at(-2)?.body.tools.find((t: { function: { name: string } }) => t.function.name === 'read_page')
+    const tool = llm.requests.at(-2)?.body.tools
+      .find((t: { function: { name: string } }) => t.function.name === 'read_page')
     expect(tool.function.parameters).toEqual({ type: 'object', properties: {} })
   })
 
@@ -145,14 +164,19 @@ describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
     const unsubscribe = h.app.runtime.bus.subscribe({ sessionId: id }, (event) => {
       if (event.name === 'browser_tool_call') {
         expect(event.data).toMatchObject({ sessionId: id, toolCallId: 'call_title', toolName: 'page_title', args: {} })
-        h.app.runtime.clientTools.resolve({ sessionId: id, toolCallId: 'call_title', result: { title: 'Impact Hub' } }).catch(() => {})
+        h.app.runtime.clientTools
+          .resolve({ sessionId: id, toolCallId: 'call_title', result: { title: 'Impact Hub' } })
+          .catch(() => {})
       }
     })
     try {
-      llm.enqueue({ toolCalls: [{ id: 'call_title', name: 'page_title', args: {} }] }, { content: ['It is Impact Hub.'] })
-      const res = await streamMessage(base, id, user.headers, { message: 'title?', tools: [{ name: 'page_title', description: 'Title of the page', schema: { type: 'object' } }] })
+      const call = { id: 'call_title', name: 'page_title', args: {} }
+      llm.enqueue({ toolCalls: [call] }, { content: ['It is Impact Hub.'] })
+      const tools = [{ name: 'page_title', description: 'Title of the page', schema: { type: 'object' } }]
+      const res = await streamMessage(base, id, user.headers, { message: 'title?', tools })
       expect(res.frames[1]?.data).toMatchObject({ status: 'done', output: '{"title":"Impact Hub"}' })
-      expect(llm.requests.at(-1)?.body.messages.at(-1)).toMatchObject({ role: 'tool', content: '{"title":"Impact Hub"}' })
+      expect(llm.requests.at(-1)?.body.messages.at(-1))
+        .toMatchObject({ role: 'tool', content: '{"title":"Impact Hub"}' })
     } finally {
       unsubscribe()
     }
@@ -160,22 +184,35 @@ describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
 
   it('streams AG-UI actions as action_call frames', async () => {
     const id = await session()
-    llm.enqueue({ toolCalls: [{ id: 'call_chart', name: 'show_chart', args: { kind: 'bar' } }] }, { content: ['Shown.'] })
+    const call = { id: 'call_chart', name: 'show_chart', args: { kind: 'bar' } }
+    llm.enqueue({ toolCalls: [call] }, { content: ['Shown.'] })
     const res = await streamMessage(base, id, user.headers, {
       message: 'chart please',
-      agActions: [{ name: 'show_chart', description: 'Shows a chart', schema: { type: 'object', properties: { kind: { type: 'string' } } }, hasRender: true }]
+      agActions: [{
+        name: 'show_chart',
+        description: 'Shows a chart',
+        schema: { type: 'object', properties: { kind: { type: 'string' } } },
+        hasRender: true
+      }]
     })
     expect(names(res.frames)).toEqual(['action_call', 'action_call', 'message', 'done'])
-    expect(res.frames[0]?.data).toMatchObject({ sessionId: id, toolCallId: 'call_chart', toolName: 'show_chart', args: { kind: 'bar' }, status: 'isRunning' })
+    expect(res.frames[0]?.data).toMatchObject({
+      sessionId: id,
+      toolCallId: 'call_chart',
+      toolName: 'show_chart',
+      args: { kind: 'bar' },
+      status: 'isRunning'
+    })
     expect(res.frames[1]?.data).toMatchObject({ toolCallId: 'call_chart', status: 'done' })
   })
 
-  it.each([
+  const upstreamFailures = [
     ['an HTTP error', { status: 503, error: 'overloaded' }, /503: overloaded/],
     ['an error chunk', { chunkError: 'context too long', after: ['Par'] }, /context too long/],
     ['a dropped connection', { content: ['a', 'b', 'c'], breakAfter: 1 }, /stream/],
     ['a stream without an end', { content: ['a'], omitDone: true }, /ended before/]
-  ] satisfies Array<[string, Script, RegExp]>)('reports upstream failure (%s) as error then done', async (_name, script, pattern) => {
+  ] satisfies Array<[string, Script, RegExp]>
+  it.each(upstreamFailures)('reports upstream failure (%s) as error then done', async (_name, script, pattern) => {
     const id = await session()
     llm.enqueue(script)
     const res = await streamMessage(base, id, user.headers, { message: 'go' })
@@ -213,7 +250,7 @@ describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
   it('answers 502 with statusCode in the body when a JSON turn fails upstream', async () => {
     const id = await session()
     llm.enqueue({ status: 500, error: 'boom' })
-    const res = await h.app.inject({ method: 'POST', url: `/messages/${id}`, headers: user.headers, payload: { message: 'go' } })
+    const res = await send(id, 'go')
     expect(res.statusCode).toBe(502)
     expect(res.json()).toMatchObject({ statusCode: 502, code: 'ORACLE_UPSTREAM_FAILED' })
   })
@@ -223,17 +260,22 @@ describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
     llm.enqueue({ content: Array.from({ length: 200 }, (_, i) => `w${i} `), delayMs: 20 })
     const stream = await openStream(base, id, user.headers, { message: 'long answer' })
     await stream.until('message')
-    const busy = await h.app.inject({ method: 'POST', url: `/messages/${id}`, headers: user.headers, payload: { message: 'meanwhile' } })
+    const busy = await send(id, 'meanwhile')
     expect(busy.statusCode).toBe(409)
-    const abort = await h.app.inject({ method: 'POST', url: '/messages/abort', headers: user.headers, payload: { sessionId: id } })
+    const abort = await h.app.inject({
+      method: 'POST',
+      url: '/messages/abort',
+      headers: user.headers,
+      payload: { sessionId: id }
+    })
     expect(abort.json()).toEqual({ success: true })
     const { frames, text } = await stream.rest()
     expect(frames.at(-1)).toMatchObject({ event: 'done', data: { aborted: true } })
     expect(frames.filter((f) => f.event === 'message').length).toBeLessThan(200)
     expect(text).toContain(': heartbeat')
-    const history = (await h.app.inject({ method: 'GET', url: `/messages/${id}`, headers: user.headers })).json().messages
+    const history = await storedMessages(id)
     expect(history[1]).toMatchObject({ type: 'ai', metadata: { aborted: true } })
-    expect((await h.app.inject({ method: 'POST', url: `/messages/${id}`, headers: user.headers, payload: { message: 'next' } })).statusCode).toBe(200)
+    expect((await send(id, 'next')).statusCode).toBe(200)
   })
 
   it('cancels the turn and the upstream request when the client disconnects', async () => {
@@ -245,7 +287,7 @@ describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
     stream.disconnect()
     await until(() => llm.cancelled() > before)
     await until(() => h.app.runtime.turns.running === 0)
-    const history = (await h.app.inject({ method: 'GET', url: `/messages/${id}`, headers: user.headers })).json().messages
+    const history = await storedMessages(id)
     expect(history[1]?.metadata).toEqual({ aborted: true, disconnected: true })
   })
 

@@ -57,8 +57,22 @@ export interface UserPreferencesTable {
 }
 
 export interface CreditAccountTable { did: string, balance: BigIntColumn, updated_at: Timestamp }
-export interface CreditLedgerTable { id: Generated<string>, did: string, delta: BigIntColumn, reason: string, reference: string | null, created_at: Timestamp }
-export interface CreditClaimTable { id: string, did: string, amount: BigIntColumn, status: 'outstanding' | 'paid', created_at: Timestamp, settled_at: Timestamp | null }
+export interface CreditLedgerTable {
+  id: Generated<string>
+  did: string
+  delta: BigIntColumn
+  reason: string
+  reference: string | null
+  created_at: Timestamp
+}
+export interface CreditClaimTable {
+  id: string
+  did: string
+  amount: BigIntColumn
+  status: 'outstanding' | 'paid'
+  created_at: Timestamp
+  settled_at: Timestamp | null
+}
 
 export interface DB {
   oracle_sessions: SessionTable

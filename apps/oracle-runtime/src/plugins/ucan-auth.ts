@@ -4,7 +4,13 @@ import { readBearerToken } from '@impact/service-kit'
 import {
   UcanInvalidDelegationError, UcanInvalidInvocationError, UcanInvocationRequiredError, UcanMissingError
 } from '../errors.ts'
-import { authenticate, credential, type AuthContext, type AuthenticateOptions, type Credentials } from '../services/authenticate.ts'
+import {
+  authenticate,
+  credential,
+  type AuthContext,
+  type AuthenticateOptions,
+  type Credentials
+} from '../services/authenticate.ts'
 
 export type { AuthContext } from '../services/authenticate.ts'
 

@@ -51,13 +51,18 @@ const MAX_SESSION_ID_LENGTH = 200
  * the same rule as HTTP (`authenticate`), and a session that belongs to the authenticated DID
  * (another user's session is as unknown as a missing one). The DID comes from the UCAN only.
  */
-export async function admit (deps: AdmissionDeps, state: { closing: boolean, connections: number }, request: HandshakeRequest): Promise<Admission> {
+export async function admit (
+  deps: AdmissionDeps,
+  state: { closing: boolean, connections: number },
+  request: HandshakeRequest
+): Promise<Admission> {
   if (state.closing) return refuse(RealtimeClosingError)
   if (state.connections >= deps.maxConnections) return refuse(RealtimeBusyError)
   const sessionId = credential(request.sessionId)
   if (sessionId === undefined || sessionId.length > MAX_SESSION_ID_LENGTH) return refuse(RealtimeSessionRequiredError)
 
-  const outcome = await authenticate(deps, { invocation: credential(request.invocation), delegation: credential(request.delegation) }, deps.log)
+  const credentials = { invocation: credential(request.invocation), delegation: credential(request.delegation) }
+  const outcome = await authenticate(deps, credentials, deps.log)
   if (outcome.failure === 'invalid_delegation') {
     return refuse(RealtimeUcanInvalidDelegationError, outcome.detail === undefined ? '' : `: ${outcome.detail}`)
   }

@@ -125,7 +125,10 @@ export function createRealtimeHub (deps: HubDeps) {
       }
       join(member, conn.sessionId)
       armExpiry(member)
-      deps.log.debug({ connection: conn.id, transport: conn.transport, sessionId: conn.sessionId, did: conn.did }, 'realtime connection attached')
+      deps.log.debug(
+        { connection: conn.id, transport: conn.transport, sessionId: conn.sessionId, did: conn.did },
+        'realtime connection attached'
+      )
       conn.send('connected', { message: 'Connected successfully', sessionId: conn.sessionId, timestamp: now() })
       return true
     },
@@ -157,7 +160,10 @@ export function createRealtimeHub (deps: HubDeps) {
       }
     },
 
-    /** One client message. `ack` (socket.io acknowledgement, WS message id) gets the outcome; otherwise a refusal is sent as `error`. */
+    /**
+     * One client message. `ack` (socket.io acknowledgement, WS message id) gets the outcome;
+     * otherwise a refusal is sent as `error`.
+     */
     async handle (conn: Connection, name: string, payload: unknown, ack?: (reply: Ack) => void): Promise<void> {
       const member = attached.get(conn)
       let reply: Ack
@@ -186,7 +192,15 @@ export function createRealtimeHub (deps: HubDeps) {
         }
       }
       if (ack !== undefined) ack(reply)
-      else if (!reply.ok) conn.send('error', { event: name, message: reply.error, code: reply.code, sessionId: conn.sessionId, timestamp: now() })
+      else if (!reply.ok) {
+        conn.send('error', {
+          event: name,
+          message: reply.error,
+          code: reply.code,
+          sessionId: conn.sessionId,
+          timestamp: now()
+        })
+      }
     },
 
     start () {

@@ -25,7 +25,12 @@ export interface SocketIoOptions {
  * replicas, and the SDK never uses it). A refused handshake gets CONNECT_ERROR
  * `{ message, data: { code, statusCode } }` and its connection is closed right after.
  */
-export function attachSocketIo (server: HttpServer, hub: RealtimeHub, options: SocketIoOptions, log: FastifyBaseLogger) {
+export function attachSocketIo (
+  server: HttpServer,
+  hub: RealtimeHub,
+  options: SocketIoOptions,
+  log: FastifyBaseLogger
+) {
   const io = new Server<Record<string, never>, Record<string, never>, Record<string, never>, SocketData>(server, {
     path: SOCKET_IO_PATH,
     transports: ['websocket'],
@@ -40,7 +45,12 @@ export function attachSocketIo (server: HttpServer, hub: RealtimeHub, options: S
 
   io.use((socket, next) => {
     const auth = socket.handshake.auth as Record<string, unknown> | undefined
-    hub.admit({ sessionId: socket.handshake.query.sessionId, invocation: auth?.invocation, delegation: auth?.ucanDelegation })
+    const handshake = {
+      sessionId: socket.handshake.query.sessionId,
+      invocation: auth?.invocation,
+      delegation: auth?.ucanDelegation
+    }
+    hub.admit(handshake)
       .then((admission) => {
         if (admission.ok !== undefined) {
           socket.data.admitted = admission.ok
@@ -56,7 +66,8 @@ export function attachSocketIo (server: HttpServer, hub: RealtimeHub, options: S
         setImmediate(() => { socket.conn.close() })
       }, (err: unknown) => {
         log.error({ err }, 'realtime handshake failed')
-        next(Object.assign(new Error('The server failed to check the handshake'), { data: { code: 'ORACLE_WS_INTERNAL', statusCode: 500 } }))
+        const data = { code: 'ORACLE_WS_INTERNAL', statusCode: 500 }
+        next(Object.assign(new Error('The server failed to check the handshake'), { data }))
         setImmediate(() => { socket.conn.close() })
       })
   })

@@ -89,7 +89,13 @@ export async function registerWebSocket (app: App, hub: RealtimeHub, options: We
     let conn: Connection | undefined
     let settled = false
     const timer = setTimeout(() => {
-      if (!settled) refuse({ message: 'No auth message in time: send { "event": "auth", "data": { "invocation" | "ucanDelegation", "sessionId"? } } first', code: 'ORACLE_WS_AUTH_TIMEOUT', statusCode: 408 })
+      if (settled) return
+      refuse({
+        message: 'No auth message in time: ' +
+          'send { "event": "auth", "data": { "invocation" | "ucanDelegation", "sessionId"? } } first',
+        code: 'ORACLE_WS_AUTH_TIMEOUT',
+        statusCode: 408
+      })
     }, options.authTimeoutMs)
 
     const admitWith = async (handshake: HandshakeRequest) => {
@@ -110,20 +116,37 @@ export async function registerWebSocket (app: App, hub: RealtimeHub, options: We
       const envelope = isBinary ? undefined : parseEnvelope(raw)
       if (!settled) {
         const data = (envelope?.event === 'auth' ? envelope.data : undefined) as Record<string, unknown> | undefined
-        await admitWith({ sessionId: data?.sessionId ?? query.sessionId, invocation: data?.invocation, delegation: data?.ucanDelegation })
+        await admitWith({
+          sessionId: data?.sessionId ?? query.sessionId,
+          invocation: data?.invocation,
+          delegation: data?.ucanDelegation
+        })
         return
       }
       if (conn === undefined) return
       if (envelope === undefined) {
-        send('error', { message: 'Each message must be a JSON object { "event": string, "data"?: any, "id"?: string | number }', code: 'ORACLE_WS_INVALID_MESSAGE', sessionId: conn.sessionId, timestamp: new Date().toISOString() })
+        send('error', {
+          message: 'Each message must be a JSON object { "event": string, "data"?: any, "id"?: string | number }',
+          code: 'ORACLE_WS_INVALID_MESSAGE',
+          sessionId: conn.sessionId,
+          timestamp: new Date().toISOString()
+        })
         return
       }
       const { id } = envelope
-      await hub.handle(conn, envelope.event, envelope.data, id === undefined ? undefined : (reply) => { send('ack', { id, ...reply }) })
+      await hub.handle(
+        conn,
+        envelope.event,
+        envelope.data,
+        id === undefined ? undefined : (reply) => { send('ack', { id, ...reply }) }
+      )
     }
     socket.on('message', (raw: Buffer, isBinary: boolean) => {
       queue = queue.then(async () => { await onMessage(raw.toString('utf8'), isBinary) })
-        .catch((err: unknown) => { log.error({ err }, 'realtime message failed'); socket.close(1011, 'internal error') })
+        .catch((err: unknown) => {
+          log.error({ err }, 'realtime message failed')
+          socket.close(1011, 'internal error')
+        })
     })
     socket.on('close', () => {
       clearTimeout(timer)
@@ -133,8 +156,12 @@ export async function registerWebSocket (app: App, hub: RealtimeHub, options: We
 
     const headers = headerCredentials(request)
     if (headers.invocation !== undefined || headers.delegation !== undefined) {
-      queue = queue.then(async () => { await admitWith({ sessionId: query.sessionId, invocation: headers.invocation, delegation: headers.delegation }) })
-        .catch((err: unknown) => { log.error({ err }, 'realtime handshake failed'); socket.close(1011, 'internal error') })
+      const handshake = { sessionId: query.sessionId, invocation: headers.invocation, delegation: headers.delegation }
+      queue = queue.then(async () => { await admitWith(handshake) })
+        .catch((err: unknown) => {
+          log.error({ err }, 'realtime handshake failed')
+          socket.close(1011, 'internal error')
+        })
     }
   })
 }

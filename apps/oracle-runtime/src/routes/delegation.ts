@@ -1,5 +1,10 @@
 import { Type } from '@sinclair/typebox'
-import { DelegationStatusSchema, RevokeReplySchema, StoreDelegationReplySchema, StoreDelegationSchema } from '@impact/schemas'
+import {
+  DelegationStatusSchema,
+  RevokeReplySchema,
+  StoreDelegationReplySchema,
+  StoreDelegationSchema
+} from '@impact/schemas'
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import { deleteDelegation, findDelegation, upsertDelegation } from '../db/repositories/delegations.ts'
 import { DelegationForbiddenError, DelegationInvalidError } from '../errors.ts'
@@ -34,7 +39,12 @@ export const delegationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Store the caller\'s delegation to this oracle (issuer, audience and expiry are read from the token)',
       security: SECURITY,
       body: StoreDelegationSchema,
-      response: { 200: StoreDelegationReplySchema, 400: Type.Ref('ErrorBody'), 403: Type.Ref('ErrorBody'), ...AUTH_ERRORS }
+      response: {
+        200: StoreDelegationReplySchema,
+        400: Type.Ref('ErrorBody'),
+        403: Type.Ref('ErrorBody'),
+        ...AUTH_ERRORS
+      }
     }
   }, async (request) => {
     const verdict = await verifier.verifyDelegation(request.body.raw)
@@ -49,11 +59,20 @@ export const delegationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/delegation', {
-    schema: { tags: ['delegation'], summary: 'Whether the caller has a valid stored delegation', security: SECURITY, response: { 200: DelegationStatusSchema, ...AUTH_ERRORS } }
+    schema: {
+      tags: ['delegation'],
+      summary: 'Whether the caller has a valid stored delegation',
+      security: SECURITY,
+      response: { 200: DelegationStatusSchema, ...AUTH_ERRORS }
+    }
   }, async (request) => {
     const stored = await findDelegation(db, request.auth?.did as string)
     if (stored === undefined) return { authorized: false }
-    return { authorized: stored.expiration > Date.now() / 1000, expiration: stored.expiration, capabilities: stored.capabilities }
+    return {
+      authorized: stored.expiration > Date.now() / 1000,
+      expiration: stored.expiration,
+      capabilities: stored.capabilities
+    }
   })
 
   app.delete('/delegation', {

@@ -1,11 +1,23 @@
 import { Type } from '@sinclair/typebox'
 import {
-  AbortBodySchema, AbortReplySchema, LegacyHistorySchema, PaymentRequiredSchema, SendMessageReplySchema, SendMessageSchema, type SendMessage
+  AbortBodySchema,
+  AbortReplySchema,
+  LegacyHistorySchema,
+  PaymentRequiredSchema,
+  SendMessageReplySchema,
+  SendMessageSchema,
+  type SendMessage
 } from '@impact/schemas'
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import { recentMessages, toDto } from '../db/repositories/messages.ts'
 import { findSession } from '../db/repositories/sessions.ts'
-import { InvalidTimezoneError, SessionNotFoundError, TurnInProgressError, UnknownModelError, UpstreamFailedError } from '../errors.ts'
+import {
+  InvalidTimezoneError,
+  SessionNotFoundError,
+  TurnInProgressError,
+  UnknownModelError,
+  UpstreamFailedError
+} from '../errors.ts'
 import { SessionParamsSchema } from '../schemas/session-params.ts'
 import type { RuntimeEventName } from '../services/event-bus.ts'
 import { openSse } from '../services/sse.ts'
@@ -13,7 +25,13 @@ import { AUTH_ERRORS, SECURITY } from './common.ts'
 
 /** Events an SSE client understands (oracle-wire §3.2); the socket-only ones stay on the bus. */
 const SSE_EVENTS: Partial<Record<RuntimeEventName, string>> = {
-  message: 'message', reasoning: 'reasoning', tool_call: 'tool_call', action_call: 'action_call', router_update: 'router.update', error: 'error', done: 'done'
+  message: 'message',
+  reasoning: 'reasoning',
+  tool_call: 'tool_call',
+  action_call: 'action_call',
+  router_update: 'router.update',
+  error: 'error',
+  done: 'done'
 }
 const LEGACY_HISTORY_LIMIT = 1000
 /** The model's context: the newest stored messages (tool rounds are expanded back into chat messages). */
@@ -35,7 +53,8 @@ export const messageRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/messages/:sessionId', {
     schema: {
       tags: ['messages'],
-      summary: 'Send a message: a JSON reply, or with `stream: true` an SSE stream (message, reasoning, tool_call, action_call, error, done)',
+      summary: 'Send a message: a JSON reply, or with `stream: true` an SSE stream ' +
+        '(message, reasoning, tool_call, action_call, error, done)',
       security: SECURITY,
       params: SessionParamsSchema,
       body: SendMessageSchema,
@@ -55,7 +74,8 @@ export const messageRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const body: SendMessage = request.body
     const model = body.model ?? runtime.models[0] as string
     if (!runtime.models.includes(model)) throw new UnknownModelError(model)
-    const headerZone = typeof request.headers['x-timezone'] === 'string' && validTimezone(request.headers['x-timezone']) ? request.headers['x-timezone'] : undefined
+    const zoneHeader = request.headers['x-timezone']
+    const headerZone = typeof zoneHeader === 'string' && validTimezone(zoneHeader) ? zoneHeader : undefined
     if (body.timezone !== undefined && !validTimezone(body.timezone)) throw new InvalidTimezoneError(body.timezone)
     const requestId = body.requestId ?? request.id
     // Lease first, then read the session and its history in one go: the lease makes the history
@@ -67,7 +87,10 @@ export const messageRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }
     let session, history
     try {
-      [session, history] = await Promise.all([findSession(db, did, sessionId, identity.did), recentMessages(db, sessionId, CONTEXT_MESSAGES)])
+      [session, history] = await Promise.all([
+        findSession(db, did, sessionId, identity.did),
+        recentMessages(db, sessionId, CONTEXT_MESSAGES)
+      ])
     } catch (error) {
       await turn.end()
       throw error
@@ -111,7 +134,13 @@ export const messageRoutes: FastifyPluginAsyncTypebox = async (app) => {
         await runtime.executeTurn(turnRequest, turn)
       } catch (err) {
         request.log.error({ err }, 'turn failed')
-        sse.send('error', { error: 'The oracle failed to answer', kind: 'internal', sessionId, requestId, timestamp: new Date().toISOString() })
+        sse.send('error', {
+          error: 'The oracle failed to answer',
+          kind: 'internal',
+          sessionId,
+          requestId,
+          timestamp: new Date().toISOString()
+        })
         done = { failed: true }
       } finally {
         unsubscribe()
@@ -131,7 +160,9 @@ export const messageRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const { result, stored } = report
     if (report.sessionGone) throw new SessionNotFoundError()
     if (result.outcome === 'failed') throw new UpstreamFailedError(result.error?.message ?? 'unknown error')
-    const transcript = body.returnAllMessages === true ? (await recentMessages(db, sessionId, LEGACY_HISTORY_LIMIT)).map(toDto) : undefined
+    const transcript = body.returnAllMessages === true
+      ? (await recentMessages(db, sessionId, LEGACY_HISTORY_LIMIT)).map(toDto)
+      : undefined
     return {
       message: { type: 'ai' as const, content: result.content, id: stored?.id ?? requestId },
       sessionId,

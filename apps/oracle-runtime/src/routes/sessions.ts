@@ -17,7 +17,11 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 201: Type.Ref(ChatSessionSchema), ...AUTH_ERRORS }
     }
   }, async (request, reply) => {
-    const session = await createSession(db, { did: request.auth?.did as string, oracleName: config.ORACLE_NAME, oracleDid: identity.did })
+    const session = await createSession(db, {
+      did: request.auth?.did as string,
+      oracleName: config.ORACLE_NAME,
+      oracleDid: identity.did
+    })
     return await reply.code(201).send(session)
   })
 

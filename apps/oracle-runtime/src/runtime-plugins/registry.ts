@@ -10,22 +10,33 @@ export interface PluginDecision { name: string, enabled: boolean, reason: string
  * a default-on one is just left off, with the reason reported. Returns enabled plugins in
  * dependency order.
  */
-export function resolvePlugins (definitions: PluginDefinition[], features: Record<string, boolean>, config: Config) {
+export function resolvePlugins (
+  definitions: PluginDefinition[],
+  features: Record<string, boolean>,
+  config: Config
+) {
   const byName = new Map(definitions.map((d) => [d.name, d]))
   const issues: string[] = []
-  for (const name of Object.keys(features)) if (!byName.has(name)) issues.push(`features: unknown plugin ${name} (known: ${[...byName.keys()].join(', ')})`)
+  for (const name of Object.keys(features)) {
+    if (!byName.has(name)) issues.push(`features: unknown plugin ${name} (known: ${[...byName.keys()].join(', ')})`)
+  }
   const decisions = new Map<string, PluginDecision>()
   for (const d of definitions) {
     const forced = features[d.name]
-    if (forced === false) { decisions.set(d.name, { name: d.name, enabled: false, reason: 'disabled by features' }); continue }
+    if (forced === false) {
+      decisions.set(d.name, { name: d.name, enabled: false, reason: 'disabled by features' })
+      continue
+    }
     const missing = d.attributes.requiredEnv.filter((key) => config[key] === undefined || config[key] === '')
     if (missing.length > 0) {
-      if (forced === true) issues.push(`plugin ${d.name} is enabled but ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not set`)
+      const verb = missing.length > 1 ? 'are' : 'is'
+      if (forced === true) issues.push(`plugin ${d.name} is enabled but ${missing.join(', ')} ${verb} not set`)
       decisions.set(d.name, { name: d.name, enabled: false, reason: `missing ${missing.join(', ')}` })
       continue
     }
     const enabled = forced ?? d.attributes.defaultEnabled
-    decisions.set(d.name, { name: d.name, enabled, reason: forced === true ? 'enabled by features' : enabled ? 'on by default' : 'off by default' })
+    const reason = forced === true ? 'enabled by features' : enabled ? 'on by default' : 'off by default'
+    decisions.set(d.name, { name: d.name, enabled, reason })
   }
   // Drop plugins whose dependencies are off, until nothing changes.
   for (let changed = true; changed;) {
@@ -35,7 +46,8 @@ export function resolvePlugins (definitions: PluginDefinition[], features: Recor
       if (decision?.enabled !== true) continue
       const off = d.attributes.dependencies.filter((dep) => decisions.get(dep)?.enabled !== true)
       if (off.length === 0) continue
-      if (features[d.name] === true) issues.push(`plugin ${d.name} needs ${off.join(', ')}, which ${off.length > 1 ? 'are' : 'is'} not enabled`)
+      const verb = off.length > 1 ? 'are' : 'is'
+      if (features[d.name] === true) issues.push(`plugin ${d.name} needs ${off.join(', ')}, which ${verb} not enabled`)
       decisions.set(d.name, { name: d.name, enabled: false, reason: `needs ${off.join(', ')}` })
       changed = true
     }

@@ -54,7 +54,11 @@ const NOT_FOR_AUTH = `it does not grant ${ORACLE_AUTH_CAPABILITY.can} on ${ORACL
  * allowed and only if it grants the oracle itself (`*` on `ixo:oracle`), not just a downstream
  * service. Refusal reasons are logged (never the tokens), and each interface words the failure itself.
  */
-export async function authenticate (options: AuthenticateOptions, credentials: Credentials, log: FastifyBaseLogger): Promise<AuthOutcome> {
+export async function authenticate (
+  options: AuthenticateOptions,
+  credentials: Credentials,
+  log: FastifyBaseLogger
+): Promise<AuthOutcome> {
   const { verifier } = options
   const { invocation, delegation } = credentials
 
@@ -68,8 +72,12 @@ export async function authenticate (options: AuthenticateOptions, credentials: C
     const auth: AuthContext = { did, via: 'invocation', expiration, cids }
     if (delegation !== undefined) {
       const grant = await verifier.verifyDelegation(delegation)
-      if (grant.ok !== undefined && grant.ok.issuer === auth.did) auth.delegation = { raw: delegation, grant: grant.ok }
-      else log.info({ reason: grant.error?.reason ?? 'issuer is not the invoker' }, 'UCAN delegation next to the invocation ignored')
+      if (grant.ok !== undefined && grant.ok.issuer === auth.did) {
+        auth.delegation = { raw: delegation, grant: grant.ok }
+      } else {
+        const reason = grant.error?.reason ?? 'issuer is not the invoker'
+        log.info({ reason }, 'UCAN delegation next to the invocation ignored')
+      }
     }
     return { ok: auth }
   }

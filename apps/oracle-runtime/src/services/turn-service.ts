@@ -37,7 +37,15 @@ function historyToChat (messages: StoredMessage[]): ChatMessage[] {
     if (m.type === 'human') { chat.push({ role: 'user', content: m.content }); continue }
     const calls = m.toolCalls ?? []
     if (calls.length > 0) {
-      chat.push({ role: 'assistant', content: null, tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.args ?? {}) } })) })
+      chat.push({
+        role: 'assistant',
+        content: null,
+        tool_calls: calls.map((c) => ({
+          id: c.id,
+          type: 'function',
+          function: { name: c.name, arguments: JSON.stringify(c.args ?? {}) }
+        }))
+      })
       for (const c of calls) chat.push({ role: 'tool', tool_call_id: c.id, content: c.output })
     }
     if (m.content !== '') chat.push({ role: 'assistant', content: m.content })
@@ -59,14 +67,24 @@ function withoutRetriedTurn (history: StoredMessage[], requestId: string, messag
   return retried ? history.slice(0, last) : history
 }
 
-function systemPrompt (oracleName: string, timezone: string | undefined, sections: string[], clientTools: string[]): string {
+function systemPrompt (
+  oracleName: string,
+  timezone: string | undefined,
+  sections: string[],
+  clientTools: string[]
+): string {
   const now = new Date()
-  const local = timezone !== undefined ? ` (${now.toLocaleString('en-GB', { timeZone: timezone })} in the user's time zone ${timezone})` : ''
+  const local = timezone !== undefined
+    ? ` (${now.toLocaleString('en-GB', { timeZone: timezone })} in the user's time zone ${timezone})`
+    : ''
   return [
     `You are ${oracleName}, an AI oracle. Answer helpfully, accurately and concisely.`,
     `Current time: ${now.toISOString()}${local}.`,
     ...sections,
-    ...(clientTools.length > 0 ? [`These tools run in the user's browser: ${clientTools.join(', ')}. Their outcome may be unknown if the page does not answer.`] : [])
+    ...(clientTools.length > 0
+      ? [`These tools run in the user's browser: ${clientTools.join(', ')}. ` +
+        'Their outcome may be unknown if the page does not answer.']
+      : [])
   ].join('\n\n')
 }
 
@@ -76,12 +94,19 @@ function systemPrompt (oracleName: string, timezone: string | undefined, section
  * plugins see the outcome, and publishes `error` (on failure), `message_cache_invalidation` and
  * finally `done` on the event bus.
  */
-export function createTurnService (deps: { db: Kysely<DB>, agent: AgentDeps, plugins: LoadedPlugin[], oracleName: string, log: FastifyBaseLogger }) {
+export function createTurnService (deps: {
+  db: Kysely<DB>
+  agent: AgentDeps
+  plugins: LoadedPlugin[]
+  oracleName: string
+  log: FastifyBaseLogger
+}) {
   const { db, agent, plugins } = deps
 
   return async function executeTurn (request: TurnRequest, turn: ActiveTurn): Promise<TurnReport> {
     const { did, sessionId, requestId } = request
-    const publish = (name: 'error' | 'done' | 'message_cache_invalidation', data: Record<string, unknown>) => agent.bus.publish({ name, sessionId, requestId, did, data })
+    const publish = (name: 'error' | 'done' | 'message_cache_invalidation', data: Record<string, unknown>) =>
+      agent.bus.publish({ name, sessionId, requestId, did, data })
     const context: TurnContext = { did, sessionId, requestId, timezone: request.timezone, signal: turn.signal }
 
     // Plugin hooks get a tool's deadline: one that hangs must not hold the session's lease forever.
@@ -123,8 +148,9 @@ export function createTurnService (deps: { db: Kysely<DB>, agent: AgentDeps, plu
     const states = await states$
     const history = withoutRetriedTurn(request.history, requestId, request.message)
     const sections = states.flatMap((s) => (s?.prompt !== undefined ? [s.prompt] : []))
+    const clientTools = [...request.browserTools, ...request.actions].map((t) => t.name)
     const messages: ChatMessage[] = [
-      { role: 'system', content: systemPrompt(deps.oracleName, request.timezone, sections, [...request.browserTools, ...request.actions].map((t) => t.name)) },
+      { role: 'system', content: systemPrompt(deps.oracleName, request.timezone, sections, clientTools) },
       ...historyToChat(history),
       { role: 'user', content: request.message }
     ]
@@ -134,7 +160,11 @@ export function createTurnService (deps: { db: Kysely<DB>, agent: AgentDeps, plu
       did,
       model: request.model,
       messages,
-      tools: { server: plugins.flatMap(({ plugin }) => plugin.tools ?? []), browser: request.browserTools, actions: request.actions },
+      tools: {
+        server: plugins.flatMap(({ plugin }) => plugin.tools ?? []),
+        browser: request.browserTools,
+        actions: request.actions
+      },
       signal: turn.signal
     }).finally(storeUserMessage)
     await userMessageStored
@@ -142,6 +172,9 @@ export function createTurnService (deps: { db: Kysely<DB>, agent: AgentDeps, plu
     sessionGone ||= turn.reason() === 'deleted'
     let stored: StoredMessage | undefined
     if (!sessionGone && (result.content !== '' || result.toolCalls.length > 0)) {
+      const metadata = result.outcome === 'completed'
+        ? undefined
+        : { [result.outcome]: true, ...(turn.reason() === 'disconnected' ? { disconnected: true } : {}) }
       stored = await insertMessage(db, {
         sessionId,
         requestId,
@@ -149,7 +182,7 @@ export function createTurnService (deps: { db: Kysely<DB>, agent: AgentDeps, plu
         content: result.content,
         toolCalls: result.toolCalls,
         ...(result.reasoning !== '' ? { reasoning: result.reasoning } : {}),
-        ...(result.outcome !== 'completed' ? { metadata: { [result.outcome]: true, ...(turn.reason() === 'disconnected' ? { disconnected: true } : {}) } } : {})
+        ...(metadata !== undefined ? { metadata } : {})
       })
       if (stored === undefined) sessionGone = true
       else await touchSession(db, sessionId)

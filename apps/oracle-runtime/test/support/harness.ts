@@ -51,7 +51,11 @@ export interface Harness {
  * One app per test file on an isolated database (PGlite in memory, or a fresh database on the
  * server pass) and, with REDIS_URL, a key prefix of its own that is wiped afterwards.
  */
-export async function createHarness (env: Record<string, string> = {}, options: AppOptions = {}, shared?: { database: TestDatabase, prefix: string }): Promise<Harness> {
+export async function createHarness (
+  env: Record<string, string> = {},
+  options: AppOptions = {},
+  shared?: { database: TestDatabase, prefix: string }
+): Promise<Harness> {
   const database = shared?.database ?? await createTestDatabase()
   const prefix = shared?.prefix ?? `oracle-test-${randomBytes(4).toString('hex')}:`
   const oracleKey = env.ORACLE_PRIVATE_KEY ?? formatSigner(await generateSigner())
@@ -74,7 +78,8 @@ export async function createHarness (env: Record<string, string> = {}, options: 
     async user () {
       const signer = await generateSigner()
       const invocation = await mintInvocation({ issuer: signer, audience: oracleDid })
-      const delegation = await mintDelegation({ issuer: signer, audience: oracleDid, capabilities: [{ can: '*', with: 'ixo:oracle' }] })
+      const capabilities = [{ can: '*', with: 'ixo:oracle' }]
+      const delegation = await mintDelegation({ issuer: signer, audience: oracleDid, capabilities })
       return {
         signer,
         did: signer.did(),

@@ -18,8 +18,16 @@ export interface LoopbackLlm {
   close: () => Promise<void>
 }
 
-const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-  `data: ${JSON.stringify({ id: 'chatcmpl-loop', object: 'chat.completion.chunk', created: 0, model: 'loop', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
+const chunk = (delta: Record<string, unknown>, finish: string | null = null) => {
+  const body = {
+    id: 'chatcmpl-loop',
+    object: 'chat.completion.chunk',
+    created: 0,
+    model: 'loop',
+    choices: [{ index: 0, delta, finish_reason: finish }]
+  }
+  return `data: ${JSON.stringify(body)}\n\n`
+}
 
 const sleep = async (ms: number) => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 
@@ -29,7 +37,9 @@ const sleep = async (ms: number) => { await new Promise((resolve) => setTimeout(
  * chunks and broken streams. Unscripted requests are answered with an echo of the last user message;
  * `GET …/models` lists one model.
  */
-export async function startLoopbackLlm (options: { defaultScript?: (lastUserMessage: string) => Script, keepRequests?: boolean } = {}): Promise<LoopbackLlm> {
+export async function startLoopbackLlm (
+  options: { defaultScript?: (lastUserMessage: string) => Script, keepRequests?: boolean } = {}
+): Promise<LoopbackLlm> {
   const queue: Script[] = []
   const requests: LoopbackLlm['requests'] = []
   let cancelled = 0
@@ -54,13 +64,15 @@ export async function startLoopbackLlm (options: { defaultScript?: (lastUserMess
       script.toolCalls.forEach((call, index) => {
         const args = JSON.stringify(call.args)
         const half = Math.floor(args.length / 2)
-        res.write(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: args.slice(0, half) } }] }))
+        const head = { name: call.name, arguments: args.slice(0, half) }
+        res.write(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: head }] }))
         res.write(chunk({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] }))
       })
       res.end(`${chunk({}, 'tool_calls')}data: [DONE]\n\n`)
       return
     }
-    for (const text of ('reasoning' in script ? script.reasoning ?? [] : [])) res.write(chunk({ reasoning_content: text }))
+    const reasoning = 'reasoning' in script ? script.reasoning ?? [] : []
+    for (const text of reasoning) res.write(chunk({ reasoning_content: text }))
     let sent = 0
     for (const text of script.content) {
       if (closed) return

@@ -75,12 +75,19 @@ export interface HistoryPage {
  * A page of whole turns (a human message and everything up to the next one), keyed by the seq of
  * the turn's human message: newest `limit` turns, or those before/after a cursor turn.
  */
-export async function historyPage (db: Kysely<DB>, sessionId: string, query: { limit: number, before?: number, after?: number }): Promise<HistoryPage> {
-  let turns = db.selectFrom('oracle_messages').select('seq').where('session_id', '=', sessionId).where('role', '=', 'human')
+export async function historyPage (
+  db: Kysely<DB>,
+  sessionId: string,
+  query: { limit: number, before?: number, after?: number }
+): Promise<HistoryPage> {
+  const humanTurns = () =>
+    db.selectFrom('oracle_messages').select('seq').where('session_id', '=', sessionId).where('role', '=', 'human')
+  let turns = humanTurns()
   if (query.before !== undefined) turns = turns.where('seq', '<', query.before)
   if (query.after !== undefined) turns = turns.where('seq', '>', query.after)
   const ascending = query.after !== undefined
-  const picked = (await turns.orderBy('seq', ascending ? 'asc' : 'desc').limit(query.limit).execute()).map((r) => Number(r.seq))
+  const picked = (await turns.orderBy('seq', ascending ? 'asc' : 'desc').limit(query.limit).execute())
+    .map((r) => Number(r.seq))
   if (picked.length === 0) {
     const anchor = query.after ?? query.before ?? null
     return { messages: [], prevCursor: query.before ?? null, nextCursor: anchor, hasOlder: false, hasNewer: false }
@@ -88,11 +95,17 @@ export async function historyPage (db: Kysely<DB>, sessionId: string, query: { l
   const first = Math.min(...picked)
   const last = Math.max(...picked)
   const [after, before] = await Promise.all([
-    db.selectFrom('oracle_messages').select('seq').where('session_id', '=', sessionId).where('role', '=', 'human').where('seq', '>', last).orderBy('seq', 'asc').limit(1).executeTakeFirst(),
-    db.selectFrom('oracle_messages').select('seq').where('session_id', '=', sessionId).where('role', '=', 'human').where('seq', '<', first).limit(1).executeTakeFirst()
+    humanTurns().where('seq', '>', last).orderBy('seq', 'asc').limit(1).executeTakeFirst(),
+    humanTurns().where('seq', '<', first).limit(1).executeTakeFirst()
   ])
   let rows = db.selectFrom('oracle_messages').selectAll().where('session_id', '=', sessionId).where('seq', '>=', first)
   if (after !== undefined) rows = rows.where('seq', '<', Number(after.seq))
   const messages = (await rows.orderBy('seq', 'asc').execute()).map(toMessage)
-  return { messages, prevCursor: first, nextCursor: last, hasOlder: before !== undefined, hasNewer: after !== undefined }
+  return {
+    messages,
+    prevCursor: first,
+    nextCursor: last,
+    hasOlder: before !== undefined,
+    hasNewer: after !== undefined
+  }
 }

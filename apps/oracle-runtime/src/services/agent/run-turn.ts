@@ -40,7 +40,10 @@ export interface AgentDeps {
   context: ContextBudget
 }
 
-type Route = { kind: 'server', tool: ServerTool } | { kind: 'browser', tool: ToolDeclaration } | { kind: 'action', tool: ToolDeclaration }
+type Route =
+  | { kind: 'server', tool: ServerTool }
+  | { kind: 'browser', tool: ToolDeclaration }
+  | { kind: 'action', tool: ToolDeclaration }
 
 const now = () => new Date().toISOString()
 
@@ -48,9 +51,21 @@ function routesOf (tools: TurnTools): { routes: Map<string, Route>, definitions:
   const routes = new Map<string, Route>()
   const definitions: ToolDefinition[] = []
   // Server tools win a name clash: a client cannot shadow a runtime tool.
-  for (const tool of tools.server) if (!routes.has(tool.name)) { routes.set(tool.name, { kind: 'server', tool }); definitions.push(serverToolDefinition(tool)) }
-  for (const tool of tools.browser) if (!routes.has(tool.name)) { routes.set(tool.name, { kind: 'browser', tool }); definitions.push(clientToolDefinition(tool)) }
-  for (const tool of tools.actions) if (!routes.has(tool.name)) { routes.set(tool.name, { kind: 'action', tool }); definitions.push(clientToolDefinition(tool)) }
+  for (const tool of tools.server) {
+    if (routes.has(tool.name)) continue
+    routes.set(tool.name, { kind: 'server', tool })
+    definitions.push(serverToolDefinition(tool))
+  }
+  for (const tool of tools.browser) {
+    if (routes.has(tool.name)) continue
+    routes.set(tool.name, { kind: 'browser', tool })
+    definitions.push(clientToolDefinition(tool))
+  }
+  for (const tool of tools.actions) {
+    if (routes.has(tool.name)) continue
+    routes.set(tool.name, { kind: 'action', tool })
+    definitions.push(clientToolDefinition(tool))
+  }
   return { routes, definitions }
 }
 
@@ -62,7 +77,8 @@ function routesOf (tools: TurnTools): { routes: Map<string, Route>, definitions:
  */
 export async function runTurn (deps: AgentDeps, input: TurnInput): Promise<TurnResult> {
   const { sessionId, requestId, did, signal } = input
-  const emit = (name: RuntimeEventName, data: Record<string, unknown>) => deps.bus.publish({ name, sessionId, requestId, did, data })
+  const emit = (name: RuntimeEventName, data: Record<string, unknown>) =>
+    deps.bus.publish({ name, sessionId, requestId, did, data })
   const { routes, definitions } = routesOf(input.tools)
   const messages = [...input.messages]
   const result: TurnResult = { content: '', reasoning: '', toolCalls: [], outcome: 'completed' }
@@ -77,7 +93,14 @@ export async function runTurn (deps: AgentDeps, input: TurnInput): Promise<TurnR
       const closeReasoning = () => {
         if (reasoning !== 'open') return
         reasoning = 'closed'
-        emit('reasoning', { sessionId, requestId, reasoning: '', reasoningDetails: [], isComplete: true, timestamp: now() })
+        emit('reasoning', {
+          sessionId,
+          requestId,
+          reasoning: '',
+          reasoningDetails: [],
+          isComplete: true,
+          timestamp: now()
+        })
       }
       try {
         const context = fitContext(messages, deps.context)
@@ -94,7 +117,14 @@ export async function runTurn (deps: AgentDeps, input: TurnInput): Promise<TurnR
             if (reasoning === 'none' && result.reasoning !== '') result.reasoning += '\n'
             reasoning = 'open'
             result.reasoning += chunk.text
-            emit('reasoning', { sessionId, requestId, reasoning: chunk.text, reasoningDetails: [{ type: 'thinking', text: chunk.text }], isComplete: false, timestamp: now() })
+            emit('reasoning', {
+              sessionId,
+              requestId,
+              reasoning: chunk.text,
+              reasoningDetails: [{ type: 'thinking', text: chunk.text }],
+              isComplete: false,
+              timestamp: now()
+            })
           } else {
             closeReasoning()
             const call = calls.get(chunk.index) ?? { id: '', name: '', arguments: '' }
@@ -127,7 +157,9 @@ export async function runTurn (deps: AgentDeps, input: TurnInput): Promise<TurnR
   } catch (error) {
     if (signal.aborted) { result.outcome = 'aborted'; return result }
     result.outcome = 'failed'
-    result.error = error instanceof UpstreamError ? error : new UpstreamError('the agent failed unexpectedly', { cause: error, retryable: false })
+    result.error = error instanceof UpstreamError
+      ? error
+      : new UpstreamError('the agent failed unexpectedly', { cause: error, retryable: false })
     return result
   }
 
@@ -137,7 +169,8 @@ export async function runTurn (deps: AgentDeps, input: TurnInput): Promise<TurnR
     let problem: string | undefined
     try {
       const parsed = JSON.parse(call.function.arguments) as unknown
-      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) args = parsed as Record<string, unknown>
+      const isObject = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      if (isObject) args = parsed as Record<string, unknown>
       else problem = 'arguments must be a JSON object'
     } catch {
       problem = 'arguments are not valid JSON'
@@ -150,29 +183,82 @@ export async function runTurn (deps: AgentDeps, input: TurnInput): Promise<TurnR
 
     if (route?.kind === 'action') {
       if (problem !== undefined) {
-        emit('action_call', { sessionId, requestId, toolCallId: call.id, toolName: name, args, status: 'error', error: problem })
+        emit('action_call', {
+          sessionId,
+          requestId,
+          toolCallId: call.id,
+          toolName: name,
+          args,
+          status: 'error',
+          error: problem
+        })
         return record(call, args, 'error', `Error: ${problem}`, problem, false)
       }
-      const outcome = await deps.clientTools.call({ kind: 'action', sessionId, requestId, did, toolCallId: call.id, toolName: name, args, signal })
+      const outcome = await deps.clientTools.call({
+        kind: 'action',
+        sessionId,
+        requestId,
+        did,
+        toolCallId: call.id,
+        toolName: name,
+        args,
+        signal
+      })
       const status = outcome.status === 'error' ? 'error' : 'done'
-      emit('action_call', { sessionId, requestId, toolCallId: call.id, toolName: name, args, status, output: outcome.output, ...(outcome.error !== undefined ? { error: outcome.error } : {}) })
+      emit('action_call', {
+        sessionId,
+        requestId,
+        toolCallId: call.id,
+        toolName: name,
+        args,
+        status,
+        output: outcome.output,
+        ...(outcome.error !== undefined ? { error: outcome.error } : {})
+      })
       return record(call, args, status, outcome.output, outcome.error, false)
     }
 
     emit('tool_call', { sessionId, requestId, toolName: name, args, status: 'isRunning', eventId: call.id })
-    if (problem !== undefined || route === undefined) return record(call, args, 'error', `Error: ${problem ?? 'unavailable'}`, problem)
+    if (problem !== undefined || route === undefined) {
+      return record(call, args, 'error', `Error: ${problem ?? 'unavailable'}`, problem)
+    }
     if (route.kind === 'browser') {
-      const outcome = await deps.clientTools.call({ kind: 'browser', sessionId, requestId, did, toolCallId: call.id, toolName: name, args, signal })
+      const outcome = await deps.clientTools.call({
+        kind: 'browser',
+        sessionId,
+        requestId,
+        did,
+        toolCallId: call.id,
+        toolName: name,
+        args,
+        signal
+      })
       return record(call, args, outcome.status === 'error' ? 'error' : 'done', outcome.output, outcome.error)
     }
     const run = await runServerTool(route.tool, args, { did, sessionId, requestId, signal, emit }, deps.toolTimeoutMs)
     return record(call, args, run.status, run.output, run.status === 'error' ? run.error : undefined)
   }
 
-  function record (call: ToolCallRequest, args: unknown, status: 'done' | 'error', output: string, error?: string, announce = true): string {
+  function record (
+    call: ToolCallRequest,
+    args: unknown,
+    status: 'done' | 'error',
+    output: string,
+    error?: string,
+    announce = true
+  ): string {
     result.toolCalls.push({ id: call.id, name: call.function.name, args, status, output })
     if (announce) {
-      emit('tool_call', { sessionId, requestId, toolName: call.function.name, args, status, output, eventId: call.id, ...(error !== undefined ? { error } : {}) })
+      emit('tool_call', {
+        sessionId,
+        requestId,
+        toolName: call.function.name,
+        args,
+        status,
+        output,
+        eventId: call.id,
+        ...(error !== undefined ? { error } : {})
+      })
     }
     return output
   }

@@ -64,7 +64,9 @@ export async function runServerTool (
  */
 export function clientToolDefinition (tool: ToolDeclaration): ToolDefinition {
   const { $schema: _ignored, ...schema } = tool.schema
-  const parameters = schema.type === 'object' ? schema : { type: 'object', properties: {}, ...schema, ...(schema.type === undefined ? {} : { type: 'object' }) }
+  const parameters = schema.type === 'object'
+    ? schema
+    : { type: 'object', properties: {}, ...schema, ...(schema.type === undefined ? {} : { type: 'object' }) }
   return { name: tool.name, description: tool.description, parameters }
 }
 
