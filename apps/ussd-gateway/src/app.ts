@@ -20,7 +20,10 @@ export const APP_NAME = 'ussd-gateway'
  * (`ussd_string`, `USERDATA`) are listed too: they reach a log line in a query string of a request
  * to a route that does not exist. None of them may be logged.
  */
-export const USSD_REDACT_PATHS = ['text', '*.text', 'input', '*.input', 'Message', '*.Message', 'lastAppResponse', '*.lastAppResponse', 'body', '*.body', 'ussd_string', 'USERDATA', 'userData']
+export const USSD_REDACT_PATHS = [
+  'text', '*.text', 'input', '*.input', 'Message', '*.Message', 'lastAppResponse', '*.lastAppResponse',
+  'body', '*.body', 'ussd_string', 'USERDATA', 'userData'
+]
 
 export interface BuildOptions {
   /** Write logs here instead of stdout (tests check what is logged). */
@@ -52,7 +55,8 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       docs: {
         title: 'USSD gateway',
         version: '0.1.0',
-        description: 'USSD menus over POST /api/ussd for telecom aggregators: sessions, accounts and PINs, rate limits.',
+        description: 'USSD menus over POST /api/ussd for telecom aggregators: ' +
+          'sessions, accounts and PINs, rate limits.',
         securitySchemes: {
           operatorToken: { type: 'http', scheme: 'bearer', description: 'OPERATOR_TOKEN' },
           supportToken: { type: 'http', scheme: 'bearer', description: 'SUPPORT_TOKEN' }
@@ -91,7 +95,14 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
         saveLanguage: preferences.save
       }
     })
-    await app.register(ussdApi, { prefix: '/api/ussd', config, state, engine, sessions, accounts: { db: database.db, vault } })
+    await app.register(ussdApi, {
+      prefix: '/api/ussd',
+      config,
+      state,
+      engine,
+      sessions,
+      accounts: { db: database.db, vault }
+    })
     if (simulatorEnabled(config)) await app.register(simulatorRoutes, { config })
     return app
   } catch (error) {

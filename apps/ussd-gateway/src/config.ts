@@ -11,19 +11,69 @@ import { keyringIssues } from './services/pin-keyring.ts'
  */
 export const ConfigSchema = Type.Object({
   ...baseConfigProperties({ app: 'ussd-gateway', port: 3000 }),
-  RATE_LIMIT_MAX: Type.Integer({ minimum: 1, default: 100, description: 'Requests per window per client IP on the USSD routes' }),
-  RATE_LIMIT_PHONE_MAX: Type.Integer({ minimum: 1, default: 30, description: 'Requests per window per phone number (aggregators share a few IPs)' }),
-  RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'Rate limit window in milliseconds' }),
-  RATE_LIMIT_ALLOWLIST: Type.Optional(Type.String({ description: 'Comma-separated client IPs exempt from the per-IP limit (the per-phone limit still applies)' })),
-  USSD_SESSION_TTL_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 180, description: 'Inactivity after which a session expires' }),
-  USSD_HOP_DEADLINE_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 8000, description: 'Longest a hop may wait on the database, Redis or another hop of its session before the aggregator gets the unavailable END (Africa\'s Talking waits 15 s)' }),
-  USSD_APP_NAME: Type.String({ minLength: 1, maxLength: 24, pattern: '^[A-Za-z0-9 .&\'-]+$', default: 'Impact Platform', description: 'Name shown on the welcome screen (plain GSM-7 text)' }),
-  USSD_SERVICE_CODES: Type.Optional(Type.String({ pattern: '^\\*\\d+(\\*\\d+)*#(,\\s*\\*\\d+(\\*\\d+)*#)*$', description: 'Comma-separated base codes (e.g. *384*123#); a dial with extra segments after one of them is a shortcut' })),
-  OPERATOR_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'Bearer token of the operator debug endpoints' })),
-  SUPPORT_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'Bearer token of support\'s PIN reset (POST /api/ussd/accounts/:customerId/pin-reset); the route exists only with it' })),
-  PIN_ENCRYPTION_KEY: Type.Optional(Type.String({ description: '32-byte key (64 hex characters or base64) sealing PIN hashes with AES-256-GCM' })),
-  PIN_ENCRYPTION_KEY_ID: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,16}$', description: 'Id stored with each PIN record; defaults to a fingerprint of the key' })),
-  PIN_ENCRYPTION_PREVIOUS_KEYS: Type.Optional(Type.String({ description: 'Retired keys still accepted for reading, as id:key pairs separated by commas; records move to the current key on the next login' })),
+  RATE_LIMIT_MAX: Type.Integer({
+    minimum: 1,
+    default: 100,
+    description: 'Requests per window per client IP on the USSD routes'
+  }),
+  RATE_LIMIT_PHONE_MAX: Type.Integer({
+    minimum: 1,
+    default: 30,
+    description: 'Requests per window per phone number (aggregators share a few IPs)'
+  }),
+  RATE_LIMIT_WINDOW_MS: Type.Integer({
+    minimum: 1000,
+    default: 60_000,
+    description: 'Rate limit window in milliseconds'
+  }),
+  RATE_LIMIT_ALLOWLIST: Type.Optional(Type.String({
+    description: 'Comma-separated client IPs exempt from the per-IP limit (the per-phone limit still applies)'
+  })),
+  USSD_SESSION_TTL_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 86_400,
+    default: 180,
+    description: 'Inactivity after which a session expires'
+  }),
+  USSD_HOP_DEADLINE_MS: Type.Integer({
+    minimum: 100,
+    maximum: 60_000,
+    default: 8000,
+    description: 'Longest a hop may wait on the database, Redis or another hop of its session ' +
+      'before the aggregator gets the unavailable END (Africa\'s Talking waits 15 s)'
+  }),
+  USSD_APP_NAME: Type.String({
+    minLength: 1,
+    maxLength: 24,
+    pattern: '^[A-Za-z0-9 .&\'-]+$',
+    default: 'Impact Platform',
+    description: 'Name shown on the welcome screen (plain GSM-7 text)'
+  }),
+  USSD_SERVICE_CODES: Type.Optional(Type.String({
+    pattern: '^\\*\\d+(\\*\\d+)*#(,\\s*\\*\\d+(\\*\\d+)*#)*$',
+    description: 'Comma-separated base codes (e.g. *384*123#); ' +
+      'a dial with extra segments after one of them is a shortcut'
+  })),
+  OPERATOR_TOKEN: Type.Optional(Type.String({
+    minLength: 16,
+    description: 'Bearer token of the operator debug endpoints'
+  })),
+  SUPPORT_TOKEN: Type.Optional(Type.String({
+    minLength: 16,
+    description: 'Bearer token of support\'s PIN reset (POST /api/ussd/accounts/:customerId/pin-reset); ' +
+      'the route exists only with it'
+  })),
+  PIN_ENCRYPTION_KEY: Type.Optional(Type.String({
+    description: '32-byte key (64 hex characters or base64) sealing PIN hashes with AES-256-GCM'
+  })),
+  PIN_ENCRYPTION_KEY_ID: Type.Optional(Type.String({
+    pattern: '^[A-Za-z0-9_-]{1,16}$',
+    description: 'Id stored with each PIN record; defaults to a fingerprint of the key'
+  })),
+  PIN_ENCRYPTION_PREVIOUS_KEYS: Type.Optional(Type.String({
+    description: 'Retired keys still accepted for reading, as id:key pairs separated by commas; ' +
+      'records move to the current key on the next login'
+  })),
   PIN_LOCKOUT_BASE_SECONDS: Type.Integer({
     minimum: 1,
     maximum: 604_800,
@@ -49,8 +99,14 @@ export const ConfigSchema = Type.Object({
     default: 16,
     description: 'PIN hashes waiting for their turn; past that, a hop that needs one ends with the busy text'
   }),
-  SIMULATOR_ENABLED: Type.Optional(Type.Boolean({ description: 'Serve the phone simulator at /simulator (default: on except in production)' })),
-  REDIS_KEY_PREFIX: Type.String({ pattern: '^[A-Za-z0-9:_-]{1,40}$', default: 'ussd:', description: 'Namespace of this app\'s Redis keys' })
+  SIMULATOR_ENABLED: Type.Optional(Type.Boolean({
+    description: 'Serve the phone simulator at /simulator (default: on except in production)'
+  })),
+  REDIS_KEY_PREFIX: Type.String({
+    pattern: '^[A-Za-z0-9:_-]{1,40}$',
+    default: 'ussd:',
+    description: 'Namespace of this app\'s Redis keys'
+  })
 })
 export type Config = Static<typeof ConfigSchema>
 
@@ -66,6 +122,8 @@ function refine (config: Config): string[] {
   return issues
 }
 
-export const loadConfig = (env: Record<string, string | undefined> = process.env): Config => load(ConfigSchema, env, refine)
+export const loadConfig = (env: Record<string, string | undefined> = process.env): Config =>
+  load(ConfigSchema, env, refine)
 
-export const simulatorEnabled = (config: Config): boolean => config.SIMULATOR_ENABLED ?? config.NODE_ENV !== 'production'
+export const simulatorEnabled = (config: Config): boolean =>
+  config.SIMULATOR_ENABLED ?? config.NODE_ENV !== 'production'

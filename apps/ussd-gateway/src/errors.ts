@@ -1,7 +1,11 @@
 import { defineError } from '@impact/service-kit'
 
 /** Coded errors of ussd-gateway; every code starts with `USSD_`. */
-export const UssdSessionNotFoundError = defineError('USSD_SESSION_NOT_FOUND', 'Session %s not found: it expired after inactivity, ended, or never started', 404)
+export const UssdSessionNotFoundError = defineError(
+  'USSD_SESSION_NOT_FOUND',
+  'Session %s not found: it expired after inactivity, ended, or never started',
+  404
+)
 
 /** Another request of the same session held its lock for too long (answered with the unavailable END text). */
 export const UssdSessionBusyError = defineError('USSD_SESSION_BUSY', 'The session is busy with another request', 503)
@@ -18,7 +22,11 @@ export const UssdHopDeadlineError = defineError('USSD_HOP_DEADLINE', 'The hop di
  * a changed key id, a damaged row). The server's fault, not the user's: the hop ends with the
  * unavailable text and no failed attempt is counted, so a rotation mistake locks nobody out.
  */
-export const UssdPinRecordError = defineError('USSD_PIN_RECORD_UNREADABLE', 'A stored PIN record cannot be opened with the configured keys', 500)
+export const UssdPinRecordError = defineError(
+  'USSD_PIN_RECORD_UNREADABLE',
+  'A stored PIN record cannot be opened with the configured keys',
+  500
+)
 
 /**
  * Every PIN hashing slot is taken and the queue behind them is full (PIN_CHECK_CONCURRENCY,
@@ -30,7 +38,11 @@ export const UssdPinBusyError = defineError('USSD_PIN_BUSY', 'Too many PIN check
 export const UssdAccountNotFoundError = defineError('USSD_ACCOUNT_NOT_FOUND', 'Account %s not found', 404)
 
 /** A request named a live session of another phone number (answered with the invalid-input END text). */
-export const UssdPhoneMismatchError = defineError('USSD_PHONE_MISMATCH', 'The session belongs to another phone number', 400)
+export const UssdPhoneMismatchError = defineError(
+  'USSD_PHONE_MISMATCH',
+  'The session belongs to another phone number',
+  400
+)
 
 /** The fixed closing messages of the USSD contract (service spec, "Errors"), sent after `END `. */
 export const INVALID_INPUT_MESSAGE = 'Invalid input. Please try again.'

@@ -5,7 +5,14 @@ import { loadConfig, simulatorEnabled } from '../src/config.ts'
 describe('configuration', () => {
   it('has the documented defaults', () => {
     const config = loadConfig({})
-    expect(config).toMatchObject({ PORT: 3000, RATE_LIMIT_MAX: 100, RATE_LIMIT_PHONE_MAX: 30, RATE_LIMIT_WINDOW_MS: 60_000, USSD_SESSION_TTL_SECONDS: 180, TRUST_PROXY_ENABLED: false })
+    expect(config).toMatchObject({
+      PORT: 3000,
+      RATE_LIMIT_MAX: 100,
+      RATE_LIMIT_PHONE_MAX: 30,
+      RATE_LIMIT_WINDOW_MS: 60_000,
+      USSD_SESSION_TTL_SECONDS: 180,
+      TRUST_PROXY_ENABLED: false
+    })
     expect(config).toMatchObject({
       PIN_LOCKOUT_BASE_SECONDS: 900,
       PIN_LOCKOUT_MAX_SECONDS: 86_400,
@@ -20,7 +27,8 @@ describe('configuration', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/PIN_ENCRYPTION_KEY is required in production/)
     const config = loadConfig({ NODE_ENV: 'production', PIN_ENCRYPTION_KEY: 'd'.repeat(64) })
     expect(simulatorEnabled(config)).toBe(false)
-    expect(simulatorEnabled(loadConfig({ NODE_ENV: 'production', PIN_ENCRYPTION_KEY: 'd'.repeat(64), SIMULATOR_ENABLED: 'true' }))).toBe(true)
+    const forced = loadConfig({ NODE_ENV: 'production', PIN_ENCRYPTION_KEY: 'd'.repeat(64), SIMULATOR_ENABLED: 'true' })
+    expect(simulatorEnabled(forced)).toBe(true)
   })
 
   it('refuses malformed keys without echoing them', () => {
@@ -37,7 +45,8 @@ describe('configuration', () => {
   it('validates limits, service codes and the operator token', () => {
     expect(() => loadConfig({ RATE_LIMIT_MAX: '0' })).toThrow(/RATE_LIMIT_MAX/)
     expect(() => loadConfig({ USSD_SERVICE_CODES: '384#' })).toThrow(/USSD_SERVICE_CODES/)
-    expect(() => loadConfig({ USSD_APP_NAME: 'Café <App>' })).toThrow("USSD_APP_NAME: expected string to match '^[A-Za-z0-9 .&'-]+$'")
+    expect(() => loadConfig({ USSD_APP_NAME: 'Café <App>' }))
+      .toThrow("USSD_APP_NAME: expected string to match '^[A-Za-z0-9 .&'-]+$'")
     expect(loadConfig({ USSD_SERVICE_CODES: '*384*123#, *500#' }).USSD_SERVICE_CODES).toBe('*384*123#, *500#')
     expect(() => loadConfig({ OPERATOR_TOKEN: 'short' })).toThrow(/OPERATOR_TOKEN/)
     expect(loadConfig({ TRUST_PROXY_ENABLED: 'true' }).TRUST_PROXY_ENABLED).toBe(true)

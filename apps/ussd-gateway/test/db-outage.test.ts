@@ -16,10 +16,12 @@ import {
 const UNAVAILABLE = 'END Service temporarily unavailable. Please try again later.'
 const DEADLINE_MS = 2000
 
+const onServer = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== ''
+
 // PGlite runs inside the app's process, so nothing can cut it; this runs against a PostgreSQL server.
 // Sessions in-process (where a hop changes the stored session in place and a failed one must be
 // undone) and, when the machine has Redis, in the shared store.
-describe.runIf(process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '').each(SESSION_STORES)('database outage, $store', ({ redis }) => {
+describe.runIf(onServer).each(SESSION_STORES)('database outage, $store', ({ redis }) => {
   let ctx: RelayedContext
   let app: TestApp
   let logs: CapturedLogs
@@ -32,9 +34,11 @@ describe.runIf(process.env.DATABASE_URL !== undefined && process.env.DATABASE_UR
   })
   afterAll(async () => { await ctx?.close() })
 
-  it('answers the unavailable END text and /health 503 while the database is down, then recovers without a restart', async () => {
+  it('answers the unavailable END text and /health 503 while the database is down, ' +
+    'then recovers without a restart', async () => {
     expect((await new Dialer(app).dial()).body).toMatch(/^CON Welcome/)
-    expect((await app.inject({ method: 'GET', url: '/health' })).json()).toMatchObject({ status: 'ok', database: 'connected' })
+    expect((await app.inject({ method: 'GET', url: '/health' })).json())
+      .toMatchObject({ status: 'ok', database: 'connected' })
     const signup = await atSignUpConfirmation(ctx)
 
     ctx.relay.cut()
@@ -54,7 +58,8 @@ describe.runIf(process.env.DATABASE_URL !== undefined && process.env.DATABASE_UR
     expect(retried.screen).toMatch(/^Account created!/)
   })
 
-  it('answers the unavailable END at the hop deadline while the database hangs; a hop still queued then never runs', async () => {
+  it('answers the unavailable END at the hop deadline while the database hangs; ' +
+    'a hop still queued then never runs', async () => {
     // Another client holds a lock on the table a first hop reads: the hop's query waits on the server.
     const holder = await openDirect(ctx.database)
     let release = () => {}

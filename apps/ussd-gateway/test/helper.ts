@@ -160,9 +160,16 @@ export interface UssdReply { status: number, body: string, type: string, con: bo
 
 let phoneCounter = 0
 /** A distinct E.164 number per call, so tests never share sessions, accounts or phone limits. */
-export const newPhone = () => `+2547${String(process.pid % 100).padStart(2, '0')}${String(++phoneCounter).padStart(6, '0')}`
+export const newPhone = () =>
+  `+2547${String(process.pid % 100).padStart(2, '0')}${String(++phoneCounter).padStart(6, '0')}`
 
-export interface DialerOptions { phoneNumber?: string, serviceCode?: string, json?: boolean, headers?: Record<string, string>, url?: string }
+export interface DialerOptions {
+  phoneNumber?: string
+  serviceCode?: string
+  json?: boolean
+  headers?: Record<string, string>
+  url?: string
+}
 
 /**
  * A phone dialling through an aggregator of the Africa's Talking kind: it keeps the cumulative
@@ -181,16 +188,36 @@ export class Dialer {
   }
 
   async post (text: string, extra: Record<string, string> = {}): Promise<UssdReply> {
-    const fields = { sessionId: this.sessionId, serviceCode: this.options.serviceCode ?? '*384*123#', phoneNumber: this.phoneNumber, networkCode: '63902', text, ...extra }
+    const fields = {
+      sessionId: this.sessionId,
+      serviceCode: this.options.serviceCode ?? '*384*123#',
+      phoneNumber: this.phoneNumber,
+      networkCode: '63902',
+      text,
+      ...extra
+    }
     const res = await this.app.inject({
       method: 'POST',
       url: this.options.url ?? '/api/ussd',
       headers: { ...this.options.headers },
-      ...(this.options.json === true ? { payload: fields } : { payload: new URLSearchParams(fields).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', ...this.options.headers } })
+      ...(this.options.json === true
+        ? { payload: fields }
+        : {
+            payload: new URLSearchParams(fields).toString(),
+            headers: { 'content-type': 'application/x-www-form-urlencoded', ...this.options.headers }
+          })
     })
     const body = res.body
-    if (gsm7Length(body) > MAX_REPLY_CHARS) throw new Error(`reply over ${MAX_REPLY_CHARS} GSM-7 characters: ${JSON.stringify(body)}`)
-    return { status: res.statusCode, body, type: String(res.headers['content-type']), con: body.startsWith('CON '), screen: body.slice(4) }
+    if (gsm7Length(body) > MAX_REPLY_CHARS) {
+      throw new Error(`reply over ${MAX_REPLY_CHARS} GSM-7 characters: ${JSON.stringify(body)}`)
+    }
+    return {
+      status: res.statusCode,
+      body,
+      type: String(res.headers['content-type']),
+      con: body.startsWith('CON '),
+      screen: body.slice(4)
+    }
   }
 
   /** The first request of the session (empty text unless a shortcut is given). */

@@ -88,7 +88,13 @@ export async function findAccountByCreationKey (db: Kysely<DB>, creationKey: str
  * has that PIN, so a lock, a reset or a change elsewhere wins. Resolves the new version, or
  * undefined when it did not apply.
  */
-export async function changePinRecord (db: Kysely<DB>, customerId: string, pinRecord: string, pinKeyId: string, proven: number): Promise<number | undefined> {
+export async function changePinRecord (
+  db: Kysely<DB>,
+  customerId: string,
+  pinRecord: string,
+  pinKeyId: string,
+  proven: number
+): Promise<number | undefined> {
   const row = await db.updateTable('ussd_accounts')
     .set((eb) => ({
       pin_record: pinRecord,
@@ -115,7 +121,13 @@ export async function changePinRecord (db: Kysely<DB>, customerId: string, pinRe
  * being guessed. A second reset keeps the user's PIN, not the first temporary one. Resolves false
  * for an unknown account.
  */
-export async function resetPin (db: Kysely<DB>, customerId: string, pinRecord: string, pinKeyId: string, expiresAt: Date): Promise<boolean> {
+export async function resetPin (
+  db: Kysely<DB>,
+  customerId: string,
+  pinRecord: string,
+  pinKeyId: string,
+  expiresAt: Date
+): Promise<boolean> {
   const result = await db.updateTable('ussd_accounts')
     .set((eb) => ({
       pin_record: pinRecord,

@@ -1,4 +1,12 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes, randomInt, scrypt, timingSafeEqual } from 'node:crypto'
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHmac,
+  randomBytes,
+  randomInt,
+  scrypt,
+  timingSafeEqual
+} from 'node:crypto'
 import { UssdPinRecordError } from '../errors.ts'
 import type { Keyring, PinKey } from './pin-keyring.ts'
 import type { PinQueue } from './pin-queue.ts'
@@ -37,7 +45,8 @@ function seal (key: PinKey, plaintext: string): string {
 function open (keyring: Keyring, record: string): { key: PinKey, plaintext: string } | undefined {
   const [format, keyId, iv, tag, ciphertext] = record.split('$')
   const key = keyId === undefined ? undefined : keyring.byId.get(keyId)
-  if (format !== FORMAT || key === undefined || iv === undefined || tag === undefined || ciphertext === undefined) return undefined
+  if (format !== FORMAT || key === undefined) return undefined
+  if (iv === undefined || tag === undefined || ciphertext === undefined) return undefined
   try {
     const decipher = createDecipheriv('aes-256-gcm', key.seal, unb64(iv))
     decipher.setAAD(aad(key))
@@ -88,7 +97,8 @@ export function createPinVault (keyring: Keyring, queue?: PinQueue) {
       const expected = unb64(hash)
       const actual = await queued(pepper(opened.key, pin), unb64(salt), params)
       const ok = actual.length === expected.length && timingSafeEqual(actual, expected)
-      const stale = opened.key.id !== keyring.current.id || params.N !== SCRYPT.N || params.r !== SCRYPT.r || params.p !== SCRYPT.p
+      const stale = opened.key.id !== keyring.current.id ||
+        params.N !== SCRYPT.N || params.r !== SCRYPT.r || params.p !== SCRYPT.p
       return { ok, stale }
     }
   }

@@ -57,8 +57,9 @@ export interface Session {
 
 /**
  * Stored form: a positional JSON array behind a format number, so a live session takes about 250
- * bytes. Within a format, fields are appended at the end, never reordered. Both directions are spelled out field by field
- * (a loop assigning only the present keys made a different shape per combination of fields).
+ * bytes. Within a format, fields are appended at the end, never reordered. Both directions are
+ * spelled out field by field (a loop assigning only the present keys made a different shape per
+ * combination of fields).
  * A record of another format reads as expired, so a user caught mid-dialogue by an upgrade dials
  * again. Format 2 changed the text digest (SHA3-256 to SHA-256); format 3 keeps the masked text
  * instead of a digest and its length; format 4 masks with U+FFFF instead of `#` (a `#` the user
@@ -70,8 +71,8 @@ const MASKED_WITH_HASH = 3
 export function encodeSession (s: Session): string {
   const values = [
     FORMAT, s.id, s.phone, s.serviceCode, s.networkCode, s.state, s.page, s.language, s.keptText, s.sequence,
-    s.message, s.flash, s.topic, s.customerId, s.name, s.email, s.loginId, s.draftName, s.draftEmail, s.draftPin, s.startedAt,
-    s.pinVersion, s.accountPhone, s.creationKey
+    s.message, s.flash, s.topic, s.customerId, s.name, s.email, s.loginId, s.draftName, s.draftEmail, s.draftPin,
+    s.startedAt, s.pinVersion, s.accountPhone, s.creationKey
   ]
   // Absent fields become null (trailing ones dropped); null and undefined mean the same to every reader.
   while (values[values.length - 1] == null) values.pop()

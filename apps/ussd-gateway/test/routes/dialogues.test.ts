@@ -3,6 +3,7 @@ import {
   atPinPrompt, createAccount, Dialer, newPhone, OPERATOR_TOKEN, pinReset, setupApp, SUPPORT_TOKEN, type TestContext
 } from '../helper.ts'
 
+const OPERATOR = { authorization: `Bearer ${OPERATOR_TOKEN}` }
 const WELCOME = 'CON Welcome to Impact Platform\n1. Know More\n2. Account\n3. Language/Lugha\n*. Exit'
 const LOCKED_NOW =
   'END Incorrect PIN (3/3). Your account is now locked for 15 minutes. Try again then, or contact support.'
@@ -26,7 +27,7 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
   it('accepts phone numbers without + and keeps networkCode', async () => {
     const phone = new Dialer(ctx.app, { phoneNumber: '254711000111' })
     expect((await phone.dial()).body).toBe(WELCOME)
-    const debug = await ctx.app.inject({ method: 'GET', url: `/api/ussd/debug/${phone.sessionId}`, headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })
+    const debug = await ctx.app.inject({ method: 'GET', url: `/api/ussd/debug/${phone.sessionId}`, headers: OPERATOR })
     expect(debug.json().debugInfo.context.phoneNumber).toBe('+254711000111')
   })
 
@@ -34,8 +35,10 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     const phone = new Dialer(ctx.app)
     await phone.dial()
     const info = await phone.send('1')
-    expect(info.body).toBe('CON Impact Platform Information\n1. About the service\n2. Accounts and PINs\n3. Staying safe\n0. Back')
-    expect((await phone.send('9')).screen).toMatch(/^Invalid choice\. Please pick a number from the menu\.\nImpact Platform Information/)
+    expect(info.body)
+      .toBe('CON Impact Platform Information\n1. About the service\n2. Accounts and PINs\n3. Staying safe\n0. Back')
+    expect((await phone.send('9')).screen)
+      .toMatch(/^Invalid choice\. Please pick a number from the menu\.\nImpact Platform Information/)
     const page1 = await phone.send('2')
     expect(page1.screen).toMatch(/^Create an account with your name/)
     expect(page1.screen).toMatch(/\n98\. More\n0\. Back$/)
@@ -43,7 +46,8 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     expect(page2.screen).toMatch(/account is locked for a while\.\n0\. Back$/)
     expect((await phone.send('0')).screen).toBe(page1.screen)
     // A refusal is said once: paging on and back shows the first page without it.
-    expect((await phone.send('7')).screen).toMatch(/^Invalid choice\. Please pick a number from the menu\.\nCreate an account/)
+    expect((await phone.send('7')).screen)
+      .toMatch(/^Invalid choice\. Please pick a number from the menu\.\nCreate an account/)
     await phone.send('98')
     expect((await phone.send('0')).screen).toBe(page1.screen)
     expect((await phone.send('0')).screen).toMatch(/^Impact Platform Information/)
@@ -55,14 +59,15 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     await phone.dial()
     const bye = await phone.send('*')
     expect(bye.body).toBe('END Thank you for using Impact Platform. Goodbye!')
-    const debug = await ctx.app.inject({ method: 'GET', url: `/api/ussd/debug/${phone.sessionId}`, headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })
+    const debug = await ctx.app.inject({ method: 'GET', url: `/api/ussd/debug/${phone.sessionId}`, headers: OPERATOR })
     expect(debug.statusCode).toBe(404)
   })
 
   it('refuses 0 and unknown options at the root with the reason', async () => {
     const phone = new Dialer(ctx.app)
     await phone.dial()
-    expect((await phone.send('0')).screen).toBe(`Invalid choice. Please pick a number from the menu.\n${WELCOME.slice(4)}`)
+    expect((await phone.send('0')).screen)
+      .toBe(`Invalid choice. Please pick a number from the menu.\n${WELCOME.slice(4)}`)
     expect((await phone.send('7')).screen).toMatch(/^Invalid choice/)
     expect((await phone.send('1')).screen).toMatch(/^Impact Platform Information/)
   })
@@ -72,25 +77,33 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     await phone.dial()
     expect((await phone.send('2')).body).toBe('CON Account\n1. Log in\n2. Create account\n0. Back')
     expect((await phone.send('2')).body).toBe('CON Enter your full name:\n0. Back')
-    expect((await phone.send('J')).screen).toBe('Please enter a name of 2-40 letters (spaces, -, \' and . allowed).\nEnter your full name:\n0. Back')
+    expect((await phone.send('J')).screen)
+      .toBe('Please enter a name of 2-40 letters (spaces, -, \' and . allowed).\nEnter your full name:\n0. Back')
     expect((await phone.send('J.')).screen).toMatch(/^Please enter a name/)
     // A typographic apostrophe is kept as ' (the details screen below shows it).
-    expect((await phone.send('Jean-Paul O\u2019Neil')).body).toBe('CON Enter your email address (optional):\n00. Skip\n0. Back')
-    expect((await phone.send('not-an-email')).screen).toMatch(/^Invalid email address\. Try again, or send 00 to skip\./)
+    expect((await phone.send('Jean-Paul O\u2019Neil')).body)
+      .toBe('CON Enter your email address (optional):\n00. Skip\n0. Back')
+    expect((await phone.send('not-an-email')).screen)
+      .toMatch(/^Invalid email address\. Try again, or send 00 to skip\./)
     expect((await phone.send('jp@example.org')).body).toBe('CON Create a 5-digit PIN:\n0. Back')
     expect((await phone.send('1234')).screen).toBe('PIN must be exactly 5 digits.\nCreate a 5-digit PIN:\n0. Back')
     expect((await phone.send('12345')).screen).toMatch(/^That PIN is too easy to guess\./)
     expect((await phone.send('11111')).screen).toMatch(/^That PIN is too easy to guess\./)
     expect((await phone.send('48213')).body).toBe('CON Confirm your 5-digit PIN:\n0. Back')
-    expect((await phone.send('48231')).screen).toBe('PINs do not match. Please create your PIN again.\nCreate a 5-digit PIN:\n0. Back')
+    expect((await phone.send('48231')).screen)
+      .toBe('PINs do not match. Please create your PIN again.\nCreate a 5-digit PIN:\n0. Back')
     await phone.send('48213')
     const done = await phone.send('48213')
-    expect(done.screen).toMatch(/^Account created!\nYour Customer ID: C[0-9A-F]{8}\nKeep it safe: you need it with your PIN to log in\.\n1\. My Account\n0\. Main menu$/)
+    expect(done.screen).toMatch(new RegExp('^Account created!\\nYour Customer ID: C[0-9A-F]{8}\\n' +
+      'Keep it safe: you need it with your PIN to log in\\.\\n1\\. My Account\\n0\\. Main menu$'))
     const id = /C[0-9A-F]{8}/.exec(done.screen)?.[0] ?? ''
-    expect((await phone.send('1')).screen).toBe(`My Account (${id})\n1. Account details\n2. Change PIN\n3. Language/Lugha\n4. Log out\n0. Back`)
-    expect((await phone.send('1')).screen).toBe(`Name: Jean-Paul O'Neil\nCustomer ID: ${id}\nPhone: ${phone.phoneNumber}\nEmail: jp@example.org\n0. Back`)
+    expect((await phone.send('1')).screen)
+      .toBe(`My Account (${id})\n1. Account details\n2. Change PIN\n3. Language/Lugha\n4. Log out\n0. Back`)
+    expect((await phone.send('1')).screen)
+      .toBe(`Name: Jean-Paul O'Neil\nCustomer ID: ${id}\nPhone: ${phone.phoneNumber}\nEmail: jp@example.org\n0. Back`)
     expect((await phone.send('0')).screen).toMatch(/^My Account/)
-    expect((await phone.send('0')).screen).toBe('Welcome, Jean-Paul O\'Neil\n1. Know More\n2. My Account\n3. Language/Lugha\n*. Exit')
+    expect((await phone.send('0')).screen)
+      .toBe('Welcome, Jean-Paul O\'Neil\n1. Know More\n2. My Account\n3. Language/Lugha\n*. Exit')
     // The language menu returns where it was opened: the welcome menu here, My Account from there.
     await phone.send('3')
     expect((await phone.send('0')).screen).toMatch(/^Welcome, Jean-Paul/)
@@ -105,7 +118,10 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
 
   it('refuses malformed email addresses', async () => {
     // One session per address: the cumulative text of a session is capped at 182 characters.
-    for (const email of ['jp@-example.org', 'jp@example-.org', '.jp@example.org', 'jp.@example.org', 'j..p@example.org', 'jp@example.c0m']) {
+    const malformed = [
+      'jp@-example.org', 'jp@example-.org', '.jp@example.org', 'jp.@example.org', 'j..p@example.org', 'jp@example.c0m'
+    ]
+    for (const email of malformed) {
       const phone = new Dialer(ctx.app)
       await phone.dial('2*2')
       await phone.send('Jane Doe')
@@ -124,13 +140,17 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     await phone.dial()
     await phone.send('2')
     expect((await phone.send('1')).body).toBe('CON Enter your Customer ID (e.g. C1A2B3C4D):\n0. Back')
-    expect((await phone.send('12345')).screen).toMatch(/^Invalid Customer ID\. It is C followed by 8 digits or letters A-F\.\n/)
-    expect((await phone.send('C00000000')).screen).toMatch(/^Customer ID C00000000 was not found\. Check it and try again\.\n/)
+    expect((await phone.send('12345')).screen)
+      .toMatch(/^Invalid Customer ID\. It is C followed by 8 digits or letters A-F\.\n/)
+    expect((await phone.send('C00000000')).screen)
+      .toMatch(/^Customer ID C00000000 was not found\. Check it and try again\.\n/)
     expect((await phone.send(customerId.toLowerCase())).body).toBe('CON Enter your 5-digit PIN:\n0. Back')
     expect((await phone.send('123')).screen).toMatch(/^PIN must be exactly 5 digits\./)
-    expect((await phone.send('99999')).screen).toBe('Incorrect PIN (1/3). Please try again.\nEnter your 5-digit PIN:\n0. Back')
+    expect((await phone.send('99999')).screen)
+      .toBe('Incorrect PIN (1/3). Please try again.\nEnter your 5-digit PIN:\n0. Back')
     const ok = await phone.send('48213')
-    expect(ok.screen).toBe(`Login successful.\nMy Account (${customerId})\n1. Account details\n2. Change PIN\n3. Language/Lugha\n4. Log out\n0. Back`)
+    expect(ok.screen).toBe(`Login successful.\nMy Account (${customerId})\n` +
+      '1. Account details\n2. Change PIN\n3. Language/Lugha\n4. Log out\n0. Back')
     // Logged in from another phone, the details show the account's own phone.
     expect((await phone.send('1')).screen).toContain(`Phone: ${owner.phoneNumber}\n`)
     await phone.send('0')
@@ -160,7 +180,8 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     expect(bodies.filter((body) => body === locked(customerId))).toHaveLength(3)
   })
 
-  it('ends sessions already logged in once the account is locked, and a PIN change does not lift the lock', async () => {
+  it('ends sessions already logged in once the account is locked, ' +
+    'and a PIN change does not lift the lock', async () => {
     const { phone: details, customerId } = await createAccount(ctx)
     const { phone: changing, customerId: changingId } = await createAccount(ctx)
     const lockOut = async (id: string) => {
@@ -212,7 +233,8 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     expect(Date.parse(expiresAt) - Date.now()).toBeGreaterThan(23 * 3600_000)
 
     const phone = await atPinPrompt(ctx, customerId)
-    expect((await phone.send(temporaryPin)).screen).toBe('Your PIN was reset. Choose a new PIN to continue.\nEnter a new 5-digit PIN:\n0. Back')
+    expect((await phone.send(temporaryPin)).screen)
+      .toBe('Your PIN was reset. Choose a new PIN to continue.\nEnter a new 5-digit PIN:\n0. Back')
     expect((await phone.send(temporaryPin)).screen).toMatch(/^The new PIN must differ from your current PIN\./)
     await phone.send('60714')
     expect((await phone.send('60714')).screen).toMatch(/^Your PIN was changed\.\nMy Account \(C/)
@@ -226,10 +248,12 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 25 * 3600_000 })
     onTestFinished(() => { vi.useRealTimers() })
     const tooLate = await atPinPrompt(ctx, idle)
-    expect((await tooLate.send(idlePin)).body).toBe('END Your temporary PIN has expired. Please contact support for a new one.')
+    expect((await tooLate.send(idlePin)).body)
+      .toBe('END Your temporary PIN has expired. Please contact support for a new one.')
   })
 
-  it('ends the account actions of sessions that proved a PIN since replaced: a reset, another temporary PIN, a change elsewhere', async () => {
+  it('ends the account actions of sessions that proved a PIN since replaced: ' +
+    'a reset, another temporary PIN, a change elsewhere', async () => {
     const REPLACED = 'END Your PIN was changed or reset since you logged in. Please log in again.'
     const reset = async (id: string) => (await pinReset(ctx, id)).json().temporaryPin as string
     const { phone: changing, customerId } = await createAccount(ctx)
@@ -295,12 +319,15 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     const { phone, customerId } = await createAccount(ctx)
     await phone.send('1')
     expect((await phone.send('2')).body).toBe('CON Enter your current PIN:\n0. Back')
-    expect((await phone.send('22223')).screen).toMatch(/^Incorrect PIN \(1\/3\)\. Please try again\.\nEnter your current PIN:/)
+    expect((await phone.send('22223')).screen)
+      .toMatch(/^Incorrect PIN \(1\/3\)\. Please try again\.\nEnter your current PIN:/)
     expect((await phone.send('48213')).body).toBe('CON Enter a new 5-digit PIN:\n0. Back')
     expect((await phone.send('22222')).screen).toMatch(/^That PIN is too easy to guess/)
-    expect((await phone.send('48213')).screen).toBe('The new PIN must differ from your current PIN.\nEnter a new 5-digit PIN:\n0. Back')
+    expect((await phone.send('48213')).screen)
+      .toBe('The new PIN must differ from your current PIN.\nEnter a new 5-digit PIN:\n0. Back')
     expect((await phone.send('60714')).body).toBe('CON Confirm your new PIN:\n0. Back')
-    expect((await phone.send('60715')).screen).toBe('PINs do not match. Please enter the new PIN again.\nEnter a new 5-digit PIN:\n0. Back')
+    expect((await phone.send('60715')).screen)
+      .toBe('PINs do not match. Please enter the new PIN again.\nEnter a new 5-digit PIN:\n0. Back')
     await phone.send('60714')
     expect((await phone.send('60714')).screen).toMatch(/^Your PIN was changed\.\nMy Account/)
     const login = await atPinPrompt(ctx, customerId)
@@ -314,9 +341,11 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     await phone.dial()
     expect((await phone.send('3')).body).toBe('CON Choose language / Chagua lugha:\n1. English\n2. Kiswahili\n0. Back')
     const sw = await phone.send('2')
-    expect(sw.screen).toBe('Lugha imewekwa: Kiswahili.\nKaribu Impact Platform\n1. Fahamu Zaidi\n2. Akaunti\n3. Lugha/Language\n*. Toka')
+    expect(sw.screen).toBe('Lugha imewekwa: Kiswahili.\n' +
+      'Karibu Impact Platform\n1. Fahamu Zaidi\n2. Akaunti\n3. Lugha/Language\n*. Toka')
     const later = new Dialer(ctx.app, { phoneNumber })
-    expect((await later.dial()).screen).toBe('Karibu Impact Platform\n1. Fahamu Zaidi\n2. Akaunti\n3. Lugha/Language\n*. Toka')
+    expect((await later.dial()).screen)
+      .toBe('Karibu Impact Platform\n1. Fahamu Zaidi\n2. Akaunti\n3. Lugha/Language\n*. Toka')
     // The account menu is a fixed screen, built once per language: each phone sees its own.
     const english = new Dialer(ctx.app, { phoneNumber: newPhone() })
     await english.dial()

@@ -56,7 +56,8 @@ describe('POST /api/ussd validation', () => {
 
   it('accepts the service code forms of the spec and deeper ones', async () => {
     for (const serviceCode of ['*384#', '*384*123#', '*384*123*4#']) {
-      const res = await ctx.app.inject({ method: 'POST', url: '/api/ussd', payload: { ...valid, sessionId: `ok-${serviceCode.length}`, serviceCode } })
+      const payload = { ...valid, sessionId: `ok-${serviceCode.length}`, serviceCode }
+      const res = await ctx.app.inject({ method: 'POST', url: '/api/ussd', payload })
       expect(res.body).toMatch(/^CON Welcome/)
     }
   })
@@ -85,7 +86,8 @@ describe('POST /api/ussd validation', () => {
   })
 
   it('never answers CORS preflights on the aggregator route', async () => {
-    const res = await ctx.app.inject({ method: 'OPTIONS', url: '/api/ussd', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } })
+    const headers = { origin: 'https://evil.example', 'access-control-request-method': 'POST' }
+    const res = await ctx.app.inject({ method: 'OPTIONS', url: '/api/ussd', headers })
     expect(res.headers['access-control-allow-origin']).toBeUndefined()
   })
 })

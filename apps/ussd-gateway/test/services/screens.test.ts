@@ -8,7 +8,12 @@ import { gsm7Length, isGsm7, MAX_REPLY_CHARS, paginate } from '../../src/service
 import type { Session, StateName } from '../../src/services/session.ts'
 
 const APP = 'Twenty Four Char App Nme'
-const LONGEST = { name: 'Wanjiru-Nyambura Achieng Odhiambo Kamaus', email: `${'a'.repeat(44)}@example.co.ke`.slice(0, 60), phone: '+254712345678901', id: 'C1A2B3C4D' }
+const LONGEST = {
+  name: 'Wanjiru-Nyambura Achieng Odhiambo Kamaus',
+  email: `${'a'.repeat(44)}@example.co.ke`.slice(0, 60),
+  phone: '+254712345678901',
+  id: 'C1A2B3C4D'
+}
 const CONTACT = { phone: LONGEST.phone, email: LONGEST.email }
 // The longest wait text: minutes up to 90, then hours (at most 720, the longest cool-down allowed).
 const LONGEST_WAIT = { key: 'time.minutes', params: { n: 90 } } as const
@@ -38,7 +43,8 @@ const END_KEYS: MessageKey[] = [
 
 describe('every screen fits one USSD message in both languages', () => {
   for (const language of ['en', 'sw'] as const) {
-    it(`pages every state, with every message above it, within ${MAX_REPLY_CHARS} GSM-7 characters (${language})`, () => {
+    it(`pages every state, with every message above it, within ${MAX_REPLY_CHARS} GSM-7 characters ` +
+      `(${language})`, () => {
       let checked = 0
       for (const state of Object.keys(STATES) as StateName[]) {
         for (const flash of [undefined, ...KEYS]) {
@@ -78,7 +84,8 @@ describe('every screen fits one USSD message in both languages', () => {
 
 describe('paging', () => {
   it('keeps short screens whole and spreads long ones over pages without losing a word', () => {
-    expect(paginate({ lines: ['Hello', '1. One'], footer: ['0. Back'] }, '98. More')).toEqual(['Hello\n1. One\n0. Back'])
+    expect(paginate({ lines: ['Hello', '1. One'], footer: ['0. Back'] }, '98. More'))
+      .toEqual(['Hello\n1. One\n0. Back'])
     const words = Array.from({ length: 90 }, (_, i) => `word${i}`)
     const pages = paginate({ lines: ['Title', words.join(' '), '1. Option'], footer: ['0. Back'] }, '98. More')
     expect(pages.length).toBeGreaterThan(2)
@@ -92,9 +99,13 @@ describe('paging', () => {
 
   it('flows a paragraph on from a message above it, and never splits a menu option', () => {
     const paragraph = Array.from({ length: 30 }, (_, i) => `word${i}`).join(' ')
-    const pages = paginate({ lines: ['Invalid choice. Please pick a number from the menu.', paragraph], footer: ['0. Back'] }, '98. More')
-    expect(pages[0]).toMatch(/^Invalid choice\. Please pick a number from the menu\.\nword0 word1 .* word\d+\n98\. More\n0\. Back$/)
-    expect(pages.join(' ').replace(/\n(98\. More|0\. Back)/g, '').replace(/\n/g, ' ')).toBe(`Invalid choice. Please pick a number from the menu. ${paragraph}`)
+    const lines = ['Invalid choice. Please pick a number from the menu.', paragraph]
+    const pages = paginate({ lines, footer: ['0. Back'] }, '98. More')
+    expect(pages[0]).toMatch(
+      /^Invalid choice\. Please pick a number from the menu\.\nword0 word1 .* word\d+\n98\. More\n0\. Back$/
+    )
+    const rejoined = pages.join(' ').replace(/\n(98\. More|0\. Back)/g, '').replace(/\n/g, ' ')
+    expect(rejoined).toBe(`Invalid choice. Please pick a number from the menu. ${paragraph}`)
 
     const options = Array.from({ length: 12 }, (_, i) => `${i + 1}. Option number ${i + 1} of the long menu`)
     const menu = paginate({ lines: ['Title', ...options], footer: ['0. Back'] }, '98. More')
@@ -105,7 +116,8 @@ describe('paging', () => {
 
   it('moves a short line whole to the next page (a label stays with its value) and keeps blank lines', () => {
     const email = `Email: ${'a'.repeat(44)}@example.co.ke`
-    const pages = paginate({ lines: ['Name: Wanjiru-Nyambura Achieng Odhiambo Kamaus', 'x'.repeat(90), '', email], footer: ['0. Back'] }, '98. More')
+    const lines = ['Name: Wanjiru-Nyambura Achieng Odhiambo Kamaus', 'x'.repeat(90), '', email]
+    const pages = paginate({ lines, footer: ['0. Back'] }, '98. More')
     expect(pages.some((page) => page.split('\n').includes(email))).toBe(true)
     expect(pages.join('\n').split('\n').filter((line) => line === '').length).toBe(1)
   })

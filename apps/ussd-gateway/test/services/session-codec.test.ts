@@ -47,13 +47,24 @@ describe('stored session records', () => {
   })
 
   it('reads a format 3 record, whose masks were #, with the masks of today', () => {
-    const format3 = '[3,"ATUid_1","+254711000001","*384*123#",null,"createPinConfirm",0,"en","2*2*Jane*00*#####",null,"Confirm"]'
-    expect(decodeSession(format3)).toMatchObject({ state: 'createPinConfirm', keptText: `2*2*Jane*00*${MASK.repeat(5)}` })
+    const format3 = '[3,"ATUid_1","+254711000001","*384*123#",null,"createPinConfirm",0,"en",' +
+      '"2*2*Jane*00*#####",null,"Confirm"]'
+    expect(decodeSession(format3))
+      .toMatchObject({ state: 'createPinConfirm', keptText: `2*2*Jane*00*${MASK.repeat(5)}` })
   })
 
   it('refuses records that are corrupt, foreign or of another format', () => {
     // Formats 1 and 2 kept a digest of the text (SHA3-256, then SHA-256); they must not be continued.
-    for (const text of ['[1,"id","+254711000001","*1#",null,"preMenu",0,"en",0,"",null,"m"]', '[2,"id","+254711000001","*1#",null,"preMenu",0,"en",0,"",null,"m"]', 'not json', '{"id":"x"}', '[3,"id","+254711000001"]', '[3,"id"]', '[3,5,"+254711000001","*1#",null,"preMenu",0,"en","",null,"m"]']) {
+    const refused = [
+      '[1,"id","+254711000001","*1#",null,"preMenu",0,"en",0,"",null,"m"]',
+      '[2,"id","+254711000001","*1#",null,"preMenu",0,"en",0,"",null,"m"]',
+      'not json',
+      '{"id":"x"}',
+      '[3,"id","+254711000001"]',
+      '[3,"id"]',
+      '[3,5,"+254711000001","*1#",null,"preMenu",0,"en","",null,"m"]'
+    ]
+    for (const text of refused) {
       expect(decodeSession(text)).toBeUndefined()
     }
   })

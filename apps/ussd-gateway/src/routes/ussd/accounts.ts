@@ -13,7 +13,10 @@ import { temporaryPin, type PinVault } from '../../services/pin-vault.ts'
 export const TEMPORARY_PIN_TTL_MS = 24 * 60 * 60 * 1000
 
 /** Who at support asked for the reset, for the audit line (an agent id or email, plain characters). */
-const AGENT = Type.String({ pattern: '^[A-Za-z0-9._@+-]{1,64}$', description: 'Support agent id or email, logged with the reset' })
+const AGENT = Type.String({
+  pattern: '^[A-Za-z0-9._@+-]{1,64}$',
+  description: 'Support agent id or email, logged with the reset'
+})
 
 /**
  * `POST /api/ussd/accounts/:customerId/pin-reset`: support's way back for a locked-out user. It
@@ -24,7 +27,10 @@ const AGENT = Type.String({ pattern: '^[A-Za-z0-9._@+-]{1,64}$', description: 'S
  * environment), checked before anything else; each reset is logged with the agent who asked. The
  * PIN is in the answer only: never logged or stored in clear.
  */
-export const accountRoutes: FastifyPluginAsyncTypebox<{ config: Config, db: Kysely<DB>, vault: PinVault }> = async (app, { config, db, vault }) => {
+export const accountRoutes: FastifyPluginAsyncTypebox<{ config: Config, db: Kysely<DB>, vault: PinVault }> = async (
+  app,
+  { config, db, vault }
+) => {
   if (config.SUPPORT_TOKEN === undefined) return
   app.post('/accounts/:customerId/pin-reset', {
     schema: {
@@ -34,9 +40,18 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ config: Config, db: Kyse
         'At login the temporary PIN only leads to choosing a new PIN, within 24 hours; the account\'s previous PIN ' +
         'is refused there.',
       security: [{ supportToken: [] }],
-      params: Type.Object({ customerId: Type.String({ pattern: '^[Cc][0-9A-Fa-f]{8}$', description: 'Customer id, e.g. C1A2B3C4D' }) }),
+      params: Type.Object({
+        customerId: Type.String({ pattern: '^[Cc][0-9A-Fa-f]{8}$', description: 'Customer id, e.g. C1A2B3C4D' })
+      }),
       headers: Type.Object({ 'x-support-agent': AGENT }),
-      response: { 200: PinResetSchema, 400: { $ref: 'ErrorBody#' }, 401: { $ref: 'ErrorBody#' }, 404: { $ref: 'ErrorBody#' }, 429: { $ref: 'ErrorBody#' }, 503: { $ref: 'ErrorBody#' } }
+      response: {
+        200: PinResetSchema,
+        400: { $ref: 'ErrorBody#' },
+        401: { $ref: 'ErrorBody#' },
+        404: { $ref: 'ErrorBody#' },
+        429: { $ref: 'ErrorBody#' },
+        503: { $ref: 'ErrorBody#' }
+      }
     },
     // Before validation: without the token, nothing about the request is answered.
     onRequest: [staticBearerGuard([config.SUPPORT_TOKEN])]
@@ -44,7 +59,9 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ config: Config, db: Kyse
     const customerId = normaliseCustomerId(request.params.customerId) ?? ''
     const pin = temporaryPin()
     const expiresAt = new Date(Date.now() + TEMPORARY_PIN_TTL_MS)
-    if (!(await resetPin(db, customerId, await vault.seal(pin), vault.keyId, expiresAt))) throw new UssdAccountNotFoundError(customerId)
+    if (!(await resetPin(db, customerId, await vault.seal(pin), vault.keyId, expiresAt))) {
+      throw new UssdAccountNotFoundError(customerId)
+    }
     request.log.info({ customerId, agent: request.headers['x-support-agent'] }, 'temporary PIN issued')
     // The answer holds a PIN: no cache may keep it.
     reply.header('cache-control', 'no-store')

@@ -14,7 +14,9 @@ const APOSTROPHES = /[\u2018\u2019\u02BC\u2032]/g
  * A plain address: the local part without a leading, trailing or doubled dot; domain labels of
  * letters, digits and inner hyphens; a top-level domain of letters.
  */
-const EMAIL = /^(?!\.)(?!.*\.\.)[A-Za-z0-9._%+-]{1,64}(?<!\.)@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24}$/
+const EMAIL_LOCAL_PART = /(?!\.)(?!.*\.\.)[A-Za-z0-9._%+-]{1,64}(?<!\.)/
+const EMAIL_DOMAIN = /(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24}/
+const EMAIL = new RegExp(`^${EMAIL_LOCAL_PART.source}@${EMAIL_DOMAIN.source}$`)
 const MAX_EMAIL = 60
 const ID_ATTEMPTS = 5
 
@@ -134,7 +136,10 @@ export const createStates = {
 
   createDone: {
     parent: () => 'preMenu',
-    screen: (s, t) => ({ lines: [t('create.done', { id: s.customerId ?? '' }), t('create.continue')], footer: [t('nav.mainMenu')] }),
+    screen: (s, t) => ({
+      lines: [t('create.done', { id: s.customerId ?? '' }), t('create.continue')],
+      footer: [t('nav.mainMenu')]
+    }),
     input: (value, s) => (value === '1' ? go('servicesMenu') : refuse(s, 'error.invalidChoice'))
   }
 } satisfies Record<string, StateDef>

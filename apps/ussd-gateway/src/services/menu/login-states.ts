@@ -15,7 +15,9 @@ async function resettingAccount (s: Session, deps: MachineDeps): Promise<{ accou
   // Locked since this session proved the temporary PIN (even if the lock's time is up): log in again.
   if (account.status === 'locked') return { stop: lockedEnd(account) }
   // Another temporary PIN was issued since, or a new PIN chosen elsewhere: this one is spent.
-  if (account.pinResetExpiresAt === null || account.pinVersion !== s.pinVersion) return { stop: end('services.pinReplaced') }
+  if (account.pinResetExpiresAt === null || account.pinVersion !== s.pinVersion) {
+    return { stop: end('services.pinReplaced') }
+  }
   if (account.pinResetExpiresAt.getTime() <= Date.now()) return { stop: end('login.tempPinExpired') }
   return { account }
 }

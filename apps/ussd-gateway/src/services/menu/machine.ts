@@ -71,7 +71,8 @@ export function pagesOf (session: Session, appName: string): string[] {
   if (def.view !== undefined && flash === undefined) return pagesOfView(def, language, appName)
   const t = translator(language)
   const screen = def.view !== undefined ? def.view(t, appName) : def.screen(session, t, appName)
-  return paginate(flash === undefined ? screen : { ...screen, lines: [t(flash.key, flash.params), ...screen.lines] }, t('nav.more'))
+  const flashed = flash === undefined ? screen : { ...screen, lines: [t(flash.key, flash.params), ...screen.lines] }
+  return paginate(flashed, t('nav.more'))
 }
 
 /** The current page of the current screen: what the user sees now. */
@@ -116,9 +117,13 @@ export function applyInput (session: Session, raw: string, deps: MachineDeps): M
       if (session.page === 0) session.flash = undefined
       return shown(render(session, deps.appName), false)
     }
-    return take(session, def.parent === undefined ? { to: session.state, flash: { key: 'error.invalidChoice' } } : { to: def.parent(session) }, deps)
+    const back: Step = def.parent === undefined
+      ? { to: session.state, flash: { key: 'error.invalidChoice' } }
+      : { to: def.parent(session) }
+    return take(session, back, deps)
   } else if (isExitKey(key)) {
-    return take(session, session.state === INITIAL_STATE ? { end: { key: 'main.goodbye' } } : { to: INITIAL_STATE }, deps)
+    const exit: Step = session.state === INITIAL_STATE ? { end: { key: 'main.goodbye' } } : { to: INITIAL_STATE }
+    return take(session, exit, deps)
   }
   const step = def.input(value, session, deps)
   if (!pending(step)) return take(session, step, deps)

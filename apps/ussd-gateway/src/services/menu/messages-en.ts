@@ -23,11 +23,15 @@ export const en = {
   'info.about': '1. About the service',
   'info.accounts': '2. Accounts and PINs',
   'info.security': '3. Staying safe',
-  'info.aboutText': '{app} brings platform services to any phone, no internet needed. Dial the code, pick a number and follow the prompts. Send 0 to go back and * to return to the main menu.',
+  'info.aboutText': '{app} brings platform services to any phone, no internet needed. ' +
+    'Dial the code, pick a number and follow the prompts. ' +
+    'Send 0 to go back and * to return to the main menu.',
   'info.accountsText': 'Create an account with your name and a 5-digit PIN. ' +
     'You get a Customer ID: keep it, you need it with your PIN to log in from any phone. ' +
     'After 3 wrong PINs the account is locked for a while.',
-  'info.securityText': 'We never ask for your PIN by SMS or by phone call. Your PIN is stored encrypted and no one can read it, not even our staff. Never share it, and choose one that is hard to guess.',
+  'info.securityText': 'We never ask for your PIN by SMS or by phone call. ' +
+    'Your PIN is stored encrypted and no one can read it, not even our staff. ' +
+    'Never share it, and choose one that is hard to guess.',
 
   'account.title': 'Account',
   'account.login': '1. Log in',

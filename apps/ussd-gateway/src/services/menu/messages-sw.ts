@@ -22,11 +22,15 @@ export const sw: Record<MessageKey, string> = {
   'info.about': '1. Kuhusu huduma',
   'info.accounts': '2. Akaunti na PIN',
   'info.security': '3. Usalama wako',
-  'info.aboutText': '{app} inaleta huduma kwa simu yoyote bila intaneti. Piga namba ya huduma, chagua namba na ufuate maelekezo. Tuma 0 kurudi nyuma na * kurudi kwenye menyu kuu.',
+  'info.aboutText': '{app} inaleta huduma kwa simu yoyote bila intaneti. ' +
+    'Piga namba ya huduma, chagua namba na ufuate maelekezo. ' +
+    'Tuma 0 kurudi nyuma na * kurudi kwenye menyu kuu.',
   'info.accountsText': 'Fungua akaunti kwa jina lako na PIN ya tarakimu 5. ' +
     'Utapata Namba ya Mteja: itunze, utaihitaji pamoja na PIN kuingia kwa simu yoyote. ' +
     'Baada ya PIN zisizo sahihi mara 3 akaunti hufungwa kwa muda.',
-  'info.securityText': 'Hatutawahi kukuomba PIN kwa SMS au kwa simu. PIN yako imehifadhiwa kwa usimbaji fiche na hakuna anayeweza kuisoma, hata wafanyakazi wetu. Usiitoe kwa mtu, na chagua iliyo ngumu kukisia.',
+  'info.securityText': 'Hatutawahi kukuomba PIN kwa SMS au kwa simu. ' +
+    'PIN yako imehifadhiwa kwa usimbaji fiche na hakuna anayeweza kuisoma, hata wafanyakazi wetu. ' +
+    'Usiitoe kwa mtu, na chagua iliyo ngumu kukisia.',
 
   'account.title': 'Akaunti',
   'account.login': '1. Ingia',

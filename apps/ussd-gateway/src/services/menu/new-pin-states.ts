@@ -37,7 +37,9 @@ async function matchesEarlier (deps: MachineDeps, pin: string, record: string | 
  * steps, so a lock, an expired temporary PIN or a PIN replaced elsewhere stops the change, and the
  * store applies it only over the PIN version the session proved (a race with any of them loses).
  */
-export function newPinStates<E extends StateName, C extends StateName> (options: NewPinOptions<E, C>): Record<E | C, StateDef> {
+export function newPinStates<E extends StateName, C extends StateName> (
+  options: NewPinOptions<E, C>
+): Record<E | C, StateDef> {
   const states: Record<string, StateDef> = {
     [options.enter]: {
       prompt: 'secret',
@@ -69,7 +71,8 @@ export function newPinStates<E extends StateName, C extends StateName> (options:
         const checked = await options.account(s, deps)
         if ('stop' in checked) return checked.stop
         const { account } = checked
-        const version = await changePinRecord(deps.db, account.customerId, pinRecord, deps.vault.keyId, account.pinVersion)
+        const version =
+          await changePinRecord(deps.db, account.customerId, pinRecord, deps.vault.keyId, account.pinVersion)
         if (version === undefined) {
           // Locked, reset or changed between the check and the write: the check now says which.
           const again = await options.account(s, deps)

@@ -28,7 +28,13 @@ export const servicesStates = {
   servicesMenu: {
     parent: () => 'preMenu',
     screen: (s, t) => ({
-      lines: [t('services.title', { id: s.customerId ?? '' }), t('services.details'), t('services.changePin'), t('services.language'), t('services.logout')],
+      lines: [
+        t('services.title', { id: s.customerId ?? '' }),
+        t('services.details'),
+        t('services.changePin'),
+        t('services.language'),
+        t('services.logout')
+      ],
       footer: [t('nav.back')]
     }),
     io: true,

@@ -51,10 +51,12 @@ export type StateDef = StateBase & Guard & (
 export const go = (to: StateName, key?: MessageKey, params?: MessageParams): Step =>
   ({ to, flash: key === undefined ? undefined : { key, ...(params !== undefined ? { params } : {}) } })
 
-export const end = (key: MessageKey, params?: MessageParams): Step => ({ end: { key, ...(params !== undefined ? { params } : {}) } })
+export const end = (key: MessageKey, params?: MessageParams): Step =>
+  ({ end: { key, ...(params !== undefined ? { params } : {}) } })
 
 /** Stay on the current screen and say why the input was refused. */
-export const refuse = (session: Session, key: MessageKey, params?: MessageParams): Step => go(session.state, key, params)
+export const refuse = (session: Session, key: MessageKey, params?: MessageParams): Step =>
+  go(session.state, key, params)
 
 export const PIN_FORMAT = /^\d{5}$/
 export const MAX_PIN_ATTEMPTS = 3
