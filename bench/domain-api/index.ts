@@ -26,7 +26,9 @@ const DB_CONNECTIONS = 10
 const HTTP_CONNECTIONS = 50
 const TARGET = 0.5
 
-const serverUrl = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '' ? process.env.DATABASE_URL : undefined
+const serverUrl = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== ''
+  ? process.env.DATABASE_URL
+  : undefined
 const adminKey = randomBytes(36).toString('base64url')
 const PROTOCOL = `did:ixo:entity:${randomBytes(16).toString('hex')}`
 const entityDid = () => `did:ixo:entity:${randomBytes(16).toString('hex')}`
@@ -49,7 +51,8 @@ async function rawLoop (insert: Insert, workers: number, seconds: number): Promi
 const INSERT_SQL = `insert into domains (did, type, class, controllers, metadata, valid_from, valid_until, status,
   created_by_key, created_by_account, created_at, updated_at)
   values ($1, 'project', $2, $3, $4, null, null, 'draft', 'bench', 'did:ixo:bench', $5, $5)`
-const params = () => [entityDid(), PROTOCOL, ['did:ixo:bench'], JSON.stringify({ name: 'Clean Cooking Project' }), new Date()]
+const params = () =>
+  [entityDid(), PROTOCOL, ['did:ixo:bench'], JSON.stringify({ name: 'Clean Cooking Project' }), new Date()]
 
 async function main () {
   const database = serverUrl !== undefined ? await createTestDatabase(serverUrl) : undefined
@@ -66,20 +69,37 @@ async function main () {
     ? async () => { await pool.query(INSERT_SQL, params()) }
     : async () => {
       const [did, cls, controllers, metadata, at] = params()
+      const content = sql`${did}, 'project', ${cls}, ${controllers}, ${metadata}`
       await sql`insert into domains (did, type, class, controllers, metadata, valid_from, valid_until, status,
         created_by_key, created_by_account, created_at, updated_at)
-        values (${did}, 'project', ${cls}, ${controllers}, ${metadata}, null, null, 'draft', 'bench', 'did:ixo:bench', ${at}, ${at})`.execute(embedded!.db)
+        values (${content}, null, null, 'draft', 'bench', 'did:ixo:bench', ${at}, ${at})`.execute(embedded!.db)
     }
   try {
     const api = async (path: string, key: string, body: object) => {
-      const res = await fetch(`${app.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      const res = await fetch(`${app.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body)
+      })
       if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`)
       return await res.json() as Record<string, string>
     }
-    const registrar = await api('/v1/api-keys', adminKey, { name: 'bench', roles: ['registrar'], account: 'did:ixo:bench' })
+    const registrar = await api('/v1/api-keys', adminKey, {
+      name: 'bench',
+      roles: ['registrar'],
+      account: 'did:ixo:bench'
+    })
     // The class is a registered protocol, so every create also checks it (a realistic request).
-    const protocol = await api('/v1/domains', registrar.key!, { type: 'Protocol', class: PROTOCOL, metadata: { name: 'Clean cooking protocol' } })
-    const createBody = JSON.stringify({ type: 'Project', class: protocol.did, metadata: { name: 'Clean Cooking Project' } })
+    const protocol = await api('/v1/domains', registrar.key!, {
+      type: 'Protocol',
+      class: PROTOCOL,
+      metadata: { name: 'Clean cooking protocol' }
+    })
+    const createBody = JSON.stringify({
+      type: 'Project',
+      class: protocol.did,
+      metadata: { name: 'Clean Cooking Project' }
+    })
     const createOptions = {
       url: `${app.url}/v1/domains`,
       method: 'POST' as const,
@@ -99,7 +119,9 @@ async function main () {
     const withKey = await load({
       ...createOptions,
       duration: ROUND_S,
-      requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }) }]
+      requests: [{
+        setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } })
+      }]
     })
     const sequential = pool !== undefined ? await rawLoop(insert, 1, ROUND_S) : undefined
 
@@ -113,7 +135,9 @@ async function main () {
       : 'embedded PGlite (one engine each side)'
     report(`domain-api creates/s — ${setup}, ${HTTP_CONNECTIONS} HTTP clients, ${ROUNDS}×${ROUND_S}s rounds`, [
       ['baseline: raw INSERT of the domain row /s', rawRate],
-      ...(sequential !== undefined ? [['baseline: same, one connection, sequential /s', sequential] as [string, number]] : []),
+      ...(sequential !== undefined
+        ? [['baseline: same, one connection, sequential /s', sequential] as [string, number]]
+        : []),
       ['API: POST /v1/domains (201s) /s', apiRate],
       ['API: POST /v1/domains + Idempotency-Key /s', withKey.requestsPerSec],
       ['API latency p50 / p99 (ms)', `${last.p50} / ${last.p99}`],

@@ -18,8 +18,17 @@ const tokens = (pace: number) => ({ content: Array.from({ length: TOKENS }, (_, 
 const whoamiPlugin: PluginDefinition = {
   name: 'bench-whoami',
   description: 'Benchmark probe',
-  attributes: { visibility: 'hidden', stability: 'experimental', category: 'tools', defaultEnabled: true, dependencies: [], requiredEnv: [] },
-  setup: () => ({ routes: async (app) => { app.get('/bench/whoami', async (request) => ({ did: request.auth?.did })) } })
+  attributes: {
+    visibility: 'hidden',
+    stability: 'experimental',
+    category: 'tools',
+    defaultEnabled: true,
+    dependencies: [],
+    requiredEnv: []
+  },
+  setup: () => ({
+    routes: async (app) => { app.get('/bench/whoami', async (request) => ({ did: request.auth?.did })) }
+  })
 }
 
 interface Sample { ttftMs: number, tokensPerSec: number }
@@ -30,7 +39,11 @@ const median = (values: number[]) => {
 }
 
 /** Reads an SSE or OpenAI stream, timing the first and last content piece. */
-async function timeStream (body: AsyncIterable<Buffer | string>, started: number, isToken: (line: string) => boolean): Promise<Sample> {
+async function timeStream (
+  body: AsyncIterable<Buffer | string>,
+  started: number,
+  isToken: (line: string) => boolean
+): Promise<Sample> {
   let first = 0
   let last = 0
   let count = 0
@@ -56,7 +69,8 @@ async function run () {
   let pace = 0
   const llm = await startLoopbackLlm({ defaultScript: () => tokens(pace) })
   const key = formatSigner(await generateSigner())
-  // Embedded PGlite by default; DATABASE_URL / REDIS_URL measure against servers (a scratch database is made and dropped).
+  // Embedded PGlite by default; DATABASE_URL / REDIS_URL measure against servers (a scratch database
+  // is made and dropped).
   const database = await createTestDatabase()
   const statePrefix = `oracle-bench-${process.pid}:`
   const app = await buildApp(loadConfig({
@@ -71,7 +85,8 @@ async function run () {
     RATE_LIMIT_MAX: '1000000',
     RATE_LIMIT_PRINCIPAL_MAX: '1000000'
   }), { statePrefix, plugins: [whoamiPlugin] })
-  process.stdout.write(`oracle-runtime bench: database ${app.runtime.config.DATABASE_URL !== undefined ? 'PostgreSQL' : 'PGlite (embedded)'}, shared state ${app.runtime.state.kind}\n`)
+  const engine = app.runtime.config.DATABASE_URL !== undefined ? 'PostgreSQL' : 'PGlite (embedded)'
+  process.stdout.write(`oracle-runtime bench: database ${engine}, shared state ${app.runtime.state.kind}\n`)
   const base = await app.listen({ host: '127.0.0.1', port: 0 })
   const user = await generateSigner()
   const invocation = await mintInvocation({ issuer: user, audience: app.runtime.identity.did, lifetimeSeconds: 900 })
@@ -80,15 +95,21 @@ async function run () {
   // The direct call sends the very request the runtime sent just before (system prompt, history,
   // tools), so both sides ask the model for the same work and the difference is the runtime's.
   const direct = async (): Promise<Sample> => {
-    const body = llm.requests.at(-1)?.body ?? { model: 'loop', stream: true, messages: [{ role: 'user', content: 'bench' }] }
+    const body = llm.requests.at(-1)?.body ??
+      { model: 'loop', stream: true, messages: [{ role: 'user', content: 'bench' }] }
     llm.requests.length = 0
     const started = performance.now()
-    const res = await request(`${llm.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const res = await request(`${llm.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body)
+    })
     return await timeStream(res.body, started, (line) => line.includes('"content":"tok'))
   }
   const throughRuntime = async (sessionId: string): Promise<Sample> => {
     const started = performance.now()
-    const res = await request(`${base}/messages/${sessionId}`, { method: 'POST', headers, body: JSON.stringify({ message: 'bench', stream: true }) })
+    const body = JSON.stringify({ message: 'bench', stream: true })
+    const res = await request(`${base}/messages/${sessionId}`, { method: 'POST', headers, body })
     if (res.statusCode !== 200) throw new Error(`runtime answered ${res.statusCode}: ${await res.body.text()}`)
     return await timeStream(res.body, started, (line) => line === 'event: message')
   }
@@ -127,7 +148,8 @@ async function run () {
     await measure('Unpaced model (as fast as loopback can write)', 0)
 
     const sessionId = await newSession()
-    const run = async (url: string, withAuth: boolean) => await load({ url: `${base}${url}`, ...(withAuth ? { headers } : {}), duration: 4, connections: 20 })
+    const run = async (url: string, withAuth: boolean) =>
+      await load({ url: `${base}${url}`, ...(withAuth ? { headers } : {}), duration: 4, connections: 20 })
     const publicRoute = await run('/models', false)
     const authOnly = await run('/bench/whoami', true)
     const authed = await run(`/sessions/${sessionId}/run`, true)
