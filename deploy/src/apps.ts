@@ -57,13 +57,15 @@ export const isBaseKey = (key: string): boolean => BASE_KEYS.has(key)
  * for one, has no database, so DATABASE_URL is in its schema but not read.
  */
 export function readKeys (app: AppInfo): Set<string> {
+  const configFiles = [`apps/${app.name}/src/config.ts`, 'libs/service-kit/src/config.ts']
   const sources = [...listFiles('libs/service-kit/src'), ...listFiles(`apps/${app.name}/src`)]
-    .filter((file) => file.endsWith('.ts') && !file.endsWith(`apps/${app.name}/src/config.ts`) && !file.endsWith('libs/service-kit/src/config.ts'))
+    .filter((file) => file.endsWith('.ts') && !configFiles.some((config) => file.endsWith(config)))
     // The kit's test support (outage drills) names variables for the processes it starts, not for the app.
     .filter((file) => !/libs\/service-kit\/src\/testing(\.ts|\/)/.test(file))
     .map((file) => readRepoFile(file))
     .join('\n')
-  return new Set(Object.keys(app.schema.properties).filter((key) => !isBaseKey(key) || new RegExp(`\\b${key}\\b`).test(sources)))
+  const named = (key: string) => new RegExp(`\\b${key}\\b`).test(sources)
+  return new Set(Object.keys(app.schema.properties).filter((key) => !isBaseKey(key) || named(key)))
 }
 
 /** Keys the schema itself requires: neither optional nor defaulted. */
@@ -95,7 +97,8 @@ export function requiredIn (app: AppInfo, env: Record<string, string>): string[]
  * Values that look like credentials: they may come only from a Secret (k8s) or the secrets env file
  * (compose), never from a ConfigMap or a literal in a manifest.
  */
-export const isSecretKey = (key: string): boolean => /(^|_)(KEY|KEYS|TOKEN|SECRET|PASSWORD)$/.test(key) || key === 'DATABASE_URL' || key === 'REDIS_URL'
+export const isSecretKey = (key: string): boolean =>
+  /(^|_)(KEY|KEYS|TOKEN|SECRET|PASSWORD)$/.test(key) || key === 'DATABASE_URL' || key === 'REDIS_URL'
 
 interface TsConfig { extends?: string, compilerOptions?: { rootDir?: string, outDir?: string } }
 
@@ -117,7 +120,9 @@ export function buildOutput (appName: string, source: string): string {
     if (options.rootDir !== undefined) rootDir = join(level.dir, options.rootDir)
     if (options.outDir !== undefined) outDir = join(level.dir, options.outDir)
   }
-  if (rootDir === undefined || outDir === undefined) throw new Error(`apps/${appName}/tsconfig.build.json sets no rootDir/outDir`)
+  if (rootDir === undefined || outDir === undefined) {
+    throw new Error(`apps/${appName}/tsconfig.build.json sets no rootDir/outDir`)
+  }
   const appRoot = repoPath('apps', appName)
   const relativeToRoot = posix.relative(rootDir.replaceAll('\\', '/'), join(appRoot, source).replaceAll('\\', '/'))
   if (relativeToRoot.startsWith('..')) throw new Error(`${source} is outside rootDir of apps/${appName}`)

