@@ -1,6 +1,6 @@
 import type {
-  AbortReply, Attachment, ChatSession, DelegationStatus, HistoryPage, LegacyHistory, ModelList, RevokeReply, SendMessage,
-  SendMessageReply, SessionDeleted, SessionList, StoreDelegationReply, UserPreferences
+  AbortReply, Attachment, ChatSession, DelegationStatus, HistoryPage, LegacyHistory, ModelList, RevokeReply,
+  SendMessage, SendMessageReply, SessionDeleted, SessionList, StoreDelegationReply, UserPreferences
 } from '@impact/schemas'
 import { CredentialCache, Credentials, type MintCallback } from './credentials/credentials.ts'
 import { OracleNetworkError, OracleRequestError } from './errors.ts'
@@ -74,7 +74,10 @@ export class OracleClient {
   readonly #options: OracleClientOptions
 
   constructor (options: OracleClientOptions) {
-    if (typeof options.createDelegation !== 'function') throw new TypeError('createDelegation is required: the oracle authenticates the user by a UCAN delegation or invocation')
+    if (typeof options.createDelegation !== 'function') {
+      throw new TypeError('createDelegation is required: ' +
+        'the oracle authenticates the user by a UCAN delegation or invocation')
+    }
     this.#options = options
     this.oracleDid = options.oracleDid
     this.userDid = options.userDid
@@ -106,7 +109,10 @@ export class OracleClient {
   }
 
   /** The public landing record of an oracle, including its DID (`oracleDid`). */
-  static async discover (baseUrl: string, options: { fetch?: typeof fetch, signal?: AbortSignal } = {}): Promise<{ oracleDid: string, status: string, message: string, timestamp: string }> {
+  static async discover (
+    baseUrl: string,
+    options: { fetch?: typeof fetch, signal?: AbortSignal } = {}
+  ): Promise<{ oracleDid: string, status: string, message: string, timestamp: string }> {
     const url = `${baseUrl.replace(/\/+$/, '')}/`
     const signal = options.signal ?? AbortSignal.timeout(10_000)
     let response: Response
@@ -118,7 +124,9 @@ export class OracleClient {
     }
     if (!response.ok) throw await OracleRequestError.fromResponse(response)
     const landing = await response.json() as { oracleDid?: unknown, status: string, message: string, timestamp: string }
-    if (typeof landing.oracleDid !== 'string') throw new OracleRequestError('The oracle does not announce its DID at GET /', response.status, {})
+    if (typeof landing.oracleDid !== 'string') {
+      throw new OracleRequestError('The oracle does not announce its DID at GET /', response.status, {})
+    }
     return landing as { oracleDid: string, status: string, message: string, timestamp: string }
   }
 
@@ -138,7 +146,8 @@ export class OracleClient {
   }
 
   async listSessions (page: { limit?: number, offset?: number } = {}, signal?: AbortSignal): Promise<SessionList> {
-    const list = await this.transport.json<Partial<SessionList>>('GET', '/sessions', { query: { limit: pageLimit(page.limit), offset: Math.max(0, page.offset ?? 0) }, signal })
+    const query = { limit: pageLimit(page.limit), offset: Math.max(0, page.offset ?? 0) }
+    const list = await this.transport.json<Partial<SessionList>>('GET', '/sessions', { query, signal })
     return { sessions: list.sessions ?? [], total: typeof list.total === 'number' ? list.total : 0 }
   }
 
@@ -205,9 +214,13 @@ export class OracleClient {
       signal?.removeEventListener('abort', onAbort)
     }
     const requestId = response.headers.get('x-request-id')
-    if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream') || requestId === null || requestId === '') {
+    const isEventStream = (response.headers.get('content-type') ?? '').startsWith('text/event-stream')
+    if (!isEventStream || requestId === null || requestId === '') {
       controller.abort()
-      throw new OracleRequestError(requestId === null ? 'Did not receive a request ID' : 'The oracle did not answer with an event stream', response.status, {})
+      const problem = requestId === null
+        ? 'Did not receive a request ID'
+        : 'The oracle did not answer with an event stream'
+      throw new OracleRequestError(problem, response.status, {})
     }
     const stream = new MessageStream(response, {
       sessionId,
@@ -241,11 +254,18 @@ export class OracleClient {
    * without the paged route answer 404/405: then the legacy transcript is returned as one page when
    * no cursor was given, and an empty page with a cursor.
    */
-  async getHistory (sessionId: string, page: { limit?: number, before?: string, after?: string } = {}, signal?: AbortSignal): Promise<HistoryPage> {
+  async getHistory (
+    sessionId: string,
+    page: { limit?: number, before?: string, after?: string } = {},
+    signal?: AbortSignal
+  ): Promise<HistoryPage> {
     try {
-      return await this.transport.json('GET', `/sessions/${segment(sessionId)}/messages`, { query: { limit: pageLimit(page.limit), before: page.before, after: page.after }, signal })
+      const query = { limit: pageLimit(page.limit), before: page.before, after: page.after }
+      return await this.transport.json('GET', `/sessions/${segment(sessionId)}/messages`, { query, signal })
     } catch (error) {
-      if (!(error instanceof OracleRequestError) || (error.status !== 404 && error.status !== 405) || error.code === 'ORACLE_SESSION_NOT_FOUND') throw error
+      const noPagedRoute = error instanceof OracleRequestError && (error.status === 404 || error.status === 405) &&
+        error.code !== 'ORACLE_SESSION_NOT_FOUND'
+      if (!noPagedRoute) throw error
       const empty: HistoryPage = { messages: [], prevCursor: null, nextCursor: null, hasOlder: false, hasNewer: false }
       if (page.before !== undefined || page.after !== undefined) return empty
       return { ...empty, messages: (await this.getLegacyHistory(sessionId, signal)).messages }
@@ -253,16 +273,27 @@ export class OracleClient {
   }
 
   /** Everything after `cursor` (a page's `nextCursor`), following `hasNewer`; `nextCursor` is the newest. */
-  async getNewerHistory (sessionId: string, cursor: string | null, options: { limit?: number, signal?: AbortSignal } = {}): Promise<HistoryPage> {
+  async getNewerHistory (
+    sessionId: string,
+    cursor: string | null,
+    options: { limit?: number, signal?: AbortSignal } = {}
+  ): Promise<HistoryPage> {
     const messages: HistoryPage['messages'] = []
-    let page = await this.getHistory(sessionId, { limit: options.limit ?? 20, ...(cursor !== null ? { after: cursor } : {}) }, options.signal)
+    const after = cursor !== null ? { after: cursor } : {}
+    let page = await this.getHistory(sessionId, { limit: options.limit ?? 20, ...after }, options.signal)
     const first = page
     messages.push(...page.messages)
     for (let rounds = 0; page.hasNewer && page.nextCursor !== null && rounds < 100; rounds++) {
       page = await this.getHistory(sessionId, { limit: options.limit ?? 20, after: page.nextCursor }, options.signal)
       messages.push(...page.messages)
     }
-    return { messages, prevCursor: first.prevCursor, nextCursor: page.nextCursor ?? cursor, hasOlder: first.hasOlder, hasNewer: false }
+    return {
+      messages,
+      prevCursor: first.prevCursor,
+      nextCursor: page.nextCursor ?? cursor,
+      hasOlder: first.hasOlder,
+      hasNewer: false
+    }
   }
 
   /** The whole transcript (`GET /messages/:sessionId`). */
