@@ -18,7 +18,12 @@ describe.each(backends)('the same migrations and repository code on $name', ({ n
     expect(database.mode).toBe(name === 'PGlite' ? 'pglite' : 'postgres')
     await database.ping()
 
-    const created = await insertNote(database.db, { slug: 'a', body: 'first', amount: '12.500000000000000001', tags: ['x', 'y'] })
+    const created = await insertNote(database.db, {
+      slug: 'a',
+      body: 'first',
+      amount: '12.500000000000000001',
+      tags: ['x', 'y']
+    })
     expect(created.id).toMatch(/^[0-9a-f-]{36}$/)
     expect(created.created_at).toBeInstanceOf(Date)
     expect(created.amount).toBe('12.500000000000000001')
@@ -48,7 +53,13 @@ describe.each(backends)('the same migrations and repository code on $name', ({ n
 
   it('is ready only once every migration is applied', async () => {
     const testDb = await createTestDatabase(serverUrl)
-    const database = await openDatabase<NotesDB>({ url: testDb.url, dataDir: testDb.dataDir, migrations: notesMigrations, migrationTable: 'fixture_migrations', migrate: 'never' })
+    const database = await openDatabase<NotesDB>({
+      url: testDb.url,
+      dataDir: testDb.dataDir,
+      migrations: notesMigrations,
+      migrationTable: 'fixture_migrations',
+      migrate: 'never'
+    })
     onTestFinished(async () => {
       await database.close()
       await testDb.drop()
@@ -88,14 +99,22 @@ describe('failures', () => {
       dataDir: 'memory://',
       migrationTable: 'broken_migrations',
       migrate: 'always',
-      migrations: { '2026_01_01_000000_broken': { up: async (db) => { await sql`select * from no_such_table`.execute(db) } } }
+      migrations: {
+        '2026_01_01_000000_broken': { up: async (db) => { await sql`select * from no_such_table`.execute(db) } }
+      }
     }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(PersistenceError)
     expect((error as PersistenceError).message).toMatch(/2026_01_01_000000_broken/)
   })
 
   it('ping fails fast when the server is unreachable', async () => {
-    const database = await openDatabase({ url: 'postgres://nobody@127.0.0.1:1/none', dataDir: 'memory://', migrations: {}, migrationTable: 'm', migrate: 'never' })
+    const database = await openDatabase({
+      url: 'postgres://nobody@127.0.0.1:1/none',
+      dataDir: 'memory://',
+      migrations: {},
+      migrationTable: 'm',
+      migrate: 'never'
+    })
     onTestFinished(async () => { await database.close() })
     await expect(database.ping(1000)).rejects.toThrow()
     const unready = await database.ready(1000).catch((e: unknown) => e)
