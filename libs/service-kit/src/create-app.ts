@@ -1,4 +1,12 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyServerOptions, type FastifyInstance, type FastifyReply, type FastifyRequest, type RawServerDefault } from 'fastify'
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyServerOptions,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type RawServerDefault
+} from 'fastify'
 import cors, { type FastifyCorsOptions } from '@fastify/cors'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -16,10 +24,15 @@ import { validationOptions } from './validation.ts'
 
 const REQUEST_LOG_LEVELS = new Set(['trace', 'debug', 'info'])
 
-export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>
+export type App =
+  FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>
 
 export interface CreateAppOptions {
-  config: Pick<BaseConfig, 'NODE_ENV' | 'LOG_LEVEL' | 'TRUST_PROXY_ENABLED'> & { TRUST_PROXY_ADDRESSES?: string, CORS_ORIGIN?: string | undefined, LOG_PRETTY?: boolean }
+  config: Pick<BaseConfig, 'NODE_ENV' | 'LOG_LEVEL' | 'TRUST_PROXY_ENABLED'> & {
+    TRUST_PROXY_ADDRESSES?: string
+    CORS_ORIGIN?: string | undefined
+    LOG_PRETTY?: boolean
+  }
   docs: DocsOptions
   health?: Omit<HealthOptions, 'environment'>
   /** CORS beyond the origins of `CORS_ORIGIN`; `false` never enables CORS. Off when no origin is configured. */
@@ -93,7 +106,8 @@ export async function createApp (options: CreateAppOptions): Promise<App> {
   if (options.cors !== false && origin !== undefined) {
     const { defaultOrigin: _ignored, ...corsOptions } = options.cors ?? {}
     // Credentials only with explicit origins: a wildcard with credentials would let any site act as the user.
-    await app.register(cors, { ...corsOptions, origin, credentials: origin !== '*' && (corsOptions.credentials ?? true) })
+    const credentials = origin !== '*' && (corsOptions.credentials ?? true)
+    await app.register(cors, { ...corsOptions, origin, credentials })
   }
 
   await registerDocs(app, options.docs)

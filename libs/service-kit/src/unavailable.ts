@@ -1,11 +1,15 @@
 /**
  * Errors that say a backing service (PostgreSQL, Redis, or another service the request calls)
- * cannot be reached or is refusing work right now, so the same request may well succeed later. The platform answers them 503 with a
- * public code instead of a bare 500, so callers know to retry rather than report a bug.
+ * cannot be reached or is refusing work right now, so the same request may well succeed later.
+ * The platform answers them 503 with a public code instead of a bare 500, so callers know to retry
+ * rather than report a bug.
  */
 
 /** Socket-level failures, from Node's net/dns layers (pg and ioredis pass them through). */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'])
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH',
+  'ENETUNREACH'
+])
 
 /**
  * PostgreSQL SQLSTATEs: class 08 (connection exception), 40001/40P01 (a serialization failure or
@@ -22,11 +26,20 @@ const OWN_CODES = new Set(['PERSIST_TIMEOUT'])
  * connection, could not get one in time, or its pool was closed (the process is shutting down).
  */
 const UNAVAILABLE_NAMES = new Set(['MaxRetriesPerRequestError'])
-const UNAVAILABLE_MESSAGES = /^(Command timed out$|Connection terminated|timeout exceeded when trying to connect|Connection is closed\.|Client has encountered a connection error and is not queryable|Cannot use a pool after calling end on the pool)/
+const UNAVAILABLE_MESSAGES = new RegExp('^(' + [
+  'Command timed out$',
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Connection is closed\\.',
+  'Client has encountered a connection error and is not queryable',
+  'Cannot use a pool after calling end on the pool'
+].join('|') + ')')
 
 function isUnavailableItself (error: object): boolean {
   const { code, name, message } = error as { code?: unknown, name?: unknown, message?: unknown }
-  if (typeof code === 'string' && (NETWORK_CODES.has(code) || OWN_CODES.has(code) || UNAVAILABLE_SQLSTATE.test(code))) return true
+  if (typeof code === 'string') {
+    if (NETWORK_CODES.has(code) || OWN_CODES.has(code) || UNAVAILABLE_SQLSTATE.test(code)) return true
+  }
   if (typeof name === 'string' && UNAVAILABLE_NAMES.has(name)) return true
   return typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message)
 }

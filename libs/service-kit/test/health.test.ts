@@ -17,7 +17,8 @@ describe('GET /health', () => {
 
     const healthy = await app.inject({ method: 'GET', url: '/health' })
     expect(healthy.statusCode).toBe(200)
-    expect(healthy.json()).toMatchObject({ status: 'ok', environment: 'test', database: 'connected', redis: 'connected' })
+    expect(healthy.json())
+      .toMatchObject({ status: 'ok', environment: 'test', database: 'connected', redis: 'connected' })
     expect(typeof healthy.json().uptime).toBe('number')
 
     databaseUp = false
@@ -32,7 +33,12 @@ describe('GET /health', () => {
     expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200)
 
     const landing = await app.inject({ method: 'GET', url: '/' })
-    expect(landing.json()).toMatchObject({ status: 'ok', message: 'kit is running', environment: 'test', oracleDid: 'did:key:z6Mk' })
+    expect(landing.json()).toMatchObject({
+      status: 'ok',
+      message: 'kit is running',
+      environment: 'test',
+      oracleDid: 'did:key:z6Mk'
+    })
   })
 
   it('reports the state a failing check names itself (migrations pending), as not ready', async () => {
@@ -45,7 +51,8 @@ describe('GET /health', () => {
   })
 
   it('treats a hanging check as down after the timeout', async () => {
-    const app = await buildTestApp({ health: { checks: { database: async () => await new Promise(() => {}) }, timeoutMs: 50 } })
+    const hanging = async () => await new Promise<void>(() => {})
+    const app = await buildTestApp({ health: { checks: { database: hanging }, timeoutMs: 50 } })
     onTestFinished(async () => { await app.close() })
     const res = await app.inject({ method: 'GET', url: '/health' })
     expect(res.statusCode).toBe(503)
@@ -87,7 +94,9 @@ describe('GET /health advisory checks', () => {
 
 describe('GET /health report', () => {
   it('adds informational entries without changing the status', async () => {
-    const app = await buildTestApp({ health: { checks: { chain: async () => {} }, report: () => ({ 'upstream 127.0.0.1:9090': 'disconnected' }) } })
+    const app = await buildTestApp({
+      health: { checks: { chain: async () => {} }, report: () => ({ 'upstream 127.0.0.1:9090': 'disconnected' }) }
+    })
     onTestFinished(async () => { await app.close() })
     const res = await app.inject({ method: 'GET', url: '/health' })
     expect(res.statusCode).toBe(200)

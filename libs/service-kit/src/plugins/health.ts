@@ -19,7 +19,10 @@ export interface HealthOptions {
   /** Landing route `GET /`: message and extra fields (e.g. the oracle's DID). */
   landing?: { message: string, extra?: () => Record<string, unknown> }
   timeoutMs?: number
-  /** Informational entries added to `GET /health` after the checks ran (e.g. per-replica upstream states); they do not change the status. */
+  /**
+   * Informational entries added to `GET /health` after the checks ran (e.g. per-replica upstream
+   * states); they do not change the status.
+   */
   report?: () => Record<string, string>
 }
 
@@ -30,10 +33,16 @@ const HealthSchema = Type.Object({
   environment: Type.String(),
   timestamp: Type.String({ format: 'date-time' }),
   uptime: Type.Number({ description: 'Seconds since the process started' })
-}, { additionalProperties: Type.String({ description: 'One entry per dependency: connected | disconnected (the database also: migrations pending)' }) })
+}, {
+  additionalProperties: Type.String({
+    description: 'One entry per dependency: connected | disconnected (the database also: migrations pending)'
+  })
+})
 
 const stateOf = (error: unknown): string => {
-  const state = typeof error === 'object' && error !== null ? (error as { healthState?: unknown }).healthState : undefined
+  const state = typeof error === 'object' && error !== null
+    ? (error as { healthState?: unknown }).healthState
+    : undefined
   return typeof state === 'string' ? state : CHECK_STATES.down
 }
 
@@ -63,10 +72,18 @@ export function registerHealthRoutes (app: FastifyInstance, options: HealthOptio
   const runAll = async (list: Array<[string, HealthCheck]>) =>
     await Promise.all(list.map(async ([name, check]) => [name, await runCheck(check, timeoutMs)] as const))
   const timeoutMs = options.timeoutMs ?? 2000
-  const base = () => ({ environment: options.environment, timestamp: new Date().toISOString(), uptime: process.uptime() })
+  const base = () => ({
+    environment: options.environment,
+    timestamp: new Date().toISOString(),
+    uptime: process.uptime()
+  })
 
   app.get('/health', {
-    schema: { tags: ['health'], summary: 'Readiness with dependency checks', response: { 200: HealthSchema, 503: HealthSchema } }
+    schema: {
+      tags: ['health'],
+      summary: 'Readiness with dependency checks',
+      response: { 200: HealthSchema, 503: HealthSchema }
+    }
   }, async (_request, reply) => {
     const [critical, optional] = await Promise.all([runAll(checks), runAll(advisory)])
     const up = (results: typeof critical) => results.every(([, state]) => state === CHECK_STATES.up)
@@ -95,6 +112,12 @@ export function registerHealthRoutes (app: FastifyInstance, options: HealthOptio
           }, { additionalProperties: true })
         }
       }
-    }, async () => ({ status: 'ok' as const, message, environment: options.environment, timestamp: new Date().toISOString(), ...extra?.() }))
+    }, async () => ({
+      status: 'ok' as const,
+      message,
+      environment: options.environment,
+      timestamp: new Date().toISOString(),
+      ...extra?.()
+    }))
   }
 }
