@@ -19,6 +19,10 @@ export interface SharedStateOptions {
 /** Redis when a URL is configured (state shared across replicas), in-process otherwise. */
 export function createSharedState (options: SharedStateOptions): SharedState {
   return options.url !== undefined && options.url !== ''
-    ? createRedisState({ url: options.url, prefix: options.prefix, ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {}) })
+    ? createRedisState({
+      url: options.url,
+      prefix: options.prefix,
+      ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {})
+    })
     : createMemoryState()
 }

@@ -7,7 +7,8 @@ const DEL_IF_VALUE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis
 // its own value, which counts as written (values written this way are unique tokens).
 const SET_IF_ABSENT = "if redis.call('SET', KEYS[1], ARGV[1], 'NX', unpack(ARGV, 2)) then return 1 end " +
   "if redis.call('GET', KEYS[1]) == ARGV[1] then return 1 else return 0 end"
-const TOUCH_IF_VALUE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end"
+const TOUCH_IF_VALUE = "if redis.call('GET', KEYS[1]) == ARGV[1] then " +
+  "return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end"
 const REPLACE_IF_VALUE =
   "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 " +
   'else return 0 end'

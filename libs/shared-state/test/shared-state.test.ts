@@ -12,7 +12,12 @@ const redisUrl = process.env.REDIS_URL
 // In-process always; Redis whenever REDIS_URL is set (the CI server pass).
 const backends: Array<{ name: string, create: () => SharedState }> = [
   { name: 'memory', create: () => createMemoryState() },
-  ...(redisUrl !== undefined ? [{ name: 'redis', create: () => createRedisState({ url: redisUrl, prefix: `test:${randomBytes(4).toString('hex')}:` }) }] : [])
+  ...(redisUrl !== undefined
+    ? [{
+        name: 'redis',
+        create: () => createRedisState({ url: redisUrl, prefix: `test:${randomBytes(4).toString('hex')}:` })
+      }]
+    : [])
 ]
 
 const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms))
