@@ -19,7 +19,8 @@ export const parseSigner = (key: string): OracleSigner => ed25519.Signer.parse(k
 export const formatSigner = (signer: OracleSigner): string => ed25519.Signer.format(signer)
 
 const nowSeconds = () => Math.floor(Date.now() / 1000)
-const principal = (audience: string | Principal): Principal => typeof audience === 'string' ? { did: () => audience as DID } : audience
+const principal = (audience: string | Principal): Principal =>
+  typeof audience === 'string' ? { did: () => audience as DID } : audience
 
 export interface MintOptions {
   issuer: Signer
@@ -41,7 +42,9 @@ async function proofsOf (proofs: Array<string | Delegation> = []): Promise<Deleg
  * Mints the short-lived auth invocation a client sends as `Authorization: Bearer` (and the oracle
  * mints for downstream calls, with the user's delegation as proof). Each mint has a fresh nonce.
  */
-export async function mintInvocation (options: MintOptions & { capability?: { can: string, with: string } }): Promise<string> {
+export async function mintInvocation (
+  options: MintOptions & { capability?: { can: string, with: string } }
+): Promise<string> {
   const capability = options.capability ?? { can: '*', with: 'ixo:oracle' }
   const invocation = await invoke({
     issuer: options.issuer,
@@ -59,7 +62,9 @@ export async function mintInvocation (options: MintOptions & { capability?: { ca
  * Mints a delegation (user → oracle, or any hop of a chain) as a base64 CAR. Each mint has a fresh
  * nonce: revocation goes by CID, so a delegation minted after a revocation must not repeat the revoked one.
  */
-export async function mintDelegation (options: MintOptions & { capabilities: Array<{ can: string, with: string }> }): Promise<string> {
+export async function mintDelegation (
+  options: MintOptions & { capabilities: Array<{ can: string, with: string }> }
+): Promise<string> {
   const delegation = await delegate({
     issuer: options.issuer,
     audience: principal(options.audience),

@@ -89,7 +89,10 @@ export function createUcanVerifier (options: UcanVerifierOptions): UcanVerifier 
     maxTokenLength = MAX_TOKEN_LENGTH
   } = options
   const wanted = options.invocationCapability ?? ORACLE_AUTH_CAPABILITY
-  const OracleAuth = capability({ can: wanted.can as `${string}/${string}` | '*', with: Schema.literal(wanted.with as `${string}:${string}`) })
+  const OracleAuth = capability({
+    can: wanted.can as `${string}/${string}` | '*',
+    with: Schema.literal(wanted.with as `${string}:${string}`)
+  })
   const authority = options.oracleKeyDid !== undefined && options.oracleKeyDid !== oracleDid
     ? Verifier.parse(options.oracleKeyDid as AnyDid).withDID(oracleDid as AnyDid)
     : Verifier.parse(oracleDid as AnyDid)
@@ -105,13 +108,16 @@ export function createUcanVerifier (options: UcanVerifierOptions): UcanVerifier 
 
   async function verifiersOf (did: string): Promise<VerifierView[]> {
     const keys = await keysOf(did)
-    return keys.map((key) => did.startsWith('did:key:') ? Verifier.parse(key as AnyDid) : Verifier.parse(key as AnyDid).withDID(did as AnyDid))
+    return keys.map((key) => did.startsWith('did:key:')
+      ? Verifier.parse(key as AnyDid)
+      : Verifier.parse(key as AnyDid).withDID(did as AnyDid))
   }
 
   // Refusals that may turn into a yes soon (not valid yet, a resolver hiccup) or that cost nothing
   // to repeat (junk that does not decode) are not remembered; the rest are, briefly.
   const UNCACHED = new Set(['not_yet_valid', 'unresolvable_did', 'malformed'])
-  const refusal = <T>(verdict: Verdict<T>): Cached<T> => ({ value: verdict, ttlMs: UNCACHED.has(verdict.error?.reason ?? '') ? 0 : refusalCacheTtlMs })
+  const refusal = <T>(verdict: Verdict<T>): Cached<T> =>
+    ({ value: verdict, ttlMs: UNCACHED.has(verdict.error?.reason ?? '') ? 0 : refusalCacheTtlMs })
 
   /** CIDs of a token and of every proof under it, linked-only ones included. */
   function cidsOf (token: Delegation, depth = 0): string[] {
@@ -132,10 +138,16 @@ export function createUcanVerifier (options: UcanVerifierOptions): UcanVerifier 
       return refusal(refuse('malformed', 'invocation is not a base64 UCAN CAR', error))
     }
     const expiration = invocation.expiration
-    if (invocation.audience.did() !== oracleDid) return refusal(refuse('wrong_audience', 'invocation is addressed to another principal'))
-    if (invocation.capabilities.length !== 1) return refusal(refuse('capability_count', 'an invocation carries exactly one capability'))
+    if (invocation.audience.did() !== oracleDid) {
+      return refusal(refuse('wrong_audience', 'invocation is addressed to another principal'))
+    }
+    if (invocation.capabilities.length !== 1) {
+      return refusal(refuse('capability_count', 'an invocation carries exactly one capability'))
+    }
     if (!Number.isFinite(expiration)) return refusal(refuse('no_expiry', 'invocation never expires'))
-    if (expiration - nowSeconds() > maxInvocationTtlSeconds + clockSkewSeconds) return refusal(refuse('lifetime_too_long', `invocation lives longer than ${maxInvocationTtlSeconds} s`))
+    if (expiration - nowSeconds() > maxInvocationTtlSeconds + clockSkewSeconds) {
+      return refusal(refuse('lifetime_too_long', `invocation lives longer than ${maxInvocationTtlSeconds} s`))
+    }
     if (UCAN.isExpired(invocation.data)) return refusal(refuse('expired', 'invocation has expired'))
     if (UCAN.isTooEarly(invocation.data)) return refusal(refuse('not_yet_valid', 'invocation is not valid yet'))
     let transient = false
@@ -197,7 +209,9 @@ export function createUcanVerifier (options: UcanVerifierOptions): UcanVerifier 
     let expiration = delegation.expiration
     for (const proof of delegation.proofs) {
       if (!isDelegation(proof)) return refuse('proof_not_embedded', 'a proof is linked but not embedded')
-      if (proof.audience.did() !== issuer) return refuse('chain_misaligned', 'a proof is not addressed to the delegation issuer')
+      if (proof.audience.did() !== issuer) {
+        return refuse('chain_misaligned', 'a proof is not addressed to the delegation issuer')
+      }
       const verdict = await checkChain(proof, depth + 1)
       if (verdict.error !== undefined) return verdict
       expiration = Math.min(expiration, verdict.ok.expiration)
@@ -212,7 +226,9 @@ export function createUcanVerifier (options: UcanVerifierOptions): UcanVerifier 
     } catch (error) {
       return refusal(refuse('malformed', 'delegation is not a base64 UCAN CAR', error))
     }
-    if (delegation.audience.did() !== oracleDid) return refusal(refuse('wrong_audience', 'delegation is addressed to another principal'))
+    if (delegation.audience.did() !== oracleDid) {
+      return refusal(refuse('wrong_audience', 'delegation is addressed to another principal'))
+    }
     let chain: Verdict<{ expiration: number }>
     try {
       chain = await checkChain(delegation, 0)

@@ -13,11 +13,17 @@ describe('@impact/ucan/mint', () => {
     const user = await generateSigner()
     const verifier = createUcanVerifier({ oracleDid: oracle.did() })
     const expiration = nowS() + 600
-    const delegation = await mintDelegation({ issuer: user, audience: oracle.did(), capabilities: [{ can: '*', with: 'ixo:oracle' }], expiration })
+    const delegation = await mintDelegation({
+      issuer: user,
+      audience: oracle.did(),
+      capabilities: [{ can: '*', with: 'ixo:oracle' }],
+      expiration
+    })
     const decoded = await decodeBase64Car(delegation)
     expect(decoded.expiration).toBe(expiration)
     expect((await verifier.verifyDelegation(delegation)).ok?.issuer).toBe(user.did())
-    expect((await verifier.verifyInvocation(await mintInvocation({ issuer: user, audience: oracle.did() }))).ok?.did).toBe(user.did())
+    const invocation = await mintInvocation({ issuer: user, audience: oracle.did() })
+    expect((await verifier.verifyInvocation(invocation)).ok?.did).toBe(user.did())
   })
 
   it('mints a distinct delegation each time, even with the same content in the same second', async () => {
