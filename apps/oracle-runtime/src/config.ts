@@ -17,8 +17,8 @@ export const ConfigSchema = Type.Object({
   ...baseConfigProperties({ app: 'oracle-runtime', port: 3002 }),
   ORACLE_PRIVATE_KEY: Type.Optional(Type.String({
     pattern: '^M[A-Za-z0-9+/]+={0,2}$',
-    description: 'The oracle\'s Ed25519 signer (ucanto format, `M…`). Required in production; generated once into ' +
-      'DATA_DIR in development'
+    description: 'The oracle\'s Ed25519 signer (ucanto format, `M…`). ' +
+      'Required in production; generated once into DATA_DIR in development'
   })),
   ORACLE_DID: Type.Optional(Type.String({
     pattern: '^did:[a-z0-9]+:.+$',
