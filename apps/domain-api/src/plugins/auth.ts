@@ -25,10 +25,7 @@ export function declareCaller (app: FastifyInstance) {
 
 export const callerOf = (request: FastifyRequest): Caller => request.getDecorator<Caller>(CALLER)
 
-/**
- * The id of the calling key once `authorize` admitted it (the per-key rate limit's principal).
- * Routes registered before `declareCaller` (the docs) have no caller slot at all.
- */
+/** The admitted key's id (the per-key rate limit's principal); docs routes have no caller slot. */
 export const keyIdOf = (request: FastifyRequest): string | undefined =>
   CALLER in request ? request.getDecorator<Caller | null>(CALLER)?.keyId : undefined
 

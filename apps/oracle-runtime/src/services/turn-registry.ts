@@ -2,11 +2,8 @@ import { randomUUID } from 'node:crypto'
 import type { SharedState, Unsubscribe } from '@impact/shared-state'
 
 /**
- * In-flight turns. A shared-state key per session (the lease) marks a running turn (one at a time
- * per session, whichever replica runs it) and names its owner, this process. Each process keeps a
- * liveness key of its own with a short TTL while it runs and deletes it on close: a lease whose
- * owner's liveness key is gone (a crashed or closed process) is taken over at once, not after the
- * lease's own TTL. Aborts and cancellations are published to every replica and the owner acts.
+ * In-flight turns: a lease per session names the process running its turn; each process keeps a
+ * short-lived liveness key, so a lease whose owner is gone is taken over at once, not after its TTL.
  */
 
 export type CancelReason = 'aborted' | 'disconnected' | 'deleted' | 'superseded'
@@ -53,8 +50,7 @@ export function createTurnRegistry (state: SharedState, options: TurnRegistryOpt
   const cancelLocal = (message: CancelMessage) => {
     const entry = local.get(message.sessionId)
     if (entry === undefined) return false
-    // An abort is the caller's own (older replicas send one without a reason); deleting the session
-    // ends whatever runs in it.
+    // An abort must be the caller's own (older replicas send no reason); a deletion ends any turn.
     const reason = message.reason === 'deleted' ? 'deleted' : 'aborted'
     if (reason === 'aborted' && entry.did !== message.did) return false
     entry.turn.cancel(reason)
@@ -108,7 +104,7 @@ export function createTurnRegistry (state: SharedState, options: TurnRegistryOpt
         try {
           cancelLocal(JSON.parse(message) as CancelMessage)
         } catch {
-          // Not ours to read: ignore.
+          // Not a message of ours: ignored.
         }
       })
       // Unreachable shared state must not stop the app from starting: the renewal retries.

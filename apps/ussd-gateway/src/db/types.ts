@@ -19,14 +19,9 @@ export interface AccountsTable {
   locked_at: ColumnType<Date | null, Date | null | undefined, Date | null>
   /** Set while the stored PIN is a temporary one issued by support: good until then, for choosing a new PIN only. */
   pin_reset_expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>
-  /**
-   * Counts the account's PINs (chosen or issued by support; reseals keep it): sessions compare it
-   * to the one they proved.
-   */
+  /** Counts the account's PINs (reseals keep it): sessions compare it to the one they proved. */
   pin_version: Generated<number>
-  /** When a lock lifts; set whenever the account is locked. */
   locked_until: ColumnType<Date | null, Date | null | undefined, Date | null>
-  /** Lockouts since the last successful login: each one's cool-down doubles the last. */
   lockouts: Generated<number>
   /** The user's own PIN (sealed) before support's temporary one: the PIN chosen next must differ from it. */
   previous_pin_record: ColumnType<string | null, string | null | undefined, string | null>
