@@ -1,10 +1,17 @@
+import formbody from '@fastify/formbody'
 import { createApp, type App } from '@impact/service-kit'
 import { createSharedState, DEFAULT_COMMAND_TIMEOUT_MS } from '@impact/shared-state'
+import type { FastifyInstance } from 'fastify'
 import type { DestinationStream } from 'pino'
 import { simulatorEnabled, type Config } from './config.ts'
 import { openAppDatabase } from './db/open.ts'
+import rateLimit, { phoneRateLimit } from './plugins/rate-limit.ts'
+import { accountRoutes } from './routes/accounts/index.ts'
+import { debugRoutes } from './routes/debug/index.ts'
+import { eventRoutes } from './routes/events/index.ts'
+import { hubtelRoutes } from './routes/hubtel/index.ts'
 import { simulatorRoutes } from './routes/simulator/index.ts'
-import { ussdApi } from './routes/ussd/index.ts'
+import { ussdRoutes } from './routes/ussd/index.ts'
 import { loadKeyring } from './services/pin-keyring.ts'
 import { createPinQueue } from './services/pin-queue.ts'
 import { createPinVault } from './services/pin-vault.ts'
@@ -28,19 +35,20 @@ export const USSD_REDACT_PATHS = [
 export interface BuildOptions {
   /** Write logs here instead of stdout (tests check what is logged). */
   logStream?: DestinationStream
+  /** The clock that decides when sessions and cached preferences expire (tests move it). */
+  now?: () => number
 }
 
 /** Builds ussd-gateway unlistened; tests and server.ts share it. */
 export async function buildApp (config: Config, options: BuildOptions = {}): Promise<App> {
   const database = await openAppDatabase(config)
-  // The rate limits wait on Redis before a hop's own deadline starts: a Redis command that outlives
-  // a quarter of the deadline fails. An unreachable or hung Redis then ends the hop after that
-  // quarter (its first command fails); a slow one at worst after 1.5 deadlines (two limits, the hop).
+  // The rate limits wait on Redis before the hop deadline starts: a Redis command outliving a quarter
+  // of the deadline fails, so a hung Redis still ends the hop within the deadline.
   const commandTimeoutMs = Math.min(DEFAULT_COMMAND_TIMEOUT_MS, Math.ceil(config.USSD_HOP_DEADLINE_MS / 4))
   const state = createSharedState({ url: config.REDIS_URL, prefix: config.REDIS_KEY_PREFIX, commandTimeoutMs })
-  const sessions = createSessionStore(state, { ttlMs: config.USSD_SESSION_TTL_SECONDS * 1000 })
+  const clock = options.now !== undefined ? { now: options.now } : {}
+  const sessions = createSessionStore(state, { ttlMs: config.USSD_SESSION_TTL_SECONDS * 1000, ...clock })
   const release = async () => {
-    sessions.close()
     await Promise.allSettled([database.close(), state.close()])
   }
   try {
@@ -49,7 +57,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       concurrency: config.PIN_CHECK_CONCURRENCY,
       maxQueued: config.PIN_CHECK_QUEUE_MAX
     }))
-    const preferences = createPreferences(database.db, state)
+    const preferences = createPreferences(database.db, state, clock)
     const app = await createApp({
       config,
       docs: {
@@ -95,14 +103,17 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
         saveLanguage: preferences.save
       }
     })
-    await app.register(ussdApi, {
-      prefix: '/api/ussd',
-      config,
-      state,
-      engine,
-      sessions,
-      accounts: { db: database.db, vault }
-    })
+    // Form bodies (Africa's Talking posts them) and the rate limits apply to the USSD API only.
+    await app.register(async function ussdApi (api: FastifyInstance) {
+      await api.register(formbody, { bodyLimit: 16 * 1024 })
+      await api.register(rateLimit, { config, state })
+      const limitPhone = phoneRateLimit(api, config)
+      await api.register(ussdRoutes, { engine, limitPhone })
+      await api.register(hubtelRoutes, { engine, limitPhone })
+      await api.register(eventRoutes, { engine })
+      await api.register(debugRoutes, { config, sessions })
+      await api.register(accountRoutes, { config, db: database.db, vault })
+    }, { prefix: '/api/ussd' })
     if (simulatorEnabled(config)) await app.register(simulatorRoutes, { config })
     return app
   } catch (error) {

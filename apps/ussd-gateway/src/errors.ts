@@ -1,3 +1,4 @@
+import type { FastifyError, FastifyRequest } from 'fastify'
 import { defineError } from '@impact/service-kit'
 
 /** Coded errors of ussd-gateway; every code starts with `USSD_`. */
@@ -11,9 +12,8 @@ export const UssdSessionNotFoundError = defineError(
 export const UssdSessionBusyError = defineError('USSD_SESSION_BUSY', 'The session is busy with another request', 503)
 
 /**
- * A hop still waiting on I/O (a stalled database, a lock held by a hop that hangs) at the hop
- * deadline: the aggregator gets the unavailable END in time, instead of dropping the session
- * without a message at its own timeout. The hop itself runs on and releases what it holds.
+ * A hop not done at the hop deadline (a stalled database, a lock held by a hop that hangs): the
+ * aggregator gets the unavailable END before its own timeout drops the session without a message.
  */
 export const UssdHopDeadlineError = defineError('USSD_HOP_DEADLINE', 'The hop did not finish within %s ms', 503)
 
@@ -51,3 +51,25 @@ export const RATE_LIMITED_MESSAGE = 'Too many requests. Please wait a minute and
 
 /** Over the per-IP or per-phone limit: HTTP 429 with the rate-limited END text. */
 export const UssdRateLimitedError = defineError('USSD_RATE_LIMITED', 'Rate limit exceeded, retry in %s', 429)
+
+export interface UssdErrorReply {
+  /** 200 for everything but rate limits: an aggregator ends the session on other statuses without showing a text. */
+  statusCode: 200 | 429
+  message: string
+}
+
+/**
+ * The closing message for any error on an aggregator route: bad requests (validation, unparsable or
+ * oversized bodies, a session of another phone) get the invalid-input text, rate limits 429, and
+ * everything else, logged with its stack, the unavailable text.
+ */
+export function ussdErrorReply (error: FastifyError, request: FastifyRequest): UssdErrorReply {
+  const status = error.statusCode ?? 500
+  if (status === 429) return { statusCode: 429, message: RATE_LIMITED_MESSAGE }
+  if (error.validation !== undefined || (status >= 400 && status < 500)) {
+    request.log.info({ code: error.code, statusCode: status }, 'ussd request refused')
+    return { statusCode: 200, message: INVALID_INPUT_MESSAGE }
+  }
+  request.log.error({ err: error }, 'ussd request failed')
+  return { statusCode: 200, message: UNAVAILABLE_MESSAGE }
+}

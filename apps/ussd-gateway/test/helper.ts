@@ -4,7 +4,7 @@ import { Redis } from 'ioredis'
 import { openDatabase } from '@impact/persistence'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
 import { startTcpRelay, type TcpRelay } from '@impact/service-kit/testing'
-import { buildApp } from '../src/app.ts'
+import { buildApp, type BuildOptions } from '../src/app.ts'
 import { loadConfig, type Config } from '../src/config.ts'
 import type { DB } from '../src/db/types.ts'
 import { MAX_REPLY_CHARS, gsm7Length } from '../src/services/screen.ts'
@@ -54,12 +54,21 @@ export interface TestContext {
   close: () => Promise<void>
 }
 
+/** A clock for buildApp's `now` that a test moves forward instead of sleeping. */
+export function testClock () {
+  let offset = 0
+  return {
+    now: () => Date.now() + offset,
+    advance: (ms: number) => { offset += ms }
+  }
+}
+
 /**
  * One app per test file on an isolated database (PGlite, or a fresh PostgreSQL database with
  * DATABASE_URL) and, with REDIS_URL, its own Redis key prefix. Rate limits are high unless a
  * test asks otherwise, so dialogues are not throttled.
  */
-export async function setupApp (env: Record<string, string> = {}, logStream?: Writable): Promise<TestContext> {
+export async function setupApp (env: Record<string, string> = {}, options: BuildOptions = {}): Promise<TestContext> {
   const database = await createTestDatabase()
   const prefix = `test:ussd:${randomBytes(4).toString('hex')}:`
   const redisUrl = process.env.REDIS_URL
@@ -77,7 +86,7 @@ export async function setupApp (env: Record<string, string> = {}, logStream?: Wr
     ...env
   }
   const config = loadConfig(baseEnv)
-  const app = await buildApp(config, logStream !== undefined ? { logStream } : {})
+  const app = await buildApp(config, options)
   const replicas: TestApp[] = []
   return {
     app,

@@ -1,8 +1,8 @@
+import { randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { SharedState } from '@impact/shared-state'
-import { localSessions } from './local-sessions.ts'
-import type { Maybe } from './maybe.ts'
-import type { Session } from './session.ts'
-import { sharedSessions } from './shared-sessions.ts'
+import { UssdSessionBusyError } from '../errors.ts'
+import { decodeSession, encodeSession, tracesExpiry, type Session } from './session.ts'
 
 /** What a retry of a session's last hop needs after the session ended (it holds no PIN either). */
 export interface EndedSession {
@@ -14,94 +14,145 @@ export interface EndedSession {
   freed?: true
 }
 
-/**
- * How long a shared lock outlives a hop that stopped renewing it (its replica died mid-hop). A
- * running hop renews its lock, so a slow database cannot hand the session to a retry meanwhile.
- */
-const LOCK_TTL_MS = 15_000
-/** How long a hop waits for the hop before it (then the aggregator gets the unavailable END). */
-const LOCK_WAIT_MS = 5_000
-/** How long an ended session's last reply stays available for aggregator retries. */
-const ENDED_TTL_MS = 60_000
-/**
- * How long a session that expired is remembered as expired: a later hop of it is told to dial
- * again instead of being taken for a new dial. An aggregator's session outlives ours only when
- * our inactivity TTL is the shorter one (Africa's Talking caps a session at 180 s).
- */
-const EXPIRED_TTL_MS = 10 * 60_000
-
-/** Proves which hop holds a shared lock, so a hop whose lock expired cannot release another's. */
-export type LockToken = string | undefined
-
-/** What the engine needs of a session store; `createSessionStore` picks the implementation. */
-export interface SessionStore {
-  /**
-   * Serialises the hops of one session: settles once this hop holds the session's lock, with the
-   * token that releases it (none in-process, where only this process can hold it).
-   */
-  lock: (sessionId: string) => Maybe<LockToken>
-  /**
-   * In-process only: true when no hop holds the session. A hop that then runs to its end without
-   * yielding needs no lock, since no other hop can run meanwhile; one that goes on to wait on I/O
-   * takes the lock before anything else runs, and gets it at once. Taking and releasing the lock
-   * on every hop cost more than any other step of a menu hop (a Set's table churned per hop).
-   */
-  idle?: (sessionId: string) => boolean
-  /** Releases the lock that `lock` gave, handing it to the next waiting hop if there is one. */
-  unlock: (sessionId: string, token: LockToken) => Maybe<void>
-  /**
-   * Set when `touch` lends out the stored session itself (in-process): a hop then changes it in
-   * place, and one that fails hands the snapshot it took before to `restore`, or, when it took none
-   * (see the engine's continueSession), its session id, and the session is freed. Without it, `touch`
-   * answers a decoded copy and a hop that fails has nothing to undo.
-   */
-  restore?: (failed: Session | string) => void
-  /** The live session, its TTL restarted; undefined when expired, ended or never started. */
-  touch: (sessionId: string) => Maybe<Session | undefined>
-  /** Reads without touching the TTL (operator lookups must not keep sessions alive). */
-  peek: (sessionId: string) => Maybe<Session | undefined>
-  /** Stores the session; the store may keep this very object, so the caller must not change it afterwards. */
-  save: (session: Session) => Maybe<void>
-  /** Frees the session, keeping only its final reply briefly for retries. */
-  finish: (session: Session, ended: EndedSession) => Maybe<void>
-  ended: (sessionId: string) => Maybe<EndedSession | undefined>
-  /** True when the session expired of inactivity lately (not when it ended or was freed). */
-  expired: (sessionId: string) => Maybe<boolean>
-  /**
-   * Frees a session (the aggregator's end-of-session notification) and forgets that it expired;
-   * the record of one that ended stays for its short TTL.
-   */
-  remove: (sessionId: string) => Maybe<boolean>
-  list: (limit: number) => Maybe<string[]>
-  /** Frees what the store holds in this process (the shared state is closed by its owner). */
-  close: () => void
-}
-
 export interface SessionStoreOptions {
-  /** Sliding inactivity TTL of a live session. */
+  /** Inactivity after which a session expires. */
   ttlMs: number
-  /** TTL of a shared lock between renewals (tests shorten it). */
+  /** The clock that decides expiry (tests move it). */
+  now?: () => number
+  /** TTL of a lock between renewals (tests shorten it). */
   lockTtlMs?: number
-  /** Longest wait for a held session before UssdSessionBusyError (tests shorten it). */
+  /** Longest wait for a session another hop holds, then UssdSessionBusyError (tests shorten it). */
   lockWaitMs?: number
 }
 
-/** The timings every store works with. */
-export interface StoreTimings { ttlMs: number, endedTtlMs: number, expiredTtlMs: number, lockTtlMs: number, lockWaitMs: number }
+const SESSION = 's:'
+const ENDED = 'e:'
+/** Outlives the session by EXPIRED_TTL_MS: present while the session is not, it expired. */
+const SEEN = 'x:'
+const LOCK = 'l:'
+
+/** Outlives a hop that stopped renewing its lock (its replica died mid-hop). */
+const LOCK_TTL_MS = 15_000
+const LOCK_WAIT_MS = 5_000
+const LOCK_POLL_MS = 15
+/** How long an ended session's last reply stays available for aggregator retries. */
+const ENDED_TTL_MS = 60_000
+/**
+ * How long an expired session is remembered, so a later hop of it is told to dial again instead of
+ * being taken for a new dial (an aggregator's session may outlive ours).
+ */
+const EXPIRED_TTL_MS = 10 * 60_000
 
 /**
- * Sessions with a sliding inactivity TTL. Hops of one session are serialised by a short lock, so
- * a retry arriving while the first attempt still runs waits for it and then replays its reply
- * instead of applying the input twice. With Redis they live there (any replica serves any hop);
- * in-process state has one replica, so they stay objects in this process.
+ * Sessions in the shared state: Redis when configured (any replica serves any hop), else this
+ * process. Every read decodes a copy, so a hop changes only its own copy and stores it at the end;
+ * a hop that fails stores nothing. Hops of one session are serialised by `withLock`.
  */
-export function createSessionStore (state: SharedState, options: SessionStoreOptions): SessionStore {
-  const timings = {
-    ttlMs: options.ttlMs,
-    endedTtlMs: Math.min(options.ttlMs, ENDED_TTL_MS),
-    expiredTtlMs: EXPIRED_TTL_MS,
-    lockTtlMs: options.lockTtlMs ?? LOCK_TTL_MS,
-    lockWaitMs: options.lockWaitMs ?? LOCK_WAIT_MS
+export function createSessionStore (state: SharedState, options: SessionStoreOptions) {
+  const { ttlMs } = options
+  const now = options.now ?? Date.now
+  const endedTtlMs = Math.min(ttlMs, ENDED_TTL_MS)
+  const lockTtlMs = options.lockTtlMs ?? LOCK_TTL_MS
+  const lockWaitMs = options.lockWaitMs ?? LOCK_WAIT_MS
+
+  // Each value carries its deadline on the store's clock, which decides; the state's own TTL frees the key.
+  async function put (key: string, value: string, ttl: number): Promise<void> {
+    await state.set(key, `${now() + ttl}|${value}`, { ttlMs: ttl })
   }
-  return state.kind === 'memory' ? localSessions(timings) : sharedSessions(state, timings)
+
+  async function read (key: string): Promise<string | undefined> {
+    const stored = await state.get(key)
+    if (stored === null) return undefined
+    const bar = stored.indexOf('|')
+    if (Number(stored.slice(0, bar)) > now()) return stored.slice(bar + 1)
+    await state.del(key)
+    return undefined
+  }
+
+  /** Sets the lock's key unless another hop holds it. */
+  async function take (key: string, token: string): Promise<boolean> {
+    try {
+      return await state.set(key, token, { ifAbsent: true, ttlMs: lockTtlMs })
+    } catch (error) {
+      // A command that timed out may still take the lock later; this release runs after it on the connection.
+      state.delIfValue(key, token).catch(() => false)
+      throw error
+    }
+  }
+
+  return {
+    /**
+     * Runs `fn` holding the session's lock: a retry that arrives while the first attempt runs waits
+     * for it, then replays its reply instead of applying the input twice. The lock is renewed while
+     * `fn` runs, so a slow database cannot let a retry in.
+     */
+    async withLock<T> (sessionId: string, fn: () => Promise<T>): Promise<T> {
+      const key = LOCK + sessionId
+      const token = randomUUID()
+      const giveUpAt = Date.now() + lockWaitMs
+      while (!(await take(key, token))) {
+        if (Date.now() >= giveUpAt) throw new UssdSessionBusyError()
+        await sleep(LOCK_POLL_MS)
+      }
+      const renewal = setInterval(() => {
+        state.touchIfValue(key, token, lockTtlMs).catch(() => false)
+      }, Math.max(1, Math.floor(lockTtlMs / 3)))
+      renewal.unref()
+      try {
+        return await fn()
+      } finally {
+        clearInterval(renewal)
+        // Only our own token: a hop whose lock expired must not free the next hop's.
+        await state.delIfValue(key, token)
+      }
+    },
+
+    /** A copy of the live session; undefined when expired, ended or never started. */
+    async get (sessionId: string): Promise<Session | undefined> {
+      const stored = await read(SESSION + sessionId)
+      return stored === undefined ? undefined : decodeSession(stored)
+    },
+
+    /** Stores the session, restarting its TTL. */
+    async save (session: Session): Promise<void> {
+      await Promise.all([
+        put(SESSION + session.id, encodeSession(session), ttlMs),
+        // Only a courtesy (a better END text), so failing to write it fails no hop.
+        tracesExpiry(session) ? put(SEEN + session.id, '1', ttlMs + EXPIRED_TTL_MS).catch(() => {}) : undefined
+      ])
+    },
+
+    /** Frees the session, keeping only its final reply briefly for retries. */
+    async finish (session: Session, ended: EndedSession): Promise<void> {
+      await put(ENDED + session.id, JSON.stringify(ended), endedTtlMs)
+      await Promise.all([state.del(SESSION + session.id), state.del(SEEN + session.id)])
+    },
+
+    async ended (sessionId: string): Promise<EndedSession | undefined> {
+      const stored = await read(ENDED + sessionId)
+      if (stored === undefined) return undefined
+      try {
+        return JSON.parse(stored) as EndedSession
+      } catch {
+        return undefined
+      }
+    },
+
+    /** True when the session expired of inactivity lately (asked only when no live session was found). */
+    async expired (sessionId: string): Promise<boolean> {
+      return (await read(SEEN + sessionId)) !== undefined
+    },
+
+    /** Frees a session and forgets that it expired; the record of one that ended stays for its short TTL. */
+    async remove (sessionId: string): Promise<void> {
+      await Promise.all([state.del(SESSION + sessionId), state.del(SEEN + sessionId)])
+    },
+
+    /** Up to `limit` ids of stored sessions (the state is scanned, not indexed). */
+    async list (limit: number): Promise<string[]> {
+      return (await state.scan(SESSION, limit)).map((key) => key.slice(SESSION.length))
+    }
+  }
 }
+
+export type SessionStore = ReturnType<typeof createSessionStore>

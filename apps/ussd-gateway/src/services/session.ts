@@ -48,22 +48,12 @@ export interface Session {
   pinVersion?: number | undefined
   /** The logged-in account's registered phone (the session's own phone may be another one). */
   accountPhone?: string | undefined
-  /**
-   * When the in-process store lets the session expire, in its ticks (live-sessions.ts): kept in
-   * the session object so a hop reads nothing else of the store. Not part of the stored record.
-   */
-  expiresAt: number
 }
 
 /**
  * Stored form: a positional JSON array behind a format number, so a live session takes about 250
- * bytes. Within a format, fields are appended at the end, never reordered. Both directions are
- * spelled out field by field (a loop assigning only the present keys made a different shape per
- * combination of fields).
- * A record of another format reads as expired, so a user caught mid-dialogue by an upgrade dials
- * again. Format 2 changed the text digest (SHA3-256 to SHA-256); format 3 keeps the masked text
- * instead of a digest and its length; format 4 masks with U+FFFF instead of `#` (a `#` the user
- * typed was taken for a mask). Format 3 is still read, its `#` taken as masks (as it meant then).
+ * bytes. Within a format, fields are only appended. A record of another format reads as expired
+ * (the user dials again); format 3 is still read, its `#` masks taken as U+FFFF.
  */
 const FORMAT = 4
 const MASKED_WITH_HASH = 3
@@ -88,24 +78,10 @@ const num = (value: unknown): number | undefined => (typeof value === 'number' ?
  */
 export const tracesExpiry = (session: Session): boolean => session.sequence === undefined
 
-/**
- * A copy of a string in one flat piece of its own. V8 cuts a substring of 13 or more characters as
- * a view into its parent string, so an Africa's Talking session id (about 40 characters) taken from
- * a form body kept the whole body alive, about 200 bytes, for as long as the session lived (and as
- * the key of the live-session table); and a template literal makes a concatenation, flattened again
- * wherever it is read whole (menu/machine.ts keeps its answers this way). A UTF-8 round trip
- * copies any well-formed string exactly.
- */
-export const ownString = (value: string): string => Buffer.from(value, 'utf8').toString('utf8')
-
 /** A session's fields: `createSession` fills in the optional ones. */
-export type SessionInit = Pick<Session, 'id' | 'phone' | 'state' | 'message'> & Partial<Omit<Session, 'expiresAt'>>
+export type SessionInit = Pick<Session, 'id' | 'phone' | 'state' | 'message'> & Partial<Session>
 
-/**
- * Every session is built here with all fields in one order, so all of them share one hidden class
- * (the menu code reading them stays monomorphic) and a field set later in a hop changes a value,
- * not the object's shape.
- */
+/** A session with every field present, defaults filled in. */
 export function createSession (s: SessionInit): Session {
   return {
     id: s.id,
@@ -130,8 +106,7 @@ export function createSession (s: SessionInit): Session {
     startedAt: s.startedAt ?? 0,
     pinVersion: s.pinVersion,
     accountPhone: s.accountPhone,
-    creationKey: s.creationKey,
-    expiresAt: 0
+    creationKey: s.creationKey
   }
 }
 

@@ -4,7 +4,7 @@ import { captureLogs, Dialer, setupApp, SUPPORT_TOKEN, type TestContext } from '
 describe('logging', () => {
   const logs = captureLogs()
   let ctx: TestContext
-  beforeAll(async () => { ctx = await setupApp({ LOG_LEVEL: 'trace' }, logs.stream) })
+  beforeAll(async () => { ctx = await setupApp({ LOG_LEVEL: 'trace' }, { logStream: logs.stream }) })
   afterAll(async () => { await ctx?.close() })
 
   it('logs requests but never the text, PINs or names typed by the user', async () => {

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Dialer, OPERATOR_TOKEN, setupApp, type TestApp, type TestContext } from '../helper.ts'
+import { Dialer, OPERATOR_TOKEN, setupApp, testClock, type TestApp, type TestContext } from '../helper.ts'
 
 /** Every string value stored under the app's Redis prefix ('' without Redis). */
 async function storedValues (prefix: string): Promise<string> {
@@ -28,9 +28,14 @@ async function newAccount (app: TestApp) {
   return /C[0-9A-F]{8}/.exec(done.screen)?.[0] ?? ''
 }
 
+const TTL_MS = 180_000
+
 describe('USSD sessions', () => {
   let ctx: TestContext
-  beforeAll(async () => { ctx = await setupApp({ USSD_SERVICE_CODES: '*384*123#' }) })
+  const clock = testClock()
+  beforeAll(async () => {
+    ctx = await setupApp({ USSD_SERVICE_CODES: '*384*123#', USSD_SESSION_TTL_SECONDS: String(TTL_MS / 1000) }, clock)
+  })
   afterAll(async () => { await ctx?.close() })
 
   describe('aggregator retries', () => {
@@ -300,59 +305,55 @@ describe('USSD sessions', () => {
       expect((await onOther.send('2')).screen).toBe('Enter your full name:\n0. Back')
     })
   })
-})
 
-describe('USSD session expiry', () => {
-  let ctx: TestContext
-  beforeAll(async () => { ctx = await setupApp({ USSD_SESSION_TTL_SECONDS: '1' }) })
-  afterAll(async () => { await ctx?.close() })
+  describe('expiry', () => {
+    it('expires a session after the inactivity TTL: debug 404, and the next dial starts over', async () => {
+      const phone = new Dialer(ctx.app)
+      await phone.dial()
+      await phone.send('1')
+      expect((await debug(ctx.app, phone.sessionId)).json().debugInfo.state).toBe('knowMore')
+      clock.advance(TTL_MS - 1000)
+      await phone.send('1')
+      clock.advance(TTL_MS - 1000)
+      expect((await debug(ctx.app, phone.sessionId)).statusCode).toBe(200)
+      clock.advance(2000)
+      const gone = await debug(ctx.app, phone.sessionId)
+      expect(gone.statusCode).toBe(404)
+      expect(gone.json()).toMatchObject({ statusCode: 404, code: 'USSD_SESSION_NOT_FOUND' })
+      expect((await new Dialer(ctx.app, { phoneNumber: phone.phoneNumber }).dial()).screen).toMatch(/^Welcome/)
+    })
 
-  it('expires a session after the inactivity TTL: debug 404, and the next dial starts over', async () => {
-    const phone = new Dialer(ctx.app)
-    await phone.dial()
-    await phone.send('1')
-    expect((await debug(ctx.app, phone.sessionId)).json().debugInfo.state).toBe('knowMore')
-    await sleep(600)
-    await phone.send('1')
-    await sleep(600)
-    expect((await debug(ctx.app, phone.sessionId)).statusCode).toBe(200)
-    await sleep(1200)
-    const gone = await debug(ctx.app, phone.sessionId)
-    expect(gone.statusCode).toBe(404)
-    expect(gone.json()).toMatchObject({ statusCode: 404, code: 'USSD_SESSION_NOT_FOUND' })
-    expect((await new Dialer(ctx.app, { phoneNumber: phone.phoneNumber }).dial()).screen).toMatch(/^Welcome/)
-  })
+    it('tells a hop of a session that expired to dial again, in the phone\'s language, and retries alike', async () => {
+      const phone = new Dialer(ctx.app)
+      await phone.dial()
+      await phone.send('3')
+      expect((await phone.send('2')).screen).toMatch(/^Lugha imewekwa/)
+      await phone.send('2')
+      clock.advance(TTL_MS + 1000)
+      // The aggregator's session outlived ours: its next hop is not a new dial (no jump into the menu).
+      const expired = await phone.send('2')
+      expect(expired).toMatchObject({ status: 200, con: false, body: 'END Muda wa kipindi chako umekwisha. Tafadhali piga tena.' })
+      expect((await phone.post(phone.text)).body).toBe(expired.body)
+      expect((await debug(ctx.app, phone.sessionId)).statusCode).toBe(404)
+      const list = await ctx.app.inject({ method: 'GET', url: '/api/ussd/sessions', headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })
+      expect(list.json().activeSessions).not.toContain(phone.sessionId)
+      // A session never seen that opens with text is a shortcut dial, as before.
+      expect((await new Dialer(ctx.app).dial('2')).screen).toMatch(/^Account/)
+    })
 
-  it('tells a hop of a session that expired to dial again, in the phone\'s language, and retries alike', async () => {
-    const phone = new Dialer(ctx.app)
-    await phone.dial()
-    await phone.send('3')
-    expect((await phone.send('2')).screen).toMatch(/^Lugha imewekwa/)
-    await phone.send('2')
-    await sleep(1500)
-    // The aggregator's session outlived ours: its next hop is not a new dial (no jump into the menu).
-    const expired = await phone.send('2')
-    expect(expired).toMatchObject({ status: 200, con: false, body: 'END Muda wa kipindi chako umekwisha. Tafadhali piga tena.' })
-    expect((await phone.post(phone.text)).body).toBe(expired.body)
-    expect((await debug(ctx.app, phone.sessionId)).statusCode).toBe(404)
-    const list = await ctx.app.inject({ method: 'GET', url: '/api/ussd/sessions', headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })
-    expect(list.json().activeSessions).not.toContain(phone.sessionId)
-    // A session never seen that opens with text is a shortcut dial, as before.
-    expect((await new Dialer(ctx.app).dial('2')).screen).toMatch(/^Account/)
-  })
+    it('leaves no expiry answer for a session that ended or was freed by the aggregator\'s notification', async () => {
+      const phone = new Dialer(ctx.app)
+      await phone.dial()
+      await phone.send('1')
+      clock.advance(TTL_MS + 1000)
+      expect((await ctx.app.inject({ method: 'POST', url: '/api/ussd/events', payload: { sessionId: phone.sessionId, phoneNumber: phone.phoneNumber, status: 'Success' } })).statusCode).toBe(200)
+      expect((await phone.post('2')).screen).toMatch(/^Account/)
 
-  it('leaves no expiry answer for a session that ended or was freed by the aggregator\'s notification', async () => {
-    const phone = new Dialer(ctx.app)
-    await phone.dial()
-    await phone.send('1')
-    await sleep(1500)
-    expect((await ctx.app.inject({ method: 'POST', url: '/api/ussd/events', payload: { sessionId: phone.sessionId, phoneNumber: phone.phoneNumber, status: 'Success' } })).statusCode).toBe(200)
-    expect((await phone.post('2')).screen).toMatch(/^Account/)
-
-    const exited = new Dialer(ctx.app)
-    await exited.dial()
-    expect((await exited.send('*')).body).toMatch(/^END Thank you/)
-    await sleep(1500)
-    expect((await exited.post('2')).screen).toMatch(/^Account/)
+      const exited = new Dialer(ctx.app)
+      await exited.dial()
+      expect((await exited.send('*')).body).toMatch(/^END Thank you/)
+      clock.advance(TTL_MS + 1000)
+      expect((await exited.post('2')).screen).toMatch(/^Account/)
+    })
   })
 })

@@ -29,7 +29,6 @@ const session = (state: StateName, language: Language, flash?: MessageKey, authe
   keptText: '',
   message: '',
   startedAt: 0,
-  expiresAt: 0,
   topic: 0,
   ...(authenticated ? { customerId: LONGEST.id, name: LONGEST.name, email: LONGEST.email } : {}),
   ...(flash !== undefined ? { flash: { key: flash, params: WORST_PARAMS } } : {})

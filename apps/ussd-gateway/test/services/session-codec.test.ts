@@ -11,8 +11,7 @@ const base: Session = {
   language: 'sw',
   keptText: `2*2*Jane*00*${MASK.repeat(5)}`,
   message: 'Create a 5-digit PIN:\n0. Back',
-  startedAt: 1_763_700_000_000,
-  expiresAt: 0
+  startedAt: 1_763_700_000_000
 }
 
 describe('stored session records', () => {

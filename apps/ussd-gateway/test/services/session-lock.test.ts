@@ -10,12 +10,23 @@ const LOCK_TTL_MS = 150
 const LOCK_WAIT_MS = 400
 const backends: Array<{ name: string, create: (prefix: string) => SharedState }> = [
   { name: 'in-process', create: () => createMemoryState() },
-  ...(redisUrl !== undefined && redisUrl !== '' ? [{ name: 'redis', create: (prefix: string) => createRedisState({ url: redisUrl, prefix }) }] : [])
+  ...(redisUrl !== undefined && redisUrl !== ''
+    ? [{ name: 'redis', create: (prefix: string) => createRedisState({ url: redisUrl, prefix }) }]
+    : [])
 ]
 
-/** Whether `lock` settles within `ms` (a held lock keeps it waiting). */
-async function settlesWithin (lock: unknown, ms: number): Promise<boolean> {
-  return await Promise.race([Promise.resolve(lock).then(() => true), sleep(ms).then(() => false)])
+/** A hop holding a session's lock until `finish` is called; `order` records when it ran. */
+function holder (store: ReturnType<typeof createSessionStore>, sessionId: string, name: string, order: string[]) {
+  let finish = () => {}
+  let started = () => {}
+  const running = new Promise<void>((resolve) => { started = resolve })
+  const done = store.withLock(sessionId, async () => {
+    order.push(`${name} starts`)
+    started()
+    await new Promise<void>((resolve) => { finish = resolve })
+    order.push(`${name} ends`)
+  })
+  return { running, done, finish: () => { finish() } }
 }
 
 describe.each(backends)('session locks ($name)', ({ name, create }) => {
@@ -24,53 +35,80 @@ describe.each(backends)('session locks ($name)', ({ name, create }) => {
     const state = create(prefix)
     const store = createSessionStore(state, { ttlMs: 60_000, lockTtlMs: LOCK_TTL_MS, lockWaitMs: LOCK_WAIT_MS })
     onTestFinished(async () => {
-      store.close()
       await state.close()
       await dropRedisPrefix(prefix)
     })
     return { store, state }
   }
 
-  it('holds a second hop of the same session until the first releases it', async () => {
+  it('runs a second hop of the same session only after the first, and other sessions meanwhile', async () => {
     const { store } = open()
-    const first = await store.lock('s1')
-    const second = store.lock('s1')
-    expect(await settlesWithin(second, 60)).toBe(false)
-    expect(await settlesWithin(store.lock('s2'), 60)).toBe(true)
-    await store.unlock('s1', first)
-    expect(await settlesWithin(second, 500)).toBe(true)
-    await store.unlock('s1', await second)
-    await store.unlock('s2', undefined)
+    const order: string[] = []
+    const first = holder(store, 's1', 'first', order)
+    await first.running
+    const second = holder(store, 's1', 'second', order)
+    await store.withLock('s2', async () => { order.push('other session') })
+    first.finish()
+    await first.done
+    await second.running
+    second.finish()
+    await second.done
+    expect(order).toEqual(['first starts', 'other session', 'first ends', 'second starts', 'second ends'])
   })
 
   it('keeps the lock of a hop that runs for several lock TTLs (a slow database)', async () => {
     const { store } = open()
-    const slow = await store.lock('s1')
+    const order: string[] = []
+    const slow = holder(store, 's1', 'slow', order)
+    await slow.running
     await sleep(LOCK_TTL_MS * 3)
-    expect(await settlesWithin(store.lock('s1'), 60)).toBe(false)
-    await store.unlock('s1', slow)
+    const next = holder(store, 's1', 'next', order)
+    await sleep(60)
+    slow.finish()
+    await slow.done
+    await next.running
+    next.finish()
+    await next.done
+    expect(order).toEqual(['slow starts', 'slow ends', 'next starts', 'next ends'])
   })
 
-  it('gives up waiting for a session held past the wait limit with the busy error', async () => {
+  it('gives up waiting for a session held past the wait limit with the busy error, and frees nothing', async () => {
     const { store } = open()
-    const held = await store.lock('s1')
-    const started = Date.now()
-    await expect(store.lock('s1')).rejects.toMatchObject({ code: 'USSD_SESSION_BUSY' })
-    expect(Date.now() - started).toBeGreaterThanOrEqual(LOCK_WAIT_MS - 20)
-    // The hop that gave up left the queue: the release frees the session for the next hop.
-    await store.unlock('s1', held)
-    expect(await settlesWithin(store.lock('s1'), 100)).toBe(true)
+    const order: string[] = []
+    const held = holder(store, 's1', 'held', order)
+    await held.running
+    await expect(store.withLock('s1', async () => { order.push('waiter') })).rejects.toMatchObject({ code: 'USSD_SESSION_BUSY' })
+    held.finish()
+    await held.done
+    await store.withLock('s1', async () => { order.push('after') })
+    expect(order).toEqual(['held starts', 'held ends', 'after'])
+  })
+
+  it('releases the lock of a hop that failed', async () => {
+    const { store } = open()
+    await expect(store.withLock('s1', async () => { throw new Error('boom') })).rejects.toThrow('boom')
+    expect(await store.withLock('s1', async () => 'next')).toBe('next')
   })
 
   it.runIf(name === 'redis')('lets a hop that lost its lock release nothing that another hop holds', async () => {
     const { store, state } = open()
-    const stale = await store.lock('s1')
+    const order: string[] = []
+    const stale = holder(store, 's1', 'stale', order)
+    await stale.running
     // The lock is gone (its replica stalled past the TTL): the next hop takes the session.
     await state.del('l:s1')
-    const current = await store.lock('s1')
-    await store.unlock('s1', stale)
+    const current = holder(store, 's1', 'current', order)
+    await current.running
+    stale.finish()
+    await stale.done
     // The late release of the first hop left the next hop's lock in place.
-    expect(await settlesWithin(store.lock('s1'), 60)).toBe(false)
-    await store.unlock('s1', current)
+    const third = holder(store, 's1', 'third', order)
+    await sleep(60)
+    current.finish()
+    await current.done
+    await third.running
+    third.finish()
+    await third.done
+    expect(order).toEqual(['stale starts', 'current starts', 'stale ends', 'current ends', 'third starts', 'third ends'])
   })
 })

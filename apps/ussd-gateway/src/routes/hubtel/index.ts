@@ -1,9 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
-import type { FastifyError, FastifyRequest } from 'fastify'
-import type { PhoneLimit } from '../../plugins/rate-limit.ts'
-import { ussdErrorReply } from '../../plugins/ussd-errors.ts'
+import type { FastifyError, preHandlerAsyncHookHandler } from 'fastify'
+import { ussdErrorReply } from '../../errors.ts'
 import { normalisePhone, PHONE_INPUT_PATTERN, SessionIdSchema, ussdText } from '../../schemas/ussd.ts'
 import { shortcutInputs } from '../../services/cumulative-text.ts'
 import type { UssdEngine } from '../../services/ussd-engine.ts'
@@ -55,13 +54,18 @@ function initiationShortcut (body: HubtelRequest): string[] {
   return base === undefined || !/^\*\d+(\*\d+)*#$/.test(body.Message) ? [] : shortcutInputs(body.Message, [base], '')
 }
 
+export interface HubtelRoutesOptions {
+  engine: UssdEngine
+  /** The per-phone rate limit (plugins/rate-limit.ts), shared with `/api/ussd`. */
+  limitPhone: preHandlerAsyncHookHandler
+}
+
 /**
  * `POST /api/ussd/hubtel`: the Hubtel adapter. Hubtel sends only the latest input, so the session
  * keeps the route; retries repeat `Sequence` and replay the stored reply. Same state machine,
  * sessions and limits as `/api/ussd`; failures are answered as a `release` with the END text.
  */
-export const hubtelRoutes: FastifyPluginAsyncTypebox<{ engine: UssdEngine, phoneLimit: PhoneLimit }> = async (app, { engine, phoneLimit }) => {
-  const limitPhone = phoneLimit((request: FastifyRequest) => normalisePhone((request.body as HubtelRequest).Mobile))
+export const hubtelRoutes: FastifyPluginAsyncTypebox<HubtelRoutesOptions> = async (app, { engine, limitPhone }) => {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const { statusCode, message } = ussdErrorReply(error, request)
     // The body may not have passed validation (a refused or rate-limited request): only a well-formed id is echoed.
@@ -70,20 +74,18 @@ export const hubtelRoutes: FastifyPluginAsyncTypebox<{ engine: UssdEngine, phone
   })
 
   app.post('/hubtel', {
-    // The per-IP limit runs here once the body is parsed, not when the request arrives, so its 429
-    // names the session as Hubtel's contract expects. It is the plugin's own limiter with the
-    // scope's options: the same store and keys, one budget per IP with `/api/ussd`. Before
-    // validation, so invalid bodies are counted too.
+    // The scope's per-IP limiter (same store and keys as `/api/ussd`), run once the body is parsed so
+    // its 429 can name the session; before validation, so invalid bodies are counted too.
     config: { rateLimit: false },
     preValidation: app.rateLimit(),
+    preHandler: limitPhone,
     schema: {
       tags: ['ussd'],
       summary: 'One hop of a USSD session (Hubtel Programmable Services shape)',
       body: HubtelRequestSchema,
       response: { 200: HubtelReplySchema, 429: HubtelReplySchema }
     },
-  }, async (request, reply) => {
-    await limitPhone(request, reply)
+  }, async (request) => {
     const body = request.body
     const phoneNumber = normalisePhone(body.Mobile)
     const type = body.Type.toLowerCase()

@@ -1,38 +1,48 @@
-import formbody from '@fastify/formbody'
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
-import type { SharedState } from '@impact/shared-state'
-import type { Kysely } from 'kysely'
-import type { Config } from '../../config.ts'
-import type { DB } from '../../db/types.ts'
-import { registerRateLimits } from '../../plugins/rate-limit.ts'
-import type { PinVault } from '../../services/pin-vault.ts'
-import type { SessionStore } from '../../services/session-store.ts'
+import type { FastifyError, preHandlerAsyncHookHandler } from 'fastify'
+import { ussdErrorReply } from '../../errors.ts'
+import { normalisePhone, UssdRequestSchema, UssdTextReplySchema } from '../../schemas/ussd.ts'
+import { wireText } from '../../services/menu/machine.ts'
 import type { UssdEngine } from '../../services/ussd-engine.ts'
-import { hubtelRoutes } from '../hubtel/index.ts'
-import { accountRoutes } from './accounts.ts'
-import { debugRoutes } from './debug.ts'
-import { eventRoutes } from './events.ts'
-import { sessionRoutes } from './session.ts'
 
-export interface UssdApiOptions {
-  config: Config
-  state: SharedState
+const TEXT_PLAIN = 'text/plain; charset=utf-8'
+const textReply = (description: string) => ({ description, content: { 'text/plain': { schema: UssdTextReplySchema } } })
+
+export interface UssdRoutesOptions {
   engine: UssdEngine
-  sessions: SessionStore
-  /** The accounts' database and PIN vault (support's PIN reset). */
-  accounts: { db: Kysely<DB>, vault: PinVault }
+  /** The per-phone rate limit (plugins/rate-limit.ts). */
+  limitPhone: preHandlerAsyncHookHandler
 }
 
 /**
- * Everything under `/api/ussd`: form bodies (Africa's Talking posts them) and the rate limits
- * apply to this scope only; each child sets the error contract its callers understand.
+ * `POST /api/ussd`, the Africa's Talking contract: JSON or form body, cumulative `text`, and a
+ * `CON …`/`END …` text answer. Every failure in this scope is answered in that same text contract,
+ * never JSON, because an aggregator drops a session without a message on anything else.
  */
-export const ussdApi: FastifyPluginAsyncTypebox<UssdApiOptions> = async (app, { config, state, engine, sessions, accounts }) => {
-  await app.register(formbody, { bodyLimit: 16 * 1024 })
-  const phoneLimit = await registerRateLimits(app, config, state)
-  await app.register(sessionRoutes, { engine, phoneLimit })
-  await app.register(hubtelRoutes, { engine, phoneLimit })
-  await app.register(eventRoutes, { engine })
-  await app.register(debugRoutes, { config, sessions })
-  await app.register(accountRoutes, { config, ...accounts })
+export const ussdRoutes: FastifyPluginAsyncTypebox<UssdRoutesOptions> = async (app, { engine, limitPhone }) => {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const { statusCode, message } = ussdErrorReply(error, request)
+    return reply.code(statusCode).type(TEXT_PLAIN).send(`END ${message}`)
+  })
+
+  app.post('/', {
+    schema: {
+      tags: ['ussd'],
+      summary: 'One hop of a USSD session (Africa\'s Talking shape)',
+      description: 'Called by the aggregator once per user input. Answers `CON <menu>` or `END <message>` as ' +
+        'text/plain, 429 with an END text when rate limited. Invalid requests get ' +
+        '`END Invalid input. Please try again.`, failures ' +
+        '`END Service temporarily unavailable. Please try again later.` (both HTTP 200).',
+      consumes: ['application/x-www-form-urlencoded', 'application/json'],
+      body: UssdRequestSchema,
+      response: { 200: textReply('CON or END screen'), 429: textReply('END text: too many requests') }
+    },
+    preHandler: limitPhone
+  }, async (request, reply) => {
+    const { sessionId, serviceCode, phoneNumber, networkCode, text } = request.body
+    const result = await engine.hop({ sessionId, serviceCode, phoneNumber: normalisePhone(phoneNumber), networkCode, text })
+    request.log.debug({ sessionId, networkCode, end: result.end }, 'ussd hop')
+    reply.type(TEXT_PLAIN)
+    return wireText(result)
+  })
 }

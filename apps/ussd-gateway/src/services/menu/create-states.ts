@@ -98,7 +98,6 @@ export const createStates = {
     prompt: 'secret',
     parent: () => 'createEmail',
     view: (t) => ({ lines: [t('create.enterPin')], footer: [t('nav.back')] }),
-    io: true,
     input: async (value, s, deps) => {
       if (!PIN_FORMAT.test(value)) return refuse(s, 'login.pinFormat')
       if (isWeakPin(value)) return refuse(s, 'create.weakPin')
@@ -113,7 +112,6 @@ export const createStates = {
     prompt: 'secret',
     parent: () => 'createPin',
     view: (t) => ({ lines: [t('create.confirmPin')], footer: [t('nav.back')] }),
-    io: true,
     input: async (value, s, deps) => {
       if (!PIN_FORMAT.test(value)) return refuse(s, 'login.pinFormat')
       const pinRecord = s.draftPin

@@ -47,7 +47,6 @@ export const loginStates = {
     prompt: 'text',
     parent: () => 'accountMenu',
     view: (t) => ({ lines: [t('login.enterId')], footer: [t('nav.back')] }),
-    io: true,
     input: async (value, s, deps) => {
       const id = normaliseCustomerId(value)
       if (id === undefined) return refuse(s, 'login.invalidId')
@@ -63,7 +62,6 @@ export const loginStates = {
     prompt: 'secret',
     parent: () => 'loginId',
     view: (t) => ({ lines: [t('login.enterPin')], footer: [t('nav.back')] }),
-    io: true,
     input: async (value, s, deps) => {
       if (!PIN_FORMAT.test(value)) return refuse(s, 'login.pinFormat')
       if (s.loginId === undefined) return go('loginId')

@@ -1,8 +1,7 @@
 import { UssdPinBusyError } from '../../errors.ts'
-import { pending, type Maybe } from '../maybe.ts'
 import type { Language } from '../../db/types.ts'
 import { paginate } from '../screen.ts'
-import { ownString, type Session, type StateName } from '../session.ts'
+import type { Session, StateName } from '../session.ts'
 import { createStates } from './create-states.ts'
 import { translator } from './i18n.ts'
 import { loginStates } from './login-states.ts'
@@ -14,7 +13,6 @@ export const INITIAL_STATE: StateName = 'preMenu'
 
 export const STATES: Record<StateName, StateDef> = { ...mainStates, ...loginStates, ...createStates, ...servicesStates }
 
-// Compared directly: a Set lookup hashed the fresh input string on every hop.
 const isBackKey = (key: string): boolean => key === '0' || key === 'back'
 const isExitKey = (key: string): boolean => key === '*' || key === 'exit' || key === 'cancel'
 const NEXT_PAGE_KEY = '98'
@@ -26,16 +24,11 @@ export interface Reply {
   message: string
 }
 
-/** ASCII letters only: every word among the navigation keys is ASCII. */
-const isLetter = (code: number): boolean => (code | 0x20) >= 0x61 && (code | 0x20) <= 0x7a
-
 const stateOf = (session: Session): StateDef => STATES[session.state] ?? STATES[INITIAL_STATE]
 
 /**
- * Pages of the views (fixed screens) by app name, state and language. A view is the same for
- * every session, and building it per hop (translating, joining and measuring the lines) was the
- * largest part of a menu hop's own work. Bounded by the app names in use (one per app) times the
- * states and languages.
+ * Pages of the views (fixed screens) by app name, state and language, built once: a view is the
+ * same for every session. Bounded by the app names in use times the states and languages.
  */
 const viewPages = new Map<string, Map<StateDef, Partial<Record<Language, string[]>>>>()
 
@@ -49,20 +42,11 @@ function pagesOfView (def: Extract<StateDef, { view: unknown }>, language: Langu
   const t = translator(language)
   const pages = paginate(def.view(t, appName), t('nav.more'))
   byLanguage[language] = pages
-  for (const page of pages) continuedPages.set(page, ownString(`CON ${page}`))
   return pages
 }
 
-/**
- * `CON <page>` of every view page, keyed by the page (bounded like viewPages). Most hops answer a
- * view page: they send this string as it is, where joining the prefix made a concatenation that
- * was flattened again on its way to the socket, on every hop.
- */
-const continuedPages = new Map<string, string>()
-
 /** What the aggregator is sent for a reply: `CON <body>` or `END <body>`. */
-export const wireText = (reply: Reply): string =>
-  (reply.end ? undefined : continuedPages.get(reply.message)) ?? `${reply.end ? 'END' : 'CON'} ${reply.message}`
+export const wireText = (reply: Reply): string => `${reply.end ? 'END' : 'CON'} ${reply.message}`
 
 /** Every page of the current screen, with a pending message above the first one. Callers must not change the array. */
 export function pagesOf (session: Session, appName: string): string[] {
@@ -98,12 +82,10 @@ function endReply (session: Session, step: { end: NonNullable<Session['flash']> 
  * Applies one input to the session (mutating it) and answers the screen to show. Navigation keys
  * are handled here for every state: `0`/back (previous page, else the parent screen), `*`/exit
  * (main menu, or END at the root) and `98` (next page). Anything else goes to the state's guard.
- * Answers at once unless the guard is asynchronous (most are not: no promise for a menu choice).
  */
-export function applyInput (session: Session, raw: string, deps: MachineDeps): Maybe<Applied> {
+export async function applyInput (session: Session, raw: string, deps: MachineDeps): Promise<Applied> {
   const value = raw.trim()
-  // Only a word can be a navigation key in another case (`Back`, `EXIT`); most inputs are digits.
-  const key = isLetter(value.charCodeAt(0)) ? value.toLowerCase() : value
+  const key = value.toLowerCase()
   // A record from an older release may name a state that no longer exists: start over at the root.
   if (!(session.state in STATES)) enter(session, INITIAL_STATE, undefined)
   const def = stateOf(session)
@@ -125,21 +107,20 @@ export function applyInput (session: Session, raw: string, deps: MachineDeps): M
     const exit: Step = session.state === INITIAL_STATE ? { end: { key: 'main.goodbye' } } : { to: INITIAL_STATE }
     return take(session, exit, deps)
   }
-  const step = def.input(value, session, deps)
-  if (!pending(step)) return take(session, step, deps)
-  return step.then((resolved) => take(session, resolved, deps), (error: unknown) => busy(session, error, deps))
-}
-
-/** PIN work refused because the PIN queue is full ends the session with the busy text; other failures go on up. */
-function busy (session: Session, error: unknown, deps: MachineDeps): Applied {
-  if (error instanceof UssdPinBusyError) return take(session, { end: { key: 'pin.busy' } }, deps)
-  throw error
+  let step: Step
+  try {
+    step = await def.input(value, session, deps)
+  } catch (error) {
+    // PIN work refused because the PIN queue is full ends the session with the busy text.
+    if (!(error instanceof UssdPinBusyError)) throw error
+    step = { end: { key: 'pin.busy' } }
+  }
+  return take(session, step, deps)
 }
 
 export type Applied = Reply & { refused: boolean }
 
-/** The reply with its refusal flag, built field by field (a spread is a generic copy on every hop). */
-const shown = (reply: Reply, refused: boolean): Applied => ({ end: reply.end, message: reply.message, refused })
+const shown = (reply: Reply, refused: boolean): Applied => ({ ...reply, refused })
 
 /** Moves the session as the step says and answers the screen (or the END text). */
 function take (session: Session, step: Step, deps: MachineDeps): Applied {
@@ -154,9 +135,6 @@ const isRefusal = (step: { flash?: Session['flash'] }) => step.flash !== undefin
 
 /** True when the current screen asks for free input (shortcut replays stop there). */
 export const atPrompt = (session: Session): boolean => stateOf(session).prompt !== undefined
-
-/** True when the current state's guard may wait on I/O (and so fail): see StateDef's `io`. */
-export const waitsOnIo = (session: Session): boolean => stateOf(session).io === true
 
 /** True when the current screen asks for a PIN (the input is masked in the kept text). */
 export const atSecretPrompt = (session: Session): boolean => stateOf(session).prompt === 'secret'

@@ -18,7 +18,6 @@ const LANGUAGE_CHOICES: Record<string, Language> = { 1: 'en', 2: 'sw' }
 export const languageMenu = (from: StateName): StateDef => ({
   parent: () => from,
   view: (t) => ({ lines: [t('language.title'), t('language.english'), t('language.swahili')], footer: [t('nav.back')] }),
-  io: true,
   input: async (value, s, deps) => {
     const language = LANGUAGE_CHOICES[value]
     if (language === undefined) return refuse(s, 'error.invalidChoice')

@@ -45,7 +45,6 @@ export function newPinStates<E extends StateName, C extends StateName> (
       prompt: 'secret',
       parent: () => options.parent,
       view: (t) => ({ lines: [t('pin.enterNew')], footer: [t('nav.back')] }),
-      io: true,
       input: async (value, s, deps) => {
         if (!PIN_FORMAT.test(value)) return refuse(s, 'login.pinFormat')
         if (isWeakPin(value)) return refuse(s, 'create.weakPin')
@@ -61,7 +60,6 @@ export function newPinStates<E extends StateName, C extends StateName> (
       prompt: 'secret',
       parent: () => options.enter,
       view: (t) => ({ lines: [t('pin.confirmNew')], footer: [t('nav.back')] }),
-      io: true,
       input: async (value, s, deps) => {
         if (!PIN_FORMAT.test(value)) return refuse(s, 'login.pinFormat')
         const pinRecord = s.draftPin

@@ -37,7 +37,6 @@ export const servicesStates = {
       ],
       footer: [t('nav.back')]
     }),
-    io: true,
     input: (value, s, deps) => {
       if (s.customerId === undefined) return go('accountMenu')
       if (value === '1' || value === '2') {
@@ -73,7 +72,6 @@ export const servicesStates = {
     prompt: 'secret',
     parent: () => 'servicesMenu',
     view: (t) => ({ lines: [t('pin.enterCurrent')], footer: [t('nav.back')] }),
-    io: true,
     input: async (value, s, deps) => {
       if (!PIN_FORMAT.test(value)) return refuse(s, 'login.pinFormat')
       const active = await activeAccount(s, deps)

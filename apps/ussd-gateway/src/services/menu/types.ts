@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely'
 import type { DB, Language } from '../../db/types.ts'
-import type { Maybe } from '../maybe.ts'
 import type { PinVault } from '../pin-vault.ts'
 import type { Screen } from '../screen.ts'
 import type { Flash, Session, StateName } from '../session.ts'
@@ -31,13 +30,12 @@ interface StateBase {
 }
 
 /**
- * Handles any input that is not a navigation key. Guards are pure and never throw on bad input.
- * Only a guard marked `io` may wait (on the database or the PIN vault), and so fail: the engine
- * keeps a copy of the session before such a hop to undo it, and no other hop pays for one.
+ * Handles any input that is not a navigation key; it may wait on the database or the PIN vault.
+ * Guards never throw on bad input: they refuse it with a reason.
  */
-type Guard =
-  | { io?: false, input: (value: string, session: Session, deps: MachineDeps) => Step }
-  | { io: true, input: (value: string, session: Session, deps: MachineDeps) => Maybe<Step> }
+interface Guard {
+  input: (value: string, session: Session, deps: MachineDeps) => Step | Promise<Step>
+}
 
 /**
  * A state shows either a `view`, the same for every session (in one language, for one app name),

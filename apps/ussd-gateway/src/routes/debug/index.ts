@@ -39,7 +39,7 @@ export const debugRoutes: FastifyPluginAsyncTypebox<{ config: Config, sessions: 
     preHandler: guard
   }, async (request) => {
     const { sessionId } = request.params
-    const session = await sessions.peek(sessionId)
+    const session = await sessions.get(sessionId)
     if (session === undefined) throw new UssdSessionNotFoundError(sessionId)
     return {
       sessionId,
