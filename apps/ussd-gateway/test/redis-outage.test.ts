@@ -1,6 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Dialer, OPERATOR_TOKEN, setupApp, type TestContext } from '../helper.ts'
+import { Dialer, OPERATOR_TOKEN, setupApp, type TestContext } from './helper.ts'
 
 // The shared state (Redis) down or hung: every USSD answer stays in its contract, within the hop deadline.
 describe('Redis unreachable', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest'
-import { atPinPrompt, createAccount, Dialer, pinReset, setupApp, type TestApp, type TestContext } from '../helper.ts'
+import { atPinPrompt, createAccount, Dialer, pinReset, setupApp, type TestApp, type TestContext } from '../../helper.ts'
 
 const MINUTE = 60_000
 const PIN_PROMPT = 'Enter your 5-digit PIN:\n0. Back'

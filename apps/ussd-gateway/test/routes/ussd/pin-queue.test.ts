@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { atPinPrompt, createAccount, Dialer, setupApp, type TestContext } from '../helper.ts'
+import { atPinPrompt, createAccount, Dialer, setupApp, type TestContext } from '../../helper.ts'
 
 const BUSY = 'END We are busy checking PINs. Please try again in a moment.'
 const INFO = 'CON Impact Platform Information\n1. About the service\n2. Accounts and PINs\n3. Staying safe\n0. Back'

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { setupApp, type TestContext } from '../helper.ts'
+import { setupApp, type TestContext } from '../../helper.ts'
 
 const INVALID = 'END Invalid input. Please try again.'
 const valid = { sessionId: 'ATUid_valid', serviceCode: '*384*123#', phoneNumber: '+254712345678', text: '' }
