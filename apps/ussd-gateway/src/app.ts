@@ -22,10 +22,8 @@ import { createUssdEngine } from './services/ussd-engine.ts'
 export const APP_NAME = 'ussd-gateway'
 
 /**
- * USSD `text` is cumulative and carries PINs, and the end-of-session notification repeats it as
- * `input`; Hubtel's `Message` may be a PIN. Other aggregators' names for the same input
- * (`ussd_string`, `USERDATA`) are listed too: they reach a log line in a query string of a request
- * to a route that does not exist. None of them may be logged.
+ * Fields that may carry PINs: the cumulative `text` (repeated as `input` by the end-of-session
+ * notification), Hubtel's `Message`, and other aggregators' names for the same input.
  */
 export const USSD_REDACT_PATHS = [
   'text', '*.text', 'input', '*.input', 'Message', '*.Message', 'lastAppResponse', '*.lastAppResponse',

@@ -2,13 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { baseConfigProperties, loadConfig as load } from '@impact/service-kit'
 import { keyringIssues } from './services/pin-keyring.ts'
 
-/**
- * Environment of the USSD gateway (every key is documented in README.md):
- * RATE_LIMIT_MAX, RATE_LIMIT_PHONE_MAX, RATE_LIMIT_WINDOW_MS, RATE_LIMIT_ALLOWLIST,
- * USSD_SESSION_TTL_SECONDS, USSD_HOP_DEADLINE_MS, USSD_APP_NAME, USSD_SERVICE_CODES, OPERATOR_TOKEN, SUPPORT_TOKEN,
- * PIN_ENCRYPTION_KEY, PIN_ENCRYPTION_KEY_ID, PIN_ENCRYPTION_PREVIOUS_KEYS, PIN_LOCKOUT_BASE_SECONDS,
- * PIN_LOCKOUT_MAX_SECONDS, PIN_CHECK_CONCURRENCY, PIN_CHECK_QUEUE_MAX, SIMULATOR_ENABLED, REDIS_KEY_PREFIX.
- */
+/** Environment of the USSD gateway; every key is documented in README.md. */
 export const ConfigSchema = Type.Object({
   ...baseConfigProperties({ app: 'ussd-gateway', port: 3000 }),
   RATE_LIMIT_MAX: Type.Integer({

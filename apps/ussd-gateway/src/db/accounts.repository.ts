@@ -114,12 +114,9 @@ export async function changePinRecord (
 }
 
 /**
- * Support's PIN reset: the account gets a temporary PIN (a new version: sessions that proved the
- * old PIN, or an earlier temporary one, may no longer act), good until `expiresAt` for choosing a
- * new one, and is unlocked with its attempt and lockout counts cleared. The user's own PIN is kept
- * (sealed) as the previous one, which the new PIN must differ from: the lockout may mean it was
- * being guessed. A second reset keeps the user's PIN, not the first temporary one. Resolves false
- * for an unknown account.
+ * Support's PIN reset: a temporary PIN (a new version, so sessions that proved the old one stop),
+ * good until `expiresAt`, and the account unlocked. The user's own PIN is kept as the previous one,
+ * which the new PIN must differ from. Resolves false for an unknown account.
  */
 export async function resetPin (
   db: Kysely<DB>,

@@ -1,17 +1,9 @@
 /**
- * The cumulative `text` of Africa's Talking and its clones: every input of the session so far,
- * joined with `*`. A session keeps the last one it saw to tell a retry (the same text) from a new
- * input (the text extended by `*<input>`), but never a PIN in it: every character typed at a PIN
- * prompt is kept as MASK, which matches any character when texts are compared. What is left is
- * menu choices and what the session holds anyway (a name, an email, a customer id). Masking, not a
- * keyed digest of the whole text (the earlier design), keeps no PIN in any form, not even one
- * searchable with the key, and costs a string comparison instead of two SHA-256 calls per hop.
- * The masked positions are not checked: they held a PIN that was checked when it was typed, and a
- * real aggregator never rewrites history. MASK is U+FFFF, a Unicode noncharacter that no handset
- * can type (it is not GSM-7 either): a `#` the user types is compared like any other character.
- * (It was `#` until format 4 of the stored session, and a typed `#` then made the next input look
- * like a retry.) A `*` typed at a PIN prompt stays a `*`: it tells where the texts of earlier hops
- * end (see `earlierText`), and it says nothing about a PIN, which is digits only.
+ * The cumulative `text` of Africa's Talking and its clones: every input so far, joined with `*`.
+ * A session keeps the last text it saw to tell a retry (the same text) from a new input (the text
+ * extended by `*<input>`). Every character typed at a PIN prompt is kept as MASK, which matches any
+ * character in comparisons, so no PIN is kept in any form; MASK is U+FFFF, which no handset can type.
+ * A `*` typed at a PIN prompt stays a `*`: it marks where earlier texts end (see `earlierText`).
  */
 export const MASK = '\uffff'
 const MASK_CODE = 0xffff
@@ -27,7 +19,8 @@ function agrees (kept: string, text: string, length: number): boolean {
 }
 
 /** True when `text` is the kept text again (a retry of the same hop). */
-export const sameText = (kept: string, text: string): boolean => text.length === kept.length && agrees(kept, text, text.length)
+export const sameText = (kept: string, text: string): boolean =>
+  text.length === kept.length && agrees(kept, text, text.length)
 
 /** A new input, and whether it extends the kept text (`kept*value`) or is taken whole. */
 export interface NewInput { value: string, extends: boolean }
@@ -38,7 +31,8 @@ export interface NewInput { value: string, extends: boolean }
  * a new input of an aggregator that sends the latest one alone.
  */
 export const earlierText = (kept: string, text: string): boolean =>
-  text.length < kept.length && (text.length === 0 || (kept.charCodeAt(text.length) === STAR && agrees(kept, text, text.length)))
+  text.length < kept.length &&
+  (text.length === 0 || (kept.charCodeAt(text.length) === STAR && agrees(kept, text, text.length)))
 
 /**
  * What a cumulative `text` adds to the kept one: undefined for nothing new (the same text, a
@@ -49,7 +43,8 @@ export const earlierText = (kept: string, text: string): boolean =>
  */
 export function newInput (kept: string, text: string): NewInput | undefined {
   if (sameText(kept, text) || earlierText(kept, text)) return undefined
-  if (kept.length > 0 && text.length > kept.length && text.charCodeAt(kept.length) === STAR && agrees(kept, text, kept.length)) {
+  const extended = text.length > kept.length && text.charCodeAt(kept.length) === STAR
+  if (kept.length > 0 && extended && agrees(kept, text, kept.length)) {
     return { value: text.slice(kept.length + 1), extends: true }
   }
   return { value: text, extends: false }

@@ -7,13 +7,11 @@ export const PREFIX_CHARS = 4
 export const MAX_BODY_CHARS = MAX_REPLY_CHARS - PREFIX_CHARS
 
 // GSM 03.38 basic set, and the extension set whose characters take two septets (ESC + char).
-const GSM7_BASIC = '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà'
+const GSM7_BASIC = '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡' +
+  'ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà'
 const GSM7_EXTENDED = '^{}\\[~]|€\f'
 
-/**
- * Septets per UTF-16 code unit, 0 for none (outside GSM-7). Every GSM-7 character is one code
- * unit, so a lookup per unit measures a screen; every reply is measured on every hop.
- */
+/** Septets per UTF-16 code unit, 0 for none (outside GSM-7); every GSM-7 character is one code unit. */
 const SEPTETS = new Uint8Array(0x10000)
 for (const char of GSM7_BASIC) SEPTETS[char.charCodeAt(0)] = 1
 for (const char of GSM7_EXTENDED) SEPTETS[char.charCodeAt(0)] = 2
@@ -85,25 +83,9 @@ function wrap (line: string, budget: number): string[] {
  */
 export function paginate (screen: Screen, moreLabel: string): string[] {
   const whole = [...screen.lines, ...screen.footer].join('\n')
-  const known = fitting.get(whole)
-  if (known !== undefined) return known
-  if (gsm7Length(whole) <= MAX_BODY_CHARS) {
-    if (fitting.size >= FITTING_SIZE) fitting.clear()
-    const page = [whole]
-    fitting.set(whole, page)
-    return page
-  }
+  if (gsm7Length(whole) <= MAX_BODY_CHARS) return [whole]
   return screen.end === true ? [truncate(whole)] : spread(screen, moreLabel)
 }
-
-/**
- * Screens that fit one page, by their text (most screens are the same for every user). A hit
- * skips measuring the text and hands back the same page string every time: a session keeps its
- * last screen, and a fresh string per hop was one more object surviving into the old generation.
- * Bounded: screens that carry a name or an id churn through it. Callers must not change the arrays.
- */
-const FITTING_SIZE = 512
-const fitting = new Map<string, string[]>()
 
 /** Menu options (`1. English`, `*. Exit`, `00. Skip`) are never split over two pages. */
 const OPTION = /^(\d{1,2}|\*|#)\. /
@@ -157,7 +139,8 @@ function spread (screen: Screen, moreLabel: string): string[] {
     }
   }
   if (page.length > 0) pages.push(page)
-  return pages.map((lines, index) => (index < pages.length - 1 ? [...lines, ...tail] : [...lines, ...screen.footer]).join('\n'))
+  const last = pages.length - 1
+  return pages.map((lines, index) => [...lines, ...(index < last ? tail : screen.footer)].join('\n'))
 }
 
 /** Last resort for END texts (never reached by the built-in screens): cut at a word and mark it. */

@@ -96,7 +96,9 @@ export function createUssdEngine (options: EngineOptions) {
   async function continueSession (session: Session, hop: Hop): Promise<Reply> {
     if (session.phone !== hop.phoneNumber) throw new UssdPhoneMismatchError()
     const input = takeInput(session, hop)
-    const reply = input === undefined ? { end: false, message: session.message } : await applyInput(session, input, machine)
+    const reply = input === undefined
+      ? { end: false, message: session.message }
+      : await applyInput(session, input, machine)
     return await store(session, reply)
   }
 
@@ -109,9 +111,8 @@ export function createUssdEngine (options: EngineOptions) {
   async function isExpired (hop: Hop, ended: EndedSession | undefined): Promise<boolean> {
     if (hop.latest !== undefined) return !hop.latest.initiation
     if (hop.text === undefined || hop.text === '') return false
-    if (ended !== undefined && ended.phone === hop.phoneNumber && newInput(ended.keptText, hop.text)?.extends === true) {
-      return true
-    }
+    const continuesEnded = ended !== undefined && ended.phone === hop.phoneNumber
+    if (continuesEnded && newInput(ended.keptText, hop.text)?.extends === true) return true
     return await sessions.expired(hop.sessionId)
   }
 
@@ -195,7 +196,8 @@ export function createUssdEngine (options: EngineOptions) {
         if (live.phone !== phoneNumber) return false
         // Ended like an END: a later hop that continues it is told to dial again (see isExpired).
         const { message } = endScreen(live, 'session.expired', machine.appName)
-        await sessions.finish(live, { phone: live.phone, keptText: live.keptText, sequence: live.sequence, message, freed: true })
+        const { phone, keptText, sequence } = live
+        await sessions.finish(live, { phone, keptText, sequence, message, freed: true })
         return true
       })
     }

@@ -21,7 +21,13 @@ const hop = (app: TestApp, headers: Record<string, string> = {}, phoneNumber = n
 describe('rate limits behind a trusted proxy', () => {
   let ctx: TestContext
   beforeAll(async () => {
-    ctx = await setupApp({ TRUST_PROXY_ENABLED: 'true', RATE_LIMIT_MAX: '3', RATE_LIMIT_PHONE_MAX: '2', RATE_LIMIT_WINDOW_MS: String(WINDOW_MS), RATE_LIMIT_ALLOWLIST: '198.51.100.9' })
+    ctx = await setupApp({
+      TRUST_PROXY_ENABLED: 'true',
+      RATE_LIMIT_MAX: '3',
+      RATE_LIMIT_PHONE_MAX: '2',
+      RATE_LIMIT_WINDOW_MS: String(WINDOW_MS),
+      RATE_LIMIT_ALLOWLIST: '198.51.100.9'
+    })
   })
   afterAll(async () => { await ctx?.close() })
 

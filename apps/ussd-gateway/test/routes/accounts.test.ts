@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest'
-import { atPinPrompt, createAccount, OPERATOR_TOKEN, pinReset, setupApp, SUPPORT_TOKEN, type TestContext } from '../helper.ts'
+import {
+  atPinPrompt, createAccount, OPERATOR_TOKEN, pinReset, setupApp, SUPPORT_TOKEN, type TestContext
+} from '../helper.ts'
 
 describe('POST /api/ussd/accounts/:customerId/pin-reset', () => {
   let ctx: TestContext

@@ -20,7 +20,20 @@ describe('POST /api/ussd/events (end-of-session notification)', () => {
       method: 'POST',
       url: '/api/ussd/events',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({ date: '2026-11-21 10:00:00', sessionId: phone.sessionId, serviceCode: '*384*123#', networkCode: '63902', phoneNumber, status: 'Incomplete', cost: 'KES 0.0', durationInMillis: '2000', hopsCount: '1', input: '', lastAppResponse: 'CON Welcome', errorMessage: '' }).toString()
+      payload: new URLSearchParams({
+        date: '2026-11-21 10:00:00',
+        sessionId: phone.sessionId,
+        serviceCode: '*384*123#',
+        networkCode: '63902',
+        phoneNumber,
+        status: 'Incomplete',
+        cost: 'KES 0.0',
+        durationInMillis: '2000',
+        hopsCount: '1',
+        input: '',
+        lastAppResponse: 'CON Welcome',
+        errorMessage: ''
+      }).toString()
     })
     expect((await notify('+254799999999')).json()).toEqual({ received: true })
     expect((await debug(ctx.app, phone.sessionId)).statusCode).toBe(200)
@@ -38,7 +51,11 @@ describe('POST /api/ussd/events (end-of-session notification)', () => {
     // runs. Were it later, the test would still pass (only earlier breaks it), so leave time.
     const hop = phone.send('48213')
     await sleep(25)
-    const notified = ctx.app.inject({ method: 'POST', url: '/api/ussd/events', payload: { sessionId: phone.sessionId, phoneNumber: phone.phoneNumber, status: 'Incomplete' } })
+    const notified = ctx.app.inject({
+      method: 'POST',
+      url: '/api/ussd/events',
+      payload: { sessionId: phone.sessionId, phoneNumber: phone.phoneNumber, status: 'Incomplete' }
+    })
     expect((await hop).screen).toMatch(/PIN/)
     expect((await notified).json()).toEqual({ received: true })
     expect((await debug(ctx.app, phone.sessionId)).statusCode).toBe(404)
@@ -47,7 +64,8 @@ describe('POST /api/ussd/events (end-of-session notification)', () => {
   it('answers 400 JSON to an events call without a session id or phone number, and frees nothing', async () => {
     const phone = new Dialer(ctx.app)
     await phone.dial()
-    for (const payload of [{ status: 'Success', phoneNumber: phone.phoneNumber }, { sessionId: phone.sessionId, status: 'Success' }]) {
+    const incomplete = [{ status: 'Success', phoneNumber: phone.phoneNumber }, { sessionId: phone.sessionId, status: 'Success' }]
+    for (const payload of incomplete) {
       const res = await ctx.app.inject({ method: 'POST', url: '/api/ussd/events', payload })
       expect(res.statusCode).toBe(400)
       expect(res.json()).toMatchObject({ statusCode: 400, code: 'FST_ERR_VALIDATION' })

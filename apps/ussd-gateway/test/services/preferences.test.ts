@@ -28,7 +28,8 @@ describe('phone language preferences without Redis', () => {
     await testDb.drop()
   })
 
-  it('answers from its own cache, and lets go of an entry within an hour so another replica\'s change is seen', async () => {
+  it('answers from its own cache, and lets go of an entry within an hour, ' +
+    'so another replica\'s change is seen', async () => {
     let now = Date.now()
     const preferences = createPreferences(database.db, state, { now: () => now })
     expect(await preferences.language(phone(1))).toBe('en')

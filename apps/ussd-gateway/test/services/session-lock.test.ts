@@ -77,7 +77,8 @@ describe.each(backends)('session locks ($name)', ({ name, create }) => {
     const order: string[] = []
     const held = holder(store, 's1', 'held', order)
     await held.running
-    await expect(store.withLock('s1', async () => { order.push('waiter') })).rejects.toMatchObject({ code: 'USSD_SESSION_BUSY' })
+    const waiter = store.withLock('s1', async () => { order.push('waiter') })
+    await expect(waiter).rejects.toMatchObject({ code: 'USSD_SESSION_BUSY' })
     held.finish()
     await held.done
     await store.withLock('s1', async () => { order.push('after') })
@@ -109,6 +110,8 @@ describe.each(backends)('session locks ($name)', ({ name, create }) => {
     await third.running
     third.finish()
     await third.done
-    expect(order).toEqual(['stale starts', 'current starts', 'stale ends', 'current ends', 'third starts', 'third ends'])
+    expect(order).toEqual([
+      'stale starts', 'current starts', 'stale ends', 'current ends', 'third starts', 'third ends'
+    ])
   })
 })

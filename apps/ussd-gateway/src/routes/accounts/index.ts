@@ -19,13 +19,9 @@ const AGENT = Type.String({
 })
 
 /**
- * `POST /api/ussd/accounts/:customerId/pin-reset`: support's way back for a locked-out user. It
- * unlocks the account and answers a temporary PIN (CSPRNG) that support hands to the user; at
- * login that PIN only leads to choosing a new one, within TEMPORARY_PIN_TTL_MS, which must differ
- * from the PIN the account had (the one locked out: it may have been guessed). It can take over
- * any account, so it has its own token, SUPPORT_TOKEN (the route exists only with it, in every
- * environment), checked before anything else; each reset is logged with the agent who asked. The
- * PIN is in the answer only: never logged or stored in clear.
+ * `POST /api/ussd/accounts/:customerId/pin-reset`: support unlocks an account with a temporary PIN
+ * that only leads to choosing a new one. It can take over any account, so it has its own token
+ * (SUPPORT_TOKEN, without which the route does not exist); the PIN is never logged or stored in clear.
  */
 export const accountRoutes: FastifyPluginAsyncTypebox<{ config: Config, db: Kysely<DB>, vault: PinVault }> = async (
   app,

@@ -15,14 +15,20 @@ export const MAX_LISTED_SESSIONS = 10_000
 export const WITHHELD = '(withheld: a logged-in screen)'
 
 /** Operator routes are on with OPERATOR_TOKEN (bearer), or open in development only. */
-export const operatorRoutesEnabled = (config: Config) => config.OPERATOR_TOKEN !== undefined || config.NODE_ENV === 'development'
+export const operatorRoutesEnabled = (config: Config) =>
+  config.OPERATOR_TOKEN !== undefined || config.NODE_ENV === 'development'
 
 /**
  * `GET /api/ussd/debug/:sessionId` and `GET /api/ussd/sessions`: the spec's debug record and
  * session list. They show the state name and last screen only (withheld once logged in): never a
  * PIN, draft or account data.
  */
-export const debugRoutes: FastifyPluginAsyncTypebox<{ config: Config, sessions: SessionStore }> = async (app, { config, sessions }) => {
+export interface DebugRoutesOptions {
+  config: Config
+  sessions: SessionStore
+}
+
+export const debugRoutes: FastifyPluginAsyncTypebox<DebugRoutesOptions> = async (app, { config, sessions }) => {
   if (!operatorRoutesEnabled(config)) return
   const guard = config.OPERATOR_TOKEN === undefined ? [] : [staticBearerGuard([config.OPERATOR_TOKEN])]
   const security = config.OPERATOR_TOKEN === undefined ? [] : [{ operatorToken: [] }]
@@ -41,11 +47,13 @@ export const debugRoutes: FastifyPluginAsyncTypebox<{ config: Config, sessions: 
     const { sessionId } = request.params
     const session = await sessions.get(sessionId)
     if (session === undefined) throw new UssdSessionNotFoundError(sessionId)
+    const isAuthenticated = session.customerId !== undefined
+    const message = isAuthenticated ? WITHHELD : session.message
     return {
       sessionId,
       debugInfo: {
         state: session.state,
-        context: { sessionId, phoneNumber: session.phone, message: session.customerId === undefined ? session.message : WITHHELD, isAuthenticated: session.customerId !== undefined },
+        context: { sessionId, phoneNumber: session.phone, message, isAuthenticated },
         status: 'active' as const
       },
       activeSessions: await sessions.list(MAX_LISTED_SESSIONS)
@@ -53,7 +61,12 @@ export const debugRoutes: FastifyPluginAsyncTypebox<{ config: Config, sessions: 
   })
 
   app.get('/sessions', {
-    schema: { tags: ['operator'], summary: 'Ids of the live sessions', security, response: { 200: SessionListSchema, ...errors } },
+    schema: {
+      tags: ['operator'],
+      summary: 'Ids of the live sessions',
+      security,
+      response: { 200: SessionListSchema, ...errors }
+    },
     preHandler: guard
   }, async () => {
     const activeSessions = await sessions.list(MAX_LISTED_SESSIONS)

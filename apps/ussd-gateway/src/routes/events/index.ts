@@ -14,12 +14,18 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ engine: UssdEngine }> = as
       summary: 'End-of-session notification from the aggregator',
       consumes: ['application/x-www-form-urlencoded', 'application/json'],
       body: UssdEventSchema,
-      response: { 200: UssdEventReplySchema, 400: { $ref: 'ErrorBody#' }, 429: { $ref: 'ErrorBody#' }, 503: { $ref: 'ErrorBody#' } }
+      response: {
+        200: UssdEventReplySchema,
+        400: { $ref: 'ErrorBody#' },
+        429: { $ref: 'ErrorBody#' },
+        503: { $ref: 'ErrorBody#' }
+      }
     }
   }, async (request) => {
     const { sessionId, phoneNumber, status, durationInMillis, hopsCount, errorMessage, networkCode } = request.body
     const freed = await engine.end(sessionId, normalisePhone(phoneNumber))
-    request.log.info({ sessionId, status, durationInMillis, hopsCount, networkCode, errorMessage, freed }, 'ussd session ended by aggregator')
+    const notice = { sessionId, status, durationInMillis, hopsCount, networkCode, errorMessage, freed }
+    request.log.info(notice, 'ussd session ended by aggregator')
     return { received: true as const }
   })
 }

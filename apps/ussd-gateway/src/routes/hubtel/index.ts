@@ -9,10 +9,18 @@ import type { UssdEngine } from '../../services/ussd-engine.ts'
 
 /** Hubtel Programmable Services request (USSD channel): latest input only, with a sequence number. */
 export const HubtelRequestSchema = Type.Object({
-  Type: Type.String({ pattern: '^([Ii]nitiation|[Rr]esponse|[Rr]elease|[Tt]imeout)$', description: 'initiation | response | release | timeout' }),
+  Type: Type.String({
+    pattern: '^([Ii]nitiation|[Rr]esponse|[Rr]elease|[Tt]imeout)$',
+    description: 'initiation | response | release | timeout'
+  }),
   Mobile: Type.String({ pattern: PHONE_INPUT_PATTERN, description: 'Phone number, usually without + (233…)' }),
   SessionId: SessionIdSchema,
-  ServiceCode: Type.String({ minLength: 1, maxLength: 64, pattern: '^[\\x21-\\x7e]+$', description: 'Dialled code (711*2, *711*2#) or service id' }),
+  ServiceCode: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    pattern: '^[\\x21-\\x7e]+$',
+    description: 'Dialled code (711*2, *711*2#) or service id'
+  }),
   Message: ussdText('Latest input; on initiation the full dial string (*711*2*3#)'),
   Sequence: Type.Integer({ minimum: 1, description: 'Request number within the session (retries repeat it)' }),
   Operator: Type.Optional(Type.String({ maxLength: 32 })),
@@ -70,7 +78,8 @@ export const hubtelRoutes: FastifyPluginAsyncTypebox<HubtelRoutesOptions> = asyn
     const { statusCode, message } = ussdErrorReply(error, request)
     // The body may not have passed validation (a refused or rate-limited request): only a well-formed id is echoed.
     const sessionId = (request.body as Partial<HubtelRequest> | undefined)?.SessionId
-    return reply.code(statusCode).send(hubtelReply(Value.Check(SessionIdSchema, sessionId) ? sessionId : undefined, true, message))
+    const named = Value.Check(SessionIdSchema, sessionId) ? sessionId : undefined
+    return reply.code(statusCode).send(hubtelReply(named, true, message))
   })
 
   app.post('/hubtel', {
@@ -99,7 +108,12 @@ export const hubtelRoutes: FastifyPluginAsyncTypebox<HubtelRoutesOptions> = asyn
       phoneNumber,
       serviceCode: baseCode(body.ServiceCode) ?? body.ServiceCode,
       networkCode: body.Operator,
-      latest: { input: body.Message, sequence: body.Sequence, initiation, shortcut: initiation ? initiationShortcut(body) : [] }
+      latest: {
+        input: body.Message,
+        sequence: body.Sequence,
+        initiation,
+        shortcut: initiation ? initiationShortcut(body) : []
+      }
     })
     return hubtelReply(body.SessionId, result.end, result.message)
   })

@@ -40,7 +40,8 @@ export const ussdRoutes: FastifyPluginAsyncTypebox<UssdRoutesOptions> = async (a
     preHandler: limitPhone
   }, async (request, reply) => {
     const { sessionId, serviceCode, phoneNumber, networkCode, text } = request.body
-    const result = await engine.hop({ sessionId, serviceCode, phoneNumber: normalisePhone(phoneNumber), networkCode, text })
+    const hop = { sessionId, serviceCode, phoneNumber: normalisePhone(phoneNumber), networkCode, text }
+    const result = await engine.hop(hop)
     request.log.debug({ sessionId, networkCode, end: result.end }, 'ussd hop')
     reply.type(TEXT_PLAIN)
     return wireText(result)

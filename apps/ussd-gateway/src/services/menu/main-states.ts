@@ -17,7 +17,10 @@ const LANGUAGE_CHOICES: Record<string, Language> = { 1: 'en', 2: 'sw' }
  */
 export const languageMenu = (from: StateName): StateDef => ({
   parent: () => from,
-  view: (t) => ({ lines: [t('language.title'), t('language.english'), t('language.swahili')], footer: [t('nav.back')] }),
+  view: (t) => ({
+    lines: [t('language.title'), t('language.english'), t('language.swahili')],
+    footer: [t('nav.back')]
+  }),
   input: async (value, s, deps) => {
     const language = LANGUAGE_CHOICES[value]
     if (language === undefined) return refuse(s, 'error.invalidChoice')
@@ -49,7 +52,10 @@ export const mainStates = {
 
   knowMore: {
     parent: () => 'preMenu',
-    view: (t, app) => ({ lines: [t('info.title', { app }), ...TOPICS.map((topic) => t(topic.option))], footer: [t('nav.back')] }),
+    view: (t, app) => ({
+      lines: [t('info.title', { app }), ...TOPICS.map((topic) => t(topic.option))],
+      footer: [t('nav.back')]
+    }),
     input: (value, s) => {
       const index = /^\d$/.test(value) ? Number(value) - 1 : -1
       if (TOPICS[index] === undefined) return refuse(s, 'error.invalidChoice')

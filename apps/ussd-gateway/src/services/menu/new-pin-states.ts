@@ -30,12 +30,9 @@ async function matchesEarlier (deps: MachineDeps, pin: string, record: string | 
 }
 
 /**
- * Choosing a new PIN, typed twice: a PIN change after login, and the change a temporary PIN from
- * support leads to. The new PIN must be 5 digits, not weak, not the current one and not the one
- * support's reset replaced (the lockout before a reset may mean it was being guessed); the first is
- * kept sealed in the session until the confirmation matches it. The account is checked at both
- * steps, so a lock, an expired temporary PIN or a PIN replaced elsewhere stops the change, and the
- * store applies it only over the PIN version the session proved (a race with any of them loses).
+ * Choosing a new PIN, typed twice (after login, or after support's temporary PIN). It must not be the
+ * current PIN nor the one a reset replaced (it may have been guessed). It applies only over the PIN
+ * version the session proved, so a lock or a change elsewhere wins the race.
  */
 export function newPinStates<E extends StateName, C extends StateName> (
   options: NewPinOptions<E, C>
