@@ -107,7 +107,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       await api.register(rateLimit, { config, state })
       const limitPhone = phoneRateLimit(api, config)
       await api.register(ussdRoutes, { engine, limitPhone })
-      await api.register(hubtelRoutes, { engine, limitPhone })
+      await api.register(hubtelRoutes, { engine, limitIp: api.rateLimit(), limitPhone })
       await api.register(eventRoutes, { engine })
       await api.register(debugRoutes, { config, sessions })
       await api.register(accountRoutes, { config, db: database.db, vault })

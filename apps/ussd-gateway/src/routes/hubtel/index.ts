@@ -64,7 +64,9 @@ function initiationShortcut (body: HubtelRequest): string[] {
 
 export interface HubtelRoutesOptions {
   engine: UssdEngine
-  /** The per-phone rate limit (plugins/rate-limit.ts), shared with `/api/ussd`. */
+  /** The scope's per-IP rate limit (plugins/rate-limit.ts): the same counters as `/api/ussd`. */
+  limitIp: preHandlerAsyncHookHandler
+  /** The per-phone rate limit, shared with `/api/ussd`. */
   limitPhone: preHandlerAsyncHookHandler
 }
 
@@ -73,7 +75,8 @@ export interface HubtelRoutesOptions {
  * keeps the route; retries repeat `Sequence` and replay the stored reply. Same state machine,
  * sessions and limits as `/api/ussd`; failures are answered as a `release` with the END text.
  */
-export const hubtelRoutes: FastifyPluginAsyncTypebox<HubtelRoutesOptions> = async (app, { engine, limitPhone }) => {
+export const hubtelRoutes: FastifyPluginAsyncTypebox<HubtelRoutesOptions> = async (app, options) => {
+  const { engine, limitIp, limitPhone } = options
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const { statusCode, message } = ussdErrorReply(error, request)
     // The body may not have passed validation (a refused or rate-limited request): only a well-formed id is echoed.
@@ -83,10 +86,10 @@ export const hubtelRoutes: FastifyPluginAsyncTypebox<HubtelRoutesOptions> = asyn
   })
 
   app.post('/hubtel', {
-    // The scope's per-IP limiter (same store and keys as `/api/ussd`), run once the body is parsed so
-    // its 429 can name the session; before validation, so invalid bodies are counted too.
+    // The per-IP limit runs once the body is parsed, so its 429 can name the session (not on arrival,
+    // as on the scope's other routes); before validation, so invalid bodies are counted too.
     config: { rateLimit: false },
-    preValidation: app.rateLimit(),
+    preValidation: limitIp,
     preHandler: limitPhone,
     schema: {
       tags: ['ussd'],
