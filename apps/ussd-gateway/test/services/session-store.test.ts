@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createMemoryState, createRedisState, type SharedState } from '@impact/shared-state'
 import { describe, expect, it, onTestFinished } from 'vitest'
+import { createSession } from '../../src/services/session.ts'
 import { createSessionStore } from '../../src/services/session-store.ts'
 import { dropRedisPrefix } from '../helper.ts'
 
@@ -113,5 +114,59 @@ describe.each(backends)('session locks ($name)', ({ name, create }) => {
     expect(order).toEqual([
       'stale starts', 'current starts', 'stale ends', 'current ends', 'third starts', 'third ends'
     ])
+  })
+})
+
+describe.each(backends)('session records ($name)', ({ create }) => {
+  const TTL_MS = 180_000
+  function open () {
+    const prefix = `ussd-store-${randomBytes(4).toString('hex')}:`
+    const state = create(prefix)
+    let now = Date.now()
+    const store = createSessionStore(state, { ttlMs: TTL_MS, now: () => now })
+    onTestFinished(async () => {
+      await state.close()
+      await dropRedisPrefix(prefix)
+    })
+    return { store, advance: (ms: number) => { now += ms } }
+  }
+  const session = (id: string) =>
+    createSession({ id, phone: '+254711000001', state: 'knowMore', message: 'Know More', keptText: '1' })
+
+  it('hands every reader a copy of its own: a change is kept only once saved', async () => {
+    const { store } = open()
+    await store.save(session('a'))
+    const copy = await store.get('a')
+    if (copy === undefined) throw new Error('no session')
+    copy.state = 'preMenu'
+    expect(await store.get('a')).toMatchObject({ state: 'knowMore' })
+    await store.save(copy)
+    expect(await store.get('a')).toMatchObject({ state: 'preMenu' })
+  })
+
+  it('expires a session by its clock, restarted by each save, and remembers that it expired', async () => {
+    const { store, advance } = open()
+    await store.save(session('a'))
+    advance(TTL_MS - 1)
+    await store.save(session('a'))
+    advance(TTL_MS - 1)
+    expect(await store.get('a')).toBeDefined()
+    advance(2)
+    expect(await store.get('a')).toBeUndefined()
+    expect(await store.expired('a')).toBe(true)
+    expect(await store.list(10)).toEqual([])
+    await store.remove('a')
+    expect(await store.expired('a')).toBe(false)
+  })
+
+  it('keeps the reply of an ended session for a minute, and no live session', async () => {
+    const { store, advance } = open()
+    await store.save(session('a'))
+    await store.finish(session('a'), { phone: '+254711000001', keptText: '1*0', message: 'Goodbye' })
+    expect(await store.get('a')).toBeUndefined()
+    expect(await store.expired('a')).toBe(false)
+    expect(await store.ended('a')).toMatchObject({ keptText: '1*0', message: 'Goodbye' })
+    advance(60_001)
+    expect(await store.ended('a')).toBeUndefined()
   })
 })
