@@ -19,10 +19,8 @@ const parseList = (value: string | undefined) =>
   value?.split(',').map((ip) => ip.trim()).filter((ip) => ip !== '') ?? []
 
 /**
- * The per-IP limit of the spec (RATE_LIMIT_MAX per window) on every route of the scope it is
- * registered in, with @fastify/rate-limit: a window per key, counted in Redis on the app's connection
- * when there is one, else in the plugin's in-process LRU. `request.ip` honours X-Forwarded-For only
- * with TRUST_PROXY_ENABLED. Aggregators ignore limit headers on normal replies: only a 429 has them.
+ * The spec's per-IP limit (RATE_LIMIT_MAX per window) on every route of the scope, with a window per
+ * key, counted in Redis on the app's connection when there is one, else in the plugin's own LRU.
  */
 async function ussdRateLimit (app: FastifyInstance, { config, state }: RateLimitOptions) {
   const redis = redisClientOf(state)
@@ -32,6 +30,7 @@ async function ussdRateLimit (app: FastifyInstance, { config, state }: RateLimit
     timeWindow: config.RATE_LIMIT_WINDOW_MS,
     allowList: parseList(config.RATE_LIMIT_ALLOWLIST),
     cache: LOCAL_KEYS,
+    // Aggregators ignore limit headers on normal replies: only a 429 has them.
     addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
     ...(redis !== undefined ? { redis, nameSpace: `${config.REDIS_KEY_PREFIX}rl:` } : {}),
     errorResponseBuilder: (_request, context) => new UssdRateLimitedError(context.after)

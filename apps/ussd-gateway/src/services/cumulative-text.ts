@@ -35,11 +35,9 @@ export const earlierText = (kept: string, text: string): boolean =>
   (text.length === 0 || (kept.charCodeAt(text.length) === STAR && agrees(kept, text, text.length)))
 
 /**
- * What a cumulative `text` adds to the kept one: undefined for nothing new (the same text, a
- * retry; or an earlier one, a retry that arrived after later hops were answered: the caller
- * replays the current screen); a text that extends it by `*<suffix>` brings exactly `<suffix>`
- * as one input, whatever `*` or `0` the suffix holds. Any other text (an aggregator that sends
- * only the latest input) is taken whole.
+ * What a cumulative `text` adds to the kept one: undefined for a retry (the same or an earlier text);
+ * `<suffix>` whole for a text that extends it by `*<suffix>`, whatever `*` or `0` it holds; any other
+ * text whole (an aggregator that sends only the latest input).
  */
 export function newInput (kept: string, text: string): NewInput | undefined {
   if (sameText(kept, text) || earlierText(kept, text)) return undefined

@@ -9,10 +9,8 @@ export interface PinQueueOptions {
 }
 
 /**
- * A bounded queue for PIN hashing. scrypt runs in libuv's thread pool, which also serves file and
- * DNS work; unbounded, a burst of PIN checks queued there pushes every hop, PIN or not, past the
- * aggregator's deadline. Here a burst waits in a queue of known length and the rest is refused with
- * UssdPinBusyError, so the wait is bounded and other users' menus keep answering.
+ * A bounded queue for PIN hashing: scrypt shares libuv's thread pool with file and DNS work, so an
+ * unbounded burst would delay every hop. Past the queue, UssdPinBusyError; other menus keep answering.
  */
 export function createPinQueue (options: PinQueueOptions) {
   const limit = pLimit(options.concurrency)

@@ -64,10 +64,9 @@ export interface PinCheck {
 }
 
 /**
- * PIN storage: scrypt over an HMAC-peppered PIN with a random salt, sealed with AES-256-GCM under
- * the current key (random IV, key id in the record for rotation). The PIN never needs to come back,
- * so there is nothing that decrypts to it; checks recompute the hash and compare in constant time.
- * With a `queue`, every hash waits for its turn there (UssdPinBusyError when it is full).
+ * PIN storage: scrypt over an HMAC-peppered PIN with a random salt, sealed with AES-256-GCM under the
+ * current key (key id in the record for rotation). Nothing decrypts to the PIN; checks recompute the
+ * hash and compare in constant time. With a `queue`, every hash waits for its turn there.
  */
 export function createPinVault (keyring: Keyring, queue?: PinQueue) {
   const queued = async (password: Buffer, salt: Buffer, params: typeof SCRYPT): Promise<Buffer> => {

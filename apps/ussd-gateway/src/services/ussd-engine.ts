@@ -103,10 +103,9 @@ export function createUssdEngine (options: EngineOptions) {
   }
 
   /**
-   * A hop that continues a session we no longer hold: the user must dial again. Latest-input
-   * aggregators say so themselves (not an initiation). With cumulative text, a first hop may carry
-   * text (a shortcut dial), so only a text that extends the one of a session that ended or was
-   * freed lately, or any text of a session that expired lately, counts.
+   * A hop that continues a session we no longer hold: the user must dial again. With cumulative text
+   * a first hop may carry text (a shortcut dial), so only a text that continues a session that ended
+   * lately, or any text of one that expired lately, counts.
    */
   async function isExpired (hop: Hop, ended: EndedSession | undefined): Promise<boolean> {
     if (hop.latest !== undefined) return !hop.latest.initiation

@@ -35,10 +35,8 @@ export function normaliseEmail (input: string): string | undefined {
 }
 
 /**
- * Inserts the account under a fresh random id, drawing again on the (rare) collision. A hop that
- * failed after the insert (the reply lost with the database connection, say) left the session
- * before it, so its retry comes here again with the same creation key: it gets the account
- * already created, not a second one.
+ * Inserts the account under a fresh random id, drawing again on a collision. A retry of a hop that
+ * failed after the insert brings the same creation key and gets that account, not a second one.
  */
 async function createAccount (deps: MachineDeps, s: Session, pinRecord: string, key: string): Promise<CreatedAccount> {
   for (let attempt = 1; ; attempt++) {

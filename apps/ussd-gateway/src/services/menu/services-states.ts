@@ -10,10 +10,8 @@ const logOut = (s: Session) => {
 }
 
 /**
- * The logged-in account while it may still act, or the step that stops the session using it: an
- * account locked since the login (three wrong PINs from any phone) ends the session, so a lock
- * holds against sessions already open, and so does a PIN changed or reset by support since (the
- * session proved a PIN that is no longer the account's); a missing one logs out to the account menu.
+ * The logged-in account while it may still act, or the step that stops the session: a lock, or a
+ * PIN changed or reset since the login, holds against sessions already open too.
  */
 async function activeAccount (s: Session, deps: MachineDeps): Promise<{ account: Account } | { stop: Step }> {
   const account = s.customerId === undefined ? undefined : await findAccount(deps.db, s.customerId)
