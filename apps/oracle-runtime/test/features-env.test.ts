@@ -18,7 +18,7 @@ const harness = async (...args: Parameters<typeof createHarness>) => {
   opened.push(h)
   return h
 }
-const decision = (h: Harness, name: string) => h.app.runtime.pluginDecisions.find((d) => d.name === name)
+const decision = (h: Harness, name: string) => h.runtime.pluginDecisions.find((d) => d.name === name)
 const get = async (h: Harness, url: string) =>
   await h.app.inject({ method: 'GET', url, headers: (await h.user()).headers })
 

@@ -73,7 +73,7 @@ describe('plugins', () => {
         expect((await off.app.inject({ method: 'GET', url: '/user-preferences', headers: u.headers })).statusCode).toBe(404)
         const reply = await say(u, await session(u, off.app), 'call me Sam', off.app)
         expect(reply.message.content).toContain('You said')
-        expect(off.app.runtime.pluginDecisions).toContainEqual({ name: 'user-preferences', enabled: false, reason: 'disabled by features' })
+        expect(off.runtime.pluginDecisions).toContainEqual({ name: 'user-preferences', enabled: false, reason: 'disabled by features' })
       } finally {
         await off.close()
       }

@@ -13,7 +13,7 @@ describe('a WebSocket connection ends when the credential it was opened with exp
   let sessionId: string
   const publish = (requestId: string) => {
     const data = { sessionId, requestId, status: 'done' }
-    h.app.runtime.bus.publish({ name: 'message_cache_invalidation', sessionId, requestId, did: user.did, data })
+    h.runtime.bus.publish({ name: 'message_cache_invalidation', sessionId, requestId, did: user.did, data })
   }
 
   beforeAll(async () => {
@@ -38,7 +38,7 @@ describe('a WebSocket connection ends when the credential it was opened with exp
       timestamp: expect.any(String)
     })
     expect(await socket.next('disconnect')).toEqual({ reason: 'io server disconnect' })
-    expect(h.app.runtime.realtime.stats().totalConnections).toBe(1)
+    expect(h.runtime.realtime.stats().totalConnections).toBe(1)
     publish('r-after')
     expect(await lasting.next('message_cache_invalidation', (d) => d.payload.requestId === 'r-after')).toBeDefined()
     expect(socket.events.filter((e) => e.event === 'message_cache_invalidation')).toHaveLength(1)

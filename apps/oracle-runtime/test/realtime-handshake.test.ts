@@ -140,7 +140,7 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
     const second = await session(alice)
     socket.emit('subscribe', { sessionId: second })
     expect(await socket.next('subscribed', (d) => d.sessionId === second)).toMatchObject({ sessionId: second })
-    h.app.runtime.bus.publish({ name: 'render_component', sessionId: second, requestId: 'r-sub', did: alice.did, data: { componentName: 'Card' } })
+    h.runtime.bus.publish({ name: 'render_component', sessionId: second, requestId: 'r-sub', did: alice.did, data: { componentName: 'Card' } })
     expect(await socket.next('render_component')).toEqual({ eventName: 'render_component', payload: { componentName: 'Card', sessionId: second, requestId: 'r-sub' } })
 
     expect(await socket.emitWithAck('subscribe', { sessionId: bobSession })).toEqual({ ok: false, error: 'Session not found', code: 'ORACLE_SESSION_NOT_FOUND' })
@@ -150,8 +150,8 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
   it('forwards socket-bound bus events of the session in the notes\' shapes, and nothing else', async () => {
     const socket = track(await connectSocket(base, { sessionId: aliceSession, auth: { invocation: alice.invocation } }))
     const stranger = track(await connectSocket(base, { sessionId: bobSession, auth: { invocation: bob.invocation } }))
-    const publish = (name: Parameters<typeof h.app.runtime.bus.publish>[0]['name'], data: Record<string, unknown>) =>
-      h.app.runtime.bus.publish({ name, sessionId: aliceSession, requestId: 'r1', did: alice.did, data })
+    const publish = (name: Parameters<typeof h.runtime.bus.publish>[0]['name'], data: Record<string, unknown>) =>
+      h.runtime.bus.publish({ name, sessionId: aliceSession, requestId: 'r1', did: alice.did, data })
 
     publish('message', { content: 'token', timestamp: 'now' })
     publish('reasoning', { reasoning: 'hmm', isComplete: false })
@@ -182,17 +182,17 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
     const curious = track(await connectSocket(base, { sessionId: aliceSession, auth: { invocation: alice.invocation } }))
     curious.emit('subscribe', { events: ['reasoning'] })
     expect(await curious.next('subscribed')).toMatchObject({ sessionId: aliceSession, events: ['reasoning'] })
-    h.app.runtime.bus.publish({ name: 'reasoning', sessionId: aliceSession, requestId: 'r2', did: alice.did, data: { reasoning: 'Thinking', isComplete: false } })
+    h.runtime.bus.publish({ name: 'reasoning', sessionId: aliceSession, requestId: 'r2', did: alice.did, data: { reasoning: 'Thinking', isComplete: false } })
     expect(await curious.next('reasoning')).toEqual({ eventName: 'reasoning', payload: { reasoning: 'Thinking', isComplete: false, sessionId: aliceSession, requestId: 'r2' } })
     await plain.none('reasoning', 50)
   })
 
   it('releases a connection when the client leaves', async () => {
     const socket = track(await connectSocket(base, { sessionId: aliceSession, auth: { invocation: alice.invocation } }))
-    const before = h.app.runtime.realtime.stats().totalConnections
+    const before = h.runtime.realtime.stats().totalConnections
     socket.disconnect()
     const end = Date.now() + 2000
-    while (h.app.runtime.realtime.stats().totalConnections !== before - 1 && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 10))
-    expect(h.app.runtime.realtime.stats().totalConnections).toBe(before - 1)
+    while (h.runtime.realtime.stats().totalConnections !== before - 1 && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(h.runtime.realtime.stats().totalConnections).toBe(before - 1)
   })
 })

@@ -121,7 +121,7 @@ describe('connection limit and shutdown', () => {
       expect(Date.now() - started).toBeLessThan(5000)
       expect(await socket.next('disconnect')).toEqual({ reason: 'transport close' })
       expect(await client.closed).toEqual({ code: 1001, reason: 'server shutting down' })
-      expect(h.app.runtime.realtime.stats()).toEqual({ totalConnections: 0, activeSessions: 0 })
+      expect(h.runtime.realtime.stats()).toEqual({ totalConnections: 0, activeSessions: 0 })
       const late = openSocket(base, { sessionId: id, auth: { invocation: user.invocation } })
       await expect(late.next('connect_error', undefined, 3000)).resolves.toBeDefined()
       late.disconnect()

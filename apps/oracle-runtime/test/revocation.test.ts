@@ -113,14 +113,14 @@ describe('DELETE /delegation revokes the delegation on every replica', () => {
     await revoke(a, bare(shortLived))
     const cid = await cidOf(shortLived)
     const rows = async () =>
-      await a.app.runtime.db.selectFrom('oracle_revoked_delegations').select('cid').where('cid', '=', cid).execute()
+      await a.runtime.db.selectFrom('oracle_revoked_delegations').select('cid').where('cid', '=', cid).execute()
     expect(await rows()).toHaveLength(1)
-    await a.app.runtime.revocations.maintain()
+    await a.runtime.revocations.maintain()
     expect(await rows()).toHaveLength(1)
     vi.useFakeTimers({ toFake: ['Date'] })
     try {
       vi.setSystemTime(Date.now() + 700_000)
-      await a.app.runtime.revocations.maintain()
+      await a.runtime.revocations.maintain()
     } finally {
       vi.useRealTimers()
     }
@@ -186,7 +186,7 @@ describe('revocations while the shared state is unreachable', () => {
     const refused = async () => (await get(h, '/sessions', bare(user.delegation))).json()
     expect(await refused()).toMatchObject({ statusCode: 401, message: REVOKED })
     failing = false
-    await h.app.runtime.revocations.maintain()
+    await h.runtime.revocations.maintain()
     expect(await refused()).toMatchObject({ statusCode: 401, message: REVOKED })
   })
 })

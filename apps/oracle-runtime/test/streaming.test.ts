@@ -161,10 +161,10 @@ describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
 
   it('hands a browser tool call to the client-tool port and continues with the client\'s result', async () => {
     const id = await session()
-    const unsubscribe = h.app.runtime.bus.subscribe({ sessionId: id }, (event) => {
+    const unsubscribe = h.runtime.bus.subscribe({ sessionId: id }, (event) => {
       if (event.name === 'browser_tool_call') {
         expect(event.data).toMatchObject({ sessionId: id, toolCallId: 'call_title', toolName: 'page_title', args: {} })
-        h.app.runtime.clientTools
+        h.runtime.clientTools
           .resolve({ sessionId: id, toolCallId: 'call_title', result: { title: 'Impact Hub' } })
           .catch(() => {})
       }
@@ -286,7 +286,7 @@ describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
     await stream.until('message')
     stream.disconnect()
     await until(() => llm.cancelled() > before)
-    await until(() => h.app.runtime.turns.running === 0)
+    await until(() => h.runtime.turns.running === 0)
     const history = await storedMessages(id)
     expect(history[1]?.metadata).toEqual({ aborted: true, disconnected: true })
   })

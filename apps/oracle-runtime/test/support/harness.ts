@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
 import { createRedisState } from '@impact/shared-state'
 import { formatSigner, generateSigner, mintDelegation, mintInvocation, type OracleSigner } from '@impact/ucan'
-import { buildApp, type AppOptions, type PluginDefinition } from '../../src/app.ts'
-import { loadConfig } from '../../src/config.ts'
+import { buildRuntime, type AppOptions, type PluginDefinition, type Runtime } from '../../src/app.ts'
+import { loadConfig, type Config } from '../../src/config.ts'
 
 /** Budgets no other test reaches; the rate-limit tests set small ones. */
 export const UNTHROTTLED = {
@@ -37,12 +37,18 @@ export interface TestUser {
   headers: Record<string, string>
 }
 
+/** Where an app keeps its state: a second replica built on the same one shares it. */
+export interface Shared { database: Pick<TestDatabase, 'env'>, prefix: string }
+
 export interface Harness {
-  app: Awaited<ReturnType<typeof buildApp>>
+  app: Awaited<ReturnType<typeof buildRuntime>>['app']
+  /** The parts of the app a test drives or inspects directly (event bus, turns, realtime hub…). */
+  runtime: Runtime
+  config: Config
   oracleDid: string
   oracleKey: string
   /** Pass as `shared` to build a second replica on the same database and shared state. */
-  shared: { database: TestDatabase, prefix: string }
+  shared: Shared
   user: () => Promise<TestUser>
   close: () => Promise<void>
 }
@@ -54,13 +60,15 @@ export interface Harness {
 export async function createHarness (
   env: Record<string, string> = {},
   options: AppOptions = {},
-  shared?: { database: TestDatabase, prefix: string }
+  shared?: Shared
 ): Promise<Harness> {
-  const database = shared?.database ?? await createTestDatabase()
+  // A replica joining `shared` leaves the database and the prefix to the app that made them.
+  const owned = shared === undefined ? await createTestDatabase() : undefined
+  const database = shared?.database ?? owned as TestDatabase
   const prefix = shared?.prefix ?? `oracle-test-${randomBytes(4).toString('hex')}:`
   const oracleKey = env.ORACLE_PRIVATE_KEY ?? formatSigner(await generateSigner())
   const redisUrl = process.env.REDIS_URL
-  const app = await buildApp(loadConfig({
+  const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
     ...database.env,
@@ -68,10 +76,13 @@ export async function createHarness (
     ORACLE_PRIVATE_KEY: oracleKey,
     ...UNTHROTTLED,
     ...env
-  }), { statePrefix: prefix, ...options })
-  const oracleDid = app.runtime.identity.did
+  })
+  const { app, runtime } = await buildRuntime(config, { statePrefix: prefix, ...options })
+  const oracleDid = runtime.identity.did
   return {
     app,
+    runtime,
+    config,
     oracleDid,
     oracleKey,
     shared: { database, prefix },
@@ -90,8 +101,8 @@ export async function createHarness (
     },
     async close () {
       await app.close()
-      if (shared !== undefined) return
-      await database.drop()
+      if (owned === undefined) return
+      await owned.drop()
       if (redisUrl !== undefined && redisUrl !== '') {
         const redis = createRedisState({ url: redisUrl, prefix })
         const keys = await redis.scan('')

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto'
 import { EventEmitter } from 'node:events'
 import websocket, { type WebSocket } from '@fastify/websocket'
 import { Type } from '@sinclair/typebox'
-import type { App } from '@impact/service-kit'
-import { headerCredentials } from '../plugins/ucan-auth.ts'
-import type { HandshakeRequest, Refusal } from './admission.ts'
-import type { Connection, RealtimeHub } from './hub.ts'
+import type { FastifyInstance } from 'fastify'
+import { headerCredentials } from '../ucan-auth.ts'
+import type { HandshakeRequest, Refusal } from '../../services/realtime/admission.ts'
+import type { Connection, RealtimeHub } from '../../services/realtime/hub.ts'
 import { isSocketIoRequest } from './socket-io.ts'
 
 export const WEBSOCKET_PATH = '/ws'
@@ -41,7 +41,7 @@ function parseEnvelope (raw: string): Envelope | undefined {
  * `{ event: 'auth', data: { sessionId?, invocation?, ucanDelegation? } }`; never in the URL,
  * which proxies and logs keep. A client message with an `id` is answered `{ event: 'ack', data: { id, ok, … } }`.
  */
-export async function registerWebSocket (app: App, hub: RealtimeHub, options: WebSocketOptions) {
+export async function registerWebSocket (app: FastifyInstance, hub: RealtimeHub, options: WebSocketOptions) {
   // socket.io and @fastify/websocket both listen for upgrades; socket.io's never reach this plugin.
   const upgrades = new EventEmitter()
   app.server.on('upgrade', (request, socket, head) => {

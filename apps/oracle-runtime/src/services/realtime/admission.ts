@@ -1,13 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Kysely } from 'kysely'
-import { findSession } from '../db/repositories/sessions.ts'
-import type { DB } from '../db/types.ts'
+import { findSession } from '../../db/repositories/sessions.ts'
+import type { DB } from '../../db/types.ts'
 import {
   RealtimeBusyError, RealtimeClosingError, RealtimeSessionRequiredError, RealtimeUcanInvalidDelegationError,
   RealtimeUcanInvalidInvocationError, RealtimeUcanInvocationRequiredError, RealtimeUcanMissingError,
   SessionNotFoundError
-} from '../errors.ts'
-import { authenticate, credential, type AuthContext, type AuthenticateOptions } from '../services/authenticate.ts'
+} from '../../errors.ts'
+import { authenticate, credential, type AuthContext, type AuthenticateOptions } from '../authenticate.ts'
 
 /** What a handshake presents, untrusted and unparsed (query values, the socket.io `auth` object, a first message). */
 export interface HandshakeRequest { sessionId: unknown, invocation: unknown, delegation: unknown }

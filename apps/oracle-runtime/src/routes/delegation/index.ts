@@ -6,11 +6,15 @@ import {
   StoreDelegationSchema
 } from '@impact/schemas'
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
-import { deleteDelegation, findDelegation, upsertDelegation } from '../db/repositories/delegations.ts'
-import { DelegationForbiddenError, DelegationInvalidError } from '../errors.ts'
-import { delegationPolicyDetail } from '../services/authenticate.ts'
-import type { Revocation } from '../services/revocations.ts'
-import { AUTH_ERRORS, SECURITY } from './common.ts'
+import type { UcanVerifier } from '@impact/ucan'
+import type { Kysely } from 'kysely'
+import type { Config } from '../../config.ts'
+import { deleteDelegation, findDelegation, upsertDelegation } from '../../db/repositories/delegations.ts'
+import { DelegationForbiddenError, DelegationInvalidError } from '../../errors.ts'
+import { delegationPolicyDetail } from '../../services/authenticate.ts'
+import type { Revocation, Revocations } from '../../services/revocations.ts'
+import type { DB } from '../../db/types.ts'
+import { AUTH_ERRORS, SECURITY } from '../../schemas/security.ts'
 
 const REASONS: Record<string, string> = {
   malformed: 'not a base64 UCAN delegation',
@@ -25,13 +29,20 @@ const REASONS: Record<string, string> = {
   unresolvable_did: 'the issuer\'s key could not be resolved'
 }
 
+export interface DelegationRoutesOptions {
+  db: Kysely<DB>
+  verifier: Pick<UcanVerifier, 'verifyDelegation'>
+  revocations: Pick<Revocations, 'revoke'>
+  config: Pick<Config, 'UCAN_DELEGATION_MAX_TTL_SECONDS'>
+}
+
 /**
  * The user → oracle delegation used for downstream calls: stored per user, verified on the way in.
  * DELETE revokes: the stored delegation and the one the request presents (always the caller's own)
  * are refused from then on, on every replica, wherever they are sent.
  */
-export const delegationRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db, verifier, revocations, config } = app.runtime
+export const delegationRoutes: FastifyPluginAsyncTypebox<DelegationRoutesOptions> = async (app, options) => {
+  const { db, verifier, revocations, config } = options
 
   app.post('/delegation', {
     schema: {

@@ -1,16 +1,15 @@
-import type { App } from '@impact/service-kit'
-import type { RealtimeHub } from './hub.ts'
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import type { RealtimeHub } from '../../services/realtime/hub.ts'
 import { attachSocketIo } from './socket-io.ts'
 import { registerWebSocket, WEBSOCKET_PATH } from './websocket.ts'
-
-export { createRealtimeHub, type RealtimeHub, type Connection } from './hub.ts'
-export { SOCKET_IO_PATH } from './socket-io.ts'
-export { WEBSOCKET_PATH } from './websocket.ts'
 
 /** Routes of the realtime transports that authenticate in their own handshake, not through the HTTP hook. */
 export const REALTIME_PUBLIC_ROUTES = [`GET ${WEBSOCKET_PATH}`]
 
 export interface RealtimeOptions {
+  /** The event core both transports attach their connections to. */
+  hub: RealtimeHub
   maxPayloadBytes: number
   connectTimeoutMs: number
   heartbeatMs: number
@@ -21,13 +20,18 @@ export interface RealtimeOptions {
  * endpoint on `/ws`. Shutdown: at preClose new handshakes are refused and every connection is
  * closed so clients reconnect elsewhere; the HTTP server (Fastify's) then drains as usual.
  */
-export async function registerRealtime (app: App, hub: RealtimeHub, options: RealtimeOptions) {
-  const socketIo = attachSocketIo(app.server, hub, { maxPayloadBytes: options.maxPayloadBytes, connectTimeoutMs: options.connectTimeoutMs }, app.log.child({ component: 'socket.io' }))
+async function realtime (app: FastifyInstance, options: RealtimeOptions) {
+  const { hub, maxPayloadBytes, connectTimeoutMs, heartbeatMs } = options
+  const log = app.log.child({ component: 'socket.io' })
+  const socketIo = attachSocketIo(app.server, hub, { maxPayloadBytes, connectTimeoutMs }, log)
   app.addHook('preClose', async () => {
     hub.beginClose()
     socketIo.close()
   })
-  await registerWebSocket(app, hub, { maxPayloadBytes: options.maxPayloadBytes, authTimeoutMs: options.connectTimeoutMs, heartbeatMs: options.heartbeatMs })
+  await registerWebSocket(app, hub, { maxPayloadBytes, authTimeoutMs: connectTimeoutMs, heartbeatMs })
   app.addHook('onClose', async () => { await hub.close() })
   hub.start()
 }
+
+/** Not encapsulated: the transports live on the app's own HTTP server and close with it. */
+export const realtimePlugin = fp(realtime, { name: 'realtime' })

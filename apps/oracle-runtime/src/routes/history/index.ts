@@ -1,11 +1,14 @@
 import { Type } from '@sinclair/typebox'
 import { decodeCursor, encodeCursor, HistoryPageSchema, HistoryQuerySchema, RunReplySchema } from '@impact/schemas'
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
-import { historyPage, toDto } from '../db/repositories/messages.ts'
-import { findSession } from '../db/repositories/sessions.ts'
-import { CursorConflictError, InvalidCursorError, SessionNotFoundError } from '../errors.ts'
-import { SessionIdParamsSchema } from '../schemas/session-params.ts'
-import { AUTH_ERRORS, SECURITY } from './common.ts'
+import type { Kysely } from 'kysely'
+import { historyPage, toDto } from '../../db/repositories/messages.ts'
+import { findSession } from '../../db/repositories/sessions.ts'
+import { CursorConflictError, InvalidCursorError, SessionNotFoundError } from '../../errors.ts'
+import { SessionIdParamsSchema } from '../../schemas/session-params.ts'
+import { AUTH_ERRORS, SECURITY } from '../../schemas/security.ts'
+import type { DB } from '../../db/types.ts'
+import type { OracleIdentity } from '../../services/oracle-identity.ts'
 
 function cursorSeq (cursor: string | undefined): number | undefined {
   if (cursor === undefined) return undefined
@@ -15,10 +18,10 @@ function cursorSeq (cursor: string | undefined): number | undefined {
 }
 const cursor = (seq: number | null) => (seq === null ? null : encodeCursor([seq]))
 
-/** Paged history by turns (oracle-wire §5) and the active-run probe (no durable runs: always null). */
-export const historyRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db, identity } = app.runtime
+export interface HistoryRoutesOptions { db: Kysely<DB>, identity: Pick<OracleIdentity, 'did'> }
 
+/** Paged history by turns (oracle-wire §5) and the active-run probe (no durable runs: always null). */
+export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = async (app, { db, identity }) => {
   app.get('/sessions/:id/messages', {
     schema: {
       tags: ['messages'],

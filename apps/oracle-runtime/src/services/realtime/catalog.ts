@@ -1,5 +1,5 @@
 import { SOCKET_OPTIONAL_EVENTS, type SocketOptionalEventName } from '@impact/schemas'
-import type { RuntimeEvent, RuntimeEventName } from '../services/event-bus.ts'
+import type { RuntimeEvent, RuntimeEventName } from '../event-bus.ts'
 
 /**
  * The WebSocket event catalog (oracle-wire §6) and how runtime bus events become socket events.

@@ -1,8 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Server as HttpServer } from 'node:http'
 import { Server, type Socket } from 'socket.io'
-import type { Admitted } from './admission.ts'
-import type { Connection, RealtimeHub } from './hub.ts'
+import type { Admitted } from '../../services/realtime/admission.ts'
+import type { Connection, RealtimeHub } from '../../services/realtime/hub.ts'
 
 export const SOCKET_IO_PATH = '/socket.io/'
 

@@ -1,9 +1,15 @@
 import { ModelListSchema, type ModelInfo } from '@impact/schemas'
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
+import type { ChatModel } from '../../services/agent/model.ts'
+
+export interface ModelRoutesOptions {
+  /** Model ids clients may choose; the first is the default. */
+  models: string[]
+  model: Pick<ChatModel, 'kind'>
+}
 
 /** Public: the models a client may pick for `model` in a message (oracle-wire ModelInfo). */
-export const modelRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { models, model } = app.runtime
+export const modelRoutes: FastifyPluginAsyncTypebox<ModelRoutesOptions> = async (app, { models, model }) => {
   const offline = model.kind === 'offline'
   const infos = models.map((id, i): ModelInfo => ({
     id,

@@ -4,9 +4,9 @@ import {
   ActionCallResultSchema, SOCKET_CLIENT_EVENTS, SOCKET_OPTIONAL_EVENTS, SOCKET_SERVER_EVENTS, SocketSubscribeSchema, ToolResultSchema
 } from '@impact/schemas'
 import type { Kysely } from 'kysely'
-import { findSession } from '../db/repositories/sessions.ts'
-import type { DB } from '../db/types.ts'
-import type { ClientToolPort } from '../services/client-tools.ts'
+import { findSession } from '../../db/repositories/sessions.ts'
+import type { DB } from '../../db/types.ts'
+import type { ClientToolPort } from '../client-tools.ts'
 import { isOptional } from './catalog.ts'
 import type { Attached } from './hub.ts'
 

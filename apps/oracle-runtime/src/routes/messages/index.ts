@@ -9,19 +9,25 @@ import {
   type SendMessage
 } from '@impact/schemas'
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
-import { recentMessages, toDto } from '../db/repositories/messages.ts'
-import { findSession } from '../db/repositories/sessions.ts'
+import type { Kysely } from 'kysely'
+import type { Config } from '../../config.ts'
+import { recentMessages, toDto } from '../../db/repositories/messages.ts'
+import { findSession } from '../../db/repositories/sessions.ts'
 import {
   InvalidTimezoneError,
   SessionNotFoundError,
   TurnInProgressError,
   UnknownModelError,
   UpstreamFailedError
-} from '../errors.ts'
-import { SessionParamsSchema } from '../schemas/session-params.ts'
-import type { RuntimeEventName } from '../services/event-bus.ts'
-import { openSse } from '../services/sse.ts'
-import { AUTH_ERRORS, SECURITY } from './common.ts'
+} from '../../errors.ts'
+import { SessionParamsSchema } from '../../schemas/session-params.ts'
+import { AUTH_ERRORS, SECURITY } from '../../schemas/security.ts'
+import type { DB } from '../../db/types.ts'
+import type { EventBus, RuntimeEventName } from '../../services/event-bus.ts'
+import type { OracleIdentity } from '../../services/oracle-identity.ts'
+import type { TurnRegistry } from '../../services/turn-registry.ts'
+import type { ExecuteTurn } from '../../services/turn-service.ts'
+import { openSse } from './sse.ts'
 
 /** Events an SSE client understands (oracle-wire §3.2); the socket-only ones stay on the bus. */
 const SSE_EVENTS: Partial<Record<RuntimeEventName, string>> = {
@@ -46,9 +52,20 @@ const validTimezone = (zone: string) => {
   }
 }
 
-export const messageRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const runtime = app.runtime
-  const { db, identity, config, turns, bus } = runtime
+export interface MessageRoutesOptions {
+  db: Kysely<DB>
+  identity: Pick<OracleIdentity, 'did'>
+  config: Pick<Config, 'SSE_HEARTBEAT_MS'>
+  /** Model ids clients may choose; the first is the default. */
+  models: string[]
+  turns: Pick<TurnRegistry, 'begin' | 'abort'>
+  /** Where a streamed turn's events come from. */
+  bus: Pick<EventBus, 'subscribe'>
+  executeTurn: ExecuteTurn
+}
+
+export const messageRoutes: FastifyPluginAsyncTypebox<MessageRoutesOptions> = async (app, options) => {
+  const { db, identity, config, models, turns, bus, executeTurn } = options
 
   app.post('/messages/:sessionId', {
     schema: {
@@ -72,8 +89,8 @@ export const messageRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const did = request.auth?.did as string
     const { sessionId } = request.params
     const body: SendMessage = request.body
-    const model = body.model ?? runtime.models[0] as string
-    if (!runtime.models.includes(model)) throw new UnknownModelError(model)
+    const model = body.model ?? models[0] as string
+    if (!models.includes(model)) throw new UnknownModelError(model)
     const zoneHeader = request.headers['x-timezone']
     const headerZone = typeof zoneHeader === 'string' && validTimezone(zoneHeader) ? zoneHeader : undefined
     if (body.timezone !== undefined && !validTimezone(body.timezone)) throw new InvalidTimezoneError(body.timezone)
@@ -131,7 +148,7 @@ export const messageRoutes: FastifyPluginAsyncTypebox = async (app) => {
       })
       sse.onDisconnect(() => turn.cancel('disconnected'))
       try {
-        await runtime.executeTurn(turnRequest, turn)
+        await executeTurn(turnRequest, turn)
       } catch (err) {
         request.log.error({ err }, 'turn failed')
         sse.send('error', {
@@ -153,7 +170,7 @@ export const messageRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
     let report
     try {
-      report = await runtime.executeTurn(turnRequest, turn)
+      report = await executeTurn(turnRequest, turn)
     } finally {
       await turn.end()
     }

@@ -1,14 +1,26 @@
 import { Type } from '@sinclair/typebox'
 import { ChatSessionSchema, SessionDeletedSchema, SessionListQuerySchema, SessionListSchema } from '@impact/schemas'
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
-import { createSession, deleteSession, listSessions } from '../db/repositories/sessions.ts'
-import { SessionNotFoundError } from '../errors.ts'
-import { SessionParamsSchema } from '../schemas/session-params.ts'
-import { AUTH_ERRORS, SECURITY } from './common.ts'
+import type { Kysely } from 'kysely'
+import type { Config } from '../../config.ts'
+import { createSession, deleteSession, listSessions } from '../../db/repositories/sessions.ts'
+import { SessionNotFoundError } from '../../errors.ts'
+import { SessionParamsSchema } from '../../schemas/session-params.ts'
+import { AUTH_ERRORS, SECURITY } from '../../schemas/security.ts'
+import type { DB } from '../../db/types.ts'
+import type { OracleIdentity } from '../../services/oracle-identity.ts'
+import type { TurnRegistry } from '../../services/turn-registry.ts'
 
-export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db, identity, config, turns } = app.runtime
+export interface SessionRoutesOptions {
+  db: Kysely<DB>
+  identity: Pick<OracleIdentity, 'did'>
+  config: Pick<Config, 'ORACLE_NAME'>
+  /** Deleting a session cancels its running turn, on whichever replica it runs. */
+  turns: Pick<TurnRegistry, 'cancelSession'>
+}
 
+export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRoutesOptions> = async (app, options) => {
+  const { db, identity, config, turns } = options
   app.post('/sessions', {
     schema: {
       tags: ['sessions'],
