@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import type { LightMyRequestResponse } from 'fastify'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
 import { createRedisState } from '@impact/shared-state'
 import { formatSigner, generateSigner, mintDelegation, mintInvocation, type OracleSigner } from '@impact/ucan'
@@ -50,6 +51,12 @@ export interface Harness {
   /** Pass as `shared` to build a second replica on the same database and shared state. */
   shared: Shared
   user: () => Promise<TestUser>
+  /** POST /sessions as the caller of `headers`: the new session's id. */
+  newSession: (headers: Record<string, string>) => Promise<string>
+  /** POST /messages/:sessionId with a plain message, answered as JSON. */
+  send: (headers: Record<string, string>, sessionId: string, message: string) => Promise<LightMyRequestResponse>
+  /** The stored transcript of a session (GET /messages/:sessionId). */
+  transcript: (headers: Record<string, string>, sessionId: string) => Promise<any[]>
   close: () => Promise<void>
 }
 
@@ -98,6 +105,15 @@ export async function createHarness (
         delegation,
         headers: { authorization: `Bearer ${invocation}`, 'x-auth-type': 'ucan', 'x-ucan-delegation': delegation }
       }
+    },
+    async newSession (headers) {
+      return (await app.inject({ method: 'POST', url: '/sessions', headers })).json().sessionId as string
+    },
+    async send (headers, sessionId, message) {
+      return await app.inject({ method: 'POST', url: `/messages/${sessionId}`, headers, payload: { message } })
+    },
+    async transcript (headers, sessionId) {
+      return (await app.inject({ method: 'GET', url: `/messages/${sessionId}`, headers })).json().messages
     },
     async close () {
       await app.close()

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { ConfigError } from '@impact/service-kit'
-import { buildApp } from '../src/app.ts'
-import { loadConfig } from '../src/config.ts'
-import { createHarness, testPlugin, type Harness } from './support/harness.ts'
+import { buildApp } from '../../src/app.ts'
+import { loadConfig } from '../../src/config.ts'
+import { createHarness, testPlugin, type Harness } from '../support/harness.ts'
 
 const ADMIN = 'operator-token-0123456789'
 const custom = testPlugin({

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createHarness, parseSse, type Harness, type TestUser } from './support/harness.ts'
+import { createHarness, parseSse, type Harness, type TestUser } from '../support/harness.ts'
 
 describe('messages (offline agent, JSON replies)', () => {
   let h: Harness
@@ -18,7 +18,6 @@ describe('messages (offline agent, JSON replies)', () => {
 
   const send = async (user: TestUser, sessionId: string, payload: Record<string, unknown>) =>
     await h.app.inject({ method: 'POST', url: `/messages/${encodeURIComponent(sessionId)}`, headers: user.headers, payload })
-  const newSession = async (user: TestUser) => (await h.app.inject({ method: 'POST', url: '/sessions', headers: user.headers })).json().sessionId as string
 
   describe('POST /messages/:sessionId', () => {
     it('answers with a single JSON reply and stores both messages', async () => {
@@ -34,7 +33,7 @@ describe('messages (offline agent, JSON replies)', () => {
     })
 
     it('streams the offline agent\'s answer as SSE, ending with done', async () => {
-      const id = await newSession(alice)
+      const id = await h.newSession(alice.headers)
       const res = await h.app.inject({ method: 'POST', url: `/messages/${id}`, headers: { ...alice.headers, 'x-request-id': 'offline-1' }, payload: { message: 'stream me', stream: true } })
       expect(res.statusCode).toBe(200)
       expect(res.headers['x-request-id']).toBe('offline-1')
@@ -92,7 +91,7 @@ describe('messages (offline agent, JSON replies)', () => {
     })
 
     it('uses a tool the user names and folds its result into the answer', async () => {
-      const id = await newSession(alice)
+      const id = await h.newSession(alice.headers)
       const res = await send(alice, id, { message: 'please call me Grace' })
       expect(res.json().message.content).toContain('set_user_preferences: Updated.')
       const history = (await h.app.inject({ method: 'GET', url: `/messages/${id}`, headers: alice.headers })).json().messages
@@ -110,7 +109,7 @@ describe('messages (offline agent, JSON replies)', () => {
     })
 
     it('pages by turns with cursors in both directions', async () => {
-      const id = await newSession(bob)
+      const id = await h.newSession(bob.headers)
       for (let i = 1; i <= 5; i++) await send(bob, id, { message: `turn ${i}` })
       const url = (q: string) => `/sessions/${encodeURIComponent(id)}/messages?${q}`
       const first = (await h.app.inject({ method: 'GET', url: url('limit=2'), headers: bob.headers })).json()

@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigError } from '@impact/service-kit'
 import { formatSigner, generateSigner } from '@impact/ucan'
-import { loadConfig, loadMigrationConfig } from '../src/config.ts'
-import { createHarness, type Harness } from './support/harness.ts'
-import { startLoopbackLlm } from './support/loopback-llm.ts'
+import { loadConfig, loadMigrationConfig } from '../../../src/config.ts'
+import { createHarness, type Harness } from '../../support/harness.ts'
+import { startLoopbackLlm } from '../../support/loopback-llm.ts'
 
 const cleanup: Array<() => Promise<void>> = []
 afterEach(async () => { for (const step of cleanup.splice(0).reverse()) await step() })

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigError } from '@impact/service-kit'
-import type { PluginDefinition } from '../src/app.ts'
-import { createHarness, type Harness, type TestUser } from './support/harness.ts'
+import type { PluginDefinition } from '../../src/app.ts'
+import { createHarness, type Harness, type TestUser } from '../support/harness.ts'
 
 const ADMIN = 'operator-token-0123456789'
 const admin = { authorization: `Bearer ${ADMIN}` }
@@ -26,7 +26,6 @@ const probePlugin: PluginDefinition = {
 describe('plugins', () => {
   let h: Harness
   let user: TestUser
-  const session = async (u: TestUser, app = h.app) => (await app.inject({ method: 'POST', url: '/sessions', headers: u.headers })).json().sessionId as string
   const say = async (u: TestUser, sessionId: string, message: string, app = h.app) =>
     (await app.inject({ method: 'POST', url: `/messages/${sessionId}`, headers: u.headers, payload: { message } })).json()
 
@@ -46,20 +45,20 @@ describe('plugins', () => {
 
     it('saves preferences through the tool and applies them from the first turn of a new session', async () => {
       const u = await h.user()
-      await say(u, await session(u), 'call yourself Ava')
-      await say(u, await session(u), 'and call me Sam')
+      await say(u, await h.newSession(u.headers), 'call yourself Ava')
+      await say(u, await h.newSession(u.headers), 'and call me Sam')
       const prefs = (await h.app.inject({ method: 'GET', url: '/user-preferences', headers: u.headers })).json()
       expect(prefs).toMatchObject({ agentName: 'Ava', userName: 'Sam' })
       expect(Date.parse(prefs.updatedAt)).not.toBeNaN()
-      const fresh = await say(u, await session(u), 'hello')
+      const fresh = await say(u, await h.newSession(u.headers), 'hello')
       expect(fresh.message.content).toMatch(/^Hi Sam, this is Ava\./)
       const stranger = await h.user()
-      expect((await say(stranger, await session(stranger), 'hello')).message.content).toMatch(/^Hi! /)
+      expect((await say(stranger, await h.newSession(stranger.headers), 'hello')).message.content).toMatch(/^Hi! /)
     })
 
     it('serves a write immediately despite the read cache', async () => {
       const u = await h.user()
-      const id = await session(u)
+      const id = await h.newSession(u.headers)
       await say(u, id, 'answer in French')
       expect((await h.app.inject({ method: 'GET', url: '/user-preferences', headers: u.headers })).json()).toMatchObject({ language: 'French' })
       await say(u, id, 'be formal')
@@ -71,7 +70,7 @@ describe('plugins', () => {
       try {
         const u = await off.user()
         expect((await off.app.inject({ method: 'GET', url: '/user-preferences', headers: u.headers })).statusCode).toBe(404)
-        const reply = await say(u, await session(u, off.app), 'call me Sam', off.app)
+        const reply = await say(u, await off.newSession(u.headers), 'call me Sam', off.app)
         expect(reply.message.content).toContain('You said')
         expect(off.runtime.pluginDecisions).toContainEqual({ name: 'user-preferences', enabled: false, reason: 'disabled by features' })
       } finally {
@@ -98,7 +97,7 @@ describe('plugins', () => {
     })
 
     it('gives the agent plugin tools and loads plugin state into the prompt', async () => {
-      const reply = await say(user, await session(user), 'probe_echo {"text":"ping"}')
+      const reply = await say(user, await h.newSession(user.headers), 'probe_echo {"text":"ping"}')
       expect(reply.message.content).toContain('probe_echo: probe:ping')
     })
 
@@ -122,7 +121,7 @@ describe('plugins', () => {
 
     it('charges answered messages and answers 402 with the outstanding claims once the balance runs out', async () => {
       const u = await gated.user()
-      const id = await session(u, gated.app)
+      const id = await gated.newSession(u.headers)
       expect((await gated.app.inject({ method: 'POST', url: `/messages/${id}`, headers: u.headers, payload: { message: 'one' } })).statusCode).toBe(200)
       expect((await gated.app.inject({ method: 'GET', url: '/credits', headers: u.headers })).json()).toMatchObject({ balance: 1, costPerMessage: 2, outstandingClaims: [] })
       const refused = await gated.app.inject({ method: 'POST', url: `/messages/${id}`, headers: u.headers, payload: { message: 'two', stream: true } })

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import type { PluginDefinition } from '../src/app.ts'
-import { createHarness, type Harness, type TestUser } from './support/harness.ts'
-import { startLoopbackLlm, type LoopbackLlm } from './support/loopback-llm.ts'
-import { openStream, streamMessage } from './support/sse-client.ts'
-import { connectSocket, type TestSocket } from './support/socket-client.ts'
+import type { PluginDefinition } from '../../../src/app.ts'
+import { createHarness, type Harness, type TestUser } from '../../support/harness.ts'
+import { startLoopbackLlm, type LoopbackLlm } from '../../support/loopback-llm.ts'
+import { openStream, streamMessage } from '../../support/sse-client.ts'
+import { connectSocket, type TestSocket } from '../../support/socket-client.ts'
 
 /** A plugin whose server tool renders a component and reports a routing step, as real plugins do. */
 const chartPlugin: PluginDefinition = {
@@ -35,7 +35,6 @@ describe('browser tools and AG-UI actions round trip over socket.io with the loo
   let alice: TestUser
   let bob: TestUser
   const sockets: TestSocket[] = []
-  const session = async (user: TestUser) => (await h.app.inject({ method: 'POST', url: '/sessions', headers: user.headers })).json().sessionId as string
   const connect = async (user: TestUser, sessionId: string) => {
     const socket = await connectSocket(base, { sessionId, userDid: user.did, auth: { invocation: user.invocation, ucanDelegation: user.delegation } })
     sockets.push(socket)
@@ -57,7 +56,7 @@ describe('browser tools and AG-UI actions round trip over socket.io with the loo
   })
 
   it('runs a browser tool on the session\'s socket and continues the turn with its result', async () => {
-    const id = await session(alice)
+    const id = await h.newSession(alice.headers)
     const socket = await connect(alice, id)
     socket.on('browser_tool_call', (call: { toolCallId: string, sessionId: string }) => {
       socket.emit('tool_result', { toolCallId: call.toolCallId, sessionId: call.sessionId, result: { title: 'Hello' } })
@@ -79,7 +78,7 @@ describe('browser tools and AG-UI actions round trip over socket.io with the loo
   })
 
   it('shows the tool call on the SSE stream while the browser is still working on it', async () => {
-    const id = await session(alice)
+    const id = await h.newSession(alice.headers)
     const socket = await connect(alice, id)
     llm.enqueue({ toolCalls: [{ id: 'call_slow', name: 'read_page', args: {} }] }, { content: ['done'] })
     const stream = await openStream(base, id, alice.headers, { message: 'read it', tools: [readPage] })
@@ -92,7 +91,7 @@ describe('browser tools and AG-UI actions round trip over socket.io with the loo
   })
 
   it('reports a browser tool failure to the model as an error', async () => {
-    const id = await session(alice)
+    const id = await h.newSession(alice.headers)
     const socket = await connect(alice, id)
     socket.on('browser_tool_call', (call: { toolCallId: string, sessionId: string }) => {
       socket.emit('tool_result', { toolCallId: call.toolCallId, sessionId: call.sessionId, result: null, error: 'Tool read_page not found' })
@@ -104,7 +103,7 @@ describe('browser tools and AG-UI actions round trip over socket.io with the loo
   })
 
   it('runs an AG-UI action on the session\'s socket, raw and once, and continues with its result', async () => {
-    const id = await session(alice)
+    const id = await h.newSession(alice.headers)
     const socket = await connect(alice, id)
     socket.on('action_call', (call: { toolCallId: string, sessionId: string }) => {
       socket.emit('action_call_result', { sessionId: call.sessionId, toolCallId: call.toolCallId, result: { success: true, opened: 7 } })
@@ -122,7 +121,7 @@ describe('browser tools and AG-UI actions round trip over socket.io with the loo
   })
 
   it('tells the model the outcome is unknown when the frontend does not answer in time', async () => {
-    const id = await session(alice)
+    const id = await h.newSession(alice.headers)
     const socket = await connect(alice, id)
     llm.enqueue({ toolCalls: [{ id: 'call_t1', name: 'read_page', args: {} }] }, { toolCalls: [{ id: 'call_t2', name: 'open_modal', args: { id: 1 } }] }, { content: ['I could not confirm it.'] })
     const res = await streamMessage(base, id, alice.headers, { message: 'try both', tools: [readPage], agActions: [openModal] })
@@ -137,9 +136,9 @@ describe('browser tools and AG-UI actions round trip over socket.io with the loo
   })
 
   it('accepts results only from a socket authenticated into the session', async () => {
-    const id = await session(alice)
+    const id = await h.newSession(alice.headers)
     const aliceSocket = await connect(alice, id)
-    const bobSocket = await connect(bob, await session(bob))
+    const bobSocket = await connect(bob, await h.newSession(bob.headers))
     llm.enqueue({ toolCalls: [{ id: 'call_x', name: 'read_page', args: {} }] }, { content: ['ok'] })
     const stream = await openStream(base, id, alice.headers, { message: 'read', tools: [readPage] })
     const call = await aliceSocket.next('browser_tool_call')
@@ -155,7 +154,7 @@ describe('browser tools and AG-UI actions round trip over socket.io with the loo
   })
 
   it('forwards what plugins emit during a turn (render_component, router_update) to the session\'s sockets', async () => {
-    const id = await session(alice)
+    const id = await h.newSession(alice.headers)
     const socket = await connect(alice, id)
     llm.enqueue({ toolCalls: [{ id: 'call_c', name: 'show_chart', args: { metric: 'co2' } }] }, { content: ['Here it is.'] })
     const res = await streamMessage(base, id, alice.headers, { message: 'chart co2' })
@@ -169,7 +168,7 @@ describe('browser tools and AG-UI actions round trip over socket.io with the loo
   })
 
   it('invalidates the message cache after a failed turn too (the user message was stored)', async () => {
-    const id = await session(alice)
+    const id = await h.newSession(alice.headers)
     const socket = await connect(alice, id)
     llm.enqueue({ status: 500, error: 'provider down' })
     const res = await streamMessage(base, id, alice.headers, { message: 'hello?' })

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { createSharedState, type SharedState } from '@impact/shared-state'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createHarness, type Harness, type TestUser } from './support/harness.ts'
-import { openStream, streamMessage } from './support/sse-client.ts'
+import { createHarness, type Harness, type TestUser } from '../support/harness.ts'
+import { openStream, streamMessage } from '../support/sse-client.ts'
 
 /** The real shared state, but releasing keys as slowly as a distant Redis might. */
 function slowToRelease (state: SharedState, ms: number): SharedState {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { generateSigner, mintDelegation, mintInvocation } from '@impact/ucan'
-import { createHarness, type Harness, type TestUser } from './support/harness.ts'
+import { createHarness, type Harness, type TestUser } from '../support/harness.ts'
 
 const nowS = () => Math.floor(Date.now() / 1000)
 const MISSING = new RegExp('^Missing UCAN authentication: send Authorization: Bearer <invocation> ' +

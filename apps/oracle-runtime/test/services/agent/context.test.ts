@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createHarness, testPlugin, type Harness, type TestUser } from './support/harness.ts'
-import { startLoopbackLlm, type LoopbackLlm } from './support/loopback-llm.ts'
+import { createHarness, testPlugin, type Harness, type TestUser } from '../../support/harness.ts'
+import { startLoopbackLlm, type LoopbackLlm } from '../../support/loopback-llm.ts'
 
 const PAGE = 900_000
 const BUDGET = 8000

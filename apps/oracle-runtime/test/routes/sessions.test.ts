@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createHarness, type Harness, type TestUser } from './support/harness.ts'
+import { createHarness, type Harness, type TestUser } from '../support/harness.ts'
 
 describe('sessions', () => {
   let h: Harness

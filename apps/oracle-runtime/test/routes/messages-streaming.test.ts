@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createHarness, type Harness, type TestUser } from './support/harness.ts'
-import { startLoopbackLlm, type LoopbackLlm, type Script } from './support/loopback-llm.ts'
-import { openStream, streamMessage } from './support/sse-client.ts'
+import { createHarness, type Harness, type TestUser } from '../support/harness.ts'
+import { startLoopbackLlm, type LoopbackLlm, type Script } from '../support/loopback-llm.ts'
+import { openStream, streamMessage } from '../support/sse-client.ts'
 
 const until = async (check: () => boolean | Promise<boolean>, ms = 3000) => {
   const end = Date.now() + ms
@@ -16,12 +16,6 @@ describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
   let h: Harness
   let base: string
   let user: TestUser
-  const session = async () =>
-    (await h.app.inject({ method: 'POST', url: '/sessions', headers: user.headers })).json().sessionId as string
-  const storedMessages = async (id: string) =>
-    (await h.app.inject({ method: 'GET', url: `/messages/${id}`, headers: user.headers })).json().messages
-  const send = async (id: string, message: string) =>
-    await h.app.inject({ method: 'POST', url: `/messages/${id}`, headers: user.headers, payload: { message } })
   const names = (frames: Array<{ event: string }>) => frames.map((f) => f.event)
 
   beforeAll(async () => {
@@ -44,7 +38,7 @@ describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
   })
 
   it('streams content as message frames with X-Request-Id and ends with done', async () => {
-    const id = await session()
+    const id = await h.newSession(user.headers)
     llm.enqueue({ content: ['Hel', 'lo ', 'world'], reasoning: ['Thinking', '...'] })
     const headers = { ...user.headers, 'x-request-id': 'turn-abc', origin: 'https://portal.example' }
     const res = await streamMessage(base, id, headers, { message: 'hi' })
@@ -65,13 +59,13 @@ describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
     expect(request?.headers.authorization).toBe('Bearer sk-loopback')
     expect(request?.body).toMatchObject({ model: 'loop-large', stream: true })
     expect(request?.body.messages[0].role).toBe('system')
-    const history = await storedMessages(id)
+    const history = await h.transcript(user.headers, id)
     expect(history[1]).toMatchObject({ type: 'ai', content: 'Hello world', reasoning: 'Thinking...' })
     expect(res.frames.at(-1)?.data).toEqual({ messageId: history[1].id })
   })
 
   it('sends the model the conversation so far and the chosen model', async () => {
-    const id = await session()
+    const id = await h.newSession(user.headers)
     await streamMessage(base, id, user.headers, { message: 'first question' })
     await streamMessage(base, id, user.headers, { message: 'second question', model: 'loop-small' })
     const body = llm.requests.at(-1)?.body
@@ -82,7 +76,7 @@ describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
   })
 
   it('sends the whole conversation when every message reuses one X-Request-Id', async () => {
-    const id = await session()
+    const id = await h.newSession(user.headers)
     const headers = { ...user.headers, 'x-request-id': 'one-id-for-all' }
     for (const message of ['one', 'two', 'three', 'four']) await streamMessage(base, id, headers, { message })
     const sent: Array<{ role: string, content: string }> = llm.requests.at(-1)?.body.messages.slice(1)
@@ -93,7 +87,7 @@ describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
   })
 
   it('gives tool calls the model left unnamed ids of their own, even under one reused X-Request-Id', async () => {
-    const id = await session()
+    const id = await h.newSession(user.headers)
     const headers = { ...user.headers, 'x-request-id': 'one-id-for-tools' }
     const prefs = { id: '', name: 'set_user_preferences', args: { tone: 'warm' } }
     for (let i = 0; i < 2; i++) {
@@ -107,7 +101,7 @@ describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
   })
 
   it('sends a retried message once: the same request id and text as the newest turn replace it', async () => {
-    const id = await session()
+    const id = await h.newSession(user.headers)
     await streamMessage(base, id, user.headers, { message: 'first' })
     const retry = { ...user.headers, 'x-request-id': 'retry-1' }
     await streamMessage(base, id, retry, { message: 'second' })
@@ -118,7 +112,7 @@ describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
   })
 
   it('runs a server tool the model calls and reports it as tool_call frames', async () => {
-    const id = await session()
+    const id = await h.newSession(user.headers)
     const call = { id: 'call_prefs', name: 'set_user_preferences', args: { agentName: 'Ava', formality: 'casual' } }
     llm.enqueue({ toolCalls: [call] }, { content: ['Saved.'] })
     const res = await streamMessage(base, id, user.headers, { message: 'call yourself Ava and be casual' })
@@ -140,7 +134,7 @@ describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
   })
 
   it('tells the model a browser tool\'s outcome is unknown when no client answers in time', async () => {
-    const id = await session()
+    const id = await h.newSession(user.headers)
     const call = { id: 'call_page', name: 'read_page', args: { selector: 'h1' } }
     llm.enqueue({ toolCalls: [call] }, { content: ['I could not read it.'] })
     const res = await streamMessage(base, id, user.headers, {
@@ -160,7 +154,7 @@ describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
   })
 
   it('hands a browser tool call to the client-tool port and continues with the client\'s result', async () => {
-    const id = await session()
+    const id = await h.newSession(user.headers)
     const unsubscribe = h.runtime.bus.subscribe({ sessionId: id }, (event) => {
       if (event.name === 'browser_tool_call') {
         expect(event.data).toMatchObject({ sessionId: id, toolCallId: 'call_title', toolName: 'page_title', args: {} })
@@ -183,7 +177,7 @@ describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
   })
 
   it('streams AG-UI actions as action_call frames', async () => {
-    const id = await session()
+    const id = await h.newSession(user.headers)
     const call = { id: 'call_chart', name: 'show_chart', args: { kind: 'bar' } }
     llm.enqueue({ toolCalls: [call] }, { content: ['Shown.'] })
     const res = await streamMessage(base, id, user.headers, {
@@ -213,7 +207,7 @@ describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
     ['a stream without an end', { content: ['a'], omitDone: true }, /ended before/]
   ] satisfies Array<[string, Script, RegExp]>
   it.each(upstreamFailures)('reports upstream failure (%s) as error then done', async (_name, script, pattern) => {
-    const id = await session()
+    const id = await h.newSession(user.headers)
     llm.enqueue(script)
     const res = await streamMessage(base, id, user.headers, { message: 'go' })
     expect(res.status).toBe(200)
@@ -226,7 +220,7 @@ describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
 
   it('keeps concurrent streams apart even when clients reuse a request id', async () => {
     const other = await h.user()
-    const mine = await session()
+    const mine = await h.newSession(user.headers)
     const theirs = (await h.app.inject({ method: 'POST', url: '/sessions', headers: other.headers })).json().sessionId
     llm.enqueue({ content: Array.from({ length: 30 }, () => 'alpha '), delayMs: 10 }, { content: ['bravo ', 'bravo'] })
     const slow = await openStream(base, mine, { ...user.headers, 'x-request-id': 'same-id' }, { message: 'a' })
@@ -239,7 +233,7 @@ describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
   })
 
   it('does not pass the provider\'s credential errors on to users', async () => {
-    const id = await session()
+    const id = await h.newSession(user.headers)
     llm.enqueue({ status: 401, error: 'Incorrect API key provided: sk-lo****back' })
     const res = await streamMessage(base, id, user.headers, { message: 'go' })
     const error = res.frames.find((f) => f.event === 'error')?.data
@@ -248,19 +242,19 @@ describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
   })
 
   it('answers 502 with statusCode in the body when a JSON turn fails upstream', async () => {
-    const id = await session()
+    const id = await h.newSession(user.headers)
     llm.enqueue({ status: 500, error: 'boom' })
-    const res = await send(id, 'go')
+    const res = await h.send(user.headers, id, 'go')
     expect(res.statusCode).toBe(502)
     expect(res.json()).toMatchObject({ statusCode: 502, code: 'ORACLE_UPSTREAM_FAILED' })
   })
 
   it('aborts an in-flight stream through POST /messages/abort; the stream ends with done', async () => {
-    const id = await session()
+    const id = await h.newSession(user.headers)
     llm.enqueue({ content: Array.from({ length: 200 }, (_, i) => `w${i} `), delayMs: 20 })
     const stream = await openStream(base, id, user.headers, { message: 'long answer' })
     await stream.until('message')
-    const busy = await send(id, 'meanwhile')
+    const busy = await h.send(user.headers, id, 'meanwhile')
     expect(busy.statusCode).toBe(409)
     const abort = await h.app.inject({
       method: 'POST',
@@ -273,13 +267,13 @@ describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
     expect(frames.at(-1)).toMatchObject({ event: 'done', data: { aborted: true } })
     expect(frames.filter((f) => f.event === 'message').length).toBeLessThan(200)
     expect(text).toContain(': heartbeat')
-    const history = await storedMessages(id)
+    const history = await h.transcript(user.headers, id)
     expect(history[1]).toMatchObject({ type: 'ai', metadata: { aborted: true } })
-    expect((await send(id, 'next')).statusCode).toBe(200)
+    expect((await h.send(user.headers, id, 'next')).statusCode).toBe(200)
   })
 
   it('cancels the turn and the upstream request when the client disconnects', async () => {
-    const id = await session()
+    const id = await h.newSession(user.headers)
     const before = llm.cancelled()
     llm.enqueue({ content: Array.from({ length: 200 }, (_, i) => `w${i} `), delayMs: 20 })
     const stream = await openStream(base, id, user.headers, { message: 'long answer' })
@@ -287,7 +281,7 @@ describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
     stream.disconnect()
     await until(() => llm.cancelled() > before)
     await until(() => h.runtime.turns.running === 0)
-    const history = await storedMessages(id)
+    const history = await h.transcript(user.headers, id)
     expect(history[1]?.metadata).toEqual({ aborted: true, disconnected: true })
   })
 

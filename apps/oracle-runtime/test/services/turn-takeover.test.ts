@@ -5,9 +5,9 @@ import { join } from 'node:path'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
 import { createSharedState, type SharedState } from '@impact/shared-state'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createHarness, type Harness } from './support/harness.ts'
-import { startLoopbackLlm, type LoopbackLlm } from './support/loopback-llm.ts'
-import { openStream } from './support/sse-client.ts'
+import { createHarness, type Harness } from '../support/harness.ts'
+import { startLoopbackLlm, type LoopbackLlm } from '../support/loopback-llm.ts'
+import { openStream } from '../support/sse-client.ts'
 
 const servers = (process.env.DATABASE_URL ?? '') !== '' && (process.env.REDIS_URL ?? '') !== ''
 
@@ -27,10 +27,6 @@ function severable (state: SharedState) {
   return { view, sever: () => { dead = true } }
 }
 
-const newSession = async (h: Harness, headers: Record<string, string>) =>
-  (await h.app.inject({ method: 'POST', url: '/sessions', headers })).json().sessionId as string
-const send = async (h: Harness, sessionId: string, headers: Record<string, string>, message: string) =>
-  await h.app.inject({ method: 'POST', url: `/messages/${sessionId}`, headers, payload: { message } })
 const slowAnswer = { content: Array.from({ length: 500 }, (_, i) => `w${i} `), delayMs: 20 }
 
 describe('a turn lease whose owner is gone', () => {
@@ -50,7 +46,7 @@ describe('a turn lease whose owner is gone', () => {
   /** A user's session on `h`, in the middle of a long streamed answer. */
   const midTurn = async (h: Harness) => {
     const user = await h.user()
-    const sessionId = await newSession(h, user.headers)
+    const sessionId = await h.newSession(user.headers)
     llm.enqueue(slowAnswer)
     const base = await h.app.listen({ host: '127.0.0.1', port: 0 })
     const stream = await openStream(base, sessionId, user.headers, { message: 'long' })
@@ -91,7 +87,7 @@ describe('a turn lease whose owner is gone', () => {
     const deadline = Date.now() + 10_000
     let answer
     while (Date.now() < deadline) {
-      answer = await send(b, sessionId, user.headers, 'are you back?')
+      answer = await b.send(user.headers, sessionId, 'are you back?')
       statuses.push(answer.statusCode)
       if (answer.statusCode !== 409) break
       await new Promise((resolve) => setTimeout(resolve, 100))
@@ -107,7 +103,7 @@ describe('a turn lease whose owner is gone', () => {
     const { user, sessionId, stream } = await midTurn(a)
     // Longer than the owner's liveness TTL: only its renewal keeps the lease from being taken.
     await new Promise((resolve) => setTimeout(resolve, 2500))
-    const busy = await send(b, sessionId, user.headers, 'meanwhile')
+    const busy = await b.send(user.headers, sessionId, 'meanwhile')
     expect(busy.json()).toMatchObject({ statusCode: 409, code: 'ORACLE_TURN_IN_PROGRESS' })
     stream.disconnect()
   }, 15_000)

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mintDelegation } from '@impact/ucan'
-import { createHarness, type Harness, type TestUser } from './support/harness.ts'
-import { openSocket } from './support/socket-client.ts'
+import { createHarness, type Harness, type TestUser } from '../support/harness.ts'
+import { openSocket } from '../support/socket-client.ts'
 
 const nowS = () => Math.floor(Date.now() / 1000)
 const YEAR = 365 * 24 * 3600

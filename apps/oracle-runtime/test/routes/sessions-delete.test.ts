@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createHarness, type Harness, type TestUser } from './support/harness.ts'
-import { startLoopbackLlm, type LoopbackLlm } from './support/loopback-llm.ts'
-import { openStream } from './support/sse-client.ts'
+import { createHarness, type Harness, type TestUser } from '../support/harness.ts'
+import { startLoopbackLlm, type LoopbackLlm } from '../support/loopback-llm.ts'
+import { openStream } from '../support/sse-client.ts'
 
 const slowAnswer = () => ({ content: Array.from({ length: 200 }, (_, i) => `w${i} `), delayMs: 20 })
 
@@ -11,12 +11,8 @@ describe('deleting a session while a message is being answered', () => {
   let base: string
   let user: TestUser
   const statuses: number[] = []
-  const session = async () =>
-    (await h.app.inject({ method: 'POST', url: '/sessions', headers: user.headers })).json().sessionId as string
   const remove = async (id: string) =>
     await h.app.inject({ method: 'DELETE', url: `/sessions/${id}`, headers: user.headers })
-  const send = async (id: string, message: string) =>
-    await h.app.inject({ method: 'POST', url: `/messages/${id}`, headers: user.headers, payload: { message } })
   const until = async (check: () => boolean) => {
     while (!check()) await new Promise((resolve) => setTimeout(resolve, 5))
   }
@@ -35,7 +31,7 @@ describe('deleting a session while a message is being answered', () => {
   })
 
   it('ends the stream with an error and done, cancels the model call, and a late message gets 404', async () => {
-    const id = await session()
+    const id = await h.newSession(user.headers)
     const cancelled = llm.cancelled()
     llm.enqueue(slowAnswer())
     const stream = await openStream(base, id, user.headers, { message: 'long' })
@@ -47,15 +43,15 @@ describe('deleting a session while a message is being answered', () => {
     expect(frames.at(-1)?.data).toEqual({ aborted: true })
     expect(frames.some((f) => f.event === 'error' && f.data.kind === 'internal')).toBe(false)
     await until(() => llm.cancelled() > cancelled)
-    expect((await send(id, 'too late')).json()).toMatchObject({ statusCode: 404, code: 'ORACLE_SESSION_NOT_FOUND' })
+    expect((await h.send(user.headers, id, 'too late')).json()).toMatchObject({ statusCode: 404, code: 'ORACLE_SESSION_NOT_FOUND' })
     expect(statuses).not.toContain(500)
   })
 
   it('answers a JSON message whose session was deleted mid-turn with 404, not 500', async () => {
-    const id = await session()
+    const id = await h.newSession(user.headers)
     llm.enqueue(slowAnswer())
     const before = llm.requests.length
-    const pending = send(id, 'long')
+    const pending = h.send(user.headers, id, 'long')
     await until(() => llm.requests.length > before)
     expect((await remove(id)).statusCode).toBe(200)
     expect((await pending).json()).toMatchObject({ statusCode: 404, code: 'ORACLE_SESSION_NOT_FOUND' })

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { generateSigner, mintDelegation, mintInvocation } from '@impact/ucan'
-import { createHarness, type Harness, type TestUser } from './support/harness.ts'
-import { connectSocket, openSocket, type TestSocket } from './support/socket-client.ts'
+import { createHarness, type Harness, type TestUser } from '../../support/harness.ts'
+import { connectSocket, openSocket, type TestSocket } from '../../support/socket-client.ts'
 
 describe('socket.io gateway: handshake and diagnostic events', () => {
   let h: Harness
@@ -12,7 +12,6 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
   let bobSession: string
   const sockets: TestSocket[] = []
   const track = (socket: TestSocket) => { sockets.push(socket); return socket }
-  const session = async (user: TestUser) => (await h.app.inject({ method: 'POST', url: '/sessions', headers: user.headers })).json().sessionId as string
   const refusal = async (options: Parameters<typeof openSocket>[1]) => {
     const socket = track(openSocket(base, options))
     const error = await socket.next('connect_error')
@@ -26,8 +25,8 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
     base = await h.app.listen({ host: '127.0.0.1', port: 0 })
     alice = await h.user()
     bob = await h.user()
-    aliceSession = await session(alice)
-    bobSession = await session(bob)
+    aliceSession = await h.newSession(alice.headers)
+    bobSession = await h.newSession(bob.headers)
   })
   afterEach(() => { for (const socket of sockets.splice(0)) socket.disconnect() })
   afterAll(async () => { await h?.close() })
@@ -137,7 +136,7 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
     socket.emit('subscribe')
     expect(await socket.next('subscribed')).toEqual({ sessionId: aliceSession, timestamp: expect.any(String) })
 
-    const second = await session(alice)
+    const second = await h.newSession(alice.headers)
     socket.emit('subscribe', { sessionId: second })
     expect(await socket.next('subscribed', (d) => d.sessionId === second)).toMatchObject({ sessionId: second })
     h.runtime.bus.publish({ name: 'render_component', sessionId: second, requestId: 'r-sub', did: alice.did, data: { componentName: 'Card' } })

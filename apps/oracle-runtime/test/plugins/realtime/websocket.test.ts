@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createHarness, type Harness, type TestUser } from './support/harness.ts'
-import { startLoopbackLlm, type LoopbackLlm } from './support/loopback-llm.ts'
-import { streamMessage } from './support/sse-client.ts'
-import { connectSocket, openSocket, openWs } from './support/socket-client.ts'
+import { createHarness, type Harness, type TestUser } from '../../support/harness.ts'
+import { startLoopbackLlm, type LoopbackLlm } from '../../support/loopback-llm.ts'
+import { streamMessage } from '../../support/sse-client.ts'
+import { connectSocket, openSocket, openWs } from '../../support/socket-client.ts'
 
 describe('plain WebSocket endpoint /ws (JSON { event, data } frames)', () => {
   let llm: LoopbackLlm
@@ -10,7 +10,6 @@ describe('plain WebSocket endpoint /ws (JSON { event, data } frames)', () => {
   let base: string
   let alice: TestUser
   let bob: TestUser
-  const session = async (user: TestUser) => (await h.app.inject({ method: 'POST', url: '/sessions', headers: user.headers })).json().sessionId as string
 
   beforeAll(async () => {
     llm = await startLoopbackLlm()
@@ -25,7 +24,7 @@ describe('plain WebSocket endpoint /ws (JSON { event, data } frames)', () => {
   })
 
   it('authenticates with a first auth message and answers the diagnostics like socket.io', async () => {
-    const id = await session(alice)
+    const id = await h.newSession(alice.headers)
     const client = openWs(base, `/ws?sessionId=${id}`)
     await client.opened
     client.send('auth', { invocation: alice.invocation, ucanDelegation: alice.delegation })
@@ -45,7 +44,7 @@ describe('plain WebSocket endpoint /ws (JSON { event, data } frames)', () => {
   })
 
   it('authenticates with the HTTP headers on the upgrade, and takes the session from the auth message too', async () => {
-    const id = await session(alice)
+    const id = await h.newSession(alice.headers)
     const byHeaders = openWs(base, `/ws?sessionId=${id}`, alice.headers)
     expect(await byHeaders.next('connected')).toMatchObject({ sessionId: id })
     byHeaders.ws.close()
@@ -57,7 +56,7 @@ describe('plain WebSocket endpoint /ws (JSON { event, data } frames)', () => {
   })
 
   it('refuses bad credentials, other users\' sessions, missing sessionId and silence with connect_error and a 44xx close', async () => {
-    const id = await session(alice)
+    const id = await h.newSession(alice.headers)
     const cases: Array<[string, unknown, number, string]> = [
       [`/ws?sessionId=${id}`, { invocation: 'garbage' }, 4401, 'UCAN_INVALID_INVOCATION'],
       [`/ws?sessionId=${id}`, {}, 4401, 'UCAN_MISSING'],
@@ -77,7 +76,7 @@ describe('plain WebSocket endpoint /ws (JSON { event, data } frames)', () => {
   })
 
   it('carries the same turn events as socket.io and round-trips a browser tool', async () => {
-    const id = await session(alice)
+    const id = await h.newSession(alice.headers)
     const client = openWs(base, `/ws?sessionId=${id}`, alice.headers)
     const socket = await connectSocket(base, { sessionId: id, auth: { invocation: alice.invocation } })
     await client.next('connected')

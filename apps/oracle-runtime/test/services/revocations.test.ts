@@ -5,8 +5,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createMemoryState, createSharedState, type SharedState } from '@impact/shared-state'
 import { decodeBase64Car, mintDelegation } from '@impact/ucan'
-import { createHarness, testPlugin, type Harness, type TestUser } from './support/harness.ts'
-import { connectSocket, openSocket, openWs } from './support/socket-client.ts'
+import { createHarness, testPlugin, type Harness, type TestUser } from '../support/harness.ts'
+import { connectSocket, openSocket, openWs } from '../support/socket-client.ts'
 
 const serverDatabase = (process.env.DATABASE_URL ?? '') !== ''
 const REVOKED = 'Invalid UCAN delegation: it has been revoked'
@@ -41,8 +41,6 @@ describe('DELETE /delegation revokes the delegation on every replica', () => {
   let a: Harness
   let b: Harness
   let baseB: string
-  const session = async (h: Harness, user: TestUser) =>
-    (await h.app.inject({ method: 'POST', url: '/sessions', headers: invocationOnly(user) })).json().sessionId as string
 
   beforeAll(async () => {
     const prefix = `oracle-revoke-${randomBytes(4).toString('hex')}:`
@@ -64,7 +62,7 @@ describe('DELETE /delegation revokes the delegation on every replica', () => {
     const user = await a.user()
     const { delegation } = user
     expect((await store(a, user.headers, delegation)).statusCode).toBe(200)
-    const sessionId = await session(b, user)
+    const sessionId = await b.newSession(invocationOnly(user))
     expect((await get(b, '/sessions', bare(delegation))).statusCode).toBe(200)
     const open = await connectSocket(baseB, { sessionId, auth: { ucanDelegation: delegation } })
     const both = { invocation: user.invocation, ucanDelegation: delegation }

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createHarness, testPlugin, type Harness, type TestUser } from './support/harness.ts'
-import { startLoopbackLlm, type LoopbackLlm } from './support/loopback-llm.ts'
-import { openStream } from './support/sse-client.ts'
+import { createHarness, testPlugin, type Harness, type TestUser } from '../../support/harness.ts'
+import { startLoopbackLlm, type LoopbackLlm } from '../../support/loopback-llm.ts'
+import { openStream } from '../../support/sse-client.ts'
 
 const seen: { signal?: AbortSignal } = {}
 const never = async (_args: unknown, context: { signal: AbortSignal }) => {
@@ -35,16 +35,10 @@ describe('server tools that ignore the abort signal', () => {
   let h: Harness
   let base: string
   let user: TestUser
-  const session = async () =>
-    (await h.app.inject({ method: 'POST', url: '/sessions', headers: user.headers })).json().sessionId as string
-  const history = async (id: string) =>
-    (await h.app.inject({ method: 'GET', url: `/messages/${id}`, headers: user.headers })).json().messages
-  const send = async (id: string, message: string) =>
-    await h.app.inject({ method: 'POST', url: `/messages/${id}`, headers: user.headers, payload: { message } })
   /** The next message is accepted once the lease is free; a stuck session would answer 409 forever. */
   const acceptedSoon = async (id: string) => {
     for (let attempt = 0; attempt < 100; attempt++) {
-      const res = await send(id, 'next')
+      const res = await h.send(user.headers, id, 'next')
       if (res.statusCode !== 409) return res.statusCode
       await new Promise((resolve) => setTimeout(resolve, 20))
     }
@@ -63,50 +57,50 @@ describe('server tools that ignore the abort signal', () => {
   })
 
   it('end at the tool\'s own deadline; the model is told it timed out and the turn completes', async () => {
-    const id = await session()
+    const id = await h.newSession(user.headers)
     llm.enqueue({ toolCalls: [{ id: 'call_brief', name: 'stuck_briefly', args: {} }] }, { content: ['It timed out.'] })
-    const res = await send(id, 'run it')
+    const res = await h.send(user.headers, id, 'run it')
     expect(res.statusCode).toBe(200)
     expect(res.json().message.content).toBe('It timed out.')
     const told = llm.requests.at(-1)?.body.messages.at(-1)
     expect(told).toMatchObject({ role: 'tool', tool_call_id: 'call_brief' })
     expect(told.content).toMatch(/did not finish within 0\.15 s/)
     expect(seen.signal?.aborted).toBe(true)
-    expect((await history(id))[1].toolCalls[0]).toMatchObject({ name: 'stuck_briefly', status: 'error' })
-    expect((await send(id, 'next')).statusCode).toBe(200)
+    expect((await h.transcript(user.headers, id))[1].toolCalls[0]).toMatchObject({ name: 'stuck_briefly', status: 'error' })
+    expect((await h.send(user.headers, id, 'next')).statusCode).toBe(200)
   })
 
   it('end at TOOL_TIMEOUT_MS when the tool sets no deadline', async () => {
-    const id = await session()
+    const id = await h.newSession(user.headers)
     llm.enqueue({ toolCalls: [{ id: 'call_default', name: 'stuck', args: {} }] }, { content: ['Gave up.'] })
-    expect((await send(id, 'go')).json().message.content).toBe('Gave up.')
+    expect((await h.send(user.headers, id, 'go')).json().message.content).toBe('Gave up.')
     expect(llm.requests.at(-1)?.body.messages.at(-1).content).toMatch(/did not finish within 0\.3 s/)
   })
 
   it('leave out plugin state that does not load within TOOL_TIMEOUT_MS', async () => {
-    const id = await session()
+    const id = await h.newSession(user.headers)
     const headers = { ...user.headers, 'x-request-id': 'hang-state-1' }
     const res = await h.app.inject({ method: 'POST', url: `/messages/${id}`, headers, payload: { message: 'hi' } })
     expect(res.json().message.content).toBe('Echo: hi')
     expect(llm.requests.at(-1)?.body.messages[0].content).not.toContain('Stuck state.')
-    expect((await send(id, 'again')).statusCode).toBe(200)
+    expect((await h.send(user.headers, id, 'again')).statusCode).toBe(200)
     expect(llm.requests.at(-1)?.body.messages[0].content).toContain('Stuck state.')
   })
 
   it('answer although a plugin\'s onTurnEnd never settles', async () => {
-    const id = await session()
+    const id = await h.newSession(user.headers)
     const headers = { ...user.headers, 'x-request-id': 'hang-end-1' }
     const res = await h.app.inject({ method: 'POST', url: `/messages/${id}`, headers, payload: { message: 'hi' } })
     expect(res.json().message.content).toBe('Echo: hi')
-    expect((await send(id, 'next')).statusCode).toBe(200)
+    expect((await h.send(user.headers, id, 'next')).statusCode).toBe(200)
   })
 
   it('end the turn on abort, and the session takes the next message', async () => {
-    const id = await session()
+    const id = await h.newSession(user.headers)
     llm.enqueue({ toolCalls: [{ id: 'call_stuck', name: 'stuck_long', args: {} }] })
     const stream = await openStream(base, id, user.headers, { message: 'run it' })
     await stream.until('tool_call')
-    expect((await send(id, 'meanwhile')).statusCode).toBe(409)
+    expect((await h.send(user.headers, id, 'meanwhile')).statusCode).toBe(409)
     const abort = { method: 'POST' as const, url: '/messages/abort', headers: user.headers, payload: { sessionId: id } }
     expect((await h.app.inject(abort)).json()).toEqual({ success: true })
     const { frames } = await stream.rest()
@@ -115,12 +109,12 @@ describe('server tools that ignore the abort signal', () => {
   })
 
   it('end the turn when the client disconnects, and the lease is released', async () => {
-    const id = await session()
+    const id = await h.newSession(user.headers)
     llm.enqueue({ toolCalls: [{ id: 'call_gone', name: 'stuck_long', args: {} }] })
     const stream = await openStream(base, id, user.headers, { message: 'run it' })
     await stream.until('tool_call')
     stream.disconnect()
     expect(await acceptedSoon(id)).toBe(200)
-    expect((await history(id))[1]).toMatchObject({ type: 'ai', metadata: { aborted: true, disconnected: true } })
+    expect((await h.transcript(user.headers, id))[1]).toMatchObject({ type: 'ai', metadata: { aborted: true, disconnected: true } })
   })
 })

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRedisState } from '@impact/shared-state'
-import { createHarness, type Harness, type TestUser } from './support/harness.ts'
-import { startLoopbackLlm, type LoopbackLlm } from './support/loopback-llm.ts'
-import { streamMessage } from './support/sse-client.ts'
-import { connectSocket, openWs } from './support/socket-client.ts'
+import { createHarness, type Harness, type TestUser } from '../../support/harness.ts'
+import { startLoopbackLlm, type LoopbackLlm } from '../../support/loopback-llm.ts'
+import { streamMessage } from '../../support/sse-client.ts'
+import { connectSocket, openWs } from '../../support/socket-client.ts'
 
 const servers = (process.env.DATABASE_URL ?? '') !== '' && (process.env.REDIS_URL ?? '') !== ''
 
@@ -16,7 +16,6 @@ describe.runIf(servers)('WebSocket gateway across two replicas on one PostgreSQL
   let baseB: string
   let user: TestUser
   let redis: ReturnType<typeof createRedisState>
-  const session = async () => (await a.app.inject({ method: 'POST', url: '/sessions', headers: user.headers })).json().sessionId as string
   const subscribers = async (id: string) => {
     const [, count] = await redis.client.pubsub('NUMSUB', `${a.shared.prefix}rt:${id}`) as [string, number]
     return Number(count)
@@ -47,7 +46,7 @@ describe.runIf(servers)('WebSocket gateway across two replicas on one PostgreSQL
   })
 
   it('delivers the events of a turn running on A to sockets on A and B, and routes B\'s tool result back to A', async () => {
-    const id = await session()
+    const id = await a.newSession(user.headers)
     const onA = await connectSocket(baseA, { sessionId: id, auth: { invocation: user.invocation } })
     const onB = await connectSocket(baseB, { sessionId: id, auth: { invocation: user.invocation } })
     const wsOnB = openWs(baseB, `/ws?sessionId=${id}`, user.headers)
@@ -71,7 +70,7 @@ describe.runIf(servers)('WebSocket gateway across two replicas on one PostgreSQL
   })
 
   it('round-trips an AG-UI action answered on B for a turn on A', async () => {
-    const id = await session()
+    const id = await a.newSession(user.headers)
     const onB = await connectSocket(baseB, { sessionId: id, auth: { ucanDelegation: user.delegation } })
     onB.on('action_call', (call: { toolCallId: string, sessionId: string }) => {
       onB.emit('action_call_result', { sessionId: call.sessionId, toolCallId: call.toolCallId, result: { success: true } })
@@ -83,7 +82,7 @@ describe.runIf(servers)('WebSocket gateway across two replicas on one PostgreSQL
   })
 
   it('holds a session channel on a replica only while it has a connection there', async () => {
-    const id = await session()
+    const id = await a.newSession(user.headers)
     expect(await subscribers(id)).toBe(0)
     const first = await connectSocket(baseB, { sessionId: id, auth: { invocation: user.invocation } })
     const second = await connectSocket(baseB, { sessionId: id, auth: { invocation: user.invocation } })
