@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { buildGateway, nodeAndGateway, startNode } from './helper.ts'
-import { buildDescriptorSet } from '../scripts/build-descriptor-set.ts'
-import { BUNDLED_SET_URL } from '../src/services/descriptors.ts'
+import { buildGateway, nodeAndGateway, startNode } from '../helper.ts'
+import { buildDescriptorSet } from '../../scripts/build-descriptor-set.ts'
+import { BUNDLED_SET_URL } from '../../src/services/descriptors.ts'
 
 describe('descriptor sources', () => {
   it('derives routes from the node\'s reflection service: a service the node lacks has no route (404)', async () => {
@@ -52,7 +52,7 @@ describe('descriptor sources', () => {
   })
 
   it('ships a descriptor set that matches proto/ (npm run descriptors regenerates it)', () => {
-    const regenerated = buildDescriptorSet(fileURLToPath(new URL('../proto', import.meta.url)))
+    const regenerated = buildDescriptorSet(fileURLToPath(new URL('../../proto', import.meta.url)))
     expect(Buffer.from(regenerated).equals(readFileSync(BUNDLED_SET_URL))).toBe(true)
   })
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { nodeAndGateway } from './helper.ts'
+import { nodeAndGateway } from '../helper.ts'
 
 const PATH = '/ixo.claims.v1beta1.Query/ClaimList'
 

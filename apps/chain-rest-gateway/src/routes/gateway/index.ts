@@ -1,12 +1,15 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
-import type { Catalog, GatewayRoute } from '../services/route-catalog.ts'
-import { bindingValues } from '../services/path-template.ts'
-import { createTranscoder, requestedHeight, type TranscoderDeps } from '../services/transcoder.ts'
-import { createSchemaBuilder } from '../services/openapi.ts'
-import type { FieldTraits } from '../services/descriptors.ts'
 import type { DescField } from '@bufbuild/protobuf'
-import { apiKeyGuard } from '../plugins/api-key.ts'
-import { GRPC_HEIGHT_RESPONSE_HEADER, HEIGHT_RESPONSE_HEADER, notFoundError, notImplementedError, statusErrorHandler } from '../plugins/status-errors.ts'
+import type { FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
+import type { App, FastifyPluginAsyncTypebox } from '@impact/service-kit'
+import {
+  GRPC_HEIGHT_RESPONSE_HEADER, HEIGHT_RESPONSE_HEADER, notFoundError, notImplementedError, statusErrorHandler
+} from '../../errors.ts'
+import { apiKeyPlugin } from '../../plugins/api-key.ts'
+import type { FieldTraits } from '../../services/descriptors.ts'
+import { createSchemaBuilder } from '../../services/openapi.ts'
+import { bindingValues } from '../../services/path-template.ts'
+import type { Catalog, GatewayRoute } from '../../services/route-catalog.ts'
+import { createTranscoder, requestedHeight, type TranscoderDeps } from '../../services/transcoder.ts'
 
 export interface GatewayRoutesOptions {
   catalog: Catalog
@@ -28,15 +31,20 @@ const passThroughSerializer = () => (data: unknown) => (typeof data === 'string'
  * One Fastify route per google.api.http GET rule of the catalog, all answering in the
  * google.rpc.Status error contract (own encapsulated error handler).
  */
-export async function gatewayRoutes (app: FastifyInstance, options: GatewayRoutesOptions) {
+export const gatewayRoutes: FastifyPluginAsyncTypebox<GatewayRoutesOptions> = async (app, options) => {
   const schemas = createSchemaBuilder(options.traitsOf)
   app.setErrorHandler(statusErrorHandler)
-  if (options.apiKeys.length > 0) app.addHook('preHandler', apiKeyGuard(options.apiKeys))
+  if (options.apiKeys.length > 0) await app.register(apiKeyPlugin, { keys: options.apiKeys })
 
   for (const route of options.catalog.routes) registerRoute(app, route, options.deps, schemas)
 }
 
-function registerRoute (app: FastifyInstance, route: GatewayRoute, deps: TranscoderDeps, schemas: ReturnType<typeof createSchemaBuilder>) {
+function registerRoute (
+  app: App,
+  route: GatewayRoute,
+  deps: TranscoderDeps,
+  schemas: ReturnType<typeof createSchemaBuilder>
+) {
   const transcode = createTranscoder(route, deps)
   const cache = deps.cache.enabled ? deps.cache : undefined
   const { bindings, fastifyPath, template } = route.compiled

@@ -1,5 +1,5 @@
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { buildGateway, nodeAndGateway, startNode } from './helper.ts'
+import { buildGateway, nodeAndGateway, startNode } from '../helper.ts'
 
 const until = async (check: () => Promise<boolean>, timeoutMs = 5000) => {
   const end = Date.now() + timeoutMs

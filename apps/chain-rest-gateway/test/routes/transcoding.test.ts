@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { fileNodeAndGateway } from './helper.ts'
+import { fileNodeAndGateway } from '../helper.ts'
 
 const gateway = fileNodeAndGateway({ CHAIN_CACHE_ENABLED: 'false' })
 const { get } = gateway
