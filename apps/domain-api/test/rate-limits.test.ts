@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { createTestDatabase } from '@impact/persistence/testing'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
-import { ConfigSchema } from '../../src/config.ts'
-import { ADMIN_KEY, startApp, type TestApp } from '../helper.ts'
+import { ConfigSchema } from '../src/config.ts'
+import { ADMIN_KEY, startApp, type TestApp } from './helper.ts'
 
 const servers = (process.env.DATABASE_URL ?? '') !== '' && (process.env.REDIS_URL ?? '') !== ''
 const clientIp = () => `10.${[1, 2, 3].map(() => randomBytes(1)[0]).join('.')}`
