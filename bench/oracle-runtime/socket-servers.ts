@@ -44,7 +44,8 @@ async function runtimeServer (oracleKey: string, joining?: Shared) {
     connections: () => h.runtime.realtime.stats().totalConnections,
     publish: (sessionId: string, seq: number) => {
       const data = envelope(sessionId, seq)
-      h.runtime.bus.publish({ name: 'render_component', sessionId, requestId: `bench-${seq}`, did: 'did:key:bench', data })
+      const requestId = `bench-${seq}`
+      h.runtime.bus.publish({ name: 'render_component', sessionId, requestId, did: 'did:key:bench', data })
     },
     stop: async () => { await h.close() }
   }

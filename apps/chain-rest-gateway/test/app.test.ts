@@ -13,7 +13,8 @@ describe('chain-rest-gateway service basics', () => {
   it('reports the chain node in /health', async () => {
     const res = await gateway.app.inject({ method: 'GET', url: '/health' })
     expect(res.statusCode).toBe(200)
-    expect(res.json()).toMatchObject({ status: 'ok', chain: 'connected', [`upstream ${gateway.node.url}`]: 'connected' })
+    const upstream = `upstream ${gateway.node.url}`
+    expect(res.json()).toMatchObject({ status: 'ok', chain: 'connected', [upstream]: 'connected' })
   })
 
   it('serves an OpenAPI document generated from the descriptors at /docs', async () => {

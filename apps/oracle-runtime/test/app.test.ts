@@ -8,7 +8,9 @@ describe('oracle-runtime service basics', () => {
   beforeAll(async () => { h = await createHarness() })
   afterAll(async () => { await h?.close() })
 
-  itServesTheBasics({ name: 'oracle-runtime', title: 'Oracle runtime', app: () => h.app, health: { database: 'connected' } })
+  itServesTheBasics({
+    name: 'oracle-runtime', title: 'Oracle runtime', app: () => h.app, health: { database: 'connected' }
+  })
 
   it('documents the UCAN schemes and the routes that need them', async () => {
     const spec = (await h.app.inject({ method: 'GET', url: '/docs/json' })).json()

@@ -43,7 +43,8 @@ describe('deleting a session while a message is being answered', () => {
     expect(frames.at(-1)?.data).toEqual({ aborted: true })
     expect(frames.some((f) => f.event === 'error' && f.data.kind === 'internal')).toBe(false)
     await until(() => llm.cancelled() > cancelled)
-    expect((await h.send(user.headers, id, 'too late')).json()).toMatchObject({ statusCode: 404, code: 'ORACLE_SESSION_NOT_FOUND' })
+    const late = await h.send(user.headers, id, 'too late')
+    expect(late.json()).toMatchObject({ statusCode: 404, code: 'ORACLE_SESSION_NOT_FOUND' })
     expect(statuses).not.toContain(500)
   })
 

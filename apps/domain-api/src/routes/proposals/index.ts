@@ -8,7 +8,8 @@ import type { GovernanceService } from '../../services/governance.ts'
 
 export interface ProposalRoutesOptions { apiKeys: ApiKeyService, governance: GovernanceService }
 
-export const proposalRoutes: FastifyPluginAsyncTypebox<ProposalRoutesOptions> = async (app, { apiKeys, governance }) => {
+export const proposalRoutes: FastifyPluginAsyncTypebox<ProposalRoutesOptions> = async (app, options) => {
+  const { apiKeys, governance } = options
   const tags = ['verification']
 
   app.post('/v1/domains/:did/verification-proposals', {

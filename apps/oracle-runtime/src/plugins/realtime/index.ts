@@ -33,5 +33,5 @@ async function realtime (app: FastifyInstance, options: RealtimeOptions) {
   hub.start()
 }
 
-/** Not encapsulated: the transports live on the app's own HTTP server and close with it. */
+/** Not encapsulated: like the HTTP server they attach to, the transports and their shutdown hooks are the app's. */
 export const realtimePlugin = fp(realtime, { name: 'realtime' })

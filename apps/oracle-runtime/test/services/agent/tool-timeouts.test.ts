@@ -66,7 +66,8 @@ describe('server tools that ignore the abort signal', () => {
     expect(told).toMatchObject({ role: 'tool', tool_call_id: 'call_brief' })
     expect(told.content).toMatch(/did not finish within 0\.15 s/)
     expect(seen.signal?.aborted).toBe(true)
-    expect((await h.transcript(user.headers, id))[1].toolCalls[0]).toMatchObject({ name: 'stuck_briefly', status: 'error' })
+    const stored = await h.transcript(user.headers, id)
+    expect(stored[1].toolCalls[0]).toMatchObject({ name: 'stuck_briefly', status: 'error' })
     expect((await h.send(user.headers, id, 'next')).statusCode).toBe(200)
   })
 
@@ -115,6 +116,7 @@ describe('server tools that ignore the abort signal', () => {
     await stream.until('tool_call')
     stream.disconnect()
     expect(await acceptedSoon(id)).toBe(200)
-    expect((await h.transcript(user.headers, id))[1]).toMatchObject({ type: 'ai', metadata: { aborted: true, disconnected: true } })
+    const stored = await h.transcript(user.headers, id)
+    expect(stored[1]).toMatchObject({ type: 'ai', metadata: { aborted: true, disconnected: true } })
   })
 })
