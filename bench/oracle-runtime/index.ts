@@ -2,11 +2,8 @@
 // agent loop, SSE) against the same loopback OpenAI-compatible model called directly, and the
 // throughput of authenticated vs public routes. Prints ratios; traffic stays on 127.0.0.1.
 import { request } from 'undici'
-import { createTestDatabase } from '@impact/persistence/testing'
-import { createRedisState } from '@impact/shared-state'
-import { formatSigner, generateSigner, mintInvocation } from '@impact/ucan'
-import { buildApp, type PluginDefinition } from '../../apps/oracle-runtime/src/app.ts'
-import { loadConfig } from '../../apps/oracle-runtime/src/config.ts'
+import { generateSigner, mintInvocation } from '@impact/ucan'
+import { createHarness, testPlugin } from '../../apps/oracle-runtime/test/support/harness.ts'
 import { startLoopbackLlm } from '../../apps/oracle-runtime/test/support/loopback-llm.ts'
 import { load, ratio, report } from '../lib.ts'
 
@@ -15,21 +12,13 @@ const ROUNDS = 30
 const tokens = (pace: number) => ({ content: Array.from({ length: TOKENS }, (_, i) => `tok${i} `), delayMs: pace })
 
 /** A protected route doing the same (no) work as the public GET /models, so the difference is UCAN auth. */
-const whoamiPlugin: PluginDefinition = {
+const whoamiPlugin = testPlugin({
   name: 'bench-whoami',
   description: 'Benchmark probe',
-  attributes: {
-    visibility: 'hidden',
-    stability: 'experimental',
-    category: 'tools',
-    defaultEnabled: true,
-    dependencies: [],
-    requiredEnv: []
-  },
   setup: () => ({
     routes: async (app) => { app.get('/bench/whoami', async (request) => ({ did: request.auth?.did })) }
   })
-}
+})
 
 interface Sample { ttftMs: number, tokensPerSec: number }
 
@@ -68,28 +57,15 @@ async function timeStream (
 async function run () {
   let pace = 0
   const llm = await startLoopbackLlm({ defaultScript: () => tokens(pace) })
-  const key = formatSigner(await generateSigner())
   // Embedded PGlite by default; DATABASE_URL / REDIS_URL measure against servers (a scratch database
-  // is made and dropped).
-  const database = await createTestDatabase()
-  const statePrefix = `oracle-bench-${process.pid}:`
-  const app = await buildApp(loadConfig({
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'silent',
-    ...database.env,
-    ...(process.env.REDIS_URL !== undefined ? { REDIS_URL: process.env.REDIS_URL } : {}),
-    ORACLE_PRIVATE_KEY: key,
-    LLM_BASE_URL: llm.url,
-    LLM_MODEL: 'loop',
-    // One DID from one address at full speed: budgets above the load, so the limiter is paid for but never refuses.
-    RATE_LIMIT_MAX: '1000000',
-    RATE_LIMIT_PRINCIPAL_MAX: '1000000'
-  }), { statePrefix, plugins: [whoamiPlugin] })
-  const engine = app.runtime.config.DATABASE_URL !== undefined ? 'PostgreSQL' : 'PGlite (embedded)'
-  process.stdout.write(`oracle-runtime bench: database ${engine}, shared state ${app.runtime.state.kind}\n`)
+  // is made and dropped). The harness's rate-limit budgets are above the load: paid for, never refusing.
+  const h = await createHarness({ LLM_BASE_URL: llm.url, LLM_MODEL: 'loop' }, { plugins: [whoamiPlugin] })
+  const { app } = h
+  const engine = h.config.DATABASE_URL !== undefined ? 'PostgreSQL' : 'PGlite (embedded)'
+  process.stdout.write(`oracle-runtime bench: database ${engine}, shared state ${h.runtime.state.kind}\n`)
   const base = await app.listen({ host: '127.0.0.1', port: 0 })
   const user = await generateSigner()
-  const invocation = await mintInvocation({ issuer: user, audience: app.runtime.identity.did, lifetimeSeconds: 900 })
+  const invocation = await mintInvocation({ issuer: user, audience: h.oracleDid, lifetimeSeconds: 900 })
   const headers = { authorization: `Bearer ${invocation}`, 'x-auth-type': 'ucan', 'content-type': 'application/json' }
 
   // The direct call sends the very request the runtime sent just before (system prompt, history,
@@ -164,13 +140,7 @@ async function run () {
       ['errors + non-2xx', [publicRoute, authOnly, authed, authedList].reduce((n, r) => n + r.errors + r.non2xx, 0)]
     ])
   } finally {
-    await app.close()
-    await database.drop()
-    if (process.env.REDIS_URL !== undefined) {
-      const redis = createRedisState({ url: process.env.REDIS_URL, prefix: statePrefix })
-      for (const key of await redis.scan('')) await redis.del(key)
-      await redis.close()
-    }
+    await h.close()
     await llm.close()
   }
 }

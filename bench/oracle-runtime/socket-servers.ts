@@ -32,40 +32,22 @@ const envelope = (sessionId: string, seq: number) => ({ componentName: 'Bench', 
 
 async function runtimeServer (oracleKey: string, joining?: Shared) {
   // Loaded here only, so the bare baseline's memory carries none of the runtime's modules.
-  const { createTestDatabase } = await import('@impact/persistence/testing')
-  const { createRedisState } = await import('@impact/shared-state')
-  const { buildApp } = await import('../../apps/oracle-runtime/src/app.ts')
-  const { loadConfig } = await import('../../apps/oracle-runtime/src/config.ts')
+  const { createHarness } = await import('../../apps/oracle-runtime/test/support/harness.ts')
   // A second replica uses the first one's database and namespace, and leaves their cleanup to it.
-  const database = joining !== undefined ? { env: joining.env, drop: async () => {} } : await createTestDatabase()
-  const prefix = joining?.prefix ?? `oracle-bench-sockets-${process.pid}:`
-  const redisUrl = process.env.REDIS_URL
-  const app = await buildApp(loadConfig({
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'silent',
-    ...database.env,
-    ...(redisUrl !== undefined && redisUrl !== '' ? { REDIS_URL: redisUrl } : {}),
-    ORACLE_PRIVATE_KEY: oracleKey,
-    REALTIME_MAX_CONNECTIONS: '10000'
-  }), { statePrefix: prefix })
-  const port = Number(new URL(await app.listen({ host: '127.0.0.1', port: 0 })).port)
+  const shared = joining !== undefined ? { database: { env: joining.env }, prefix: joining.prefix } : undefined
+  const h = await createHarness({ ORACLE_PRIVATE_KEY: oracleKey, REALTIME_MAX_CONNECTIONS: '10000' }, {}, shared)
+  const port = Number(new URL(await h.app.listen({ host: '127.0.0.1', port: 0 })).port)
   return {
     port,
-    oracleDid: app.runtime.identity.did,
-    shared: { env: database.env, prefix },
-    connections: () => app.runtime.realtime.stats().totalConnections,
+    oracleDid: h.oracleDid,
+    shared: { env: h.shared.database.env, prefix: h.shared.prefix },
+    connections: () => h.runtime.realtime.stats().totalConnections,
     publish: (sessionId: string, seq: number) => {
-      app.runtime.bus.publish({ name: 'render_component', sessionId, requestId: `bench-${seq}`, did: 'did:key:bench', data: envelope(sessionId, seq) })
+      const data = envelope(sessionId, seq)
+      const requestId = `bench-${seq}`
+      h.runtime.bus.publish({ name: 'render_component', sessionId, requestId, did: 'did:key:bench', data })
     },
-    stop: async () => {
-      await app.close()
-      await database.drop()
-      if (joining === undefined && redisUrl !== undefined && redisUrl !== '') {
-        const redis = createRedisState({ url: redisUrl, prefix })
-        for (const key of await redis.scan('')) await redis.del(key)
-        await redis.close()
-      }
-    }
+    stop: async () => { await h.close() }
   }
 }
 

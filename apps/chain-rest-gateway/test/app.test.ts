@@ -1,36 +1,26 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildGateway, startNode, type Gateway } from './helper.ts'
-import type { DevNode } from '../src/dev-node/node.ts'
+import { describe, expect, it } from 'vitest'
+import { fileNodeAndGateway, nodeAndGateway } from './helper.ts'
+
+const gateway = fileNodeAndGateway()
 
 describe('chain-rest-gateway service basics', () => {
-  let node: DevNode
-  let app: Gateway
-
-  beforeAll(async () => {
-    node = await startNode()
-    app = await buildGateway({ CHAIN_GRPC_URL: node.url })
-  })
-  afterAll(async () => {
-    await app?.close()
-    await node?.close()
-  })
-
   it('answers GET / with the landing record and where routes came from', async () => {
-    const res = await app.inject({ method: 'GET', url: '/' })
+    const res = await gateway.app.inject({ method: 'GET', url: '/' })
     expect(res.statusCode).toBe(200)
     expect(res.json()).toMatchObject({ status: 'ok', message: 'chain-rest-gateway is running', environment: 'test', descriptors: 'reflection', routes: 27 })
   })
 
   it('reports the chain node in /health', async () => {
-    const res = await app.inject({ method: 'GET', url: '/health' })
+    const res = await gateway.app.inject({ method: 'GET', url: '/health' })
     expect(res.statusCode).toBe(200)
-    expect(res.json()).toMatchObject({ status: 'ok', chain: 'connected', [`upstream ${node.url}`]: 'connected' })
+    const upstream = `upstream ${gateway.node.url}`
+    expect(res.json()).toMatchObject({ status: 'ok', chain: 'connected', [upstream]: 'connected' })
   })
 
   it('serves an OpenAPI document generated from the descriptors at /docs', async () => {
-    const ui = await app.inject({ method: 'GET', url: '/docs' })
+    const ui = await gateway.app.inject({ method: 'GET', url: '/docs' })
     expect([200, 302]).toContain(ui.statusCode)
-    const spec = (await app.inject({ method: 'GET', url: '/docs/json' })).json()
+    const spec = (await gateway.app.inject({ method: 'GET', url: '/docs/json' })).json()
     expect(spec).toMatchObject({ openapi: '3.1.0', info: { title: 'Chain REST gateway' } })
     expect(Object.keys(spec.paths)).toEqual(expect.arrayContaining(['/ixo/entity/{id}', '/ixo/claims/claims', '/ixo/token/params', '/ixo/token/minter/{minter}/{contract_address}', '/health']))
     const claims = spec.paths['/ixo/claims/claims'].get
@@ -40,5 +30,20 @@ describe('chain-rest-gateway service basics', () => {
     expect(params.properties.params.properties.network_fee_percentage.description).toContain('cosmos.Dec')
     expect(params.properties.params.properties.collection_sequence.type).toBe('string')
     expect(spec.paths['/ixo/entity/{id}'].get.responses).toHaveProperty('404')
+  })
+})
+
+describe('CORS', () => {
+  it('is off by default', async () => {
+    const { app } = await nodeAndGateway()
+    const res = await app.inject({ method: 'GET', url: '/ixo/token/params', headers: { origin: 'https://app.example' } })
+    expect(res.headers['access-control-allow-origin']).toBeUndefined()
+  })
+
+  it('allows configured origins and exposes the height headers', async () => {
+    const { app } = await nodeAndGateway({}, { CORS_ORIGIN: 'https://app.example' })
+    const res = await app.inject({ method: 'GET', url: '/ixo/token/params', headers: { origin: 'https://app.example' } })
+    expect(res.headers['access-control-allow-origin']).toBe('https://app.example')
+    expect(res.headers['access-control-expose-headers']).toContain('x-cosmos-block-height')
   })
 })

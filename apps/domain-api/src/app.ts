@@ -4,10 +4,11 @@ import { createSharedState } from '@impact/shared-state'
 import type { Config } from './config.ts'
 import { openAppDatabase } from './db/open.ts'
 import { DomainRateLimitedError } from './errors.ts'
-import { declareCaller, keyIdOf, SECURITY_SCHEMES } from './plugins/auth.ts'
-import apiKeyRoutes from './routes/api-keys/index.ts'
-import domainRoutes from './routes/domains/index.ts'
-import proposalRoutes from './routes/proposals/index.ts'
+import { apiKeyAuthPlugin, keyIdOf } from './plugins/auth.ts'
+import { apiKeyRoutes } from './routes/api-keys/index.ts'
+import { domainRoutes } from './routes/domains/index.ts'
+import { proposalRoutes } from './routes/proposals/index.ts'
+import { SECURITY_SCHEMES } from './schemas/security.ts'
 import { createApiKeyService } from './services/api-keys.ts'
 import { systemClock, type Clock } from './services/clock.ts'
 import { resolveAdminKey } from './services/dev-admin-key.ts'
@@ -53,7 +54,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       bodyLimit: 64 * 1024,
       ...(options.logStream !== undefined ? { logger: { stream: options.logStream } } : {})
     })
-    declareCaller(app)
+    await app.register(apiKeyAuthPlugin)
     const budgets = rateLimitBudgets(config)
     await registerRateLimits(app, {
       state,

@@ -1,26 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildApp } from '../src/app.ts'
-import { loadConfig } from '../src/config.ts'
-import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
 import { itServesTheBasics } from '@impact/service-kit/testing'
+import { startApp, type TestApp } from './helper.ts'
 
 describe('domain-api service basics', () => {
-  let app: Awaited<ReturnType<typeof buildApp>>
-  let database: TestDatabase
+  let t: TestApp
 
-  beforeAll(async () => {
-    database = await createTestDatabase()
-    app = await buildApp(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...database.env }))
-  })
-  afterAll(async () => {
-    await app?.close()
-    await database?.drop()
-  })
+  beforeAll(async () => { t = await startApp() })
+  afterAll(async () => { await t?.close() })
 
-  itServesTheBasics({ name: 'domain-api', title: 'Domain API', app: () => app, health: { database: 'connected' } })
+  itServesTheBasics({ name: 'domain-api', title: 'Domain API', app: () => t.app, health: { database: 'connected' } })
 
   it('documents the API key scheme and the routes that need it', async () => {
-    const spec = (await app.inject({ method: 'GET', url: '/docs/json' })).json()
+    const spec = (await t.app.inject({ method: 'GET', url: '/docs/json' })).json()
     expect(spec.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' })
     expect(spec.paths['/v1/domains'].post.security).toEqual([{ apiKey: [] }])
     expect(spec.paths['/v1/domains'].post.responses['201'].headers.location).toBeDefined()

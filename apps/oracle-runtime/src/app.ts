@@ -6,23 +6,24 @@ import { createBlocksyncResolver, createUcanVerifier, type DidKeyResolver } from
 import { bareDelegationAuth, featuresFromEnv, llmProvider, type Config } from './config.ts'
 import { openAppDatabase } from './db/open.ts'
 import { RateLimitedError } from './errors.ts'
+import { REALTIME_PUBLIC_ROUTES, realtimePlugin } from './plugins/realtime/index.ts'
 import { ucanAuthPlugin } from './plugins/ucan-auth.ts'
-import { delegationRoutes } from './routes/delegation.ts'
-import { historyRoutes } from './routes/history.ts'
-import { messageRoutes } from './routes/messages.ts'
-import { modelRoutes } from './routes/models.ts'
-import { sessionRoutes } from './routes/sessions.ts'
-import { SECURITY_SCHEMES } from './routes/common.ts'
+import { delegationRoutes } from './routes/delegation/index.ts'
+import { historyRoutes } from './routes/history/index.ts'
+import { messageRoutes } from './routes/messages/index.ts'
+import { modelRoutes } from './routes/models/index.ts'
+import { sessionRoutes } from './routes/sessions/index.ts'
 import {
   BUILTIN_PLUGINS, mergeFeatures, resolvePlugins, routeMatcher, type LoadedPlugin, type PluginDefinition
 } from './runtime-plugins/index.ts'
-import { createRealtimeHub, REALTIME_PUBLIC_ROUTES, registerRealtime } from './realtime/index.ts'
+import { SECURITY_SCHEMES } from './schemas/security.ts'
 import type { Runtime } from './runtime.ts'
 import type { ChatModel } from './services/agent/model.ts'
 import { createOfflineModel } from './services/agent/offline-model.ts'
 import { createOpenAiModel } from './services/agent/openai-model.ts'
 import { createProviderProbe } from './services/agent/provider-health.ts'
 import { createClientToolPort } from './services/client-tools.ts'
+import { createRealtimeHub } from './services/realtime/hub.ts'
 import { createEventBus } from './services/event-bus.ts'
 import { loadOracleIdentity } from './services/oracle-identity.ts'
 import { createRevocations } from './services/revocations.ts'
@@ -65,13 +66,19 @@ const EXPOSED_HEADERS = [
   'X-Request-Id', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'
 ]
 
-/** Builds oracle-runtime unlistened; tests and server.ts share it. */
+/** Builds oracle-runtime unlistened; server.ts uses it (tests through `buildRuntime`). */
 export async function buildApp (config: Config, options: AppOptions = {}): Promise<App> {
+  return (await buildRuntime(config, options)).app
+}
+
+/** The app and the parts it is made of, which tests and embedding code reach (its routes get theirs as options). */
+export async function buildRuntime (config: Config, options: AppOptions = {}): Promise<{ app: App, runtime: Runtime }> {
   // Misconfigured plugins stop the app before anything is opened.
   const definitions = [...BUILTIN_PLUGINS, ...(options.plugins ?? [])]
   const features = mergeFeatures(definitions, featuresFromEnv(config), options.features)
   const resolved = resolvePlugins(definitions, features, config)
   const database = await openAppDatabase(config)
+  const { db } = database
   const prefix = options.statePrefix ?? 'oracle:'
   const state = options.sharedState ?? createSharedState({ url: config.REDIS_URL, prefix })
   const cleanup: Array<() => Promise<void>> = [
@@ -81,7 +88,7 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
   const closeAll = async () => { for (const step of cleanup.splice(0)) await step().catch(() => {}) }
   try {
     const identity = await loadOracleIdentity(config)
-    const revocations = createRevocations({ db: database.db, state })
+    const revocations = createRevocations({ db, state })
     const resolveDidKey = options.resolveDidKey ?? (config.BLOCKSYNC_GRAPHQL_URL !== undefined
       ? createBlocksyncResolver({ url: config.BLOCKSYNC_GRAPHQL_URL })
       : undefined)
@@ -129,7 +136,7 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
         landing: { message: `${APP_NAME} is running`, extra: () => ({ oracleDid: identity.did }) }
       }
     })
-    // Until buildApp returns, a failure closes the app (which runs onClose below) and then the rest.
+    // Until buildRuntime returns, a failure closes the app (which runs onClose below) and then the rest.
     const closeApp = async () => { await app.close() }
     cleanup.unshift(closeApp)
 
@@ -147,7 +154,7 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
     const plugins: LoadedPlugin[] = []
     for (const definition of resolved.enabled) {
       const plugin = await definition.setup({
-        db: database.db,
+        db,
         config,
         state,
         bus,
@@ -171,7 +178,7 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
     }
     const realtime = createRealtimeHub({
       ...auth,
-      db: database.db,
+      db,
       oracleDid: identity.did,
       revocations,
       maxConnections: config.REALTIME_MAX_CONNECTIONS,
@@ -180,24 +187,7 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
       state,
       log: app.log.child({ component: 'realtime' })
     })
-    const runtime: Runtime = {
-      config,
-      db: database.db,
-      state,
-      identity,
-      verifier,
-      revocations,
-      bus,
-      clientTools,
-      turns,
-      realtime,
-      model,
-      models,
-      plugins,
-      pluginDecisions: resolved.decisions,
-      executeTurn: createTurnService({ db: database.db, agent, plugins, oracleName: config.ORACLE_NAME, log: app.log })
-    }
-    app.decorate('runtime', runtime)
+    const executeTurn = createTurnService({ db, agent, plugins, oracleName: config.ORACLE_NAME, log: app.log })
 
     // Per IP before UCAN auth runs (its onRequest hook comes next), per DID once it named one.
     const budgets = rateLimitBudgets(config)
@@ -232,13 +222,14 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
 
     app.addSchema(ChatSessionSchema)
     app.addSchema(MessageDtoSchema)
-    await app.register(sessionRoutes)
-    await app.register(messageRoutes)
-    await app.register(historyRoutes)
-    await app.register(delegationRoutes)
-    await app.register(modelRoutes)
+    await app.register(sessionRoutes, { db, identity, config, turns })
+    await app.register(messageRoutes, { db, identity, config, models, turns, bus, executeTurn })
+    await app.register(historyRoutes, { db, identity })
+    await app.register(delegationRoutes, { db, verifier, revocations, config })
+    await app.register(modelRoutes, { models, model })
     for (const { plugin } of plugins) if (plugin.routes !== undefined) await app.register(plugin.routes)
-    await registerRealtime(app, realtime, { ...REALTIME, connectTimeoutMs: config.REALTIME_HANDSHAKE_TIMEOUT_MS })
+    const connectTimeoutMs = config.REALTIME_HANDSHAKE_TIMEOUT_MS
+    await app.register(realtimePlugin, { hub: realtime, ...REALTIME, connectTimeoutMs })
 
     app.addHook('preClose', async () => {
       // Open streams end with `done` rather than hanging until the grace period runs out.
@@ -253,7 +244,9 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
       await closeAll()
     })
     app.log.debug({ plugins: resolved.decisions }, 'plugins resolved')
-    return app
+    const pluginDecisions = resolved.decisions
+    const runtime: Runtime = { db, state, identity, bus, clientTools, turns, realtime, revocations, pluginDecisions }
+    return { app, runtime }
   } catch (error) {
     await closeAll()
     throw error

@@ -1,26 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildApp } from '../src/app.ts'
-import { loadConfig } from '../src/config.ts'
-import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
 import { itServesTheBasics } from '@impact/service-kit/testing'
+import { createHarness, type Harness } from './support/harness.ts'
 
 describe('oracle-runtime service basics', () => {
-  let app: Awaited<ReturnType<typeof buildApp>>
-  let database: TestDatabase
+  let h: Harness
 
-  beforeAll(async () => {
-    database = await createTestDatabase()
-    app = await buildApp(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...database.env }))
-  })
-  afterAll(async () => {
-    await app?.close()
-    await database?.drop()
-  })
+  beforeAll(async () => { h = await createHarness() })
+  afterAll(async () => { await h?.close() })
 
-  itServesTheBasics({ name: 'oracle-runtime', title: 'Oracle runtime', app: () => app, health: { database: 'connected' } })
+  itServesTheBasics({
+    name: 'oracle-runtime', title: 'Oracle runtime', app: () => h.app, health: { database: 'connected' }
+  })
 
   it('documents the UCAN schemes and the routes that need them', async () => {
-    const spec = (await app.inject({ method: 'GET', url: '/docs/json' })).json()
+    const spec = (await h.app.inject({ method: 'GET', url: '/docs/json' })).json()
     expect(spec.components.securitySchemes.ucanInvocation).toMatchObject({ type: 'http', scheme: 'bearer' })
     expect(spec.components.securitySchemes.ucanDelegation).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-ucan-delegation' })
     expect(spec.paths['/sessions'].post.security).toEqual([{ ucanInvocation: [], ucanAuthType: [] }, { ucanDelegation: [] }])

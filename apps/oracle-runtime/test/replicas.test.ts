@@ -71,9 +71,9 @@ describe.skipIf(!servers)('two replicas on one PostgreSQL and one Redis', () => 
 
   it('delivers a browser tool result given to replica B to the turn waiting on replica A', async () => {
     const id = (await a.app.inject({ method: 'POST', url: '/sessions', headers: user.headers })).json().sessionId
-    const unsubscribe = a.app.runtime.bus.subscribe({ sessionId: id }, (event) => {
+    const unsubscribe = a.runtime.bus.subscribe({ sessionId: id }, (event) => {
       if (event.name !== 'browser_tool_call') return
-      b.app.runtime.clientTools.resolve({ sessionId: id, toolCallId: 'call_x', result: 'from B' }).catch(() => {})
+      b.runtime.clientTools.resolve({ sessionId: id, toolCallId: 'call_x', result: 'from B' }).catch(() => {})
     })
     try {
       llm.enqueue({ toolCalls: [{ id: 'call_x', name: 'where', args: {} }] }, { content: ['ok'] })

@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { readBearerToken } from '@impact/service-kit'
 import { DomainAuthMissingError, DomainForbiddenError } from '../errors.ts'
@@ -6,22 +7,13 @@ import type { ApiKeyService, Caller } from '../services/api-keys.ts'
 
 const CALLER = 'caller'
 
-/** The OpenAPI security scheme every /v1 route declares. */
-export const SECURITY_SCHEMES = {
-  apiKey: {
-    type: 'http' as const,
-    scheme: 'bearer',
-    bearerFormat: 'API key',
-    description: 'Authorization: Bearer <API_KEY>. Keys carry roles (registrar, compliance, voter, admin); ' +
-      'an unknown or revoked key gets 401, a key without the role an operation names gets 403.'
-  }
-}
-export const SECURITY = [{ apiKey: [] }]
-
 /** Declares the per-request caller slot up front (set by `authorize`, read by `callerOf`). */
-export function declareCaller (app: FastifyInstance) {
+async function apiKeyAuth (app: FastifyInstance) {
   app.decorateRequest(CALLER, null)
 }
+
+/** Not encapsulated: every route module and the per-key rate limit read the caller slot. */
+export const apiKeyAuthPlugin = fp(apiKeyAuth, { name: 'api-key-auth' })
 
 export const callerOf = (request: FastifyRequest): Caller => request.getDecorator<Caller>(CALLER)
 
@@ -54,9 +46,4 @@ export function authorize (apiKeys: ApiKeyService, roles: Role[] = []) {
     }
     request.setDecorator(CALLER, caller)
   }
-}
-
-/** Error responses of a route, all in the platform's error body. */
-export function errorResponses (...statuses: number[]) {
-  return Object.fromEntries(statuses.map((status) => [status, { $ref: 'ErrorBody#' }]))
 }

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto'
+import type { LightMyRequestResponse } from 'fastify'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
 import { createRedisState } from '@impact/shared-state'
 import { formatSigner, generateSigner, mintDelegation, mintInvocation, type OracleSigner } from '@impact/ucan'
-import { buildApp, type AppOptions, type PluginDefinition } from '../../src/app.ts'
-import { loadConfig } from '../../src/config.ts'
+import { buildRuntime, type AppOptions, type PluginDefinition, type Runtime } from '../../src/app.ts'
+import { loadConfig, type Config } from '../../src/config.ts'
 
 /** Budgets no other test reaches; the rate-limit tests set small ones. */
 export const UNTHROTTLED = {
@@ -37,13 +38,25 @@ export interface TestUser {
   headers: Record<string, string>
 }
 
+/** Where an app keeps its state: a second replica built on the same one shares it. */
+export interface Shared { database: Pick<TestDatabase, 'env'>, prefix: string }
+
 export interface Harness {
-  app: Awaited<ReturnType<typeof buildApp>>
+  app: Awaited<ReturnType<typeof buildRuntime>>['app']
+  /** The parts of the app a test drives or inspects directly (event bus, turns, realtime hub…). */
+  runtime: Runtime
+  config: Config
   oracleDid: string
   oracleKey: string
   /** Pass as `shared` to build a second replica on the same database and shared state. */
-  shared: { database: TestDatabase, prefix: string }
+  shared: Shared
   user: () => Promise<TestUser>
+  /** POST /sessions as the caller of `headers`: the new session's id. */
+  newSession: (headers: Record<string, string>) => Promise<string>
+  /** POST /messages/:sessionId with a plain message, answered as JSON. */
+  send: (headers: Record<string, string>, sessionId: string, message: string) => Promise<LightMyRequestResponse>
+  /** The stored transcript of a session (GET /messages/:sessionId). */
+  transcript: (headers: Record<string, string>, sessionId: string) => Promise<any[]>
   close: () => Promise<void>
 }
 
@@ -54,13 +67,15 @@ export interface Harness {
 export async function createHarness (
   env: Record<string, string> = {},
   options: AppOptions = {},
-  shared?: { database: TestDatabase, prefix: string }
+  shared?: Shared
 ): Promise<Harness> {
-  const database = shared?.database ?? await createTestDatabase()
+  // A replica joining `shared` leaves the database and the prefix to the app that made them.
+  const owned = shared === undefined ? await createTestDatabase() : undefined
+  const database = shared?.database ?? owned as TestDatabase
   const prefix = shared?.prefix ?? `oracle-test-${randomBytes(4).toString('hex')}:`
   const oracleKey = env.ORACLE_PRIVATE_KEY ?? formatSigner(await generateSigner())
   const redisUrl = process.env.REDIS_URL
-  const app = await buildApp(loadConfig({
+  const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
     ...database.env,
@@ -68,10 +83,13 @@ export async function createHarness (
     ORACLE_PRIVATE_KEY: oracleKey,
     ...UNTHROTTLED,
     ...env
-  }), { statePrefix: prefix, ...options })
-  const oracleDid = app.runtime.identity.did
+  })
+  const { app, runtime } = await buildRuntime(config, { statePrefix: prefix, ...options })
+  const oracleDid = runtime.identity.did
   return {
     app,
+    runtime,
+    config,
     oracleDid,
     oracleKey,
     shared: { database, prefix },
@@ -88,10 +106,19 @@ export async function createHarness (
         headers: { authorization: `Bearer ${invocation}`, 'x-auth-type': 'ucan', 'x-ucan-delegation': delegation }
       }
     },
+    async newSession (headers) {
+      return (await app.inject({ method: 'POST', url: '/sessions', headers })).json().sessionId as string
+    },
+    async send (headers, sessionId, message) {
+      return await app.inject({ method: 'POST', url: `/messages/${sessionId}`, headers, payload: { message } })
+    },
+    async transcript (headers, sessionId) {
+      return (await app.inject({ method: 'GET', url: `/messages/${sessionId}`, headers })).json().messages
+    },
     async close () {
       await app.close()
-      if (shared !== undefined) return
-      await database.drop()
+      if (owned === undefined) return
+      await owned.drop()
       if (redisUrl !== undefined && redisUrl !== '') {
         const redis = createRedisState({ url: redisUrl, prefix })
         const keys = await redis.scan('')

@@ -1,47 +1,23 @@
-import { randomBytes } from 'node:crypto'
-import { createTestDatabase } from '@impact/persistence/testing'
-import { buildApp, loadConfig, type AppOptions } from '@impact/oracle-runtime'
-import { createRedisState } from '@impact/shared-state'
-import { formatSigner, generateSigner, mintDelegation, mintInvocation, type OracleSigner } from '@impact/ucan'
+import { generateSigner, mintDelegation, mintInvocation, type OracleSigner } from '@impact/ucan'
+import type { AppOptions } from '@impact/oracle-runtime'
+import { createHarness, type Harness } from '../../../../apps/oracle-runtime/test/support/harness.ts'
 
 export interface RealRuntime {
-  app: Awaited<ReturnType<typeof buildApp>>
+  app: Harness['app']
   baseUrl: string
   oracleDid: string
   close: () => Promise<void>
 }
 
 /**
- * A real oracle runtime listening on 127.0.0.1 (port 0): embedded PGlite and in-process state by
- * default, a fresh PostgreSQL database and a private Redis key prefix with DATABASE_URL/REDIS_URL.
+ * A real oracle runtime listening on 127.0.0.1 (port 0), booted by the runtime's own test harness:
+ * a fresh identity, embedded PGlite and in-process state by default, a fresh PostgreSQL database
+ * and a private Redis key prefix with DATABASE_URL/REDIS_URL.
  */
 export async function startRuntime (env: Record<string, string> = {}, options: AppOptions = {}): Promise<RealRuntime> {
-  const database = await createTestDatabase()
-  const prefix = `oracle-client-test-${randomBytes(4).toString('hex')}:`
-  const redisUrl = process.env.REDIS_URL
-  const app = await buildApp(loadConfig({
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'silent',
-    ...database.env,
-    ...(redisUrl !== undefined && redisUrl !== '' ? { REDIS_URL: redisUrl } : {}),
-    ORACLE_PRIVATE_KEY: formatSigner(await generateSigner()),
-    ...env
-  }), { statePrefix: prefix, ...options })
+  const { app, oracleDid, close } = await createHarness(env, options)
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 })
-  return {
-    app,
-    baseUrl,
-    oracleDid: app.runtime.identity.did,
-    async close () {
-      await app.close()
-      await database.drop()
-      if (redisUrl !== undefined && redisUrl !== '') {
-        const redis = createRedisState({ url: redisUrl, prefix })
-        await Promise.all((await redis.scan('')).map(async (key) => await redis.del(key)))
-        await redis.close()
-      }
-    }
-  }
+  return { app, baseUrl, oracleDid, close }
 }
 
 /** A user with a real Ed25519 key whose callbacks count how often they were asked to sign. */

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import { CursorPageQuerySchema } from '@impact/schemas'
-import { authorize, callerOf, errorResponses, SECURITY } from '../../plugins/auth.ts'
+import { authorize, callerOf } from '../../plugins/auth.ts'
+import { errorResponses, SECURITY } from '../../schemas/security.ts'
 import { ApiKeyPageSchema, ApiKeyParamsSchema, ApiKeySchema, CreateApiKeyBodySchema, CreatedApiKeySchema } from '../../schemas/api-key.ts'
 import { RoleSchema } from '../../schemas/common.ts'
 import type { ApiKeyService } from '../../services/api-keys.ts'
@@ -10,7 +11,7 @@ export interface ApiKeyRoutesOptions { apiKeys: ApiKeyService }
 
 const CurrentKeySchema = Type.Object({ id: Type.String(), name: Type.String(), roles: Type.Array(RoleSchema), account: Type.String() })
 
-const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRoutesOptions> = async (app, { apiKeys }) => {
+export const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRoutesOptions> = async (app, { apiKeys }) => {
   const tags = ['api keys']
   const admin = authorize(apiKeys, ['admin'])
 
@@ -80,5 +81,3 @@ const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRoutesOptions> = async (app,
     return await reply.code(204).send(null)
   })
 }
-
-export default apiKeyRoutes

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import { CursorPageQuerySchema } from '@impact/schemas'
-import { authorize, callerOf, errorResponses, SECURITY } from '../../plugins/auth.ts'
+import { authorize, callerOf } from '../../plugins/auth.ts'
+import { errorResponses, SECURITY } from '../../schemas/security.ts'
 import {
   CreateDomainBodySchema, DeactivateBodySchema, DidParamsSchema, DomainEventPageSchema, DomainPageSchema, DomainSchema,
   ListDomainsQuerySchema, UpdateDomainBodySchema
@@ -27,7 +28,7 @@ const CreatedHeaders = {
 
 const domainUrl = (did: string) => `/v1/domains/${did}`
 
-const domainRoutes: FastifyPluginAsyncTypebox<DomainRoutesOptions> = async (app, { apiKeys, domains }) => {
+export const domainRoutes: FastifyPluginAsyncTypebox<DomainRoutesOptions> = async (app, { apiKeys, domains }) => {
   const tags = ['domains']
   const anyKey = authorize(apiKeys)
   const registrar = authorize(apiKeys, ['registrar'])
@@ -119,5 +120,3 @@ const domainRoutes: FastifyPluginAsyncTypebox<DomainRoutesOptions> = async (app,
     }
   }, async (request) => await domains.history(request.params.did, request.query))
 }
-
-export default domainRoutes

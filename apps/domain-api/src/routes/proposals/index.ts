@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
-import { authorize, callerOf, errorResponses, SECURITY } from '../../plugins/auth.ts'
+import { authorize, callerOf } from '../../plugins/auth.ts'
+import { errorResponses, SECURITY } from '../../schemas/security.ts'
 import { DidParamsSchema } from '../../schemas/domain.ts'
 import { CreateProposalBodySchema, ProposalParamsSchema, ProposalSchema, VoteBodySchema } from '../../schemas/proposal.ts'
 import type { ApiKeyService } from '../../services/api-keys.ts'
@@ -7,7 +8,8 @@ import type { GovernanceService } from '../../services/governance.ts'
 
 export interface ProposalRoutesOptions { apiKeys: ApiKeyService, governance: GovernanceService }
 
-const proposalRoutes: FastifyPluginAsyncTypebox<ProposalRoutesOptions> = async (app, { apiKeys, governance }) => {
+export const proposalRoutes: FastifyPluginAsyncTypebox<ProposalRoutesOptions> = async (app, options) => {
+  const { apiKeys, governance } = options
   const tags = ['verification']
 
   app.post('/v1/domains/:did/verification-proposals', {
@@ -53,5 +55,3 @@ const proposalRoutes: FastifyPluginAsyncTypebox<ProposalRoutesOptions> = async (
     return await reply.code(201).send(await governance.vote(callerOf(request), request.params.id, request.body.vote))
   })
 }
-
-export default proposalRoutes

@@ -1,0 +1,58 @@
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { buildGateway, nodeAndGateway, startNode } from '../helper.ts'
+import { buildDescriptorSet } from '../../scripts/build-descriptor-set.ts'
+import { BUNDLED_SET_URL } from '../../src/services/descriptors.ts'
+
+describe('descriptor sources', () => {
+  it('derives routes from the node\'s reflection service: a service the node lacks has no route (404)', async () => {
+    const { app } = await nodeAndGateway({ omitServices: ['ixo.token.v1beta1.Query'] })
+    expect((await app.inject({ method: 'GET', url: '/' })).json()).toMatchObject({ descriptors: 'reflection', routes: 23 })
+    expect((await app.inject({ method: 'GET', url: '/ixo/token/params' })).statusCode).toBe(404)
+    expect((await app.inject({ method: 'GET', url: '/ixo/claims/params' })).statusCode).toBe(200)
+  })
+
+  it('keeps bundled routes for services the node does not serve: 501 Unimplemented', async () => {
+    const { app } = await nodeAndGateway({ omitServices: ['ixo.token.v1beta1.Query'] }, { CHAIN_DESCRIPTOR_SOURCE: 'bundled' })
+    expect((await app.inject({ method: 'GET', url: '/' })).json()).toMatchObject({ descriptors: 'bundled', routes: 27 })
+    const res = await app.inject({ method: 'GET', url: '/ixo/token/params' })
+    expect(res.statusCode).toBe(501)
+    expect(res.json().code).toBe(12)
+  })
+
+  it('answers 501 for a known route whose method an older node binary lacks', async () => {
+    const { app } = await nodeAndGateway({ omitMethods: ['/ixo.claims.v1beta1.Query/DisputeBySubject'] })
+    const res = await app.inject({ method: 'GET', url: '/ixo/claims/dispute-by-subject/bafydevclaim003/1' })
+    expect(res.statusCode).toBe(501)
+    expect(res.json().code).toBe(12)
+  })
+
+  it('falls back to the bundled set when the node has no reflection service (auto)', async () => {
+    const { app } = await nodeAndGateway({ reflection: false })
+    expect((await app.inject({ method: 'GET', url: '/' })).json()).toMatchObject({ descriptors: 'bundled', routes: 27 })
+    expect((await app.inject({ method: 'GET', url: '/ixo/entity/params' })).statusCode).toBe(200)
+  })
+
+  it('refuses to start in reflection mode when the node cannot hand out descriptors', async () => {
+    const node = await startNode({ reflection: false })
+    onTestFinished(async () => { await node.close() })
+    await expect(buildGateway({ CHAIN_GRPC_URL: node.url, CHAIN_DESCRIPTOR_SOURCE: 'reflection' })).rejects.toThrow(/Cannot load query descriptors/)
+  })
+
+  it('exposes only the configured services and serves legacy prefixes as aliases', async () => {
+    const { app } = await nodeAndGateway({}, { CHAIN_SERVICES: 'ixo.claims.,ixo.token.', CHAIN_ROUTE_ALIASES: '/legacy/ixo=/ixo,/api=/' })
+    expect((await app.inject({ method: 'GET', url: '/ixo/entity/params' })).statusCode).toBe(404)
+    const canonical = await app.inject({ method: 'GET', url: '/ixo/claims/params' })
+    expect((await app.inject({ method: 'GET', url: '/legacy/ixo/claims/params' })).body).toBe(canonical.body)
+    expect((await app.inject({ method: 'GET', url: '/api/ixo/token/params' })).statusCode).toBe(200)
+    const paths = Object.keys((await app.inject({ method: 'GET', url: '/docs/json' })).json().paths)
+    expect(paths).toContain('/ixo/claims/params')
+    expect(paths).not.toContain('/legacy/ixo/claims/params')
+  })
+
+  it('ships a descriptor set that matches proto/ (npm run descriptors regenerates it)', () => {
+    const regenerated = buildDescriptorSet(fileURLToPath(new URL('../../proto', import.meta.url)))
+    expect(Buffer.from(regenerated).equals(readFileSync(BUNDLED_SET_URL))).toBe(true)
+  })
+})

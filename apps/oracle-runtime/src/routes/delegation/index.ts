@@ -1,0 +1,108 @@
+import { Type } from '@sinclair/typebox'
+import {
+  DelegationStatusSchema,
+  RevokeReplySchema,
+  StoreDelegationReplySchema,
+  StoreDelegationSchema
+} from '@impact/schemas'
+import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
+import type { UcanVerifier } from '@impact/ucan'
+import type { Kysely } from 'kysely'
+import type { Config } from '../../config.ts'
+import { deleteDelegation, findDelegation, upsertDelegation } from '../../db/repositories/delegations.ts'
+import { DelegationForbiddenError, DelegationInvalidError } from '../../errors.ts'
+import { delegationPolicyDetail } from '../../services/authenticate.ts'
+import type { Revocation, Revocations } from '../../services/revocations.ts'
+import type { DB } from '../../db/types.ts'
+import { AUTH_ERRORS, SECURITY } from '../../schemas/security.ts'
+
+const REASONS: Record<string, string> = {
+  malformed: 'not a base64 UCAN delegation',
+  wrong_audience: 'not addressed to this oracle',
+  expired: 'expired',
+  not_yet_valid: 'not valid yet',
+  no_expiry: 'it must expire',
+  invalid_signature: 'signature does not verify',
+  proof_not_embedded: 'a proof is not embedded',
+  chain_misaligned: 'the proof chain is misaligned',
+  chain_too_deep: 'the proof chain is too deep',
+  unresolvable_did: 'the issuer\'s key could not be resolved'
+}
+
+export interface DelegationRoutesOptions {
+  db: Kysely<DB>
+  verifier: Pick<UcanVerifier, 'verifyDelegation'>
+  revocations: Pick<Revocations, 'revoke'>
+  config: Pick<Config, 'UCAN_DELEGATION_MAX_TTL_SECONDS'>
+}
+
+/**
+ * The user → oracle delegation used for downstream calls: stored per user, verified on the way in.
+ * DELETE revokes: the stored delegation and the one the request presents (always the caller's own)
+ * are refused from then on, on every replica, wherever they are sent.
+ */
+export const delegationRoutes: FastifyPluginAsyncTypebox<DelegationRoutesOptions> = async (app, options) => {
+  const { db, verifier, revocations, config } = options
+
+  app.post('/delegation', {
+    schema: {
+      tags: ['delegation'],
+      summary: 'Store the caller\'s delegation to this oracle (issuer, audience and expiry are read from the token)',
+      security: SECURITY,
+      body: StoreDelegationSchema,
+      response: {
+        200: StoreDelegationReplySchema,
+        400: Type.Ref('ErrorBody'),
+        403: Type.Ref('ErrorBody'),
+        ...AUTH_ERRORS
+      }
+    }
+  }, async (request) => {
+    const verdict = await verifier.verifyDelegation(request.body.raw)
+    if (verdict.error !== undefined) {
+      const { reason } = verdict.error
+      const policy = delegationPolicyDetail(reason, config.UCAN_DELEGATION_MAX_TTL_SECONDS)
+      throw new DelegationInvalidError(REASONS[reason] ?? policy ?? 'rejected')
+    }
+    if (verdict.ok.issuer !== request.auth?.did) throw new DelegationForbiddenError()
+    await upsertDelegation(db, request.body.raw, verdict.ok)
+    return { ok: true as const, expiration: verdict.ok.expiration }
+  })
+
+  app.get('/delegation', {
+    schema: {
+      tags: ['delegation'],
+      summary: 'Whether the caller has a valid stored delegation',
+      security: SECURITY,
+      response: { 200: DelegationStatusSchema, ...AUTH_ERRORS }
+    }
+  }, async (request) => {
+    const stored = await findDelegation(db, request.auth?.did as string)
+    if (stored === undefined) return { authorized: false }
+    return {
+      authorized: stored.expiration > Date.now() / 1000,
+      expiration: stored.expiration,
+      capabilities: stored.capabilities
+    }
+  })
+
+  app.delete('/delegation', {
+    schema: {
+      tags: ['delegation'],
+      summary: 'Revoke the caller\'s delegation: the stored one and the one sent with this request',
+      security: SECURITY,
+      response: { 200: RevokeReplySchema, ...AUTH_ERRORS }
+    }
+  }, async (request) => {
+    const did = request.auth?.did as string
+    const revoked: Revocation[] = []
+    const stored = await findDelegation(db, did)
+    if (stored !== undefined) revoked.push({ cid: stored.cid, did, expiration: stored.expiration })
+    const presented = request.auth?.delegation?.grant
+    if (presented !== undefined) revoked.push({ cid: presented.cid, did, expiration: presented.expiration })
+    // Revoked before it is forgotten: a failure in between leaves it stored and refused, never usable.
+    await revocations.revoke(revoked)
+    await deleteDelegation(db, did)
+    return { ok: true as const }
+  })
+}

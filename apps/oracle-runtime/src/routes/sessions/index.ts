@@ -1,0 +1,67 @@
+import { Type } from '@sinclair/typebox'
+import { ChatSessionSchema, SessionDeletedSchema, SessionListQuerySchema, SessionListSchema } from '@impact/schemas'
+import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
+import type { Kysely } from 'kysely'
+import type { Config } from '../../config.ts'
+import { createSession, deleteSession, listSessions } from '../../db/repositories/sessions.ts'
+import { SessionNotFoundError } from '../../errors.ts'
+import { SessionParamsSchema } from '../../schemas/session-params.ts'
+import { AUTH_ERRORS, SECURITY } from '../../schemas/security.ts'
+import type { DB } from '../../db/types.ts'
+import type { OracleIdentity } from '../../services/oracle-identity.ts'
+import type { TurnRegistry } from '../../services/turn-registry.ts'
+
+export interface SessionRoutesOptions {
+  db: Kysely<DB>
+  identity: Pick<OracleIdentity, 'did'>
+  config: Pick<Config, 'ORACLE_NAME'>
+  /** Deleting a session cancels its running turn, on whichever replica it runs. */
+  turns: Pick<TurnRegistry, 'cancelSession'>
+}
+
+export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRoutesOptions> = async (app, options) => {
+  const { db, identity, config, turns } = options
+  app.post('/sessions', {
+    schema: {
+      tags: ['sessions'],
+      summary: 'Start a chat session (no body needed)',
+      security: SECURITY,
+      response: { 201: Type.Ref(ChatSessionSchema), ...AUTH_ERRORS }
+    }
+  }, async (request, reply) => {
+    const session = await createSession(db, {
+      did: request.auth?.did as string,
+      oracleName: config.ORACLE_NAME,
+      oracleDid: identity.did
+    })
+    return await reply.code(201).send(session)
+  })
+
+  app.get('/sessions', {
+    schema: {
+      tags: ['sessions'],
+      summary: 'The caller\'s sessions, most recently active first',
+      security: SECURITY,
+      querystring: SessionListQuerySchema,
+      response: { 200: SessionListSchema, 400: Type.Ref('ErrorBody'), ...AUTH_ERRORS }
+    }
+  }, async (request) => await listSessions(db, request.auth?.did as string, request.query, identity.did))
+
+  app.delete('/sessions/:sessionId', {
+    schema: {
+      tags: ['sessions'],
+      summary: 'Delete a session and its messages',
+      security: SECURITY,
+      params: SessionParamsSchema,
+      response: { 200: SessionDeletedSchema, 404: Type.Ref('ErrorBody'), ...AUTH_ERRORS }
+    }
+  }, async (request) => {
+    const { sessionId } = request.params
+    if (!await deleteSession(db, request.auth?.did as string, sessionId)) throw new SessionNotFoundError()
+    // The session is gone either way; a turn that cannot be reached now finds out at its next write.
+    await turns.cancelSession(sessionId).catch((err: unknown) => {
+      request.log.warn({ err, sessionId }, 'could not cancel the session\'s turn')
+    })
+    return { message: 'Session deleted successfully' as const }
+  })
+}
