@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, describe, expect, it } from 'vitest'
+import { DEFAULT_COMMAND_TIMEOUT_MS } from '@impact/shared-state'
 import { runOutageDrill } from './outage-drill.ts'
 import { startPrivatePostgres, type PrivatePostgres } from './private-postgres.ts'
 import { startServerProcess, type ServerProcess } from './server-process.ts'
@@ -78,7 +79,8 @@ export function describeOutages (options: OutagesOptions): void {
         }
         pg.cut()
         redis?.cut()
-        await sleep(500)
+        // Longer than a Redis command may wait queued for a reconnection, so requests meet the outage.
+        await sleep(DEFAULT_COMMAND_TIMEOUT_MS + 500)
         pg.restore()
         redis?.restore()
       })
