@@ -1,61 +1,57 @@
 // One server of the benchmark in its own process (its own event loop, like a deployment):
-//   bare    a Fastify route with form bodies answering a fixed CON text (the baseline)
-//   peer    the same menu tree on ussd-builder, the peer package, a new menu per request
-//   pooled  the same, with menus built once and reused one per request in flight
-//   gateway the real ussd-gateway app (embedded defaults: PGlite, in-process sessions, rate limits on)
-// The parent talks to it over IPC: it sends its address when listening, and answers commands
-// (memory, cpu, gc, stop). Load and session set-up come from the parent, like an aggregator's traffic.
+//   bare     a Fastify route with form bodies answering a fixed CON text
+//   read     the same plus the one indexed read a first dial needs (the phone's language), on the
+//            gateway's own database code: PGlite in process, or PostgreSQL when DATABASE_URL is set
+//   gateway  the real ussd-gateway app with production settings (LOG_LEVEL=warn, rate limits on)
+// The parent sends commands over IPC (memory, cpu, gc, stop); load comes from the parent.
 import { runInNewContext } from 'node:vm'
 import { setFlagsFromString } from 'node:v8'
 import Fastify from 'fastify'
 import formbody from '@fastify/formbody'
-import { retainTickObjectShape } from '@impact/service-kit'
 import { buildApp } from '../../apps/ussd-gateway/src/app.ts'
 import { loadConfig } from '../../apps/ussd-gateway/src/config.ts'
-import { peerMenu, peerMenuPool, type PeerArgs } from './peer-menu.ts'
+import { openAppDatabase } from '../../apps/ussd-gateway/src/db/open.ts'
+import { findLanguage } from '../../apps/ussd-gateway/src/db/preferences.repository.ts'
 
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void
-// The gateway gets this from createApp; the baselines get it here, so no server pays for the
-// shape V8 otherwise loses at a full GC (the bench forces one before each cycle): see tick-shape.ts.
-retainTickObjectShape()
+
+const MENU = 'CON Welcome to Impact Platform\n1. Know More\n2. Account\n3. Language/Lugha\n*. Exit'
+
+const config = loadConfig({
+  NODE_ENV: 'production',
+  LOG_LEVEL: 'warn',
+  DATA_DIR: 'memory://',
+  PIN_ENCRYPTION_KEY: 'b'.repeat(64),
+  // Limits stay on (every request is counted per IP and per phone), high enough for the load.
+  RATE_LIMIT_MAX: '100000000',
+  RATE_LIMIT_PHONE_MAX: '1000',
+  USSD_SESSION_TTL_SECONDS: '600',
+  ...(process.env.DATABASE_URL !== undefined ? { DATABASE_URL: process.env.DATABASE_URL, MIGRATE_ON_START: 'always' } : {})
+})
 
 async function bare () {
   const app = Fastify({ logger: false })
   await app.register(formbody)
-  app.post('/api/ussd', async (_request, reply) => await reply.type('text/plain; charset=utf-8').send('CON Create a 5-digit PIN:\n0. Back'))
+  app.post('/api/ussd', async (_request, reply) => await reply.type('text/plain; charset=utf-8').send(MENU))
   return app
 }
 
-/** ussd-builder with a new menu per request, or (`pooled`) with menus reused one per request in flight. */
-async function peer (pooled: boolean) {
+async function read () {
+  const database = await openAppDatabase(config)
   const app = Fastify({ logger: false })
   await app.register(formbody)
-  const run = pooled ? peerMenuPool() : async (args: PeerArgs) => await peerMenu().run(args)
+  app.addHook('onClose', async () => { await database.close() })
   app.post('/api/ussd', async (request, reply) => {
-    const text = await run(request.body as PeerArgs)
-    return await reply.type('text/plain; charset=utf-8').send(text)
+    const { phoneNumber } = request.body as { phoneNumber: string }
+    await findLanguage(database.db, phoneNumber)
+    return await reply.type('text/plain; charset=utf-8').send(MENU)
   })
   return app
 }
 
-async function gateway () {
-  return await buildApp(loadConfig({
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'silent',
-    DATA_DIR: 'memory://',
-    PIN_ENCRYPTION_KEY: 'b'.repeat(64),
-    // Limits stay on (every request is counted per IP and per phone) but high enough for the load.
-    RATE_LIMIT_MAX: '100000000',
-    RATE_LIMIT_PHONE_MAX: '1000',
-    USSD_SESSION_TTL_SECONDS: '600',
-    ...(process.env.DATABASE_URL !== undefined ? { DATABASE_URL: process.env.DATABASE_URL, MIGRATE_ON_START: 'always' } : {}),
-    ...(process.env.REDIS_URL !== undefined ? { REDIS_URL: process.env.REDIS_URL, REDIS_KEY_PREFIX: `bench:${process.pid}:` } : {})
-  }))
-}
-
 const target = process.argv[2] ?? 'bare'
-const app = target === 'gateway' ? await gateway() : target === 'peer' || target === 'pooled' ? await peer(target === 'pooled') : await bare()
+const app = target === 'gateway' ? await buildApp(config) : target === 'read' ? await read() : await bare()
 const address = await app.listen({ host: '127.0.0.1', port: 0 })
 
 function memory () {
