@@ -3,9 +3,7 @@ export const depthText = (depth: number) => ['2', '2', 'Jane Doe', '00'].slice(0
 
 /**
  * The aggregator's form fields for session number `i` (each session has its own phone number).
- * Session ids are shaped like Africa's Talking's (`ATUid_` and 32 hex digits): their length
- * decides whether a server's kept id shares memory with the request body (see ownString in
- * apps/ussd-gateway/src/services/session.ts), so the memory figure is that of real traffic.
+ * Session ids are shaped like Africa's Talking's (`ATUid_` and 32 hex digits), as in real traffic.
  */
 export const sessionFields = (i: number, text: string) => ({
   sessionId: `ATUid_${i.toString(16).padStart(32, '0')}`,

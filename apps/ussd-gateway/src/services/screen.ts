@@ -95,9 +95,8 @@ const PARAGRAPH = 80
 const MIN_PIECE = 24
 
 /**
- * Fills pages in order. A paragraph flows on from one page to the next at a space, so a message
- * above a long text (`Invalid choice.`) shares the first page with it rather than stand alone;
- * any other line that does not fit starts the next page (one longer than a page is wrapped there).
+ * Fills pages in order. A paragraph flows on to the next page at a space, so a message above a long
+ * text shares its first page rather than stand alone; other lines that do not fit start the next page.
  */
 function spread (screen: Screen, moreLabel: string): string[] {
   const tail = [moreLabel, ...screen.footer]
