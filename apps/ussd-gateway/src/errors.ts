@@ -58,9 +58,8 @@ export interface UssdErrorReply {
 }
 
 /**
- * The closing message for any error on an aggregator route: bad requests (validation, unparsable or
- * oversized bodies, a session of another phone) get the invalid-input text, rate limits 429, and
- * everything else, logged with its stack, the unavailable text.
+ * The closing message for any error on an aggregator route: bad requests get the invalid-input text, rate
+ * limits 429, and everything else, logged with its stack, the unavailable text.
  */
 export function ussdErrorReply (error: FastifyError, request: FastifyRequest): UssdErrorReply {
   const status = error.statusCode ?? 500

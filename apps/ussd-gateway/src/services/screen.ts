@@ -77,9 +77,8 @@ function wrap (line: string, budget: number): string[] {
 }
 
 /**
- * Pages of a screen, each within MAX_BODY_CHARS. Only when the whole screen does not fit, the
- * lines are spread over pages that end in `moreLabel` (`98. More`) above the footer; the footer
- * repeats on every page. Nothing is ever cut off.
+ * Pages of a screen, each within MAX_BODY_CHARS: a screen that does not fit is spread over pages ending
+ * in `moreLabel` (`98. More`) above the footer, which repeats on every page.
  */
 export function paginate (screen: Screen, moreLabel: string): string[] {
   const whole = [...screen.lines, ...screen.footer].join('\n')
