@@ -18,9 +18,8 @@ export const UssdSessionBusyError = defineError('USSD_SESSION_BUSY', 'The sessio
 export const UssdHopDeadlineError = defineError('USSD_HOP_DEADLINE', 'The hop did not finish within %s ms', 503)
 
 /**
- * A stored PIN record that no configured key opens (a key retired without PIN_ENCRYPTION_PREVIOUS_KEYS,
- * a changed key id, a damaged row). The server's fault, not the user's: the hop ends with the
- * unavailable text and no failed attempt is counted, so a rotation mistake locks nobody out.
+ * A stored PIN record no configured key opens (a key retired without PIN_ENCRYPTION_PREVIOUS_KEYS, a damaged
+ * row): the server's fault, so no failed attempt is counted and a rotation mistake locks nobody out.
  */
 export const UssdPinRecordError = defineError(
   'USSD_PIN_RECORD_UNREADABLE',
@@ -59,9 +58,8 @@ export interface UssdErrorReply {
 }
 
 /**
- * The closing message for any error on an aggregator route: bad requests (validation, unparsable or
- * oversized bodies, a session of another phone) get the invalid-input text, rate limits 429, and
- * everything else, logged with its stack, the unavailable text.
+ * The closing message for any error on an aggregator route: bad requests get the invalid-input text, rate
+ * limits 429, and everything else, logged with its stack, the unavailable text.
  */
 export function ussdErrorReply (error: FastifyError, request: FastifyRequest): UssdErrorReply {
   const status = error.statusCode ?? 500

@@ -12,13 +12,10 @@ export class ConfigError extends Error {
 
 const Bool = (defaultValue: boolean, description: string) => Type.Boolean({ default: defaultValue, description })
 
-/**
- * The environment every app reads. Apps spread these properties into their own `ConfigSchema`
- * with their default port and data directory, then add their own keys.
- */
 /** The proxies TRUST_PROXY_ENABLED trusts unless TRUST_PROXY_ADDRESSES names others: private networks. */
 export const DEFAULT_TRUSTED_PROXIES = 'loopback,linklocal,uniquelocal'
 
+/** The environment every app reads; apps spread it into their own `ConfigSchema` and add their keys. */
 export function baseConfigProperties (defaults: { app: string, port: number }) {
   return {
     NODE_ENV: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], {

@@ -34,10 +34,8 @@ function validationDetails (issues: ValidationIssue[], context?: string) {
 }
 
 /**
- * Turns any error into the platform's JSON error body. Client errors (< 500) keep their message
- * and code; server errors are logged with their stack and answered with the bare reason phrase,
- * so no driver message or internal detail reaches a client. An uncoded error that says a backing
- * service is unreachable (unavailable.ts) is answered 503 `SERVICE_UNAVAILABLE`: retry later.
+ * The platform's JSON error body. Server errors are logged and answered with the bare reason phrase, so no
+ * internal detail reaches a client; an unreachable backing service (unavailable.ts) is 503 `SERVICE_UNAVAILABLE`.
  */
 export function toErrorBody (error: FastifyError, request: FastifyRequest): ErrorBody {
   if (error.validation !== undefined) {

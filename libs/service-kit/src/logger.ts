@@ -30,10 +30,8 @@ export const REDACT_PATHS = [
 const SECRET_PARAMS = [...SECRET_FIELDS, 'access_token', 'api_key', 'apikey', 'ucan', 'auth', 'authorization']
 
 /**
- * The URL with the value of every secret query parameter (`names`, lowercase) replaced: a caller
- * may put in a query what belongs in a body (a GET with `text=…*<PIN>`). A parameter is secret when
- * any part of its name is (`pin`, `pin[]`, `user[pin]`, `user.pin`); `&` and `;` both separate
- * parameters; a name that cannot be decoded counts as secret.
+ * The URL with every secret query parameter's value replaced: a caller may put a body field in a query
+ * (`text=…*<PIN>`). Secret when any part of the name is (`user[pin]`, `user.pin`) or it cannot be decoded.
  */
 export function redactUrl (url: string, names: ReadonlySet<string>): string {
   const start = url.indexOf('?')

@@ -1,8 +1,6 @@
 /**
- * Errors that say a backing service (PostgreSQL, Redis, or another service the request calls)
- * cannot be reached or is refusing work right now, so the same request may well succeed later.
- * The platform answers them 503 with a public code instead of a bare 500, so callers know to retry
- * rather than report a bug.
+ * Errors that say a backing service (PostgreSQL, Redis, another service) cannot be reached right now:
+ * answered 503 with a public code instead of a bare 500, so callers retry rather than report a bug.
  */
 
 /** Socket-level failures, from Node's net/dns layers (pg and ioredis pass them through). */

@@ -83,10 +83,8 @@ export async function findAccountByCreationKey (db: Kysely<DB>, creationKey: str
 }
 
 /**
- * A PIN the user chose, replacing the PIN of version `proven` (the one the session proved): it
- * ends a temporary PIN and clears the attempt count. Only while the account is active and still
- * has that PIN, so a lock, a reset or a change elsewhere wins. Resolves the new version, or
- * undefined when it did not apply.
+ * A PIN the user chose, only over version `proven` (the one the session proved) of an active account, so a
+ * lock, reset or change elsewhere wins. Resolves the new version, or undefined when it did not apply.
  */
 export async function changePinRecord (
   db: Kysely<DB>,

@@ -16,10 +16,9 @@ const coolDown = (policy: LockoutPolicy) => {
 }
 
 /**
- * Counts a PIN attempt before the PIN is compared, in one conditional statement, so parallel attempts
- * cannot exceed `maxAttempts`: the one taking the last place locks the account at once, before its own
- * PIN is known, and a right PIN lifts that lock again (settleRightPin). Resolves the account as counted
- * (`pinAttempts` is this attempt's place), or undefined when no place was left (locked or unknown).
+ * Counts a PIN attempt before the PIN is compared, in one conditional statement, so parallel attempts cannot
+ * exceed `maxAttempts`: the one taking the last place locks at once (a right PIN lifts it, settleRightPin).
+ * Resolves the account as counted, or undefined when no place was left (locked or unknown).
  */
 export async function chargePinAttempt (
   db: Kysely<DB>,

@@ -46,9 +46,8 @@ function callerPhone (request: FastifyRequest): string {
 }
 
 /**
- * The per-phone limit (RATE_LIMIT_PHONE_MAX per window) as a preHandler for the aggregator routes
- * of a scope where the plugin above is registered: behind an aggregator all users share a few IPs.
- * One limiter, so a phone has one budget across the routes that use it.
+ * The per-phone limit as a preHandler of the aggregator routes, as all users behind an aggregator share
+ * a few IPs; one limiter, so a phone has one budget across those routes. Needs the plugin above.
  */
 export function phoneRateLimit (app: FastifyInstance, config: Config): preHandlerAsyncHookHandler {
   const settings: LimitSettings = {

@@ -37,9 +37,8 @@ export const UssdTextReplySchema = Type.String({
 })
 
 /**
- * Africa's Talking end-of-session notification (form body). `sessionId` and `phoneNumber` are
- * required: Africa's Talking always sends both, and a session is freed only by a notification
- * naming its own phone, so nobody who merely learns a session id can end someone's dialogue.
+ * Africa's Talking end-of-session notification. `phoneNumber` is required (Africa's Talking always sends
+ * it) so that nobody who merely learns a session id can end someone's dialogue.
  */
 export const UssdEventSchema = Type.Object({
   sessionId: SessionIdSchema,

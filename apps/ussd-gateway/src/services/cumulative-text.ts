@@ -1,9 +1,7 @@
 /**
- * The cumulative `text` of Africa's Talking and its clones: every input so far, joined with `*`.
- * A session keeps the last text it saw to tell a retry (the same text) from a new input (the text
- * extended by `*<input>`). Every character typed at a PIN prompt is kept as MASK, which matches any
- * character in comparisons, so no PIN is kept in any form; MASK is U+FFFF, which no handset can type.
- * A `*` typed at a PIN prompt stays a `*`: it marks where earlier texts end (see `earlierText`).
+ * Cumulative `text` (every input so far, joined with `*`): the session keeps the last one to tell a retry
+ * from a new input. Characters typed at a PIN prompt are kept as MASK (U+FFFF, which matches any character
+ * and no handset can type), so no PIN is kept; a `*` stays, as it marks where earlier texts end.
  */
 export const MASK = '\uffff'
 const MASK_CODE = 0xffff
@@ -53,9 +51,8 @@ export function newInput (kept: string, text: string): NewInput | undefined {
  * PIN prompt. Without a mask anywhere that is `text` itself, kept as it came (no new string).
  */
 export function keepText (kept: string, input: NewInput, text: string, secret: boolean): string {
-  // A PIN taken whole (an aggregator that sends the latest input alone) leaves no text: masked, it
-  // would match every later input of its length, and the next PIN prompt would take each one for a
-  // retry. The cost is that a retry of that very hop counts again.
+  // A PIN taken whole leaves no text: masked, it would match every later input of its length and make
+  // each one look like a retry. The cost: a retry of that very hop counts again.
   if (secret) return input.extends ? `${kept}*${maskText(input.value)}` : ''
   return input.extends && kept.includes(MASK) ? `${kept}*${input.value}` : text
 }

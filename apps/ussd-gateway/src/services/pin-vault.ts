@@ -11,7 +11,7 @@ import { UssdPinRecordError } from '../errors.ts'
 import type { Keyring, PinKey } from './pin-keyring.ts'
 import type { PinQueue } from './pin-queue.ts'
 
-/** scrypt cost: N = 2^14 (Node's default, ~50 ms on the thread pool), r = 8, p = 1. */
+/** scrypt cost: N = 2^14 (Node's default), r = 8, p = 1. */
 const SCRYPT = { N: 16_384, r: 8, p: 1 }
 const HASH_BYTES = 32
 const SALT_BYTES = 16
@@ -64,9 +64,8 @@ export interface PinCheck {
 }
 
 /**
- * PIN storage: scrypt over an HMAC-peppered PIN with a random salt, sealed with AES-256-GCM under the
- * current key (key id in the record for rotation). Nothing decrypts to the PIN; checks recompute the
- * hash and compare in constant time. With a `queue`, every hash waits for its turn there.
+ * PIN storage: scrypt over an HMAC-peppered PIN, sealed with AES-256-GCM (key id kept for rotation).
+ * Nothing decrypts to the PIN: checks recompute the hash and compare in constant time.
  */
 export function createPinVault (keyring: Keyring, queue?: PinQueue) {
   const queued = async (password: Buffer, salt: Buffer, params: typeof SCRYPT): Promise<Buffer> => {
@@ -84,9 +83,8 @@ export function createPinVault (keyring: Keyring, queue?: PinQueue) {
     },
 
     /**
-     * `ok` is false for a wrong PIN. A record that cannot be opened (tampered, unknown key) throws
-     * UssdPinRecordError instead: it says nothing about the PIN typed, so it must not count as a
-     * wrong one.
+     * `ok` is false for a wrong PIN. A record no key opens throws UssdPinRecordError instead: it says
+     * nothing about the PIN typed, so it must not count as a wrong one.
      */
     async verify (pin: string, record: string): Promise<PinCheck> {
       const opened = open(keyring, record)

@@ -77,9 +77,8 @@ function wrap (line: string, budget: number): string[] {
 }
 
 /**
- * Pages of a screen, each within MAX_BODY_CHARS. Only when the whole screen does not fit, the
- * lines are spread over pages that end in `moreLabel` (`98. More`) above the footer; the footer
- * repeats on every page. Nothing is ever cut off.
+ * Pages of a screen, each within MAX_BODY_CHARS: a screen that does not fit is spread over pages ending
+ * in `moreLabel` (`98. More`) above the footer, which repeats on every page.
  */
 export function paginate (screen: Screen, moreLabel: string): string[] {
   const whole = [...screen.lines, ...screen.footer].join('\n')
@@ -95,9 +94,8 @@ const PARAGRAPH = 80
 const MIN_PIECE = 24
 
 /**
- * Fills pages in order. A paragraph flows on from one page to the next at a space, so a message
- * above a long text (`Invalid choice.`) shares the first page with it rather than stand alone;
- * any other line that does not fit starts the next page (one longer than a page is wrapped there).
+ * Fills pages in order. A paragraph flows on to the next page at a space, so a message above a long
+ * text shares its first page rather than stand alone; other lines that do not fit start the next page.
  */
 function spread (screen: Screen, moreLabel: string): string[] {
   const tail = [moreLabel, ...screen.footer]

@@ -51,9 +51,8 @@ export interface Session {
 }
 
 /**
- * Stored form: a positional JSON array behind a format number, so a live session takes about 250
- * bytes. Within a format, fields are only appended. A record of another format reads as expired
- * (the user dials again); format 3 is still read, its `#` masks taken as U+FFFF.
+ * Stored form: a positional JSON array behind a format number, to keep live sessions small; within a
+ * format, fields are only appended. Other formats read as expired, but format 3 (`#` as the mask) is read.
  */
 const FORMAT = 4
 const MASKED_WITH_HASH = 3

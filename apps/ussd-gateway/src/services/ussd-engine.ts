@@ -103,9 +103,8 @@ export function createUssdEngine (options: EngineOptions) {
   }
 
   /**
-   * A hop that continues a session we no longer hold: the user must dial again. With cumulative text
-   * a first hop may carry text (a shortcut dial), so only a text that continues a session that ended
-   * lately, or any text of one that expired lately, counts.
+   * A hop that continues a session we no longer hold: the user must dial again. A first hop may carry text
+   * (a shortcut dial), so this is text continuing a session that ended lately, or any text of one that expired.
    */
   async function isExpired (hop: Hop, ended: EndedSession | undefined): Promise<boolean> {
     if (hop.latest !== undefined) return !hop.latest.initiation

@@ -2,9 +2,8 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 
 /**
- * A dependency check: resolves when the dependency answers, throws (or times out) otherwise. The
- * entry then reads `disconnected`, or the error's own `healthState` when it has one (the database
- * answers but its migrations are pending: `migrations pending`).
+ * A dependency check: resolves when the dependency answers, throws (or times out) otherwise; the entry then
+ * reads `disconnected`, or the error's own `healthState` (`migrations pending`).
  */
 export type HealthCheck = () => Promise<void>
 

@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 
 /**
- * Browser SDKs send `Content-Type: application/json` on every request, body-less POSTs and
- * DELETEs included. Fastify's default parser rejects those with 400; here an empty body simply
- * means "no body". Malformed JSON is still a 400, and `__proto__` keys are still refused.
+ * Browser SDKs send `Content-Type: application/json` on body-less POSTs and DELETEs too, which Fastify's
+ * parser refuses: here an empty body means no body. Malformed JSON and `__proto__` keys are still refused.
  */
 export function acceptEmptyJsonBodies (app: FastifyInstance) {
   const parse = app.getDefaultJsonParser('error', 'error')

@@ -42,11 +42,9 @@ const TOO_MANY_REQUESTS = {
 }
 
 /**
- * Rate limits of a JSON API on @fastify/rate-limit: per client IP before anything else runs, failed
- * authentications per client IP before authentication, and per principal once authentication named one.
- * Counted in Redis when the shared state has it (one budget across replicas); a Redis error fails the
- * request (503), as every other Redis-backed step does. Register it before the routes: it adds a 429 to
- * every route schema that lists responses.
+ * A JSON API's rate limits on @fastify/rate-limit: per client IP, failed authentications per IP, and per
+ * principal; in Redis when there is one (a Redis error is a 503). Register it before the routes, whose
+ * response schemas it gives a 429.
  */
 export async function registerRateLimits (app: FastifyInstance, options: RateLimitsOptions) {
   const redis = redisClientOf(options.state)

@@ -12,9 +12,8 @@ export function genReqId (req: IncomingMessage): string {
 }
 
 /**
- * Headers every response carries, errors and 404s included: the request id, and `nosniff` so no
- * browser guesses a script out of a text or JSON body. Set once when the request arrives (headers
- * set then survive the error handler), in a callback hook: no promise per request.
+ * The request id and `nosniff` (no browser guesses a script out of a body) on every response, errors
+ * included: set when the request arrives, as headers set then survive the error handler.
  */
 export function commonHeaders (app: FastifyInstance) {
   app.addHook('onRequest', (request, reply, done) => {

@@ -19,9 +19,8 @@ const AGENT = Type.String({
 })
 
 /**
- * `POST /api/ussd/accounts/:customerId/pin-reset`: support unlocks an account with a temporary PIN
- * that only leads to choosing a new one. It can take over any account, so it has its own token
- * (SUPPORT_TOKEN, without which the route does not exist); the PIN is never logged or stored in clear.
+ * `POST /api/ussd/accounts/:customerId/pin-reset`: support's temporary PIN. It can take over any account,
+ * so it has its own token (SUPPORT_TOKEN, without which the route does not exist).
  */
 export const accountRoutes: FastifyPluginAsyncTypebox<{ config: Config, db: Kysely<DB>, vault: PinVault }> = async (
   app,

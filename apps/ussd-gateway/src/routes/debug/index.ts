@@ -18,16 +18,15 @@ export const WITHHELD = '(withheld: a logged-in screen)'
 export const operatorRoutesEnabled = (config: Config) =>
   config.OPERATOR_TOKEN !== undefined || config.NODE_ENV === 'development'
 
-/**
- * `GET /api/ussd/debug/:sessionId` and `GET /api/ussd/sessions`: the spec's debug record and
- * session list. They show the state name and last screen only (withheld once logged in): never a
- * PIN, draft or account data.
- */
 export interface DebugRoutesOptions {
   config: Config
   sessions: SessionStore
 }
 
+/**
+ * `GET /api/ussd/debug/:sessionId` and `GET /api/ussd/sessions`: the spec's debug record and session list,
+ * with the state name and last screen only (withheld once logged in), never a PIN, draft or account data.
+ */
 export const debugRoutes: FastifyPluginAsyncTypebox<DebugRoutesOptions> = async (app, { config, sessions }) => {
   if (!operatorRoutesEnabled(config)) return
   const guard = config.OPERATOR_TOKEN === undefined ? [] : [staticBearerGuard([config.OPERATOR_TOKEN])]

@@ -30,9 +30,8 @@ async function matchesEarlier (deps: MachineDeps, pin: string, record: string | 
 }
 
 /**
- * Choosing a new PIN, typed twice (after login, or after support's temporary PIN). It must not be the
- * current PIN nor the one a reset replaced (it may have been guessed). It applies only over the PIN
- * version the session proved, so a lock or a change elsewhere wins the race.
+ * Choosing a new PIN, typed twice. It may not be the current PIN nor the one a reset replaced (it may
+ * have been guessed), and applies only over the PIN version the session proved, so a change elsewhere wins.
  */
 export function newPinStates<E extends StateName, C extends StateName> (
   options: NewPinOptions<E, C>

@@ -20,9 +20,8 @@ export type Step = { to: StateName, flash?: Flash | undefined } | { end: Flash }
 
 interface StateBase {
   /**
-   * A prompt asks for free input (an id, a name, a PIN). Shortcut dials stop at prompts, so an
-   * initial `text` replays menu choices but never logins, PINs or account creation. A `secret`
-   * prompt takes a PIN: whatever is typed there is masked in the text the session keeps.
+   * Free input (an id, a name, a PIN): shortcut dials stop here, so they never log in or create accounts.
+   * What is typed at a `secret` prompt is masked in the text the session keeps.
    */
   prompt?: 'text' | 'secret'
   /** Where `0` leads from the first page; the root has none. */
