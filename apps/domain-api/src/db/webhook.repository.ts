@@ -32,7 +32,8 @@ export async function deleteWebhook (db: Db, id: string): Promise<boolean> {
 /** Every hook no other replica is fanning out right now, locked until the transaction ends. */
 export async function lockIdleWebhooks (trx: Transaction<DB>) {
   return await trx.selectFrom('webhooks')
-    .select(['id', 'events', sql<string>`cursor_xid::text`.as('cursor_xid'), sql<string>`cursor_id::text`.as('cursor_id')])
+    .select(['id', 'events'])
+    .select([sql<string>`cursor_xid::text`.as('cursor_xid'), sql<string>`cursor_id::text`.as('cursor_id')])
     .forUpdate().skipLocked()
     .execute()
 }
@@ -114,7 +115,9 @@ export async function recordAttempt (trx: Transaction<DB>, outcome: AttemptOutco
       lease_until: null,
       last_status_code: outcome.statusCode,
       last_error: outcome.error,
-      next_attempt_at: next.status === 'pending' ? sql<Date>`now() + ${next.retryInMs} * interval '1 millisecond'` : null,
+      next_attempt_at: next.status === 'pending'
+        ? sql<Date>`now() + ${next.retryInMs} * interval '1 millisecond'`
+        : null,
       ...(next.status === 'delivered' ? { delivered_at: sql<Date>`now()` } : {})
     })
     .where('id', '=', outcome.deliveryId)

@@ -4,7 +4,8 @@ import { EntityDidSchema } from './common.ts'
 
 /** Every kind of change the registry records; the feed and webhooks filter on these names. */
 export const EVENT_TYPES = [
-  'created', 'updated', 'renewed', 'verification_proposed', 'vote_cast', 'verified', 'rejected', 'expired', 'deactivated'
+  'created', 'updated', 'renewed', 'verification_proposed', 'vote_cast', 'verified', 'rejected', 'expired',
+  'deactivated'
 ] as const
 export type EventType = typeof EVENT_TYPES[number]
 

@@ -60,7 +60,9 @@ export const DeliverySchema = Type.Object({
   inFlight: Type.Boolean({ description: 'A worker is sending it right now' }),
   nextAttemptAt: Type.Union([IsoTimestampSchema, Type.Null()], { description: 'When it is tried next (pending only)' }),
   lastAttemptAt: NullableTimestampSchema,
-  lastStatusCode: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status of the last answer; null: none came' }),
+  lastStatusCode: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'HTTP status of the last answer; null: none came'
+  }),
   lastError: Type.Union([Type.String(), Type.Null()], {
     description: 'Why the last attempt got no answer (timeout, refused…)'
   }),

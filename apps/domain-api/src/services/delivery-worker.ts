@@ -98,7 +98,8 @@ export function startDeliveryWorker (
         await recordAttempt(trx, { deliveryId: claim.delivery_id, attempts: claim.attempts, at, ...result, next })
       })
     } catch (err) {
-      log.warn({ err, deliveryId: claim.delivery_id }, 'webhook attempt not recorded; it is sent again once its lease ends')
+      log.warn({ err, deliveryId: claim.delivery_id },
+        'webhook attempt not recorded; it is sent again once its lease ends')
     }
   }
 

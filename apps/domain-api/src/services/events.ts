@@ -40,7 +40,7 @@ export function createEventFeed ({ db }: { db: Kysely<DB> }) {
       const last = shown.at(-1)
       return {
         items: shown.map(toFeedEvent),
-        nextCursor: last !== undefined ? encodeFeedCursor(positionOf(last)) : encodeFeedCursor(after ?? { xid: '0', id: '0' }),
+        nextCursor: encodeFeedCursor(last !== undefined ? positionOf(last) : after ?? { xid: '0', id: '0' }),
         hasMore: rows.length > query.limit
       }
     }

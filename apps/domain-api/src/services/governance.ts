@@ -150,7 +150,10 @@ export function createGovernanceService (
           to_status: locked.domain.status,
           proposal_id: id,
           reason: `voted ${choice}`,
-          details: JSON.stringify({ vote: choice, tally: { yes: tallied.yes, no: tallied.no, abstain: tallied.abstain } }),
+          details: JSON.stringify({
+            vote: choice,
+            tally: { yes: tallied.yes, no: tallied.no, abstain: tallied.abstain }
+          }),
           at: now
         })])
         if (passes(tallied)) {

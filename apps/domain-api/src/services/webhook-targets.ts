@@ -59,7 +59,8 @@ export function publicOnlyLookup (): LookupFunction {
     dnsLookup(hostname, { ...options, all: true } satisfies LookupAllOptions, (error, addresses: LookupAddress[]) => {
       if (error !== null) return callback(error, '', 0)
       if (addresses.some((a) => isNonPublicAddress(a.address))) {
-        return callback(Object.assign(new Error(`${hostname} resolves to a non-public address`), { code: 'EPERM' }), '', 0)
+        const refused = Object.assign(new Error(`${hostname} resolves to a non-public address`), { code: 'EPERM' })
+        return callback(refused, '', 0)
       }
       const first = addresses[0]
       if (options.all === true) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses)

@@ -124,7 +124,12 @@ export function createWebhookService ({ db, clock, allowPrivateTargets }: Webhoo
       return {
         ...toDelivery(row, new Date()),
         event: toFeedEvent(event),
-        log: log.map((a) => ({ at: a.at.toISOString(), statusCode: a.status_code, error: a.error, durationMs: a.duration_ms }))
+        log: log.map((a) => ({
+          at: a.at.toISOString(),
+          statusCode: a.status_code,
+          error: a.error,
+          durationMs: a.duration_ms
+        }))
       }
     },
 

@@ -54,7 +54,8 @@ export async function up (db: Kysely<any>): Promise<void> {
     .addColumn('error', 'text')
     .addColumn('duration_ms', 'integer', (c) => c.notNull())
     .execute()
-  await db.schema.createIndex('webhook_attempts_delivery_idx').on('webhook_attempts').columns(['delivery_id', 'id']).execute()
+  await db.schema.createIndex('webhook_attempts_delivery_idx').on('webhook_attempts')
+    .columns(['delivery_id', 'id']).execute()
 }
 
 export async function down (db: Kysely<any>): Promise<void> {
