@@ -16,6 +16,7 @@ export const EventTypeSchema = Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)
 
 export const FeedEventSchema = Type.Object({
   ...DomainEventSchema.properties,
+  event: Type.String({ description: EventTypeSchema.description }),
   id: Type.String({
     pattern: '^[0-9]+$',
     description: 'Unique, stable id of the event (the idempotency key receivers dedupe on)'
