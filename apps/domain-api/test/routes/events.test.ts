@@ -81,6 +81,22 @@ describe('GET /v1/events', () => {
     expect(history.json().items.map((e: { event: string }) => e.event)).toEqual(['created', 'updated', 'verification_proposed', 'verified'])
   })
 
+  it('carries the time-driven transitions once they are settled', async () => {
+    const { cursor: start } = await readAll()
+    const expiring = await t.createDomain(registrar.key, { validUntil: t.clock.at(2 * 3_600_000) })
+    const reviewed = await t.createDomain(registrar.key)
+    const proposal = await t.app.inject({ method: 'POST', url: `/v1/domains/${reviewed.did}/verification-proposals`, headers: t.auth(compliance.key), payload: { evidence: 'https://evidence.example/desk-review' } })
+    expect(proposal.statusCode).toBe(201)
+    t.clock.advance(2 * 3_600_000)
+    for (const did of [expiring.did, reviewed.did]) {
+      expect((await t.app.inject({ method: 'GET', url: `/v1/domains/${did}`, headers: t.auth(registrar.key) })).statusCode).toBe(200)
+    }
+    const { items } = await readAll(start, '&types=expired,rejected')
+    expect(items.map((e) => [e.domainDid, e.event, e.actor.kind])).toEqual([
+      [expiring.did, 'expired', 'system'], [reviewed.did, 'rejected', 'governance']
+    ])
+  })
+
   it('filters by event type', async () => {
     const { cursor: start } = await readAll()
     const did = await verifyDomain()
