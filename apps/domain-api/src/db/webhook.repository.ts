@@ -1,7 +1,6 @@
-import { sql, type Kysely, type Transaction } from 'kysely'
+import { sql, type Insertable, type Kysely, type Transaction } from 'kysely'
 import type { FeedPosition, FeedRow } from './feed.repository.ts'
 import type { DB, WebhooksTable } from './types.ts'
-import type { Insertable } from 'kysely'
 
 type Db = Kysely<DB> | Transaction<DB>
 
@@ -74,7 +73,7 @@ export interface ClaimedDelivery {
  * claiming transaction, which never stays open across the HTTP call).
  */
 export async function claimDueDeliveries (db: Db, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-  const result = await sql<Omit<FeedRow, never> & Omit<ClaimedDelivery, 'event'>>`
+  const result = await sql<FeedRow & Omit<ClaimedDelivery, 'event'>>`
     with due as (
       select id from webhook_deliveries
       where status = 'pending' and next_attempt_at <= now() and (lease_until is null or lease_until < now())

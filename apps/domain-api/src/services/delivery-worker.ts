@@ -40,10 +40,11 @@ export function retryDelay (attempt: number, baseMs: number, maxMs: number, rand
 /**
  * Moves every hook's cursor over the feed, queueing a delivery for each matching event. Hooks
  * another replica is moving are skipped; the (hook, event) key makes a repeat queue nothing.
+ * Resolves whether some hook has more events waiting than one pass takes.
  */
-export async function fanOut (db: Kysely<DB>): Promise<number> {
+export async function fanOut (db: Kysely<DB>): Promise<boolean> {
   return await inTransaction(db, async (trx) => {
-    let queued = 0
+    let more = false
     for (const hook of await lockIdleWebhooks(trx)) {
       const rows = await readFeed(trx, { xid: hook.cursor_xid, id: hook.cursor_id }, undefined, FAN_OUT_BATCH)
       const last = rows.at(-1)
@@ -52,9 +53,9 @@ export async function fanOut (db: Kysely<DB>): Promise<number> {
       const matching = rows.filter((row) => all || hook.events.includes(row.event)).map((row) => row.id)
       await enqueueDeliveries(trx, hook.id, matching)
       await moveWebhookCursor(trx, hook.id, positionOf(last))
-      queued += matching.length
+      more ||= rows.length === FAN_OUT_BATCH
     }
-    return queued
+    return more
   })
 }
 
@@ -103,12 +104,12 @@ export function startDeliveryWorker (
     }
   }
 
-  /** One pass; true when it claimed a full batch (more may be due right away). */
+  /** One pass; true when there is more to do right away (a backlog of events or due deliveries). */
   async function pass (): Promise<boolean> {
-    await fanOut(db)
+    const more = await fanOut(db)
     const claimed = await claimDueDeliveries(db, settings.concurrency, leaseMs)
     await Promise.all(claimed.map(deliver))
-    return claimed.length === settings.concurrency
+    return more || claimed.length === settings.concurrency
   }
 
   function schedule (delayMs: number) {
