@@ -36,16 +36,21 @@ const deliveries = async (hookId: string, query = '') =>
   (await t.app.inject({ method: 'GET', url: `/v1/webhooks/${hookId}/deliveries?limit=100${query}`, headers: admin() }))
     .json().items as Array<Record<string, any>>
 
-/** Every event of a domain as the feed has it. */
-async function feedOf (did: string) {
-  const items: Array<Record<string, any>> = []
-  let after = ''
-  for (;;) {
-    const page = (await t.app.inject({ method: 'GET', url: `/v1/events?limit=500${after}`, headers: admin() })).json()
-    items.push(...page.items)
-    if (!page.hasMore) return items.filter((e) => e.domainDid === did)
-    after = `&after=${page.nextCursor}`
+/** The first `count` events of a domain as the feed has them (polled: the feed shows settled writes only). */
+async function feedOf (did: string, count: number) {
+  const read = async () => {
+    const items: Array<Record<string, any>> = []
+    let after = ''
+    for (;;) {
+      const page = (await t.app.inject({ method: 'GET', url: `/v1/events?limit=500${after}`, headers: admin() })).json()
+      items.push(...page.items)
+      if (!page.hasMore) return items.filter((e) => e.domainDid === did)
+      after = `&after=${page.nextCursor}`
+    }
   }
+  let items = await read()
+  await waitFor(async () => (items = await read()).length >= count, `${count} events of ${did}`)
+  return items
 }
 
 async function verifyDomain () {
@@ -115,7 +120,7 @@ describe('webhook deliveries', () => {
     try {
       const hook = await register({ url: receiver.url, events: ['*'] })
       const did = await verifyDomain()
-      const events = await feedOf(did)
+      const events = await feedOf(did, 7)
       expect(events.map((e) => e.event)).toEqual(['created', 'updated', 'verification_proposed', 'vote_cast', 'vote_cast', 'vote_cast', 'verified'])
       await waitFor(() => events.every((e) => receiver.eventIds().includes(e.id)), 'every event')
       for (const event of events) {
@@ -140,7 +145,7 @@ describe('webhook deliveries', () => {
     try {
       const hook = await register({ url: receiver.url, events: ['verified'] })
       const did = await verifyDomain()
-      const verified = (await feedOf(did)).find((e) => e.event === 'verified')!
+      const verified = (await feedOf(did, 7)).find((e) => e.event === 'verified')!
       await waitFor(() => receiver.eventIds().includes(verified.id), 'the verified event')
       await new Promise((resolve) => setTimeout(resolve, 200))
       expect(receiver.received.map((r) => r.headers['x-event-type'])).toEqual(['verified'])
@@ -166,7 +171,7 @@ describe('webhook deliveries', () => {
 
       receiver.setUnavailable(false)
       await receiver.open()
-      const expected = [...await feedOf(first), ...await feedOf(second)].map((e) => e.id)
+      const expected = [...await feedOf(first, 7), ...await feedOf(second, 7)].map((e) => e.id)
       expect(expected).toHaveLength(14)
       await waitFor(() => expected.every((id) => receiver.eventIds().includes(id)), 'every event after the outage')
       expect(receiver.eventIds().sort()).toEqual([...expected].sort())
@@ -227,7 +232,7 @@ describe('webhook deliveries', () => {
     try {
       const hook = await register({ url: receiver.url, events: ['created'], secret })
       const domain = await t.createDomain(registrar.key)
-      const created = (await feedOf(domain.did))[0]!
+      const created = (await feedOf(domain.did, 1))[0]!
       await waitFor(() => receiver.eventIds().includes(created.id), 'the created event')
       expect(verifySignature(secret, receiver.received.find((r) => r.headers['x-event-id'] === created.id)!)).toBe(true)
       await t.app.inject({ method: 'DELETE', url: `/v1/webhooks/${hook.id}`, headers: admin() })
