@@ -7,14 +7,19 @@ import { DomainRateLimitedError } from './errors.ts'
 import { apiKeyAuthPlugin, keyIdOf } from './plugins/auth.ts'
 import { apiKeyRoutes } from './routes/api-keys/index.ts'
 import { domainRoutes } from './routes/domains/index.ts'
+import { eventRoutes } from './routes/events/index.ts'
 import { proposalRoutes } from './routes/proposals/index.ts'
+import { webhookRoutes } from './routes/webhooks/index.ts'
 import { SECURITY_SCHEMES } from './schemas/security.ts'
 import { createApiKeyService } from './services/api-keys.ts'
 import { systemClock, type Clock } from './services/clock.ts'
 import { resolveAdminKey } from './services/dev-admin-key.ts'
+import { startDeliveryWorker } from './services/delivery-worker.ts'
 import { createDomainService } from './services/domains.ts'
+import { createEventFeed } from './services/events.ts'
 import { createGovernanceService } from './services/governance.ts'
 import { startSweeper } from './services/sweeper.ts'
+import { createWebhookService } from './services/webhooks.ts'
 
 export const APP_NAME = 'domain-api'
 
@@ -95,6 +100,9 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
     await app.register(domainRoutes, { apiKeys, domains })
     await app.register(proposalRoutes, { apiKeys, governance })
     await app.register(apiKeyRoutes, { apiKeys })
+    const allowPrivateTargets = config.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? config.NODE_ENV !== 'production'
+    await app.register(eventRoutes, { apiKeys, feed: createEventFeed({ db }) })
+    await app.register(webhookRoutes, { apiKeys, webhooks: createWebhookService({ db, clock, allowPrivateTargets }) })
 
     const sweeper = startSweeper({
       db,
@@ -103,7 +111,21 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       intervalMs: config.VERIFICATION_SWEEP_INTERVAL_SECONDS * 1000,
       idempotencyTtlMs
     })
+    const deliveries = startDeliveryWorker({
+      db,
+      log: app.log,
+      settings: {
+        pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
+        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+        maxAttempts: config.WEBHOOK_MAX_ATTEMPTS,
+        retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
+        retryMaxMs: config.WEBHOOK_RETRY_MAX_MS,
+        concurrency: config.WEBHOOK_CONCURRENCY,
+        allowPrivateTargets
+      }
+    })
     app.addHook('onClose', async () => {
+      await deliveries.stop()
       await sweeper.stop()
       await apiKeys.close()
       await state.close()

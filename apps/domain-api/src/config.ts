@@ -61,6 +61,46 @@ export const ConfigSchema = Type.Object({
     default: 10,
     description: 'Connections to a PostgreSQL server'
   }),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: Type.Optional(Type.Boolean({
+    description: 'Let webhooks target loopback, private and link-local addresses ' +
+      '(default: false in production, true otherwise)'
+  })),
+  WEBHOOK_POLL_INTERVAL_MS: Type.Integer({
+    minimum: 10,
+    maximum: 60_000,
+    default: 1000,
+    description: 'How often the delivery worker looks for new events and due deliveries'
+  }),
+  WEBHOOK_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 60_000,
+    default: 10_000,
+    description: 'Time a receiver has to answer one delivery attempt'
+  }),
+  WEBHOOK_MAX_ATTEMPTS: Type.Integer({
+    minimum: 1,
+    maximum: 100,
+    default: 16,
+    description: 'Attempts before a delivery is marked failed (it can still be redelivered on request)'
+  }),
+  WEBHOOK_RETRY_BASE_MS: Type.Integer({
+    minimum: 1,
+    maximum: 3_600_000,
+    default: 10_000,
+    description: 'Delay before the first retry; it doubles per attempt, with jitter'
+  }),
+  WEBHOOK_RETRY_MAX_MS: Type.Integer({
+    minimum: 1,
+    maximum: 86_400_000,
+    default: 3_600_000,
+    description: 'Longest delay between two attempts'
+  }),
+  WEBHOOK_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    maximum: 200,
+    default: 20,
+    description: 'Deliveries one replica sends at once'
+  }),
   // A programme's backend stays well below these; a key guesser meets 429 after 30 wrong keys.
   ...rateLimitConfigProperties({
     client: { max: 3000, windowMs: 60_000 },

@@ -37,6 +37,12 @@ export const DomainProposalNotFoundError = defineError(
   404
 )
 export const DomainApiKeyNotFoundError = defineError('DOMAIN_API_KEY_NOT_FOUND', 'API key %s not found', 404)
+export const DomainWebhookNotFoundError = defineError('DOMAIN_WEBHOOK_NOT_FOUND', 'Webhook %s not found', 404)
+export const DomainDeliveryNotFoundError = defineError(
+  'DOMAIN_WEBHOOK_DELIVERY_NOT_FOUND',
+  'Delivery %s of webhook %s not found',
+  404
+)
 
 // 409: the request is valid but the current state forbids it
 export const DomainStateConflictError = defineError('DOMAIN_STATE_CONFLICT', '%s', 409)
@@ -48,6 +54,12 @@ export const DomainProposalClosedError = defineError(
 export const DomainAlreadyVotedError = defineError(
   'DOMAIN_ALREADY_VOTED',
   'This API key has already voted on proposal %s',
+  409
+)
+
+export const DomainDeliveryInFlightError = defineError(
+  'DOMAIN_WEBHOOK_DELIVERY_IN_FLIGHT',
+  'Delivery %s is being sent right now; ask again once this attempt is logged',
   409
 )
 

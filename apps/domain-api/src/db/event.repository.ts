@@ -14,6 +14,8 @@ export async function listEvents (db: Db, did: string, afterId: string | undefin
     .select(['event', 'from_status', 'to_status', 'actor_kind', 'actor_key', 'actor_account', 'proposal_id', 'reason', 'details', 'at'])
     .select(sql<string>`id::text`.as('id'))
     .where('domain_did', '=', did)
+    // Votes go to the change feed; a domain's history lists its transitions.
+    .where('event', '!=', 'vote_cast')
   if (afterId !== undefined) query = query.where('id', '>', afterId)
   return await query.orderBy('domain_events.id').limit(limit).execute()
 }

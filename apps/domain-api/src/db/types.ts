@@ -78,6 +78,8 @@ export interface DomainEventsTable {
   reason: string | null
   details: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>
   at: Timestamp
+  /** xid8 of the writing transaction, as text (set by the database). */
+  xid: Generated<string>
 }
 
 export interface IdempotencyKeysTable {
@@ -89,6 +91,42 @@ export interface IdempotencyKeysTable {
   created_at: Timestamp
 }
 
+export interface WebhooksTable {
+  id: string
+  url: string
+  events: string[]
+  secret: string
+  created_by_key: string
+  created_by_account: string
+  created_at: Timestamp
+  cursor_xid: Generated<string>
+  cursor_id: Generated<string>
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<string>
+  webhook_id: string
+  event_id: string
+  status: string
+  attempts: Generated<number>
+  next_attempt_at: NullableTimestamp
+  lease_until: NullableTimestamp
+  last_attempt_at: NullableTimestamp
+  last_status_code: number | null
+  last_error: string | null
+  created_at: Timestamp
+  delivered_at: NullableTimestamp
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<string>
+  delivery_id: string
+  at: Timestamp
+  status_code: number | null
+  error: string | null
+  duration_ms: number
+}
+
 export interface DB {
   api_keys: ApiKeysTable
   domains: DomainsTable
@@ -96,6 +134,9 @@ export interface DB {
   verification_votes: VerificationVotesTable
   domain_events: DomainEventsTable
   idempotency_keys: IdempotencyKeysTable
+  webhooks: WebhooksTable
+  webhook_deliveries: WebhookDeliveriesTable
+  webhook_attempts: WebhookAttemptsTable
 }
 
 export type DomainRow = Selectable<DomainsTable>

@@ -145,6 +145,17 @@ export function createGovernanceService (
           return { duplicate: true }
         }
         let tallied = await updateProposal(trx, id, { [choice]: proposal[choice] + 1 })
+        await insertEvents(trx, [callerEvent(caller, locked.domain, {
+          event: 'vote_cast',
+          to_status: locked.domain.status,
+          proposal_id: id,
+          reason: `voted ${choice}`,
+          details: JSON.stringify({
+            vote: choice,
+            tally: { yes: tallied.yes, no: tallied.no, abstain: tallied.abstain }
+          }),
+          at: now
+        })])
         if (passes(tallied)) {
           const reason = `passed (${describeTally(tallied)})`
           tallied = await updateProposal(trx, id, { status: 'passed', closed_at: now, outcome_reason: reason })

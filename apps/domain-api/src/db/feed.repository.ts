@@ -1,0 +1,29 @@
+import { sql, type Kysely, type Transaction } from 'kysely'
+import type { DB } from './types.ts'
+
+type Db = Kysely<DB> | Transaction<DB>
+
+/** A place in the change feed: the writing transaction's xid8 and the event id, both as decimal text. */
+export interface FeedPosition { xid: string, id: string }
+
+const feedRows = (db: Db) => db.selectFrom('domain_events')
+  .select(['domain_did', 'event', 'from_status', 'to_status', 'actor_kind', 'actor_key', 'actor_account',
+    'proposal_id', 'reason', 'details', 'at'])
+  .select([sql<string>`id::text`.as('id'), sql<string>`xid::text`.as('xid')])
+
+/**
+ * Events after `after` in feed order, (xid, id). Only events of transactions older than the oldest
+ * one still in flight are served: those are all settled, and any later commit has a higher xid, so
+ * a reader resuming from the last position it saw never skips an event committed after it read.
+ */
+export async function readFeed (db: Db, after: FeedPosition | undefined, types: string[] | undefined, limit: number) {
+  let query = feedRows(db).where(sql<boolean>`xid < pg_snapshot_xmin(pg_current_snapshot())`)
+  if (after !== undefined) query = query.where(sql<boolean>`(xid, id) > (${after.xid}::xid8, ${after.id}::bigint)`)
+  if (types !== undefined) query = query.where('event', 'in', types)
+  return await query.orderBy('xid').orderBy('id').limit(limit).execute()
+}
+export type FeedRow = Awaited<ReturnType<typeof readFeed>>[number]
+
+export async function findFeedEvent (db: Db, id: string): Promise<FeedRow | undefined> {
+  return await feedRows(db).where('id', '=', id).executeTakeFirst()
+}
