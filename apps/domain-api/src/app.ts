@@ -7,6 +7,7 @@ import { DomainRateLimitedError } from './errors.ts'
 import { apiKeyAuthPlugin, keyIdOf } from './plugins/auth.ts'
 import { apiKeyRoutes } from './routes/api-keys/index.ts'
 import { domainRoutes } from './routes/domains/index.ts'
+import { identifierRoutes } from './routes/identifiers/index.ts'
 import { proposalRoutes } from './routes/proposals/index.ts'
 import { SECURITY_SCHEMES } from './schemas/security.ts'
 import { createApiKeyService } from './services/api-keys.ts'
@@ -14,6 +15,7 @@ import { systemClock, type Clock } from './services/clock.ts'
 import { resolveAdminKey } from './services/dev-admin-key.ts'
 import { createDomainService } from './services/domains.ts'
 import { createGovernanceService } from './services/governance.ts'
+import { createIdentifierService } from './services/identifiers.ts'
 import { startSweeper } from './services/sweeper.ts'
 
 export const APP_NAME = 'domain-api'
@@ -92,7 +94,9 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       }
     })
 
-    await app.register(domainRoutes, { apiKeys, domains })
+    const identifiers = createIdentifierService({ db, clock, domains })
+    await app.register(domainRoutes, { apiKeys, domains, identifiers })
+    await app.register(identifierRoutes, { identifiers })
     await app.register(proposalRoutes, { apiKeys, governance })
     await app.register(apiKeyRoutes, { apiKeys })
 

@@ -35,6 +35,8 @@ export interface DomainsTable {
   updated_at: Timestamp
   verified_at: NullableTimestamp
   deactivated_at: NullableTimestamp
+  /** Device keys, services, alsoKnownAs and links of the DID document (DomainDocumentFields). */
+  document: ColumnType<Record<string, unknown>, string | undefined, string>
 }
 
 export interface VerificationProposalsTable {
@@ -89,6 +91,13 @@ export interface IdempotencyKeysTable {
   created_at: Timestamp
 }
 
+export interface DomainVersionsTable {
+  did: string
+  version: number
+  at: Timestamp
+  snapshot: Json<Record<string, unknown>>
+}
+
 export interface DB {
   api_keys: ApiKeysTable
   domains: DomainsTable
@@ -96,6 +105,7 @@ export interface DB {
   verification_votes: VerificationVotesTable
   domain_events: DomainEventsTable
   idempotency_keys: IdempotencyKeysTable
+  domain_versions: DomainVersionsTable
 }
 
 export type DomainRow = Selectable<DomainsTable>
