@@ -7,7 +7,8 @@
  * The types are the structural subset of did-resolver's, so this module needs no runtime import.
  */
 
-export interface ParsedDidUrl { did: string, params?: Record<string, string> }
+/** did-resolver's parsed DID URL: `query` in its current versions, `params` in older ones. */
+export interface ParsedDidUrl { did: string, query?: string, params?: Record<string, string> }
 export interface DidResolutionResult {
   didResolutionMetadata: { error?: string, message?: string, contentType?: string, [key: string]: unknown }
   didDocument: Record<string, unknown> | null
@@ -35,8 +36,9 @@ export function getResolver (options: IxoResolverOptions): { ixo: MethodResolver
   return {
     async ixo (did, parsed) {
       const url = new URL(encodeURIComponent(did), base)
+      const query = new URLSearchParams(parsed.query ?? '')
       for (const name of OPTIONS) {
-        const value = parsed.params?.[name]
+        const value = query.get(name) ?? parsed.params?.[name]
         if (value !== undefined) url.searchParams.set(name, value)
       }
       let response: Response

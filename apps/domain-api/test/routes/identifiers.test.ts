@@ -41,7 +41,7 @@ const register = (extra: Record<string, unknown> = {}) => t.createDomain(registr
 
 async function expand (document: unknown) {
   // Safe mode makes expansion fail on anything it would drop (undefined terms, relative IRIs…).
-  return await jsonld.expand(document as jsonld.JsonLdDocument, { documentLoader: offlineLoader, safeMode: true } as jsonld.Options.Expand)
+  return await jsonld.expand(document as jsonld.JsonLdDocument, { documentLoader: offlineLoader, safe: true } as jsonld.Options.Expand)
 }
 
 describe('GET /1.0/identifiers/:did', () => {
