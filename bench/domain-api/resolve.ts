@@ -35,8 +35,8 @@ async function main () {
       NODE_ENV: 'production',
       LOG_LEVEL: 'warn',
       DOMAIN_API_ADMIN_KEY: randomBytes(36).toString('base64url'),
-      RATE_LIMIT_MAX: '100000000',
-      RATE_LIMIT_PRINCIPAL_MAX: '100000000',
+      RATE_LIMIT_MAX: '1000000',
+      RATE_LIMIT_PRINCIPAL_MAX: '1000000',
       VERIFICATION_SWEEP_INTERVAL_SECONDS: '0',
       ...(database !== undefined
         ? { DATABASE_URL: database.url ?? '', MIGRATE_ON_START: 'always', DATABASE_POOL_MAX: '10' }

@@ -94,7 +94,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       }
     })
 
-    const identifiers = createIdentifierService({ db, clock, domains })
+    const identifiers = createIdentifierService({ db, clock })
     await app.register(domainRoutes, { apiKeys, domains, identifiers })
     await app.register(identifierRoutes, { identifiers })
     await app.register(proposalRoutes, { apiKeys, governance })

@@ -3,18 +3,8 @@
  * registry's DID Resolution HTTP(S) binding, as a Universal Resolver driver client does:
  *
  *   new Resolver(getResolver({ url: 'https://registry.example/1.0/identifiers/' }))
- *
- * The types are the structural subset of did-resolver's, so this module needs no runtime import.
  */
-
-/** did-resolver's parsed DID URL: `query` in its current versions, `params` in older ones. */
-export interface ParsedDidUrl { did: string, query?: string, params?: Record<string, string> }
-export interface DidResolutionResult {
-  didResolutionMetadata: { error?: string, message?: string, contentType?: string, [key: string]: unknown }
-  didDocument: Record<string, unknown> | null
-  didDocumentMetadata: Record<string, unknown>
-}
-export type MethodResolver = (did: string, parsed: ParsedDidUrl) => Promise<DidResolutionResult>
+import type { DIDResolutionResult, DIDResolver, ParsedDID } from 'did-resolver'
 
 export interface IxoResolverOptions {
   /** The binding's base, ending in `/1.0/identifiers/`. */
@@ -27,18 +17,19 @@ export interface IxoResolverOptions {
 const ACCEPT = 'application/did+ld+json;profile="https://w3id.org/did-resolution"'
 const OPTIONS = ['versionId', 'versionTime'] as const
 
-const failed = (error: string, message: string): DidResolutionResult =>
+const failed = (error: string, message: string): DIDResolutionResult =>
   ({ didResolutionMetadata: { error, message }, didDocument: null, didDocumentMetadata: {} })
 
-export function getResolver (options: IxoResolverOptions): { ixo: MethodResolver } {
+export function getResolver (options: IxoResolverOptions): { ixo: DIDResolver } {
   const base = options.url.endsWith('/') ? options.url : `${options.url}/`
   const fetchImpl = options.fetch ?? fetch
   return {
-    async ixo (did, parsed) {
+    async ixo (did: string, parsed: ParsedDID) {
       const url = new URL(encodeURIComponent(did), base)
       const query = new URLSearchParams(parsed.query ?? '')
       for (const name of OPTIONS) {
-        const value = query.get(name) ?? parsed.params?.[name]
+        // did-resolver passes the DID URL's query as `query` (older versions parsed it into `params`).
+        const value = query.get(name) ?? (parsed as ParsedDID & { params?: Record<string, string> }).params?.[name]
         if (value !== undefined) url.searchParams.set(name, value)
       }
       let response: Response
@@ -50,9 +41,9 @@ export function getResolver (options: IxoResolverOptions): { ixo: MethodResolver
       } catch (error) {
         return failed('internalError', `registry unreachable: ${(error as Error).message}`)
       }
-      let body: Partial<DidResolutionResult> | undefined
+      let body: Partial<DIDResolutionResult> | undefined
       try {
-        body = await response.json() as Partial<DidResolutionResult>
+        body = await response.json() as Partial<DIDResolutionResult>
       } catch {
         return failed('internalError', `registry answered ${response.status} without a resolution result`)
       }

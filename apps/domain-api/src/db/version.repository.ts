@@ -48,6 +48,24 @@ export interface VersionSnapshot {
 
 export interface VersionRow { version: number, at: Date, snapshot: VersionSnapshot }
 
+/**
+ * The latest version with what tells whether a transition is due (status, validUntil, the open
+ * proposal's deadline): one round trip for the common resolution.
+ */
+export async function findLatestVersion (db: Db, did: string) {
+  const row = await db.selectFrom('domain_versions as v')
+    .innerJoin('domains as d', 'd.did', 'v.did')
+    .leftJoin('verification_proposals as p', 'p.id', 'd.latest_proposal_id')
+    .select(['v.version', 'v.at', 'v.snapshot', 'd.status', 'd.valid_until', 'p.status as p_status', 'p.deadline as p_deadline'])
+    .where('v.did', '=', did)
+    .orderBy('v.version', 'desc')
+    .limit(1)
+    .executeTakeFirst()
+  if (row === undefined) return undefined
+  const { version, at, snapshot, ...due } = row
+  return { version: { version, at, snapshot: snapshot as unknown as VersionSnapshot } satisfies VersionRow, due }
+}
+
 export interface VersionQuery { versionId?: number | undefined, versionTime?: Date | undefined }
 
 /**

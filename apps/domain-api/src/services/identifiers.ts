@@ -1,12 +1,11 @@
 import type { Kysely } from 'kysely'
-import { findVersion } from '../db/version.repository.ts'
+import { findLatestVersion, findVersion, type VersionRow } from '../db/version.repository.ts'
 import type { DB } from '../db/types.ts'
-import { DomainNotFoundError } from '../errors.ts'
 import { ENTITY_DID_PATTERN } from '../schemas/common.ts'
 import type { ResolutionResult } from '../schemas/did-document.ts'
 import type { Clock } from './clock.ts'
 import { buildDocument, buildMetadata, didMethodOf, isDid, RESOLUTION_CONTEXT } from './did-document.ts'
-import type { DomainService } from './domains.ts'
+import { isDue, settleDomain } from './lifecycle.ts'
 
 /**
  * DID resolution of the registry's domains (W3C DID Resolution): the current document or an
@@ -44,8 +43,19 @@ export function failure (error: ResolutionError, message: string): Resolution {
 }
 
 export function createIdentifierService (
-  { db, clock, domains }: { db: Kysely<DB>, clock: Clock, domains: Pick<DomainService, 'readSettled'> }
+  { db, clock }: { db: Kysely<DB>, clock: Clock }
 ) {
+  /** The latest version, after settling what is due (an expiry, a closed vote) so it is included. */
+  async function latest (did: string): Promise<VersionRow | undefined> {
+    const now = clock()
+    const found = await findLatestVersion(db, did)
+    if (found === undefined) return undefined
+    const { due } = found
+    if (!isDue(due, { status: due.p_status, deadline: due.p_deadline }, now)) return found.version
+    await settleDomain(db, did, now)
+    return (await findLatestVersion(db, did))?.version
+  }
+
   return {
     async resolve (did: string, options: ResolveOptions = {}): Promise<Resolution> {
       if (!isDid(did)) return failure('invalidDid', 'Not a DID (did:<method>:<method-specific id>)')
@@ -60,17 +70,14 @@ export function createIdentifierService (
         return failure('invalidOptions', 'versionTime must be an RFC 3339 date-time')
       }
       if (!ENTITY_DID.test(did)) return failure('notFound', `${did} is not registered here`)
-      try {
-        // Settle what is due first, so the latest version includes an expiry or a closed vote.
-        await domains.readSettled(did, clock())
-      } catch (error) {
-        if (error instanceof DomainNotFoundError) return failure('notFound', `${did} is not registered here`)
-        throw error
-      }
-      const found = await findVersion(db, did, {
-        versionId: options.versionId !== undefined ? Number(options.versionId) : undefined,
-        versionTime
-      })
+      const current = await latest(did)
+      if (current === undefined) return failure('notFound', `${did} is not registered here`)
+      const found = options.versionId === undefined && versionTime === undefined
+        ? { current, next: undefined }
+        : await findVersion(db, did, {
+          versionId: options.versionId !== undefined ? Number(options.versionId) : undefined,
+          versionTime
+        })
       if (found === undefined) return failure('notFound', `${did} has no such version`)
       const didDocumentMetadata = buildMetadata(found.current, found.next)
       return {

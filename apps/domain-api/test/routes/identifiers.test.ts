@@ -196,6 +196,16 @@ describe('GET /1.0/identifiers/:did', () => {
     })
   })
 
+  it('settles a due expiry before resolving, so the latest version says expired', async () => {
+    const validUntil = t.clock.at(3_600_000)
+    const domain = await register({ validUntil })
+    t.clock.advance(7_200_000)
+    const meta = (await resolve(domain.did)).json().didDocumentMetadata
+    expect(meta).toMatchObject({ versionId: '2', status: 'expired', updated: new Date(validUntil).toISOString() })
+    const history = await t.app.inject({ method: 'GET', url: `/v1/domains/${domain.did}/history`, headers: t.auth(registrar.key) })
+    expect(history.json().items.map((e: { event: string }) => e.event)).toEqual(['created', 'expired'])
+  })
+
   it('answers 410 with deactivated: true once the domain is deactivated', async () => {
     const domain = await register()
     const off = await t.app.inject({ method: 'POST', url: `/v1/domains/${domain.did}/deactivate`, headers: t.auth(registrar.key) })
