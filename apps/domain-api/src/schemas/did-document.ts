@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { DID_PATTERN, IsoTimestampSchema, Nullable } from '@impact/schemas'
+import { DID_PATTERN, IsoTimestampSchema } from '@impact/schemas'
 import { didField } from './common.ts'
 
 /** What registration adds to a domain's DID document, and the DID Resolution shapes it is served in. */
@@ -79,7 +79,10 @@ export const ServiceSchema = Type.Object({
 })
 
 export const DidDocumentSchema = Type.Object({
-  '@context': Type.Array(Type.Union([Type.String(), Type.Object({}, { additionalProperties: true })])),
+  // Strings and one map (no anyOf here: the serializer would validate every item to pick a branch).
+  '@context': Type.Array(Type.Unknown(), {
+    description: 'https://www.w3.org/ns/did/v1, https://w3id.org/security/multikey/v1, then a map of the ixo terms'
+  }),
   id: Type.String({ pattern: DID_PATTERN }),
   controller: Type.Array(Type.String()),
   alsoKnownAs: Type.Optional(Type.Array(Type.String())),
@@ -100,7 +103,7 @@ export const DidDocumentMetadataSchema = Type.Object({
   nextVersionId: Type.Optional(Type.String()),
   status: Type.Optional(Type.String({ description: 'Registry status of the domain in this version' })),
   verified: Type.Optional(Type.Boolean({ description: 'Passed governance verification' })),
-  verifiedAt: Type.Optional(Nullable(IsoTimestampSchema)),
+  verifiedAt: Type.Optional(IsoTimestampSchema),
   type: Type.Optional(Type.String({ description: 'On-chain entity type' }))
 })
 export type DidDocumentMetadata = Static<typeof DidDocumentMetadataSchema>
@@ -114,13 +117,24 @@ export const DidResolutionMetadataSchema = Type.Object({
   errorMessage: Type.Optional(Type.String())
 })
 
+const resolutionContext = Type.Literal('https://w3id.org/did-resolution/v1')
+
+/** A resolution that found a document (200, and 410 for a deactivated one). */
 export const ResolutionResultSchema = Type.Object({
-  '@context': Type.Literal('https://w3id.org/did-resolution/v1'),
-  didDocument: Nullable(DidDocumentSchema),
+  '@context': resolutionContext,
+  didDocument: DidDocumentSchema,
   didResolutionMetadata: DidResolutionMetadataSchema,
   didDocumentMetadata: DidDocumentMetadataSchema
 })
-export type ResolutionResult = Static<typeof ResolutionResultSchema>
+
+/** A resolution that failed: no document, the error in didResolutionMetadata. */
+export const ResolutionErrorSchema = Type.Object({
+  '@context': resolutionContext,
+  didDocument: Type.Null(),
+  didResolutionMetadata: DidResolutionMetadataSchema,
+  didDocumentMetadata: Type.Object({})
+})
+export type ResolutionResult = Static<typeof ResolutionResultSchema> | Static<typeof ResolutionErrorSchema>
 
 export const ResolveParamsSchema = Type.Object({
   did: Type.String({ maxLength: 512, description: 'The DID (percent-encoding allowed)' })

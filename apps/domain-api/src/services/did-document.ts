@@ -151,6 +151,6 @@ export function buildMetadata (version: VersionRow, next: VersionRow | undefined
   metadata.type = snapshot.type
   metadata.status = snapshot.status
   metadata.verified = snapshot.verifiedAt !== null
-  metadata.verifiedAt = isoOf(snapshot.verifiedAt)
+  if (snapshot.verifiedAt !== null) metadata.verifiedAt = isoOf(snapshot.verifiedAt)!
   return metadata
 }

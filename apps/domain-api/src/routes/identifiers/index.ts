@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import {
-  ResolutionResultSchema, ResolveParamsSchema, ResolveQuerySchema
+  ResolutionErrorSchema, ResolutionResultSchema, ResolveParamsSchema, ResolveQuerySchema
 } from '../../schemas/did-document.ts'
 import { failure, type IdentifierService, type Resolution } from '../../services/identifiers.ts'
 import { negotiate, RESOLUTION_MEDIA_TYPES } from './negotiate.ts'
@@ -32,11 +32,11 @@ export const identifierRoutes: FastifyPluginAsyncTypebox<IdentifierRoutesOptions
       querystring: ResolveQuerySchema,
       response: {
         200: { description: 'The resolution result', content: resultContent },
-        400: ResolutionResultSchema,
-        404: ResolutionResultSchema,
-        406: ResolutionResultSchema,
+        400: ResolutionErrorSchema,
+        404: ResolutionErrorSchema,
+        406: ResolutionErrorSchema,
         410: { description: 'Deactivated: the last document, `deactivated: true`', content: resultContent },
-        501: ResolutionResultSchema
+        501: ResolutionErrorSchema
       }
     }
   }, async (request, reply) => {
