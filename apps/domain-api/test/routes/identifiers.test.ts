@@ -324,3 +324,18 @@ describe('POST /v1/domains document fields', () => {
     expect(doc.assertionMethod).toContain(`${domain.did}#stove-2`)
   })
 })
+
+describe('OpenAPI', () => {
+  it('lists the resolution route, public, with every status, and the DID document on GET /v1/domains/{did}', async () => {
+    const spec = (await t.app.inject({ method: 'GET', url: '/docs/json' })).json()
+    const route = spec.paths['/1.0/identifiers/{did}'].get
+    expect(route.security).toBeUndefined()
+    expect(Object.keys(route.responses).sort()).toEqual(['200', '400', '404', '406', '410', '429', '501'])
+    expect(Object.keys(route.responses['200'].content)).toEqual(['application/did+ld+json', 'application/ld+json', 'application/json'])
+    expect(route.responses['200'].content['application/did+ld+json'].schema.properties.didDocument.properties.verificationMethod).toBeDefined()
+    const read = spec.paths['/v1/domains/{did}'].get.responses['200'].content
+    expect(Object.keys(read)).toEqual(['application/json', 'application/did+ld+json'])
+    const create = spec.paths['/v1/domains'].post.requestBody.content['application/json'].schema.properties
+    expect(Object.keys(create)).toEqual(expect.arrayContaining(['deviceKeys', 'services', 'alsoKnownAs', 'links']))
+  })
+})
