@@ -91,7 +91,8 @@ export function buildDocument (did: string, version: VersionRow): DidDocument {
   const { snapshot } = version
   const fields = snapshot.document as DomainDocumentFields
   const methods: Method[] = []
-  const relations = { authentication: [] as string[], assertionMethod: [] as string[], capabilityInvocation: [] as string[] }
+  const relations: Record<NonNullable<DeviceKey['purposes']>[number], string[]> =
+    { authentication: [], assertionMethod: [], capabilityInvocation: [] }
 
   // A controller that is a did:key carries its public key in its DID: its key can act for the domain.
   for (const controller of snapshot.controllers) {

@@ -160,7 +160,6 @@ export function createDomainService (
     async update (caller: Caller, did: string, body: UpdateDomainBody): Promise<Domain> {
       const now = clock()
       checkMetadata(body.metadata)
-      checkDocumentFields(body)
       const result = await inTransaction(db, async (trx) => {
         const locked = await lockAndSettle(trx, did, now)
         if (locked === undefined) throw new DomainNotFoundError(did)
@@ -183,7 +182,12 @@ export function createDomainService (
         if (body.controllers !== undefined) changes.controllers = body.controllers
         const documentChanges = documentFieldsOf(body)
         const documentChanged = Object.keys(documentChanges)
-        if (documentChanged.length > 0) changes.document = JSON.stringify({ ...domain.document, ...documentChanges })
+        if (documentChanged.length > 0) {
+          // Checked merged: a new service may not take the fragment of a key it leaves in place.
+          const merged = { ...domain.document, ...documentChanges }
+          checkDocumentFields(merged)
+          changes.document = JSON.stringify(merged)
+        }
         const updated = await updateDomain(trx, did, changes)
         const changed = [...content, ...(body.controllers !== undefined ? ['controllers'] : []), ...documentChanged]
         await insertEvents(trx, [callerEvent(caller, domain, {

@@ -44,7 +44,10 @@ it('resolves domains registered before version history was kept, and numbers the
   expect(before.json().didDocumentMetadata.versionId).toBe('1')
 
   const patch = await t.app.inject({
-    method: 'PATCH', url: `/v1/domains/${did}`, headers: t.auth(ADMIN_KEY), payload: { controllers: ['did:ixo:ixo1new'] }
+    method: 'PATCH',
+    url: `/v1/domains/${did}`,
+    headers: t.auth(ADMIN_KEY),
+    payload: { controllers: ['did:ixo:ixo1new'] }
   })
   expect(patch.statusCode).toBe(200)
   const after = (await t.app.inject({ method: 'GET', url: `/1.0/identifiers/${did}` })).json()

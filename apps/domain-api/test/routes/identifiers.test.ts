@@ -13,6 +13,7 @@ let base: string
 const ORGANISATION = 'did:ixo:entity:00000000000000000000000000000042'
 const PARENT = 'did:ixo:entity:00000000000000000000000000000043'
 const SECRET = 'private-settings-7f3a9c'
+const TELEMETRY = 'https://w3id.org/ixo/ns/did#Telemetry'
 const RESULT_TYPE = 'application/did+ld+json; profile="https://w3id.org/did-resolution"'
 
 // Each test makes several round trips through a real database; a shared machine can be slow.
@@ -33,7 +34,7 @@ const resolve = (did: string, query = '', headers: Record<string, string> = {}) 
 const register = (extra: Record<string, unknown> = {}) => t.createDomain(registrar.key, {
   metadata: { name: 'Stove 17', settings: SECRET },
   deviceKeys: [{ id: 'stove', publicKeyMultibase: deviceKey.multikey }],
-  services: [{ id: 'telemetry', type: 'https://w3id.org/ixo/ns/did#Telemetry', serviceEndpoint: 'https://telemetry.example.org/17' }],
+  services: [{ id: 'telemetry', type: TELEMETRY, serviceEndpoint: 'https://telemetry.example.org/17' }],
   alsoKnownAs: ['https://stoves.example.org/17'],
   links: { organisation: ORGANISATION, parent: PARENT },
   ...extra
@@ -41,7 +42,8 @@ const register = (extra: Record<string, unknown> = {}) => t.createDomain(registr
 
 async function expand (document: unknown) {
   // Safe mode makes expansion fail on anything it would drop (undefined terms, relative IRIs…).
-  return await jsonld.expand(document as jsonld.JsonLdDocument, { documentLoader: offlineLoader, safe: true } as jsonld.Options.Expand)
+  const options = { documentLoader: offlineLoader, safe: true } as jsonld.Options.Expand
+  return await jsonld.expand(document as jsonld.JsonLdDocument, options)
 }
 
 describe('GET /1.0/identifiers/:did', () => {
@@ -61,13 +63,15 @@ describe('GET /1.0/identifiers/:did', () => {
     expect(doc.alsoKnownAs).toEqual(['https://stoves.example.org/17'])
     const controllerMethod = `${controllerKey.did}#${controllerKey.multikey}`
     expect(doc.verificationMethod).toEqual([
-      { id: controllerMethod, type: 'Multikey', controller: controllerKey.did, publicKeyMultibase: controllerKey.multikey },
+      {
+        id: controllerMethod, type: 'Multikey', controller: controllerKey.did, publicKeyMultibase: controllerKey.multikey
+      },
       { id: `${did}#stove`, type: 'Multikey', controller: did, publicKeyMultibase: deviceKey.multikey }
     ])
     expect(doc.authentication).toEqual([controllerMethod, `${did}#stove`])
     expect(doc.assertionMethod).toEqual([controllerMethod, `${did}#stove`])
     expect(doc.service).toEqual([
-      { id: `${did}#telemetry`, type: 'https://w3id.org/ixo/ns/did#Telemetry', serviceEndpoint: 'https://telemetry.example.org/17' },
+      { id: `${did}#telemetry`, type: TELEMETRY, serviceEndpoint: 'https://telemetry.example.org/17' },
       { id: `${did}#protocol`, type: 'IxoProtocol', serviceEndpoint: PROTOCOL },
       { id: `${did}#parent`, type: 'IxoParentEntity', serviceEndpoint: PARENT },
       { id: `${did}#organisation`, type: 'IxoOrganisation', serviceEndpoint: ORGANISATION }
@@ -81,17 +85,19 @@ describe('GET /1.0/identifiers/:did', () => {
     expect(res.body).not.toContain(registrar.id)
   })
 
-  it('is valid JSON-LD against the W3C DID Core and Multikey contexts: expansion in safe mode keeps every term', async () => {
+  it('is JSON-LD valid against the DID Core and Multikey contexts: safe-mode expansion keeps every term', async () => {
     const domain = await register()
     const doc = (await resolve(domain.did)).json().didDocument
     const [node] = await expand(doc) as Array<Record<string, any>>
     const sec = 'https://w3id.org/security#'
     expect(node!['@id']).toBe(domain.did)
     expect(node![`${sec}controller`]).toEqual([{ '@id': controllerKey.did }])
-    expect(node!['https://www.w3.org/ns/activitystreams#alsoKnownAs']).toEqual([{ '@id': 'https://stoves.example.org/17' }])
+    expect(node!['https://www.w3.org/ns/activitystreams#alsoKnownAs'])
+      .toEqual([{ '@id': 'https://stoves.example.org/17' }])
     const methods = node![`${sec}verificationMethod`] as Array<Record<string, any>>
     expect(methods.map((m) => m['@type'])).toEqual([[`${sec}Multikey`], [`${sec}Multikey`]])
-    expect(methods[1]![`${sec}publicKeyMultibase`]).toEqual([{ '@type': `${sec}multibase`, '@value': deviceKey.multikey }])
+    expect(methods[1]![`${sec}publicKeyMultibase`])
+      .toEqual([{ '@type': `${sec}multibase`, '@value': deviceKey.multikey }])
     expect(node![`${sec}authenticationMethod`]).toHaveLength(2)
     expect(node![`${sec}assertionMethod`]).toHaveLength(2)
     const services = node!['https://www.w3.org/ns/did#service'] as Array<Record<string, any>>
@@ -119,13 +125,17 @@ describe('GET /1.0/identifiers/:did', () => {
     t.clock.advance(60_000)
     const other = randomAccount()
     const patch = await t.app.inject({
-      method: 'PATCH', url: `/v1/domains/${domain.did}`, headers: t.auth(registrar.key), payload: { controllers: [other] }
+      method: 'PATCH',
+      url: `/v1/domains/${domain.did}`,
+      headers: t.auth(registrar.key),
+      payload: { controllers: [other] }
     })
     expect(patch.statusCode).toBe(200)
     const latest = await resolver.resolve(domain.did)
     expect(latest.didDocument?.controller).toEqual([other])
     expect(latest.didDocumentMetadata).toMatchObject({ versionId: '2', updated: patch.json().updatedAt })
-    const earlier = await resolver.resolve(`${domain.did}?versionTime=${new Date(created.getTime() + 1000).toISOString()}`)
+    const then = new Date(created.getTime() + 1000).toISOString()
+    const earlier = await resolver.resolve(`${domain.did}?versionTime=${then}`)
     expect(earlier.didDocument?.controller).toEqual([controllerKey.did])
     expect(earlier.didDocumentMetadata).toMatchObject({
       versionId: '1', nextVersionId: '2', nextUpdate: patch.json().updatedAt
@@ -147,12 +157,14 @@ describe('GET /1.0/identifiers/:did', () => {
     })
     expect(patch.statusCode).toBe(200)
     const now = (await resolve(domain.did)).json()
-    expect(now.didDocument.service).toEqual([{ id: `${domain.did}#protocol`, type: 'IxoProtocol', serviceEndpoint: PROTOCOL }])
+    expect(now.didDocument.service)
+      .toEqual([{ id: `${domain.did}#protocol`, type: 'IxoProtocol', serviceEndpoint: PROTOCOL }])
     expect(now.didDocument.alsoKnownAs).toBeUndefined()
     expect(now.didDocumentMetadata.versionId).toBe('2')
 
     const before = (await resolve(domain.did, `?versionTime=${encodeURIComponent(firstAt)}`)).json()
-    expect(before.didDocumentMetadata).toMatchObject({ versionId: '1', nextVersionId: '2', nextUpdate: patch.json().updatedAt })
+    expect(before.didDocumentMetadata)
+      .toMatchObject({ versionId: '1', nextVersionId: '2', nextUpdate: patch.json().updatedAt })
     expect(before.didDocument.service).toHaveLength(4)
     const byId = (await resolve(domain.did, '?versionId=1')).json()
     expect(byId.didDocument).toEqual(before.didDocument)
@@ -202,13 +214,17 @@ describe('GET /1.0/identifiers/:did', () => {
     t.clock.advance(7_200_000)
     const meta = (await resolve(domain.did)).json().didDocumentMetadata
     expect(meta).toMatchObject({ versionId: '2', status: 'expired', updated: new Date(validUntil).toISOString() })
-    const history = await t.app.inject({ method: 'GET', url: `/v1/domains/${domain.did}/history`, headers: t.auth(registrar.key) })
+    const history = await t.app.inject({
+      method: 'GET', url: `/v1/domains/${domain.did}/history`, headers: t.auth(registrar.key)
+    })
     expect(history.json().items.map((e: { event: string }) => e.event)).toEqual(['created', 'expired'])
   })
 
   it('answers 410 with deactivated: true once the domain is deactivated', async () => {
     const domain = await register()
-    const off = await t.app.inject({ method: 'POST', url: `/v1/domains/${domain.did}/deactivate`, headers: t.auth(registrar.key) })
+    const off = await t.app.inject({
+      method: 'POST', url: `/v1/domains/${domain.did}/deactivate`, headers: t.auth(registrar.key)
+    })
     expect(off.statusCode).toBe(200)
     const res = await resolve(domain.did)
     expect(res.statusCode).toBe(410)
@@ -243,7 +259,8 @@ describe('GET /1.0/identifiers/:did', () => {
 
   it('honours Accept: ld+json and plain JSON get the same result in their media type; no key needed', async () => {
     const domain = await register()
-    const ld = await resolve(domain.did, '', { accept: 'application/ld+json;profile="https://w3id.org/did-resolution"' })
+    const accept = 'application/ld+json;profile="https://w3id.org/did-resolution"'
+    const ld = await resolve(domain.did, '', { accept })
     expect(ld.headers['content-type']).toMatch('application/ld+json; profile="https://w3id.org/did-resolution"')
     const json = await resolve(domain.did, '', { accept: 'text/html;q=0.9, application/json' })
     expect(json.headers['content-type']).toMatch(/^application\/json/)
@@ -254,14 +271,15 @@ describe('GET /1.0/identifiers/:did', () => {
 describe('GET /v1/domains/:did with Accept: application/did+ld+json', () => {
   it('gives the DID document instead of the record, under the same auth', async () => {
     const domain = await register()
-    const record = await t.app.inject({ method: 'GET', url: `/v1/domains/${domain.did}`, headers: t.auth(registrar.key) })
+    const url = `/v1/domains/${domain.did}`
+    const record = await t.app.inject({ method: 'GET', url, headers: t.auth(registrar.key) })
     expect(record.json()).toEqual(domain)
     const headers = { ...t.auth(registrar.key), accept: 'application/did+ld+json' }
     const doc = await t.app.inject({ method: 'GET', url: `/v1/domains/${domain.did}`, headers })
     expect(doc.statusCode).toBe(200)
     expect(doc.headers['content-type']).toMatch(/^application\/did\+ld\+json/)
     expect(doc.json()).toEqual((await resolve(domain.did)).json().didDocument)
-    const anonymous = await t.app.inject({ method: 'GET', url: `/v1/domains/${domain.did}`, headers: { accept: 'application/did+ld+json' } })
+    const anonymous = await t.app.inject({ method: 'GET', url, headers: { accept: 'application/did+ld+json' } })
     expect(anonymous.statusCode).toBe(401)
     const missing = await t.app.inject({
       method: 'GET', url: '/v1/domains/did:ixo:entity:ffffffffffffffffffffffffffffffff', headers
@@ -279,7 +297,7 @@ describe('POST /v1/domains document fields', () => {
     payload: { type: 'Asset', class: PROTOCOL, ...payload }
   })
 
-  it('refuses keys that are not Ed25519 multikeys, reserved or repeated fragments and unknown service types', async () => {
+  it('refuses non-Ed25519 keys, reserved or repeated fragments and unknown service types', async () => {
     const secp = 'zQ3shokFTS3brHcDQrn82RUDfCZESWL1ZdCEJwekUDPQiYBme'
     const bad: Array<[Record<string, unknown>, string]> = [
       [{ deviceKeys: [{ id: 'k', publicKeyMultibase: secp }] }, 'FST_ERR_VALIDATION'],
@@ -314,7 +332,9 @@ describe('POST /v1/domains document fields', () => {
       method: 'PATCH',
       url: `/v1/domains/${domain.did}`,
       headers: t.auth(ADMIN_KEY),
-      payload: { deviceKeys: [{ id: 'stove-2', publicKeyMultibase: replacement.multikey, purposes: ['assertionMethod'] }] }
+      payload: {
+        deviceKeys: [{ id: 'stove-2', publicKeyMultibase: replacement.multikey, purposes: ['assertionMethod'] }]
+      }
     })
     expect(res.statusCode).toBe(200)
     expect(res.json().links).toEqual({ organisation: ORGANISATION, parent: PARENT })
@@ -326,13 +346,14 @@ describe('POST /v1/domains document fields', () => {
 })
 
 describe('OpenAPI', () => {
-  it('lists the resolution route, public, with every status, and the DID document on GET /v1/domains/{did}', async () => {
+  it('lists the public resolution route with every status, and the document on GET /v1/domains/{did}', async () => {
     const spec = (await t.app.inject({ method: 'GET', url: '/docs/json' })).json()
     const route = spec.paths['/1.0/identifiers/{did}'].get
     expect(route.security).toBeUndefined()
     expect(Object.keys(route.responses).sort()).toEqual(['200', '400', '404', '406', '410', '429', '501'])
-    expect(Object.keys(route.responses['200'].content)).toEqual(['application/did+ld+json', 'application/ld+json', 'application/json'])
-    expect(route.responses['200'].content['application/did+ld+json'].schema.properties.didDocument.properties.verificationMethod).toBeDefined()
+    const ok = route.responses['200'].content
+    expect(Object.keys(ok)).toEqual(['application/did+ld+json', 'application/ld+json', 'application/json'])
+    expect(ok['application/did+ld+json'].schema.properties.didDocument.properties.verificationMethod).toBeDefined()
     const read = spec.paths['/v1/domains/{did}'].get.responses['200'].content
     expect(Object.keys(read)).toEqual(['application/json', 'application/did+ld+json'])
     const create = spec.paths['/v1/domains'].post.requestBody.content['application/json'].schema.properties

@@ -13,7 +13,11 @@ import type { IdentifierService } from '../../services/identifiers.ts'
 import { DidDocumentSchema } from '../../schemas/did-document.ts'
 import { DomainNotFoundError } from '../../errors.ts'
 
-export interface DomainRoutesOptions { apiKeys: ApiKeyService, domains: DomainService, identifiers: IdentifierService }
+export interface DomainRoutesOptions {
+  apiKeys: ApiKeyService
+  domains: DomainService
+  identifiers: IdentifierService
+}
 
 const IdempotencyHeadersSchema = Type.Object({
   'idempotency-key': Type.Optional(Type.String({
@@ -35,7 +39,8 @@ const DID_DOCUMENT_TYPE = 'application/did+ld+json'
 const wantsDocument = (accept: string | undefined) =>
   accept !== undefined && accept.toLowerCase().split(',').some((range) => range.trim().startsWith(DID_DOCUMENT_TYPE))
 
-export const domainRoutes: FastifyPluginAsyncTypebox<DomainRoutesOptions> = async (app, { apiKeys, domains, identifiers }) => {
+export const domainRoutes: FastifyPluginAsyncTypebox<DomainRoutesOptions> = async (app, options) => {
+  const { apiKeys, domains, identifiers } = options
   const tags = ['domains']
   const anyKey = authorize(apiKeys)
   const registrar = authorize(apiKeys, ['registrar'])
