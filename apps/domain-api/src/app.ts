@@ -54,6 +54,8 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       },
       // Domain bodies are small (metadata is capped at 16 KiB).
       bodyLimit: 64 * 1024,
+      // A DID being resolved may be long (did:web paths, percent-encoded); the resolver answers it, not the router.
+      maxParamLength: 1024,
       ...(options.logStream !== undefined ? { logger: { stream: options.logStream } } : {})
     })
     await app.register(apiKeyAuthPlugin)

@@ -239,7 +239,8 @@ describe('GET /1.0/identifiers/:did', () => {
       ['did:ixo:ixo1someuser', 404, 'notFound'],
       ['not-a-did', 400, 'invalidDid'],
       ['did:Bad:x', 400, 'invalidDid'],
-      ['did:web:example.org', 501, 'methodNotSupported']
+      ['did:web:example.org', 501, 'methodNotSupported'],
+      [`did:web:example.org:${'stoves:'.repeat(30)}17`, 501, 'methodNotSupported']
     ]
     for (const [did, status, error] of cases) {
       const res = await resolve(did)
