@@ -8,6 +8,7 @@ import { apiKeyAuthPlugin, keyIdOf } from './plugins/auth.ts'
 import { apiKeyRoutes } from './routes/api-keys/index.ts'
 import { domainRoutes } from './routes/domains/index.ts'
 import { eventRoutes } from './routes/events/index.ts'
+import { identifierRoutes } from './routes/identifiers/index.ts'
 import { proposalRoutes } from './routes/proposals/index.ts'
 import { webhookRoutes } from './routes/webhooks/index.ts'
 import { SECURITY_SCHEMES } from './schemas/security.ts'
@@ -18,6 +19,7 @@ import { startDeliveryWorker } from './services/delivery-worker.ts'
 import { createDomainService } from './services/domains.ts'
 import { createEventFeed } from './services/events.ts'
 import { createGovernanceService } from './services/governance.ts'
+import { createIdentifierService } from './services/identifiers.ts'
 import { startSweeper } from './services/sweeper.ts'
 import { createWebhookService } from './services/webhooks.ts'
 
@@ -57,6 +59,8 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       },
       // Domain bodies are small (metadata is capped at 16 KiB).
       bodyLimit: 64 * 1024,
+      // A DID being resolved may be long (did:web paths, percent-encoded); the resolver answers it, not the router.
+      maxParamLength: 1024,
       ...(options.logStream !== undefined ? { logger: { stream: options.logStream } } : {})
     })
     await app.register(apiKeyAuthPlugin)
@@ -97,7 +101,9 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       }
     })
 
-    await app.register(domainRoutes, { apiKeys, domains })
+    const identifiers = createIdentifierService({ db, clock })
+    await app.register(domainRoutes, { apiKeys, domains, identifiers })
+    await app.register(identifierRoutes, { identifiers })
     await app.register(proposalRoutes, { apiKeys, governance })
     await app.register(apiKeyRoutes, { apiKeys })
     const allowPrivateTargets = config.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? config.NODE_ENV !== 'production'

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import type { DB } from './types.ts'
+import { versionInsert } from './version.repository.ts'
 
 export interface NewDomain {
   did: string
@@ -7,6 +8,8 @@ export interface NewDomain {
   class: string
   controllers: string[]
   metadata: Record<string, unknown>
+  /** DID document fields (DomainDocumentFields). */
+  document?: Record<string, unknown>
   validFrom: Date | null
   validUntil: Date | null
   createdByKey: string
@@ -29,8 +32,8 @@ export interface DomainInsert {
 }
 
 /**
- * Inserts domains with their `created` history entries in one statement: one round trip and
- * one commit for the whole set, atomic without an explicit transaction.
+ * Inserts domains with their `created` history entries and first versions in one statement: one
+ * round trip and one commit for the whole set, atomic without an explicit transaction.
  *
  * A row with an idempotency claim is inserted only if its claim is: when another request
  * already holds the key, the claim inserts nothing and neither does the domain, so concurrent
@@ -43,11 +46,12 @@ export async function insertDomains (db: Kysely<DB>, rows: DomainInsert[], reten
     ${d.did}::text, ${d.type}::text, ${d.class}::text, ${d.controllers}::text[], ${JSON.stringify(d.metadata)}::jsonb,
     ${d.validFrom}::timestamptz, ${d.validUntil}::timestamptz, ${d.createdByKey}::text, ${d.createdByAccount}::text,
     ${d.createdAt}::timestamptz, ${reason}::text, ${claim?.apiKeyId ?? null}::text, ${claim?.key ?? null}::text,
-    ${claim?.fingerprint ?? null}::text, ${claim !== undefined ? JSON.stringify(claim.response) : null}::jsonb
+    ${claim?.fingerprint ?? null}::text, ${claim !== undefined ? JSON.stringify(claim.response) : null}::jsonb,
+    ${JSON.stringify(d.document ?? {})}::jsonb
   )`)
   const result = await sql<{ did: string }>`
     with input (did, type, class, controllers, metadata, valid_from, valid_until, created_by_key, created_by_account,
-      created_at, reason, claim_api_key, claim_key, fingerprint, response) as (values ${sql.join(values)}),
+      created_at, reason, claim_api_key, claim_key, fingerprint, response, document) as (values ${sql.join(values)}),
     claimed as (
       insert into idempotency_keys (api_key_id, key, fingerprint, domain_did, response, created_at)
       select claim_api_key, claim_key, fingerprint, did, response, created_at from input where claim_key is not null
@@ -58,11 +62,13 @@ export async function insertDomains (db: Kysely<DB>, rows: DomainInsert[], reten
     ),
     inserted as (
       insert into domains (did, type, class, controllers, metadata, valid_from, valid_until, status,
-        created_by_key, created_by_account, created_at, updated_at)
-      select did, type, class, controllers, metadata, valid_from, valid_until, 'draft', created_by_key, created_by_account, created_at, created_at
+        created_by_key, created_by_account, created_at, updated_at, document)
+      select did, type, class, controllers, metadata, valid_from, valid_until, 'draft', created_by_key, created_by_account,
+        created_at, created_at, document
       from input where claim_key is null or did in (select domain_did from claimed)
-      returning did
-    )
+      returning *
+    ),
+    versioned as (${versionInsert(sql`inserted`)})
     insert into domain_events (domain_did, event, from_status, to_status, actor_kind, actor_key, actor_account, reason, at)
     select i.did, 'created', null, 'draft', 'api-key', i.created_by_key, i.created_by_account, i.reason, i.created_at
     from input i join inserted using (did)

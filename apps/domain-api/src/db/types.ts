@@ -35,6 +35,8 @@ export interface DomainsTable {
   updated_at: Timestamp
   verified_at: NullableTimestamp
   deactivated_at: NullableTimestamp
+  /** Device keys, services, alsoKnownAs and links of the DID document (DomainDocumentFields). */
+  document: ColumnType<Record<string, unknown>, string | undefined, string>
 }
 
 export interface VerificationProposalsTable {
@@ -127,6 +129,13 @@ export interface WebhookAttemptsTable {
   duration_ms: number
 }
 
+export interface DomainVersionsTable {
+  did: string
+  version: number
+  at: Timestamp
+  snapshot: Json<Record<string, unknown>>
+}
+
 export interface DB {
   api_keys: ApiKeysTable
   domains: DomainsTable
@@ -137,6 +146,7 @@ export interface DB {
   webhooks: WebhooksTable
   webhook_deliveries: WebhookDeliveriesTable
   webhook_attempts: WebhookAttemptsTable
+  domain_versions: DomainVersionsTable
 }
 
 export type DomainRow = Selectable<DomainsTable>

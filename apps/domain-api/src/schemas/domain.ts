@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { CursorPageQuerySchema, CursorPageSchema, DidSchema, IsoTimestampSchema, Nullable } from '@impact/schemas'
+import { documentFields } from './did-document.ts'
 import { ActorSchema, CallerRefSchema, controllersField, didField, EntityDidSchema, NullableTimestampSchema, UuidSchema } from './common.ts'
 
 export const DOMAIN_STATUSES = ['draft', 'verification_submitted', 'verified', 'rejected', 'expired', 'deactivated'] as const
@@ -27,7 +28,8 @@ export const CreateDomainBodySchema = Type.Object({
   metadata: Type.Optional(MetadataSchema),
   validFrom: Type.Optional(IsoTimestampSchema),
   validUntil: Type.Optional(IsoTimestampSchema),
-  controllers: Type.Optional(controllersField({ description: 'Controllers in addition to the calling key\'s account' }))
+  controllers: Type.Optional(controllersField({ description: 'Controllers in addition to the calling key\'s account' })),
+  ...documentFields
 }, { additionalProperties: false })
 export type CreateDomainBody = Static<typeof CreateDomainBodySchema>
 
@@ -35,7 +37,8 @@ export const UpdateDomainBodySchema = Type.Object({
   metadata: Type.Optional(MetadataSchema),
   validFrom: Type.Optional(Nullable(IsoTimestampSchema)),
   validUntil: Type.Optional(Nullable(IsoTimestampSchema)),
-  controllers: Type.Optional(controllersField({ minItems: 1, description: 'The full new list of controllers' }))
+  controllers: Type.Optional(controllersField({ minItems: 1, description: 'The full new list of controllers' })),
+  ...documentFields
 }, { additionalProperties: false, minProperties: 1 })
 export type UpdateDomainBody = Static<typeof UpdateDomainBodySchema>
 
@@ -66,7 +69,8 @@ export const DomainSchema = Type.Object({
   createdAt: IsoTimestampSchema,
   updatedAt: IsoTimestampSchema,
   verifiedAt: NullableTimestampSchema,
-  deactivatedAt: NullableTimestampSchema
+  deactivatedAt: NullableTimestampSchema,
+  ...documentFields
 })
 export type Domain = Static<typeof DomainSchema>
 

@@ -13,6 +13,7 @@ import {
 import type { NewDomain } from '../db/domain-insert.repository.ts'
 import { insertEvents, listEvents } from '../db/event.repository.ts'
 import { updateProposal } from '../db/proposal.repository.ts'
+import { recordVersions } from '../db/version.repository.ts'
 import type { DB, DomainRow } from '../db/types.ts'
 import {
   DomainClassNotProtocolError,
@@ -32,6 +33,7 @@ import { fingerprint } from './fingerprint.ts'
 import { callerEvent, isDue, lockAndSettle, settleDomain, settleDue } from './lifecycle.ts'
 import { decodeKeyset, decodeSequence, toPage } from './pagination.ts'
 import { draftRow, toDomain, toEvent, withProposal } from './records.ts'
+import { checkDocumentFields, documentFieldsOf } from './did-document.ts'
 import { checkMetadata, checkValidity, classOf, entityTypeOf, toInstant } from './validation.ts'
 
 const ENTITY_DID = new RegExp(ENTITY_DID_PATTERN)
@@ -90,6 +92,7 @@ export function createDomainService (
       const validUntil = toInstant(body.validUntil ?? null)
       checkValidity(validFrom, validUntil, now, true)
       checkMetadata(body.metadata)
+      checkDocumentFields(body)
       await checkClass(classDid)
       const controllers = [...new Set([caller.account, ...(body.controllers ?? [])])]
       const requestFingerprint = idempotencyKey !== undefined ? fingerprint(body) : ''
@@ -101,6 +104,7 @@ export function createDomainService (
           class: classDid,
           controllers,
           metadata: body.metadata ?? {},
+          document: documentFieldsOf(body),
           validFrom,
           validUntil,
           createdByKey: caller.keyId,
@@ -176,8 +180,16 @@ export function createDomainService (
         if (body.validFrom !== undefined) changes.valid_from = validFrom
         if (body.validUntil !== undefined) changes.valid_until = validUntil
         if (body.controllers !== undefined) changes.controllers = body.controllers
+        const documentChanges = documentFieldsOf(body)
+        const documentChanged = Object.keys(documentChanges)
+        if (documentChanged.length > 0) {
+          // Checked merged: a new service may not take the fragment of a key it leaves in place.
+          const merged = { ...domain.document, ...documentChanges }
+          checkDocumentFields(merged)
+          changes.document = JSON.stringify(merged)
+        }
         const updated = await updateDomain(trx, did, changes)
-        const changed = [...content, ...(body.controllers !== undefined ? ['controllers'] : [])]
+        const changed = [...content, ...(body.controllers !== undefined ? ['controllers'] : []), ...documentChanged]
         await insertEvents(trx, [callerEvent(caller, domain, {
           event: renewed ? 'renewed' : 'updated',
           to_status: updated.status,
@@ -190,6 +202,7 @@ export function createDomainService (
           }),
           at: now
         })])
+        await recordVersions(trx, [did])
         return withProposal(updated, locked.proposal)
       })
       return toDomain(result, now)
@@ -220,6 +233,7 @@ export function createDomainService (
           reason: reason ?? 'deactivated by a controller',
           at: now
         })])
+        await recordVersions(trx, [did])
         return withProposal(updated, proposal)
       })
       return toDomain(result, now)

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely'
 import { inTransaction } from '@impact/persistence'
 import { findDomain, updateDomain } from '../db/domain.repository.ts'
 import { insertEvents } from '../db/event.repository.ts'
+import { recordVersions } from '../db/version.repository.ts'
 import {
   findProposal,
   insertProposal,
@@ -114,6 +115,7 @@ export function createGovernanceService (
           }),
           at: now
         })])
+        await recordVersions(trx, [did])
         return created
       })
       return toProposal(proposal, [])
@@ -174,6 +176,7 @@ export function createGovernanceService (
             }),
             at: now
           }])
+          await recordVersions(trx, [tallied.domain_did])
         }
         return {}
       })

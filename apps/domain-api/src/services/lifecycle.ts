@@ -3,6 +3,7 @@ import { inTransaction } from '@impact/persistence'
 import { dueDomainDids, lockDomain, updateDomain } from '../db/domain.repository.ts'
 import { insertEvents } from '../db/event.repository.ts'
 import { lockProposal, updateProposal } from '../db/proposal.repository.ts'
+import { recordVersions } from '../db/version.repository.ts'
 import type { DB, DomainRow, NewEvent, ProposalRow } from '../db/types.ts'
 import type { Caller } from './api-keys.ts'
 
@@ -101,6 +102,7 @@ async function settleLocked (trx: Transaction<DB>, locked: LockedDomain, now: Da
     domain = await updateDomain(trx, domain.did, { status: 'expired', updated_at: expiry })
   }
   await insertEvents(trx, events)
+  await recordVersions(trx, events.map((e) => e.domain_did))
   return { domain, proposal }
 }
 

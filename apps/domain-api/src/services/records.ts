@@ -2,6 +2,8 @@ import type { ApiKey } from '../schemas/api-key.ts'
 import type { Role } from '../schemas/common.ts'
 import type { Domain, DomainEvent, DomainStatus } from '../schemas/domain.ts'
 import type { Proposal, ProposalStatus, VoteChoice } from '../schemas/proposal.ts'
+import type { DomainDocumentFields } from '../schemas/did-document.ts'
+import { documentFieldsOf } from './did-document.ts'
 import type { DomainWithProposal } from '../db/domain.repository.ts'
 import type { NewDomain } from '../db/domain-insert.repository.ts'
 import type { EventListRow } from '../db/event.repository.ts'
@@ -47,7 +49,8 @@ export function toDomain (row: DomainWithProposal, now: Date): Domain {
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
     verifiedAt: iso(row.verified_at),
-    deactivatedAt: iso(row.deactivated_at)
+    deactivatedAt: iso(row.deactivated_at),
+    ...documentFieldsOf(row.document as DomainDocumentFields)
   }
 }
 
@@ -68,6 +71,7 @@ export const draftRow = (d: NewDomain): DomainWithProposal => ({
   updated_at: d.createdAt,
   verified_at: null,
   deactivated_at: null,
+  document: d.document ?? {},
   p_status: null,
   p_deadline: null
 })

@@ -9,8 +9,15 @@ import {
 } from '../../schemas/domain.ts'
 import type { ApiKeyService } from '../../services/api-keys.ts'
 import type { DomainService } from '../../services/domains.ts'
+import type { IdentifierService } from '../../services/identifiers.ts'
+import { DidDocumentSchema } from '../../schemas/did-document.ts'
+import { DomainNotFoundError } from '../../errors.ts'
 
-export interface DomainRoutesOptions { apiKeys: ApiKeyService, domains: DomainService }
+export interface DomainRoutesOptions {
+  apiKeys: ApiKeyService
+  domains: DomainService
+  identifiers: IdentifierService
+}
 
 const IdempotencyHeadersSchema = Type.Object({
   'idempotency-key': Type.Optional(Type.String({
@@ -27,8 +34,13 @@ const CreatedHeaders = {
 }
 
 const domainUrl = (did: string) => `/v1/domains/${did}`
+const DID_DOCUMENT_TYPE = 'application/did+ld+json'
+/** Asks for the DID document rather than the record (the record stays the default). */
+const wantsDocument = (accept: string | undefined) =>
+  accept !== undefined && accept.toLowerCase().split(',').some((range) => range.trim().startsWith(DID_DOCUMENT_TYPE))
 
-export const domainRoutes: FastifyPluginAsyncTypebox<DomainRoutesOptions> = async (app, { apiKeys, domains }) => {
+export const domainRoutes: FastifyPluginAsyncTypebox<DomainRoutesOptions> = async (app, options) => {
+  const { apiKeys, domains, identifiers } = options
   const tags = ['domains']
   const anyKey = authorize(apiKeys)
   const registrar = authorize(apiKeys, ['registrar'])
@@ -73,11 +85,25 @@ export const domainRoutes: FastifyPluginAsyncTypebox<DomainRoutesOptions> = asyn
       tags,
       security: SECURITY,
       summary: 'Read a domain',
-      description: 'Any role. `usable` says whether the domain may take part in platform activities now.',
+      description: 'Any role. `usable` says whether the domain may take part in platform activities now. ' +
+        'With `Accept: application/did+ld+json`, the current W3C DID document instead of the record.',
       params: DidParamsSchema,
-      response: { 200: DomainSchema, ...errorResponses(400, 401, 404) }
+      response: {
+        200: {
+          description: 'The domain record, or its DID document',
+          content: { 'application/json': { schema: DomainSchema }, [DID_DOCUMENT_TYPE]: { schema: DidDocumentSchema } }
+        },
+        ...errorResponses(400, 401, 404)
+      }
     }
-  }, async (request) => await domains.get(request.params.did))
+  }, async (request, reply) => {
+    const { did } = request.params
+    if (!wantsDocument(request.headers.accept)) return await domains.get(did)
+    const { result } = await identifiers.resolve(did)
+    if (result.didDocument === null) throw new DomainNotFoundError(did)
+    reply.header('content-type', DID_DOCUMENT_TYPE)
+    return result.didDocument
+  })
 
   app.patch('/v1/domains/:did', {
     onRequest: manager,

@@ -1,0 +1,92 @@
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely'
+import type { DB } from './types.ts'
+
+type Db = Kysely<DB> | Transaction<DB>
+
+/**
+ * The public state a DID document version is built from, read from a row with the columns of
+ * `domains` (aliased `d`). The private metadata and who registered the domain are left out.
+ */
+const snapshotOf = sql`jsonb_build_object(
+  'type', d.type, 'class', d.class, 'controllers', to_jsonb(d.controllers), 'status', d.status,
+  'validFrom', d.valid_from, 'validUntil', d.valid_until, 'createdAt', d.created_at, 'updatedAt', d.updated_at,
+  'verifiedAt', d.verified_at, 'deactivatedAt', d.deactivated_at, 'document', d.document)`
+
+/**
+ * `insert into domain_versions` of the next version of every row of `rows` (domains-shaped), as
+ * they are now. The one place a version is written; every change calls it with its history entry.
+ */
+export const versionInsert = (rows: RawBuilder<unknown>) => sql`
+  insert into domain_versions (did, version, at, snapshot)
+  select d.did, coalesce((select max(v.version) from domain_versions v where v.did = d.did), 0) + 1,
+    d.updated_at, ${snapshotOf}
+  from ${rows} d`
+
+/**
+ * Records a version of each domain in `dids`, in the caller's transaction (after the change, under
+ * the domain's row lock, so version numbers cannot race).
+ */
+export async function recordVersions (trx: Transaction<DB>, dids: string[]): Promise<void> {
+  const unique = [...new Set(dids)]
+  if (unique.length === 0) return
+  await versionInsert(sql`(select * from domains where did = any(${unique}::text[]))`).execute(trx)
+}
+
+export interface VersionSnapshot {
+  type: string
+  class: string
+  controllers: string[]
+  status: string
+  validFrom: string | null
+  validUntil: string | null
+  createdAt: string
+  updatedAt: string
+  verifiedAt: string | null
+  deactivatedAt: string | null
+  document: Record<string, unknown>
+}
+
+export interface VersionRow { version: number, at: Date, snapshot: VersionSnapshot }
+
+/**
+ * The latest version with what tells whether a transition is due (status, validUntil, the open
+ * proposal's deadline): one round trip for the common resolution.
+ */
+export async function findLatestVersion (db: Db, did: string) {
+  const row = await db.selectFrom('domain_versions as v')
+    .innerJoin('domains as d', 'd.did', 'v.did')
+    .leftJoin('verification_proposals as p', 'p.id', 'd.latest_proposal_id')
+    .select(['v.version', 'v.at', 'v.snapshot', 'd.status', 'd.valid_until'])
+    .select(['p.status as p_status', 'p.deadline as p_deadline'])
+    .where('v.did', '=', did)
+    .orderBy('v.version', 'desc')
+    .limit(1)
+    .executeTakeFirst()
+  if (row === undefined) return undefined
+  const { version, at, snapshot, ...due } = row
+  return { version: { version, at, snapshot: snapshot as unknown as VersionSnapshot } satisfies VersionRow, due }
+}
+
+export interface VersionQuery { versionId?: number | undefined, versionTime?: Date | undefined }
+
+/**
+ * The version asked for (the latest by default, else by number, else the one in force at a time)
+ * and the version after it, if any.
+ */
+export async function findVersion (
+  db: Db,
+  did: string,
+  query: VersionQuery
+): Promise<{ current: VersionRow, next: VersionRow | undefined } | undefined> {
+  let chosen = db.selectFrom('domain_versions').select(['version', 'at', 'snapshot']).where('did', '=', did)
+  if (query.versionId !== undefined) chosen = chosen.where('version', '=', query.versionId)
+  if (query.versionTime !== undefined) chosen = chosen.where('at', '<=', query.versionTime)
+  const current = await chosen.orderBy('version', 'desc').limit(1).executeTakeFirst() as VersionRow | undefined
+  if (current === undefined) return undefined
+  // The latest version has no successor: skip the second query on the common path.
+  if (query.versionId === undefined && query.versionTime === undefined) return { current, next: undefined }
+  const next = await db.selectFrom('domain_versions').select(['version', 'at', 'snapshot'])
+    .where('did', '=', did).where('version', '>', current.version)
+    .orderBy('version').limit(1).executeTakeFirst() as VersionRow | undefined
+  return { current, next }
+}
