@@ -7,6 +7,7 @@ import { DomainRateLimitedError } from './errors.ts'
 import { apiKeyAuthPlugin, keyIdOf } from './plugins/auth.ts'
 import { apiKeyRoutes } from './routes/api-keys/index.ts'
 import { domainRoutes } from './routes/domains/index.ts'
+import { graphqlRoutes } from './routes/graphql/index.ts'
 import { proposalRoutes } from './routes/proposals/index.ts'
 import { SECURITY_SCHEMES } from './schemas/security.ts'
 import { createApiKeyService } from './services/api-keys.ts'
@@ -95,6 +96,16 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
     await app.register(domainRoutes, { apiKeys, domains })
     await app.register(proposalRoutes, { apiKeys, governance })
     await app.register(apiKeyRoutes, { apiKeys })
+    await app.register(graphqlRoutes, {
+      apiKeys,
+      domains,
+      governance,
+      db,
+      clock,
+      graphiql: config.GRAPHIQL_ENABLED ?? config.NODE_ENV === 'development',
+      maxDepth: config.GRAPHQL_MAX_DEPTH,
+      maxCost: config.GRAPHQL_MAX_COST
+    })
 
     const sweeper = startSweeper({
       db,
