@@ -68,7 +68,7 @@ export const ConfigSchema = Type.Object({
     minimum: 2,
     maximum: 50,
     default: 15,
-    description: 'Deepest selection nesting a GraphQL query may have (the standard introspection query needs 13)'
+    description: 'Deepest selection nesting a GraphQL query may have (the standard introspection query needs 15)'
   }),
   GRAPHQL_MAX_COST: Type.Integer({
     minimum: 1,
