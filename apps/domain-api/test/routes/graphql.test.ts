@@ -132,7 +132,7 @@ describe('POST /graphql', () => {
       body: JSON.stringify({ query: '{ domain(did: "did:ixo:entity:00000000000000000000000000000000") { status } }' })
     })
     expect(res.status).toBe(200)
-    const body = await res.json()
+    const body = await res.json() as Record<string, any>
     expect(body.data).toEqual({ domain: null })
     expect(body.errors).toEqual([expect.objectContaining({ path: ['domain'], extensions: { code: 'DOMAIN_NOT_FOUND' } })])
   })
@@ -264,7 +264,7 @@ describe('POST /graphql refusals', () => {
       body: JSON.stringify({ query: '{ verificationProposal(id: "42") { status } }' })
     })
     expect(res.status).toBe(200)
-    const body = await res.json()
+    const body = await res.json() as Record<string, any>
     expect(body.data).toEqual({ verificationProposal: null })
     expect(body.errors[0].extensions).toEqual({ code: 'DOMAIN_INVALID_REQUEST', details: [{ field: '/id', message: 'must be a UUID' }] })
   })
@@ -272,7 +272,7 @@ describe('POST /graphql refusals', () => {
   it('answers a body that is not JSON with 400', async () => {
     const res = await fetch(url, { method: 'POST', headers: { ...t.auth(registrar.key), 'content-type': 'application/json' }, body: '{"query":' })
     expect(res.status).toBe(400)
-    expect((await res.json()).statusCode).toBe(400)
+    expect((await res.json() as { statusCode: number }).statusCode).toBe(400)
   })
 
   it('refuses queries deeper than the depth limit', async () => {
