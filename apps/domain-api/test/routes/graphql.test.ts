@@ -1,6 +1,6 @@
 import { buildSchema, getIntrospectionQuery } from 'graphql'
 import { ClientError, GraphQLClient, gql } from 'graphql-request'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { randomAccount, startApp, type TestApp } from '../helper.ts'
 
 type Key = { id: string, key: string, account: string }
@@ -10,6 +10,9 @@ let registrar: Key
 let compliance: Key
 let voters: Key[]
 let client: GraphQLClient
+
+// Real HTTP round trips through several REST and GraphQL calls per test: room for a loaded machine.
+vi.setConfig({ testTimeout: 30_000 })
 
 beforeAll(async () => {
   t = await startApp()
