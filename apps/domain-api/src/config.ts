@@ -74,7 +74,8 @@ export const ConfigSchema = Type.Object({
     minimum: 1,
     maximum: 1_000_000,
     default: 5000,
-    description: 'Most objects a GraphQL query may ask for: each object field counts 1, a page `first` times its selection'
+    description: 'Most objects a GraphQL query may ask for: each object field counts 1, ' +
+      'a page `first` times its selection'
   }),
   // A programme's backend stays well below these; a key guesser meets 429 after 30 wrong keys.
   ...rateLimitConfigProperties({

@@ -33,7 +33,8 @@ async function traffic (server: ServerProcess) {
             headers,
             body: JSON.stringify({ query: '{ domains(first: 5) { edges { node { status openProposal { id } } } } }' })
           })
-      const body = await res.json() as { did?: string, code?: string, errors?: Array<{ extensions?: { code?: string } }> }
+      type Body = { did?: string, code?: string, errors?: Array<{ extensions?: { code?: string } }> }
+      const body = await res.json() as Body
       if (create && res.status === 201 && body.did !== undefined) acknowledged.push(body.did)
       // A GraphQL answer carries its code in its errors, and a 200 with errors is a failure too.
       const code = body.code ?? body.errors?.[0]?.extensions?.code

@@ -23,7 +23,8 @@ function requestError (error: unknown): Formatted {
   const code = (error as Coded).code
   const json = located(error)
   const message = error instanceof Error ? error.message : String(error)
-  const domainCode = typeof code === 'string' && TOO_COMPLEX.has(code) ? 'DOMAIN_GRAPHQL_TOO_COMPLEX' : 'DOMAIN_GRAPHQL_INVALID'
+  const tooComplex = typeof code === 'string' && TOO_COMPLEX.has(code)
+  const domainCode = tooComplex ? 'DOMAIN_GRAPHQL_TOO_COMPLEX' : 'DOMAIN_GRAPHQL_INVALID'
   return {
     error: { ...json, message: message.replace(/^`|`$/g, ''), extensions: { code: domainCode } },
     status: 400
@@ -41,7 +42,10 @@ function executionError (error: GraphQLError, request: FastifyRequest): Formatte
       message: body.message,
       ...(json.locations !== undefined ? { locations: json.locations } : {}),
       ...(json.path !== undefined ? { path: json.path } : {}),
-      extensions: { code: body.code ?? 'INTERNAL_SERVER_ERROR', ...(body.details !== undefined ? { details: body.details } : {}) }
+      extensions: {
+        code: body.code ?? 'INTERNAL_SERVER_ERROR',
+        ...(body.details !== undefined ? { details: body.details } : {})
+      }
     },
     status: body.statusCode
   }
@@ -73,7 +77,8 @@ export function formatExecutionErrors (execution: ExecutionResult, context: { re
  */
 export async function handleGraphqlRouteError (error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const code = (error as Coded).code
-  const isRequestError = (typeof code === 'string' && REQUEST_ERROR.test(code)) || (error as Coded).validation !== undefined
+  const isRequestError = (typeof code === 'string' && REQUEST_ERROR.test(code)) ||
+    (error as Coded).validation !== undefined
   if (!isRequestError) return errorHandler.call(request.server, error, request, reply)
   const inner = (error as Coded).errors
   const formatted = (Array.isArray(inner) && inner.length > 0 ? inner : [error]).map(requestError)

@@ -69,7 +69,8 @@ export function createLoaders (
 
   /** Histories of several domains; one statement per distinct (first, after) asked for. */
   async function histories (queries: Array<Query<Domain, PageParams>>) {
-    const groups = new Map<string, { first: number, after: string | undefined, queries: Array<Query<Domain, PageParams>> }>()
+    type Group = { first: number, after: string | undefined, queries: Array<Query<Domain, PageParams>> }
+    const groups = new Map<string, Group>()
     for (const query of queries) {
       const first = query.params.first ?? DEFAULT_PAGE
       const after = query.params.after ?? undefined
@@ -84,7 +85,8 @@ export function createLoaders (
         const rows = await listEventsOf(db, unique(grouped.map((q) => q.obj.did)), decodeSequence(after), first + 1)
         for (const query of grouped) {
           const own = rows.filter((row) => row.domain_did === query.obj.did)
-          results.set(query, connection(toPage(own.map(toEvent), first, (entry) => entry, eventPosition), eventPosition))
+          const page = toPage(own.map(toEvent), first, (entry) => entry, eventPosition)
+          results.set(query, connection(page, eventPosition))
         }
       } catch (error) {
         // A bad cursor fails the fields that sent it, not the whole page (graphql-js throws returned errors).

@@ -13,7 +13,12 @@ import type { LinkNode } from './loaders.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-interface DomainFilter { type?: string | null, protocol?: string | null, status?: DomainStatus | null, controller?: string | null }
+interface DomainFilter {
+  type?: string | null
+  protocol?: string | null
+  status?: DomainStatus | null
+  controller?: string | null
+}
 interface DomainsArgs { filter?: DomainFilter | null, first?: number | null, after?: string | null }
 
 const given = <T>(value: T | null | undefined): T | undefined => value ?? undefined

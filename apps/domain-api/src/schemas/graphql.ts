@@ -18,8 +18,12 @@ export const GraphqlErrorSchema = Type.Object({
 export const GraphqlResponseSchema = Type.Object({
   data: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()])),
   errors: Type.Optional(Type.Array(GraphqlErrorSchema))
-}, { description: 'data, with errors for the fields that failed (a domain that does not exist is null plus DOMAIN_NOT_FOUND)' })
+}, {
+  description: 'data, with errors for the fields that failed (an unknown domain is null plus DOMAIN_NOT_FOUND)'
+})
 
 export const GraphqlRequestErrorSchema = Type.Object({
   errors: Type.Array(GraphqlErrorSchema)
-}, { description: 'The query did not run: it does not parse or validate, its variables are wrong, or it is over the limits' })
+}, {
+  description: 'The query did not run: it does not parse or validate, its variables are wrong, or it is over the limits'
+})

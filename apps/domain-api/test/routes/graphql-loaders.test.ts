@@ -9,12 +9,14 @@ import { graphqlRoutes } from '../../src/routes/graphql/index.ts'
 import { createApiKeyService, type Caller } from '../../src/services/api-keys.ts'
 import { createDomainService } from '../../src/services/domains.ts'
 import { createGovernanceService } from '../../src/services/governance.ts'
-import { ADMIN_KEY, fileDatabase, testClock } from '../helper.ts'
+import { ADMIN_KEY, fileDatabase, PROTOCOL, testClock } from '../helper.ts'
 
 const file = fileDatabase()
 const silentLog = { info () {}, warn () {}, error () {} } as unknown as FastifyBaseLogger
-const registrar: Caller = { keyId: 'k-registrar', name: 'registrar', roles: ['registrar', 'compliance'], account: 'did:ixo:registrar' }
-const voter = (i: number): Caller => ({ keyId: `k-voter-${i}`, name: 'voter', roles: ['voter'], account: `did:ixo:voter${i}` })
+const registrar: Caller =
+  { keyId: 'k-registrar', name: 'registrar', roles: ['registrar', 'compliance'], account: 'did:ixo:registrar' }
+const voter = (i: number): Caller =>
+  ({ keyId: `k-voter-${i}`, name: 'voter', roles: ['voter'], account: `did:ixo:voter${i}` })
 
 /** The GraphQL routes alone on a bare Fastify, over a database handle that counts its statements. */
 async function countingGraphql () {
@@ -26,15 +28,18 @@ async function countingGraphql () {
   const db = file.database.db.withPlugin(counter)
   const clock = testClock()
   const domains = createDomainService({ db, clock: clock.now, idempotencyTtlMs: 60_000 })
-  const governance = createGovernanceService({ db, clock: clock.now, settings: { quorum: 3, threshold: 0.6, periodMs: 3_600_000 } })
+  const settings = { quorum: 3, threshold: 0.6, periodMs: 3_600_000 }
+  const governance = createGovernanceService({ db, clock: clock.now, settings })
   const state = createSharedState({ url: undefined, prefix: 'graphql-loaders:' })
-  const apiKeys = createApiKeyService({ db, state, clock: clock.now, log: silentLog, cacheTtlMs: 60_000, bootstrap: { key: ADMIN_KEY, account: 'did:ixo:admin' } })
+  const bootstrap = { key: ADMIN_KEY, account: 'did:ixo:admin' }
+  const apiKeys = createApiKeyService({ db, state, clock: clock.now, log: silentLog, cacheTtlMs: 60_000, bootstrap })
   await apiKeys.start()
   const app = Fastify()
   app.addSchema(ErrorBodySchema)
   app.setErrorHandler(errorHandler)
   await app.register(apiKeyAuthPlugin)
-  await app.register(graphqlRoutes, { apiKeys, domains, governance, db, clock: clock.now, graphiql: false, maxDepth: 15, maxCost: 5000 })
+  const limits = { graphiql: false, maxDepth: 15, maxCost: 5000 }
+  await app.register(graphqlRoutes, { apiKeys, domains, governance, db, clock: clock.now, ...limits })
   onTestFinished(async () => {
     await app.close()
     await apiKeys.close()
@@ -44,9 +49,9 @@ async function countingGraphql () {
 }
 
 describe('GraphQL loaders', () => {
-  it('reads a page of domains with nested proposals, votes, links and histories in a fixed number of statements', async () => {
+  it('reads a page with nested proposals, votes, links and histories in a fixed number of statements', async () => {
     const { app, domains, governance, clock, counted } = await countingGraphql()
-    const protocol = (await domains.create(registrar, { type: 'Protocol', class: 'did:ixo:entity:0123456789abcdef0123456789abcdef' })).domain.did
+    const protocol = (await domains.create(registrar, { type: 'Protocol', class: PROTOCOL })).domain.did
     for (let i = 0; i < 6; i++) {
       const { domain } = await domains.create(registrar, { type: 'Project', class: protocol })
       const proposal = await governance.propose(registrar, domain.did, { evidence: 'https://evidence.example/pack' })

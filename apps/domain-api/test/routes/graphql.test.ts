@@ -105,7 +105,8 @@ describe('POST /graphql', () => {
       .toEqual([[voters[0]!.id, 'yes'], [voters[1]!.id, 'abstain'], [voters[2]!.id, 'yes']].sort())
     expect(verified.history.edges.map((e: { node: Record<string, unknown> }) => [e.node.event, e.node.toStatus]))
       .toEqual([['created', 'draft'], ['verification_proposed', 'verification_submitted'], ['verified', 'verified']])
-    expect(verified.history.edges[2].node).toMatchObject({ actor: { kind: 'governance', keyId: null }, proposalId: proposal.id })
+    expect(verified.history.edges[2].node)
+      .toMatchObject({ actor: { kind: 'governance', keyId: null }, proposalId: proposal.id })
   })
 
   it('reads a proposal by id with its tally, votes and domain', async () => {
@@ -137,7 +138,8 @@ describe('POST /graphql', () => {
     expect(res.status).toBe(200)
     const body = await res.json() as Record<string, any>
     expect(body.data).toEqual({ domain: null })
-    expect(body.errors).toEqual([expect.objectContaining({ path: ['domain'], extensions: { code: 'DOMAIN_NOT_FOUND' } })])
+    expect(body.errors)
+      .toEqual([expect.objectContaining({ path: ['domain'], extensions: { code: 'DOMAIN_NOT_FOUND' } })])
   })
 
   it('pages through domains with cursors, newest first, like the REST listing', async () => {
@@ -172,25 +174,38 @@ describe('POST /graphql', () => {
     const first = await client.request<Page>(PAGE, { protocol })
     const resumed = await client.request<Page>(PAGE, { protocol, after: first.domains.edges[0]!.cursor })
     expect(resumed.domains.edges.map((e) => e.node.did)).toEqual([created[3], created[2]])
-    const rest = (await t.app.inject({ url: `/v1/domains?protocol=${protocol}&limit=2`, headers: t.auth(registrar.key) })).json()
+    const listed = await t.app.inject({
+      url: `/v1/domains?protocol=${protocol}&limit=2`,
+      headers: t.auth(registrar.key)
+    })
+    const rest = listed.json()
     expect(rest.items.map((d: { did: string }) => d.did)).toEqual(first.domains.edges.map((e) => e.node.did))
   })
 
   it('pages through a domain\'s history', async () => {
     const domain = await t.createDomain(registrar.key)
     for (const name of ['a', 'b', 'c']) {
-      const res = await t.app.inject({ method: 'PATCH', url: `/v1/domains/${domain.did}`, headers: t.auth(registrar.key), payload: { metadata: { name } } })
+      const res = await t.app.inject({
+        method: 'PATCH',
+        url: `/v1/domains/${domain.did}`,
+        headers: t.auth(registrar.key),
+        payload: { metadata: { name } }
+      })
       expect(res.statusCode).toBe(200)
     }
     const HISTORY = gql`
       query ($did: ID!, $after: String) {
-        domain(did: $did) { history(first: 3, after: $after) { edges { node { id event } } pageInfo { hasNextPage endCursor } } }
+        domain(did: $did) {
+          history(first: 3, after: $after) { edges { node { id event } } pageInfo { hasNextPage endCursor } }
+        }
       }`
-    type History = { domain: { history: { edges: Array<{ node: { id: string, event: string } }>, pageInfo: Record<string, any> } } }
+    type Edges = Array<{ node: { id: string, event: string } }>
+    type History = { domain: { history: { edges: Edges, pageInfo: Record<string, any> } } }
     const first = await client.request<History>(HISTORY, { did: domain.did })
     expect(first.domain.history.edges.map((e) => e.node.event)).toEqual(['created', 'updated', 'updated'])
     expect(first.domain.history.pageInfo.hasNextPage).toBe(true)
-    const second = await client.request<History>(HISTORY, { did: domain.did, after: first.domain.history.pageInfo.endCursor })
+    const after = first.domain.history.pageInfo.endCursor
+    const second = await client.request<History>(HISTORY, { did: domain.did, after })
     expect(second.domain.history.edges.map((e) => e.node.event)).toEqual(['updated'])
     expect(second.domain.history.pageInfo).toEqual({ hasNextPage: false, endCursor: expect.any(String) })
   })
@@ -221,8 +236,10 @@ describe('POST /graphql', () => {
     nodes.forEach((node, i) => {
       const voter = voters[dids.length - 1 - i]!
       expect(node.links).toEqual([{ domain: { did: protocol, type: 'protocol' } }])
-      expect(node.openProposal).toEqual({ tally: { yes: 1, total: 1 }, votes: [{ keyId: voter.id }], domain: { did: node.did } })
-      expect(node.history.edges.map((e: { node: { event: string } }) => e.node.event)).toEqual(['created', 'verification_proposed'])
+      expect(node.openProposal)
+        .toEqual({ tally: { yes: 1, total: 1 }, votes: [{ keyId: voter.id }], domain: { did: node.did } })
+      expect(node.history.edges.map((e: { node: { event: string } }) => e.node.event))
+        .toEqual(['created', 'verification_proposed'])
     })
   })
 })
@@ -269,11 +286,13 @@ describe('POST /graphql refusals', () => {
     expect(res.status).toBe(200)
     const body = await res.json() as Record<string, any>
     expect(body.data).toEqual({ verificationProposal: null })
-    expect(body.errors[0].extensions).toEqual({ code: 'DOMAIN_INVALID_REQUEST', details: [{ field: '/id', message: 'must be a UUID' }] })
+    expect(body.errors[0].extensions)
+      .toEqual({ code: 'DOMAIN_INVALID_REQUEST', details: [{ field: '/id', message: 'must be a UUID' }] })
   })
 
   it('answers a body that is not JSON with 400', async () => {
-    const res = await fetch(url, { method: 'POST', headers: { ...t.auth(registrar.key), 'content-type': 'application/json' }, body: '{"query":' })
+    const headers = { ...t.auth(registrar.key), 'content-type': 'application/json' }
+    const res = await fetch(url, { method: 'POST', headers, body: '{"query":' })
     expect(res.status).toBe(400)
     expect((await res.json() as { statusCode: number }).statusCode).toBe(400)
   })
@@ -316,7 +335,8 @@ describe('GET /graphql/schema', () => {
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/)
     const schema = buildSchema(await res.text())
-    expect(Object.keys(schema.getQueryType()!.getFields()).sort()).toEqual(['domain', 'domains', 'verificationProposal'])
+    expect(Object.keys(schema.getQueryType()!.getFields()).sort())
+      .toEqual(['domain', 'domains', 'verificationProposal'])
     expect(Object.keys((schema.getType('Domain') as any).getFields())).toEqual(
       expect.arrayContaining(['status', 'verified', 'usable', 'controllers', 'links', 'history', 'openProposal']))
   })
@@ -325,8 +345,13 @@ describe('GET /graphql/schema', () => {
 describe('docs and GraphiQL', () => {
   it('lists /graphql and /graphql/schema in the OpenAPI document', async () => {
     const doc = (await t.app.inject({ url: '/docs/json' })).json()
-    expect(doc.paths['/graphql'].post).toMatchObject({ tags: ['graphql'], security: [{ apiKey: [] }], description: expect.stringMatching(/verificationProposal/) })
-    expect(Object.keys(doc.paths['/graphql'].post.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '503']))
+    expect(doc.paths['/graphql'].post).toMatchObject({
+      tags: ['graphql'],
+      security: [{ apiKey: [] }],
+      description: expect.stringMatching(/verificationProposal/)
+    })
+    expect(Object.keys(doc.paths['/graphql'].post.responses))
+      .toEqual(expect.arrayContaining(['200', '400', '401', '403', '503']))
     expect(doc.paths['/graphql/schema'].get.responses['200'].content['text/plain']).toBeDefined()
     expect(Object.keys(doc.paths).filter((p) => p.startsWith('/graphiql'))).toEqual([])
   })

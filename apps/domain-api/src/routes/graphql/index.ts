@@ -40,7 +40,8 @@ const DESCRIPTION = 'Any valid API key. Queries: domain(did), domains(filter, fi
   'validate, has bad variables, or is over the depth, page-size or cost limits is refused with 400 and GraphQL ' +
   'errors; failed authentication is 401/403 with the JSON error body of every route.'
 
-const asArray = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value])
+const asArray = <T>(value: T | T[] | undefined): T[] =>
+  (value === undefined ? [] : Array.isArray(value) ? value : [value])
 
 /**
  * POST (and GET) /graphql through mercurius, encapsulated so its error handler applies to these
@@ -94,7 +95,9 @@ export const graphqlRoutes: FastifyPluginAsyncTypebox<GraphqlRoutesOptions> = as
       tags,
       summary: 'The GraphQL schema (SDL)',
       description: 'Public, like this OpenAPI document. Introspection through POST /graphql gives the same.',
-      response: { 200: { description: 'The schema in GraphQL SDL', content: { 'text/plain': { schema: Type.String() } } } }
+      response: {
+        200: { description: 'The schema in GraphQL SDL', content: { 'text/plain': { schema: Type.String() } } }
+      }
     }
   }, async (_request, reply) => await reply.type('text/plain; charset=utf-8').send(sdl))
 }
