@@ -9,6 +9,7 @@ import { apiKeyRoutes } from './routes/api-keys/index.ts'
 import { domainRoutes } from './routes/domains/index.ts'
 import { eventRoutes } from './routes/events/index.ts'
 import { identifierRoutes } from './routes/identifiers/index.ts'
+import { graphqlRoutes } from './routes/graphql/index.ts'
 import { proposalRoutes } from './routes/proposals/index.ts'
 import { webhookRoutes } from './routes/webhooks/index.ts'
 import { SECURITY_SCHEMES } from './schemas/security.ts'
@@ -109,6 +110,16 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
     const allowPrivateTargets = config.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? config.NODE_ENV !== 'production'
     await app.register(eventRoutes, { apiKeys, feed: createEventFeed({ db }) })
     await app.register(webhookRoutes, { apiKeys, webhooks: createWebhookService({ db, clock, allowPrivateTargets }) })
+    await app.register(graphqlRoutes, {
+      apiKeys,
+      domains,
+      governance,
+      db,
+      clock,
+      graphiql: config.GRAPHIQL_ENABLED ?? config.NODE_ENV === 'development',
+      maxDepth: config.GRAPHQL_MAX_DEPTH,
+      maxCost: config.GRAPHQL_MAX_COST
+    })
 
     const sweeper = startSweeper({
       db,

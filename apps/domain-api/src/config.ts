@@ -101,6 +101,22 @@ export const ConfigSchema = Type.Object({
     default: 20,
     description: 'Deliveries one replica sends at once'
   }),
+  GRAPHIQL_ENABLED: Type.Optional(Type.Boolean({
+    description: 'Serve GraphiQL at /graphiql (default: on in development only)'
+  })),
+  GRAPHQL_MAX_DEPTH: Type.Integer({
+    minimum: 2,
+    maximum: 50,
+    default: 15,
+    description: 'Deepest selection nesting a GraphQL query may have (the standard introspection query needs 15)'
+  }),
+  GRAPHQL_MAX_COST: Type.Integer({
+    minimum: 1,
+    maximum: 1_000_000,
+    default: 5000,
+    description: 'Most objects a GraphQL query may ask for: each object field counts 1, ' +
+      'a page `first` times its selection'
+  }),
   // A programme's backend stays well below these; a key guesser meets 429 after 30 wrong keys.
   ...rateLimitConfigProperties({
     client: { max: 3000, windowMs: 60_000 },

@@ -10,6 +10,10 @@ export const DomainInvalidCursorError = defineError(
   400
 )
 
+// 400 from POST /graphql: a query that does not parse or validate, bad variables, or one over the limits
+export const DomainGraphqlInvalidError = defineError('DOMAIN_GRAPHQL_INVALID', '%s', 400)
+export const DomainGraphqlTooComplexError = defineError('DOMAIN_GRAPHQL_TOO_COMPLEX', '%s', 400)
+
 // 401 / 403
 export const DomainAuthMissingError = defineError(
   'DOMAIN_AUTH_MISSING',

@@ -113,7 +113,7 @@ export function fileDatabase () {
   beforeAll(async () => {
     testDb = await createTestDatabase()
     database = await openAppDatabase(loadConfig({ NODE_ENV: 'test', ...testDb.env }))
-  })
+  }, 60_000)
   afterAll(async () => {
     await database?.close()
     await testDb?.drop()

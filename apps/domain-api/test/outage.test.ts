@@ -18,17 +18,27 @@ async function traffic (server: ServerProcess) {
   let n = 0
   return {
     request: async () => {
-      const create = n++ % 2 === 0
+      const kind = n++ % 3
+      const create = kind === 0
       const res = create
         ? await fetch(`${server.url}/v1/domains`, {
           method: 'POST',
           headers,
           body: JSON.stringify({ type: 'Project', class: PROTOCOL, metadata: { name: `Stove programme ${n}` } })
         })
-        : await fetch(`${server.url}/v1/domains?limit=5`, { headers })
-      const body = await res.json() as { did?: string, code?: string }
+        : kind === 1
+          ? await fetch(`${server.url}/v1/domains?limit=5`, { headers })
+          : await fetch(`${server.url}/graphql`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ query: '{ domains(first: 5) { edges { node { status openProposal { id } } } } }' })
+          })
+      type Body = { did?: string, code?: string, errors?: Array<{ extensions?: { code?: string } }> }
+      const body = await res.json() as Body
       if (create && res.status === 201 && body.did !== undefined) acknowledged.push(body.did)
-      return res.status >= 400 ? `${res.status} ${body.code ?? ''}` : String(res.status)
+      // A GraphQL answer carries its code in its errors, and a 200 with errors is a failure too.
+      const code = body.code ?? body.errors?.[0]?.extensions?.code
+      return res.status >= 400 || code !== undefined ? `${res.status} ${code ?? ''}` : String(res.status)
     },
     expectAcknowledgedKept: async () => {
       expect(acknowledged.length).toBeGreaterThan(0)

@@ -78,3 +78,9 @@ export async function listDomains (db: Db, filters: DomainFilters, after: [Date,
   }
   return await query.orderBy('domains.created_at', 'desc').orderBy('domains.did', 'desc').limit(limit).execute()
 }
+
+/** Several domains at once (GraphQL loaders batch the domains a page links to). */
+export async function findDomains (db: Db, dids: readonly string[]): Promise<DomainWithProposal[]> {
+  if (dids.length === 0) return []
+  return await selectDomains(db).where('domains.did', 'in', dids).execute()
+}

@@ -20,3 +20,21 @@ export async function listEvents (db: Db, did: string, afterId: string | undefin
   return await query.orderBy('domain_events.id').limit(limit).execute()
 }
 export type EventListRow = Awaited<ReturnType<typeof listEvents>>[number]
+
+/**
+ * The first `limit` history entries after `afterId` of each of several domains, in one statement
+ * (GraphQL asks for the history of every domain on a page).
+ */
+export async function listEventsOf (db: Db, dids: readonly string[], afterId: string | undefined, limit: number) {
+  if (dids.length === 0) return []
+  let ranked = db.selectFrom('domain_events')
+    .select(['domain_did', 'event', 'from_status', 'to_status', 'actor_kind', 'actor_key', 'actor_account'])
+    .select(['proposal_id', 'reason', 'details', 'at'])
+    .select(sql<string>`id::text`.as('id'))
+    .select(sql<number>`row_number() over (partition by domain_did order by id)`.as('rank'))
+    .where('domain_did', 'in', dids)
+  if (afterId !== undefined) ranked = ranked.where('id', '>', afterId)
+  return await db.selectFrom(ranked.as('ranked')).selectAll()
+    .where('rank', '<=', limit)
+    .orderBy('domain_did').orderBy(sql`id::bigint`).execute()
+}

@@ -36,3 +36,23 @@ export async function listVotes (db: Db, proposalId: string) {
   return await db.selectFrom('verification_votes').select(['voter_key', 'voter_account', 'vote', 'cast_at'])
     .where('proposal_id', '=', proposalId).orderBy('cast_at').orderBy('voter_key').execute()
 }
+
+/** Several proposals with their domain's status and validity end (to tell which are due for settling). */
+export async function findProposalsWithDomain (db: Db, ids: readonly string[]) {
+  if (ids.length === 0) return []
+  return await db.selectFrom('verification_proposals as p')
+    .innerJoin('domains as d', 'd.did', 'p.domain_did')
+    .selectAll('p')
+    .select(['d.status as d_status', 'd.valid_until as d_valid_until'])
+    .where('p.id', 'in', ids)
+    .execute()
+}
+
+/** The votes on several proposals, each proposal's in casting order. */
+export async function listVotesOf (db: Db, proposalIds: readonly string[]) {
+  if (proposalIds.length === 0) return []
+  return await db.selectFrom('verification_votes')
+    .select(['proposal_id', 'voter_key', 'voter_account', 'vote', 'cast_at'])
+    .where('proposal_id', 'in', proposalIds)
+    .orderBy('proposal_id').orderBy('cast_at').orderBy('voter_key').execute()
+}

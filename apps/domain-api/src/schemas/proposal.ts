@@ -28,6 +28,7 @@ export const VoteSchema = Type.Object({
   vote: VoteChoiceSchema,
   castAt: IsoTimestampSchema
 })
+export type Vote = Static<typeof VoteSchema>
 
 export const ProposalSchema = Type.Object({
   id: UuidSchema,

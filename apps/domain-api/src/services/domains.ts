@@ -24,7 +24,7 @@ import {
   invalid
 } from '../errors.ts'
 import { ENTITY_DID_PATTERN } from '../schemas/common.ts'
-import type { CreateDomainBody, Domain, ListDomainsQuery, UpdateDomainBody } from '../schemas/domain.ts'
+import type { CreateDomainBody, Domain, DomainEvent, ListDomainsQuery, UpdateDomainBody } from '../schemas/domain.ts'
 import type { Caller } from './api-keys.ts'
 import type { Clock } from './clock.ts'
 import { createInsertBatcher } from './create-batcher.ts'
@@ -43,6 +43,10 @@ const CLASS_CACHE_MAX = 10_000
 
 /** A fresh entity DID: 128 bits from the CSPRNG, in the chain's `did:ixo:entity:<32 hex>` form. */
 export const newEntityDid = () => `did:ixo:entity:${randomBytes(16).toString('hex')}`
+
+/** Positions in listings (domains newest first, history entries in order); cursors encode them. */
+export const domainPosition = (domain: Pick<Domain, 'createdAt' | 'did'>) => [domain.createdAt, domain.did]
+export const eventPosition = (entry: Pick<DomainEvent, 'id'>) => [entry.id]
 
 export interface CreateResult { domain: Domain, replayed: boolean }
 
@@ -154,7 +158,7 @@ export function createDomainService (
         status: query.status,
         controller: query.controller
       }, after, query.limit + 1)
-      return toPage(rows, query.limit, (row) => toDomain(row, now), (row) => [row.created_at.toISOString(), row.did])
+      return toPage(rows.map((row) => toDomain(row, now)), query.limit, (domain) => domain, domainPosition)
     },
 
     async update (caller: Caller, did: string, body: UpdateDomainBody): Promise<Domain> {
@@ -243,7 +247,7 @@ export function createDomainService (
       const after = decodeSequence(query.cursor)
       await readSettled(did, clock())
       const rows = await listEvents(db, did, after, query.limit + 1)
-      return toPage(rows, query.limit, toEvent, (row) => [row.id])
+      return toPage(rows.map(toEvent), query.limit, (entry) => entry, eventPosition)
     }
   }
 }

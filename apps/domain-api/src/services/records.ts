@@ -1,7 +1,7 @@
 import type { ApiKey } from '../schemas/api-key.ts'
 import type { Role } from '../schemas/common.ts'
 import type { Domain, DomainEvent, DomainStatus } from '../schemas/domain.ts'
-import type { Proposal, ProposalStatus, VoteChoice } from '../schemas/proposal.ts'
+import type { Proposal, ProposalStatus, Vote, VoteChoice } from '../schemas/proposal.ts'
 import type { DomainDocumentFields } from '../schemas/did-document.ts'
 import { documentFieldsOf } from './did-document.ts'
 import type { DomainWithProposal } from '../db/domain.repository.ts'
@@ -81,6 +81,9 @@ export const withProposal = (row: DomainRow, proposal: ProposalRow | undefined):
 
 export interface VoteRow { voter_key: string, voter_account: string, vote: string, cast_at: Date }
 
+export const toVote = (v: VoteRow): Vote =>
+  ({ keyId: v.voter_key, account: v.voter_account, vote: v.vote as VoteChoice, castAt: v.cast_at.toISOString() })
+
 export function toProposal (row: ProposalRow, votes: VoteRow[]): Proposal {
   return {
     id: row.id,
@@ -97,7 +100,7 @@ export function toProposal (row: ProposalRow, votes: VoteRow[]): Proposal {
     createdAt: row.created_at.toISOString(),
     closedAt: iso(row.closed_at),
     outcomeReason: row.outcome_reason,
-    votes: votes.map((v) => ({ keyId: v.voter_key, account: v.voter_account, vote: v.vote as VoteChoice, castAt: v.cast_at.toISOString() }))
+    votes: votes.map(toVote)
   }
 }
 

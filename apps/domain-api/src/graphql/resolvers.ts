@@ -1,0 +1,60 @@
+import type { IResolvers } from 'mercurius'
+import { invalid } from '../errors.ts'
+import type { Domain, DomainStatus } from '../schemas/domain.ts'
+import { domainPosition, type DomainService } from '../services/domains.ts'
+import type { GovernanceService } from '../services/governance.ts'
+import { connection, DEFAULT_PAGE } from './connection.ts'
+import type { LinkNode } from './loaders.ts'
+
+/**
+ * Root fields go through the same services as REST (settling what is due, deriving status,
+ * `verified` and `usable` in one place); nested fields are mercurius loaders (loaders.ts).
+ */
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+interface DomainFilter {
+  type?: string | null
+  protocol?: string | null
+  status?: DomainStatus | null
+  controller?: string | null
+}
+interface DomainsArgs { filter?: DomainFilter | null, first?: number | null, after?: string | null }
+
+const given = <T>(value: T | null | undefined): T | undefined => value ?? undefined
+
+/** What a domain refers to; the registry records its protocol (class) today. */
+export const linksOf = (domain: Domain): LinkNode[] => [
+  { relationship: 'protocol', did: domain.class },
+  ...(domain.links?.parent !== undefined ? [{ relationship: 'parent', did: domain.links.parent }] : []),
+  ...(domain.links?.organisation !== undefined ? [{ relationship: 'organisation', did: domain.links.organisation }] : [])
+]
+
+export function createResolvers (
+  { domains, governance }: { domains: DomainService, governance: GovernanceService }
+): IResolvers {
+  return {
+    Query: {
+      domain: async (_root: unknown, { did }: { did: string }) => await domains.get(did),
+      domains: async (_root: unknown, { filter, first, after }: DomainsArgs) => {
+        const page = await domains.list({
+          limit: first ?? DEFAULT_PAGE,
+          cursor: given(after),
+          type: given(filter?.type),
+          protocol: given(filter?.protocol),
+          status: given(filter?.status),
+          controller: given(filter?.controller)
+        })
+        return connection(page, domainPosition)
+      },
+      verificationProposal: async (_root: unknown, { id }: { id: string }) => {
+        // Proposal ids are UUIDs; anything else cannot exist (and PostgreSQL would refuse to compare it).
+        if (!UUID.test(id)) throw invalid('id must be a UUID', [{ field: '/id', message: 'must be a UUID' }])
+        return await governance.get(id)
+      }
+    },
+    Domain: {
+      links: (domain: Domain) => linksOf(domain)
+    }
+  }
+}

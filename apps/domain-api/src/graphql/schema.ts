@@ -1,0 +1,184 @@
+/**
+ * The GraphQL schema (SDL) of the registry's read side, served at `GET /graphql/schema`. Field
+ * values are the REST records' (same status, `verified`, `usable`), so both interfaces agree.
+ */
+export const SCHEMA = /* GraphQL */ `
+"""An RFC 3339 timestamp in UTC, e.g. 2026-11-27T09:00:00.000Z"""
+scalar DateTime
+
+"""Any JSON value (domain metadata, history details)"""
+scalar JSON
+
+type Query {
+  """One domain by DID; null with a DOMAIN_NOT_FOUND error when the registry does not hold it"""
+  domain(did: ID!): Domain
+  """Domains, newest first. first: 1 to 100 (default 20); after: a cursor from a previous page"""
+  domains(filter: DomainFilter, first: Int = 20, after: String): DomainConnection!
+  """One verification proposal by id, with its tally and votes"""
+  verificationProposal(id: ID!): VerificationProposal
+}
+
+input DomainFilter {
+  """Entity type, any accepted spelling (Project, dao, asset/device…)"""
+  type: String
+  """Protocol (class) DID"""
+  protocol: String
+  status: DomainStatus
+  """A controller DID"""
+  controller: String
+}
+
+"""draft → verification_submitted → verified | rejected; expired once validUntil passes; deactivated"""
+enum DomainStatus {
+  draft
+  verification_submitted
+  verified
+  rejected
+  expired
+  deactivated
+}
+
+enum ProposalStatus {
+  open
+  passed
+  rejected
+  cancelled
+}
+
+enum VoteChoice {
+  yes
+  no
+  abstain
+}
+
+"""A digital twin of a real-world entity, with its own DID"""
+type Domain {
+  did: ID!
+  """On-chain entity type (lower case), e.g. project, dao, asset/device, protocol"""
+  type: String!
+  """DID of the protocol that defines the entity class"""
+  class: String!
+  """Same value as class"""
+  protocol: String!
+  controllers: [String!]!
+  metadata: JSON!
+  validFrom: DateTime
+  validUntil: DateTime
+  status: DomainStatus!
+  """Passed governance verification (stays true after expiry, like the chain flag entity_verified)"""
+  verified: Boolean!
+  """May take part in platform activities now: verified, within its validity period, not deactivated"""
+  usable: Boolean!
+  """Entities this domain refers to (its protocol), with the linked domain when the registry holds it"""
+  links: [DomainLink!]!
+  """The verification proposal under vote, with its tally; null when none is open"""
+  openProposal: VerificationProposal
+  """The most recent verification proposal, whatever its outcome"""
+  latestProposal: VerificationProposal
+  """Every transition, oldest first. first: 1 to 100 (default 20)"""
+  history(first: Int = 20, after: String): DomainEventConnection!
+  createdBy: CallerRef!
+  createdAt: DateTime!
+  updatedAt: DateTime!
+  verifiedAt: DateTime
+  deactivatedAt: DateTime
+}
+
+type DomainLink {
+  """How the domain relates to the linked entity: protocol, parent or organisation"""
+  relationship: String!
+  did: String!
+  """The linked domain, when this registry holds it"""
+  domain: Domain
+}
+
+type CallerRef {
+  keyId: String!
+  account: String!
+}
+
+type VerificationProposal {
+  id: ID!
+  domainDid: ID!
+  domain: Domain
+  status: ProposalStatus!
+  evidence: String!
+  evidenceHash: String
+  note: String
+  proposedBy: CallerRef!
+  """Votes needed (yes, no and abstain all count)"""
+  quorum: Int!
+  """Fraction of yes among yes+no needed to pass"""
+  threshold: Float!
+  tally: Tally!
+  deadline: DateTime!
+  createdAt: DateTime!
+  closedAt: DateTime
+  outcomeReason: String
+  """Every vote, in casting order"""
+  votes: [Vote!]!
+}
+
+type Tally {
+  yes: Int!
+  no: Int!
+  abstain: Int!
+  total: Int!
+}
+
+type Vote {
+  keyId: String!
+  account: String!
+  vote: VoteChoice!
+  castAt: DateTime!
+}
+
+type DomainEvent {
+  """Increasing sequence number of the entry"""
+  id: ID!
+  """created | updated | renewed | verification_proposed | verified | rejected | expired | deactivated…"""
+  event: String!
+  fromStatus: DomainStatus
+  toStatus: DomainStatus!
+  actor: Actor!
+  proposalId: ID
+  reason: String
+  details: JSON
+  at: DateTime!
+}
+
+type Actor {
+  """api-key: a caller; governance: a proposal outcome; system: time (expiry, end of a voting period)"""
+  kind: String!
+  keyId: String
+  account: String
+}
+
+"""Forward-only pages (Relay connection); hasPreviousPage is always false"""
+type PageInfo {
+  hasNextPage: Boolean!
+  hasPreviousPage: Boolean!
+  startCursor: String
+  endCursor: String
+}
+
+type DomainConnection {
+  edges: [DomainEdge!]!
+  pageInfo: PageInfo!
+}
+
+type DomainEdge {
+  cursor: String!
+  node: Domain!
+}
+
+type DomainEventConnection {
+  edges: [DomainEventEdge!]!
+  pageInfo: PageInfo!
+}
+
+type DomainEventEdge {
+  cursor: String!
+  node: DomainEvent!
+}
+`
