@@ -33,6 +33,7 @@ export async function listEventsOf (db: Db, dids: readonly string[], afterId: st
     .select(sql<string>`id::text`.as('id'))
     .select(sql<number>`row_number() over (partition by domain_did order by id)`.as('rank'))
     .where('domain_did', 'in', dids)
+    .where('event', '!=', 'vote_cast')
   if (afterId !== undefined) ranked = ranked.where('id', '>', afterId)
   return await db.selectFrom(ranked.as('ranked')).selectAll()
     .where('rank', '<=', limit)
