@@ -67,12 +67,24 @@ export async function startApp (
   const app = await buildApp(config, { clock: clock.now, ...options })
   const auth = (key: string) => ({ authorization: `Bearer ${key}` })
 
-  async function issueKey (roles: string[], account?: string) {
+  /** Adds `roles` to the account's grants (as an admin would). */
+  async function grant (account: string, roles: string[]) {
+    const url = `/v1/accounts/${account}/roles`
+    const current = await app.inject({ method: 'GET', url, headers: auth(ADMIN_KEY) })
+    if (current.statusCode !== 200) throw new Error(`reading roles failed: ${current.body}`)
+    const payload = { roles: [...new Set([...(current.json() as { roles: string[] }).roles, ...roles])] }
+    const res = await app.inject({ method: 'PUT', url, headers: auth(ADMIN_KEY), payload })
+    if (res.statusCode !== 200) throw new Error(`granting roles failed: ${res.body}`)
+  }
+
+  /** A key of `account` (a fresh one by default) whose account is granted the key's roles. */
+  async function issueKey (roles: string[], account = randomAccount()) {
+    await grant(account, roles)
     const res = await app.inject({
       method: 'POST',
       url: '/v1/api-keys',
       headers: auth(ADMIN_KEY),
-      payload: { name: `${roles.join('+')} key`, roles, ...(account !== undefined ? { account } : {}) }
+      payload: { name: `${roles.join('+')} key`, roles, account }
     })
     if (res.statusCode !== 201) throw new Error(`issuing a key failed: ${res.body}`)
     return res.json() as { id: string, key: string, roles: string[], account: string }
@@ -95,6 +107,7 @@ export async function startApp (
     config,
     database,
     auth,
+    grant,
     issueKey,
     createDomain,
     async close () {

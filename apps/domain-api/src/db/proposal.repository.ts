@@ -33,6 +33,12 @@ export async function insertVote (trx: Transaction<DB>, vote: { proposal_id: str
 }
 
 export async function listVotes (db: Db, proposalId: string) {
-  return await db.selectFrom('verification_votes').select(['voter_key', 'voter_account', 'vote', 'cast_at'])
+  return await db.selectFrom('verification_votes').select(['voter_key', 'voter_account', 'voter_service', 'vote', 'cast_at'])
     .where('proposal_id', '=', proposalId).orderBy('cast_at').orderBy('voter_key').execute()
+}
+
+export async function hasVoted (db: Db, proposalId: string, account: string): Promise<boolean> {
+  const row = await db.selectFrom('verification_votes').select('proposal_id')
+    .where('proposal_id', '=', proposalId).where('voter_account', '=', account).executeTakeFirst()
+  return row !== undefined
 }
