@@ -43,10 +43,12 @@ export async function loadServiceIdentity (options: ServiceIdentityOptions): Pro
   }
   const signer = await generateSigner()
   await mkdir(dir, { recursive: true })
-  await writeFile(file, `${formatSigner(signer)}\n`, { mode: 0o600, flag: 'wx' }).catch((error: NodeJS.ErrnoException) => {
+  try {
+    await writeFile(file, `${formatSigner(signer)}\n`, { mode: 0o600, flag: 'wx' })
+  } catch (error) {
     // Another process created it first: use that one, so both agree on the DID.
-    if (error.code !== 'EEXIST') throw error
-  })
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+  }
   await chmod(file, 0o600)
   return identity(parseSigner((await readFile(file, 'utf8')).trim()), 'generated')
 }

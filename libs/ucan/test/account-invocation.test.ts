@@ -63,7 +63,9 @@ describe('verifyAccountInvocation', () => {
     const proof = await tamperSignature(
       await mintDelegation({ issuer: user, audience: service, capabilities: [{ can: 'domain/*', with: user.did() }] }),
       (sig) => { sig[40] = (sig[40] ?? 0) ^ 1 })
-    const token = await mintInvocation({ issuer: service, audience: registry, capability: create(user.did()), proofs: [proof] })
+    const token = await mintInvocation({
+      issuer: service, audience: registry, capability: create(user.did()), proofs: [proof]
+    })
     expect((await verifier.verifyAccountInvocation(token, 'domain/create')).error?.reason).toBe('invalid_signature')
   })
 
@@ -77,12 +79,16 @@ describe('verifyAccountInvocation', () => {
     ['addressed elsewhere', { audience: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK' }, 'wrong_audience'],
     ['without expiry', { expiration: Infinity }, 'no_expiry']
   ])('refuses an invocation %s', async (_name, overrides, reason) => {
-    const token = await mintInvocation({ issuer: user, audience: registry, capability: create(user.did()), ...overrides })
+    const token = await mintInvocation({
+      issuer: user, audience: registry, capability: create(user.did()), ...overrides
+    })
     expect((await verifier.verifyAccountInvocation(token, 'domain/create')).error?.reason).toBe(reason)
   })
 
   it('refuses a resource that is not a DID', async () => {
-    const token = await mintInvocation({ issuer: user, audience: registry, capability: { can: 'domain/create', with: 'ixo:oracle' } })
+    const token = await mintInvocation({
+      issuer: user, audience: registry, capability: { can: 'domain/create', with: 'ixo:oracle' }
+    })
     expect((await verifier.verifyAccountInvocation(token, 'domain/create')).error?.reason).toBe('unauthorized')
   })
 })

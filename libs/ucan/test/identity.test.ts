@@ -35,7 +35,9 @@ describe('loadServiceIdentity', () => {
 
   it('reports a configured DID while signing with the key', async () => {
     const signer = await generateSigner()
-    const identity = await loadServiceIdentity({ privateKey: formatSigner(signer), did: 'did:ixo:ixo1svc', fileName: 'key' })
+    const identity = await loadServiceIdentity({
+      privateKey: formatSigner(signer), did: 'did:ixo:ixo1svc', fileName: 'key'
+    })
     expect(identity).toMatchObject({ did: 'did:ixo:ixo1svc', keyDid: signer.did() })
   })
 })

@@ -46,12 +46,14 @@ export async function insertDomains (db: Kysely<DB>, rows: DomainInsert[], reten
   const values = rows.map(({ domain: d, reason, claim }) => sql`(
     ${d.did}::text, ${d.type}::text, ${d.class}::text, ${d.controllers}::text[], ${JSON.stringify(d.metadata)}::jsonb,
     ${d.validFrom}::timestamptz, ${d.validUntil}::timestamptz, ${d.createdByKey}::text, ${d.createdByAccount}::text,
-    ${d.createdByService}::text, ${d.createdVia}::text, ${d.createdAt}::timestamptz, ${reason}::text, ${claim?.apiKeyId ?? null}::text, ${claim?.key ?? null}::text,
+    ${d.createdByService}::text, ${d.createdVia}::text, ${d.createdAt}::timestamptz, ${reason}::text,
+    ${claim?.apiKeyId ?? null}::text, ${claim?.key ?? null}::text,
     ${claim?.fingerprint ?? null}::text, ${claim !== undefined ? JSON.stringify(claim.response) : null}::jsonb
   )`)
   const result = await sql<{ did: string }>`
     with input (did, type, class, controllers, metadata, valid_from, valid_until, created_by_key, created_by_account,
-      created_by_service, created_via, created_at, reason, claim_api_key, claim_key, fingerprint, response) as (values ${sql.join(values)}),
+      created_by_service, created_via, created_at, reason, claim_api_key, claim_key, fingerprint, response)
+      as (values ${sql.join(values)}),
     claimed as (
       insert into idempotency_keys (api_key_id, key, fingerprint, domain_did, response, created_at)
       select claim_api_key, claim_key, fingerprint, did, response, created_at from input where claim_key is not null
@@ -63,8 +65,8 @@ export async function insertDomains (db: Kysely<DB>, rows: DomainInsert[], reten
     inserted as (
       insert into domains (did, type, class, controllers, metadata, valid_from, valid_until, status,
         created_by_key, created_by_account, created_by_service, created_at, updated_at)
-      select did, type, class, controllers, metadata, valid_from, valid_until, 'draft', created_by_key, created_by_account,
-        created_by_service, created_at, created_at
+      select did, type, class, controllers, metadata, valid_from, valid_until, 'draft', created_by_key,
+        created_by_account, created_by_service, created_at, created_at
       from input where claim_key is null or did in (select domain_did from claimed)
       returning did
     )

@@ -33,7 +33,8 @@ export async function insertVote (trx: Transaction<DB>, vote: { proposal_id: str
 }
 
 export async function listVotes (db: Db, proposalId: string) {
-  return await db.selectFrom('verification_votes').select(['voter_key', 'voter_account', 'voter_service', 'vote', 'cast_at'])
+  return await db.selectFrom('verification_votes')
+    .select(['voter_key', 'voter_account', 'voter_service', 'vote', 'cast_at'])
     .where('proposal_id', '=', proposalId).orderBy('cast_at').orderBy('voter_key').execute()
 }
 

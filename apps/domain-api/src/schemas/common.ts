@@ -30,7 +30,7 @@ const serviceField = Nullable(Type.String({
 }))
 
 export const ActorSchema = Type.Object({
-  kind: Type.Union([Type.Literal('api-key'), Type.Literal('ucan'), Type.Literal('governance'), Type.Literal('system')], {
+  kind: Type.Union(['api-key', 'ucan', 'governance', 'system'].map((kind) => Type.Literal(kind)), {
     description: 'api-key: a caller with an API key; ucan: a caller proven by a UCAN invocation; ' +
       'governance: a proposal outcome; system: time (expiry, end of a voting period)'
   }),

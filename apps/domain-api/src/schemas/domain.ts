@@ -1,6 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { CursorPageQuerySchema, CursorPageSchema, DidSchema, IsoTimestampSchema, Nullable } from '@impact/schemas'
-import { accountField, ActorSchema, CallerRefSchema, controllersField, didField, EntityDidSchema, NullableTimestampSchema, UuidSchema } from './common.ts'
+import {
+  accountField, ActorSchema, CallerRefSchema, controllersField, didField, EntityDidSchema, NullableTimestampSchema,
+  UuidSchema
+} from './common.ts'
 
 export const DOMAIN_STATUSES = ['draft', 'verification_submitted', 'verified', 'rejected', 'expired', 'deactivated'] as const
 export const DomainStatusSchema = Type.Union(DOMAIN_STATUSES.map((s) => Type.Literal(s)), {

@@ -139,7 +139,9 @@ export function createApiKeyService (options: ApiKeyServiceOptions) {
       const verdict = await verifier.verifyAccountInvocation(token, ability)
       if (verdict.error !== undefined) {
         log.info({ reason: verdict.error.reason, ability }, 'UCAN invocation refused')
-        throw NOT_GRANTED.has(verdict.error.reason) ? new DomainUcanNotGrantedError(ability) : new DomainUcanInvalidError()
+        throw NOT_GRANTED.has(verdict.error.reason)
+          ? new DomainUcanNotGrantedError(ability)
+          : new DomainUcanInvalidError()
       }
       const { account, invoker } = verdict.ok
       return {

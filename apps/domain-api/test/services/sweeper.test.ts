@@ -7,7 +7,12 @@ import { startSweeper } from '../../src/services/sweeper.ts'
 import { fileDatabase, PROTOCOL, testClock } from '../helper.ts'
 
 const caller: Caller = {
-  via: 'api-key', keyId: 'k1', name: 'test', roles: ['registrar', 'compliance'], account: 'did:ixo:tester', service: null
+  via: 'api-key',
+  keyId: 'k1',
+  name: 'test',
+  roles: ['registrar', 'compliance'],
+  account: 'did:ixo:tester',
+  service: null
 }
 const silentLog = { info () {}, warn () {} } as unknown as FastifyBaseLogger
 const file = fileDatabase()

@@ -44,9 +44,9 @@ export const domainRoutes: FastifyPluginAsyncTypebox<DomainRoutesOptions> = asyn
       tags,
       security: SECURITY,
       summary: 'Register a domain',
-      description: 'API key: role registrar. UCAN: ability domain/create on the account, no role. Creates a draft domain with a ' +
-        'fresh did:ixo:entity DID; the calling account becomes its controller, or with `onBehalfOf` (role ' +
-        'registrar) the named controller does and the caller is recorded as creator.',
+      description: 'API key: role registrar. UCAN: ability domain/create on the account, no role. Creates a ' +
+        'draft domain with a fresh did:ixo:entity DID; the calling account becomes its controller, or with ' +
+        '`onBehalfOf` (role registrar) the named controller does and the caller is recorded as creator.',
       headers: IdempotencyHeadersSchema,
       body: CreateDomainBodySchema,
       response: {
@@ -96,7 +96,9 @@ export const domainRoutes: FastifyPluginAsyncTypebox<DomainRoutesOptions> = asyn
       headers: AuthHeadersSchema,
       summary: 'Update a domain',
       description: 'API key: role registrar whose account controls the domain, or admin. UCAN: domain/update by a ' +
-        'controller (or an account granted admin). Metadata and validity change only while the domain is draft, rejected or expired (a new validUntil renews an expired domain to draft); controllers change in any state but deactivated.',
+        'controller (or an account granted admin). Metadata and validity change only while the domain is draft, ' +
+        'rejected or expired (a new validUntil renews an expired domain to draft); controllers change in any state ' +
+        'but deactivated.',
       params: DidParamsSchema,
       body: UpdateDomainBodySchema,
       response: { 200: DomainSchema, ...errorResponses(400, 401, 403, 404, 409) }
@@ -112,8 +114,9 @@ export const domainRoutes: FastifyPluginAsyncTypebox<DomainRoutesOptions> = asyn
       security: SECURITY,
       headers: AuthHeadersSchema,
       summary: 'Deactivate a domain',
-      description: 'API key: role registrar whose account controls the domain, or admin. UCAN: domain/deactivate by a ' +
-        'controller (or an account granted admin). Final: an open verification proposal is cancelled and the domain is no longer usable.',
+      description: 'API key: role registrar whose account controls the domain, or admin. UCAN: ' +
+        'domain/deactivate by a controller (or an account granted admin). Final: an open verification proposal is cancelled and the ' +
+        'domain is no longer usable.',
       params: DidParamsSchema,
       body: DeactivateBodySchema,
       response: { 200: DomainSchema, ...errorResponses(400, 401, 403, 404, 409) }

@@ -19,7 +19,9 @@ export const proposalRoutes: FastifyPluginAsyncTypebox<ProposalRoutesOptions> = 
       security: SECURITY,
       headers: AuthHeadersSchema,
       summary: 'Submit a domain for verification',
-      description: 'Role compliance (of the key, or of the UCAN caller\'s account; ability verification/propose). Opens a proposal on a draft or rejected domain; voters then have the voting period to decide. Quorum, threshold and deadline are fixed when it opens.',
+      description: 'Role compliance (of the key, or of the UCAN caller\'s account; ability ' +
+        'verification/propose). Opens a proposal on a draft or rejected domain; voters then have the voting ' +
+        'period to decide. Quorum, threshold and deadline are fixed when it opens.',
       params: DidParamsSchema,
       body: CreateProposalBodySchema,
       response: { 201: ProposalSchema, ...errorResponses(400, 401, 403, 404, 409) }
@@ -49,8 +51,9 @@ export const proposalRoutes: FastifyPluginAsyncTypebox<ProposalRoutesOptions> = 
       security: SECURITY,
       headers: AuthHeadersSchema,
       summary: 'Vote yes, no or abstain',
-      description: 'Role voter (of the key, or of the UCAN caller\'s account; ability verification/vote). One vote per ' +
-        'account (a second is 409), while the proposal is open. The proposal passes, and the domain becomes verified, as soon as the quorum is reached with enough yes.',
+      description: 'Role voter (of the key, or of the UCAN caller\'s account; ability verification/vote). ' +
+        'One vote per account (a second is 409), while the proposal is open. The proposal passes, and the domain becomes ' +
+        'verified, as soon as the quorum is reached with enough yes.',
       params: ProposalParamsSchema,
       body: VoteBodySchema,
       response: { 201: ProposalSchema, ...errorResponses(400, 401, 403, 404, 409) }
