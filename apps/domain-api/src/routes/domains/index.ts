@@ -115,8 +115,8 @@ export const domainRoutes: FastifyPluginAsyncTypebox<DomainRoutesOptions> = asyn
       headers: AuthHeadersSchema,
       summary: 'Deactivate a domain',
       description: 'API key: role registrar whose account controls the domain, or admin. UCAN: ' +
-        'domain/deactivate by a controller (or an account granted admin). Final: an open verification proposal is cancelled and the ' +
-        'domain is no longer usable.',
+        'domain/deactivate by a controller (or an account granted admin). Final: an open verification ' +
+        'proposal is cancelled and the domain is no longer usable.',
       params: DidParamsSchema,
       body: DeactivateBodySchema,
       response: { 200: DomainSchema, ...errorResponses(400, 401, 403, 404, 409) }

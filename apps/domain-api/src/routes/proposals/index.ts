@@ -52,8 +52,8 @@ export const proposalRoutes: FastifyPluginAsyncTypebox<ProposalRoutesOptions> = 
       headers: AuthHeadersSchema,
       summary: 'Vote yes, no or abstain',
       description: 'Role voter (of the key, or of the UCAN caller\'s account; ability verification/vote). ' +
-        'One vote per account (a second is 409), while the proposal is open. The proposal passes, and the domain becomes ' +
-        'verified, as soon as the quorum is reached with enough yes.',
+        'One vote per account (a second is 409), while the proposal is open. The proposal passes, and the ' +
+        'domain becomes verified, as soon as the quorum is reached with enough yes.',
       params: ProposalParamsSchema,
       body: VoteBodySchema,
       response: { 201: ProposalSchema, ...errorResponses(400, 401, 403, 404, 409) }
