@@ -3,7 +3,7 @@ import { rateLimitBudgets, registerRateLimits } from '@impact/service-kit/rate-l
 import { MEMORY_DATA_DIR } from '@impact/persistence'
 import { Type } from '@sinclair/typebox'
 import { createSharedState } from '@impact/shared-state'
-import { createUcanVerifier, loadServiceIdentity } from '@impact/ucan'
+import { createBlocksyncResolver, createUcanVerifier, loadServiceIdentity } from '@impact/ucan'
 import type { Config } from './config.ts'
 import { openAppDatabase } from './db/open.ts'
 import { DomainRateLimitedError } from './errors.ts'
@@ -99,7 +99,13 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
     await accounts.start()
     const apiKeys = createApiKeyService({
       accounts,
-      verifier: createUcanVerifier({ oracleDid: identity.did, oracleKeyDid: identity.keyDid }),
+      verifier: createUcanVerifier({
+        oracleDid: identity.did,
+        oracleKeyDid: identity.keyDid,
+        ...(config.BLOCKSYNC_GRAPHQL_URL !== undefined
+          ? { resolveDidKey: createBlocksyncResolver({ url: config.BLOCKSYNC_GRAPHQL_URL }) }
+          : {})
+      }),
       db,
       state,
       clock,

@@ -25,6 +25,10 @@ export const ConfigSchema = Type.Object({
     description: 'The registry\'s Ed25519 signer (ucanto format, `M…`); its did:key is the audience of UCAN ' +
       'invocations. Required in production; generated once into DATA_DIR in development'
   })),
+  BLOCKSYNC_GRAPHQL_URL: Type.Optional(Type.String({
+    pattern: '^https?://',
+    description: 'Blocksync GraphQL endpoint that resolves the signing keys of did:ixo accounts in UCAN chains'
+  })),
   VERIFICATION_QUORUM: Type.Integer({
     minimum: 1,
     maximum: 10_000,
