@@ -35,7 +35,7 @@ function base58btc (bytes) {
 }
 
 /**
- * A new Ed25519 identity in the form ORACLE_PRIVATE_KEY takes (ucanto's signer format: multibase `M`,
+ * A new Ed25519 identity in the form ORACLE_PRIVATE_KEY and DOMAIN_API_PRIVATE_KEY take (ucanto's signer format: multibase `M`,
  * padded base64, of varint(0x1300) ‖ private key ‖ varint(0xed) ‖ public key) and its did:key.
  * @returns {{ key: string, did: string }}
  */
@@ -71,13 +71,17 @@ export function generateSecrets (options = {}) {
   }
   const shared = { DATABASE_URL: databaseUrl, REDIS_URL: options.redisUrl ?? 'redis://redis:6379' }
   const oracle = generateOracleIdentity()
+  const registry = generateOracleIdentity()
   files['ussd-gateway'] = {
     values: { PIN_ENCRYPTION_KEY: randomBytes(32).toString('hex'), OPERATOR_TOKEN: token(), ...shared },
     comments: ['PIN_ENCRYPTION_KEY seals every stored PIN: keep a copy; rotate with PIN_ENCRYPTION_PREVIOUS_KEYS']
   }
   files['domain-api'] = {
-    values: { DOMAIN_API_ADMIN_KEY: token(36), ...shared },
-    comments: ['DOMAIN_API_ADMIN_KEY is the bootstrap admin API key: it issues and revokes the other keys']
+    values: { DOMAIN_API_ADMIN_KEY: token(36), DOMAIN_API_PRIVATE_KEY: registry.key, ...shared },
+    comments: [
+      'DOMAIN_API_ADMIN_KEY is the bootstrap admin API key: it issues and revokes the other keys',
+      `DOMAIN_API_PRIVATE_KEY is the registry's identity; its DID: ${registry.did}`
+    ]
   }
   files['oracle-runtime'] = {
     values: { ORACLE_PRIVATE_KEY: oracle.key, CREDITS_ADMIN_TOKEN: token(), ...shared },

@@ -75,15 +75,17 @@ async function main () {
         values (${content}, null, null, 'draft', 'bench', 'did:ixo:bench', ${at}, ${at})`.execute(embedded!.db)
     }
   try {
-    const api = async (path: string, key: string, body: object) => {
+    const api = async (path: string, key: string, body: object, method = 'POST') => {
       const res = await fetch(`${app.url}${path}`, {
-        method: 'POST',
+        method,
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
         body: JSON.stringify(body)
       })
       if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`)
       return await res.json() as Record<string, string>
     }
+    // Keys act with the roles their account is granted.
+    await api('/v1/accounts/did:ixo:bench/roles', adminKey, { roles: ['registrar'] }, 'PUT')
     const registrar = await api('/v1/api-keys', adminKey, {
       name: 'bench',
       roles: ['registrar'],

@@ -1,10 +1,14 @@
 import { createApp, type App, type CreateAppOptions } from '@impact/service-kit'
 import { rateLimitBudgets, registerRateLimits } from '@impact/service-kit/rate-limits'
+import { MEMORY_DATA_DIR } from '@impact/persistence'
+import { Type } from '@sinclair/typebox'
 import { createSharedState } from '@impact/shared-state'
+import { createBlocksyncResolver, createUcanVerifier, loadServiceIdentity } from '@impact/ucan'
 import type { Config } from './config.ts'
 import { openAppDatabase } from './db/open.ts'
 import { DomainRateLimitedError } from './errors.ts'
 import { apiKeyAuthPlugin, keyIdOf } from './plugins/auth.ts'
+import { accountRoutes } from './routes/accounts/index.ts'
 import { apiKeyRoutes } from './routes/api-keys/index.ts'
 import { domainRoutes } from './routes/domains/index.ts'
 import { eventRoutes } from './routes/events/index.ts'
@@ -13,6 +17,7 @@ import { graphqlRoutes } from './routes/graphql/index.ts'
 import { proposalRoutes } from './routes/proposals/index.ts'
 import { webhookRoutes } from './routes/webhooks/index.ts'
 import { SECURITY_SCHEMES } from './schemas/security.ts'
+import { createAccountService } from './services/accounts.ts'
 import { createApiKeyService } from './services/api-keys.ts'
 import { systemClock, type Clock } from './services/clock.ts'
 import { resolveAdminKey } from './services/dev-admin-key.ts'
@@ -42,6 +47,12 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
   const prefix = options.statePrefix ?? `${APP_NAME}:`
   const state = createSharedState({ url: config.REDIS_URL, prefix })
   try {
+    // The registry's own DID: the audience of every UCAN invocation it accepts (never logged: the key).
+    const identity = await loadServiceIdentity({
+      privateKey: config.DOMAIN_API_PRIVATE_KEY,
+      dataDir: config.DATA_DIR === MEMORY_DATA_DIR ? undefined : config.DATA_DIR,
+      fileName: 'domain-api-private-key'
+    })
     const app = await createApp({
       config,
       docs: {
@@ -56,7 +67,13 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
           database: async () => { await database.ready() },
           ...(state.kind === 'redis' ? { redis: async () => { await state.ping() } } : {})
         },
-        landing: { message: 'domain-api is running' }
+        landing: {
+          message: 'domain-api is running',
+          extra: () => ({ did: identity.did }),
+          properties: {
+            did: Type.String({ description: 'This registry\'s DID: the audience of UCAN invocations sent to it' })
+          }
+        }
       },
       // Domain bodies are small (metadata is capped at 16 KiB).
       bodyLimit: 64 * 1024,
@@ -82,7 +99,23 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
 
     const { db } = database
     const idempotencyTtlMs = config.IDEMPOTENCY_TTL_SECONDS * 1000
+    const accounts = createAccountService({
+      db,
+      state,
+      clock,
+      log: app.log,
+      cacheTtlMs: config.API_KEY_CACHE_TTL_SECONDS * 1000
+    })
+    await accounts.start()
     const apiKeys = createApiKeyService({
+      accounts,
+      verifier: createUcanVerifier({
+        oracleDid: identity.did,
+        oracleKeyDid: identity.keyDid,
+        ...(config.BLOCKSYNC_GRAPHQL_URL !== undefined
+          ? { resolveDidKey: createBlocksyncResolver({ url: config.BLOCKSYNC_GRAPHQL_URL }) }
+          : {})
+      }),
       db,
       state,
       clock,
@@ -120,6 +153,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       maxDepth: config.GRAPHQL_MAX_DEPTH,
       maxCost: config.GRAPHQL_MAX_COST
     })
+    await app.register(accountRoutes, { apiKeys, accounts })
 
     const sweeper = startSweeper({
       db,
@@ -145,6 +179,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       await deliveries.stop()
       await sweeper.stop()
       await apiKeys.close()
+      await accounts.close()
       await state.close()
       await database.close()
     })

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { baseConfigProperties, loadConfig as load } from '@impact/service-kit'
 import { rateLimitConfigProperties } from '@impact/service-kit/rate-limits'
 import { DID_PATTERN } from '@impact/schemas'
+import { parseSigner } from '@impact/ucan'
 
 /** Shortest bootstrap admin key accepted anywhere: 32 characters of a random token is ≥ 160 bits. */
 export const MIN_ADMIN_KEY_LENGTH = 32
@@ -16,8 +17,18 @@ export const ConfigSchema = Type.Object({
   DOMAIN_API_ADMIN_ACCOUNT: Type.String({
     pattern: DID_PATTERN,
     default: 'did:ixo:domain-api-admin',
-    description: 'Account (DID) the bootstrap admin key acts for; keys it issues without an account inherit it'
+    description: 'Account (DID) the bootstrap admin key acts for'
   }),
+  DOMAIN_API_PRIVATE_KEY: Type.Optional(Type.String({
+    pattern: '^M[A-Za-z0-9+/]+={0,2}$',
+    maxLength: 256,
+    description: 'The registry\'s Ed25519 signer (ucanto format, `M…`); its did:key is the audience of UCAN ' +
+      'invocations. Required in production; generated once into DATA_DIR in development'
+  })),
+  BLOCKSYNC_GRAPHQL_URL: Type.Optional(Type.String({
+    pattern: '^https?://',
+    description: 'Blocksync GraphQL endpoint that resolves the signing keys of did:ixo accounts in UCAN chains'
+  })),
   VERIFICATION_QUORUM: Type.Integer({
     minimum: 1,
     maximum: 10_000,
@@ -130,13 +141,24 @@ const PLACEHOLDER = /change.?me|example|password|secret|admin.?key|test|x{8}|0{8
 
 /** Production refuses a bootstrap key that looks hand-made: few distinct characters or a placeholder word. */
 function refine (config: Config): string[] {
+  const issues: string[] = []
+  if (config.DOMAIN_API_PRIVATE_KEY !== undefined) {
+    try {
+      parseSigner(config.DOMAIN_API_PRIVATE_KEY)
+    } catch {
+      issues.push('DOMAIN_API_PRIVATE_KEY: not an Ed25519 signer in ucanto\'s format (`M…`)')
+    }
+  } else if (config.NODE_ENV === 'production') {
+    issues.push('DOMAIN_API_PRIVATE_KEY is required in production ' +
+      '(the registry\'s DID must not change between restarts or replicas)')
+  }
   const key = config.DOMAIN_API_ADMIN_KEY
-  if (config.NODE_ENV !== 'production' || key === undefined) return []
+  if (config.NODE_ENV !== 'production' || key === undefined) return issues
   const distinct = new Set(key).size
   if (distinct < 16 || PLACEHOLDER.test(key)) {
-    return ['DOMAIN_API_ADMIN_KEY: too weak for production (use a random token, e.g. `openssl rand -base64 36`)']
+    issues.push('DOMAIN_API_ADMIN_KEY: too weak for production (use a random token, e.g. `openssl rand -base64 36`)')
   }
-  return []
+  return issues
 }
 
 export const loadConfig = (env: Record<string, string | undefined> = process.env): Config =>

@@ -17,14 +17,27 @@ export const DomainGraphqlTooComplexError = defineError('DOMAIN_GRAPHQL_TOO_COMP
 // 401 / 403
 export const DomainAuthMissingError = defineError(
   'DOMAIN_AUTH_MISSING',
-  'Missing credentials: send Authorization: Bearer <API_KEY>',
+  'Missing credentials: send Authorization: Bearer <API_KEY>, or a UCAN invocation with X-Auth-Type: ucan',
   401
 )
 export const DomainApiKeyInvalidError = defineError('DOMAIN_API_KEY_INVALID', 'Invalid API key', 401)
 export const DomainApiKeyRevokedError = defineError('DOMAIN_API_KEY_REVOKED', 'This API key has been revoked', 401)
+// A bad, expired or forged token, or one addressed elsewhere: the same text as the oracle's, the reason is logged.
+export const DomainUcanInvalidError = defineError('DOMAIN_UCAN_INVALID_INVOCATION', 'Invalid UCAN invocation', 401)
 export const DomainForbiddenError = defineError(
   'DOMAIN_FORBIDDEN',
-  'This API key lacks the role this operation needs (%s)',
+  'The caller lacks the role this operation needs (%s)',
+  403
+)
+export const DomainUcanNotGrantedError = defineError(
+  'DOMAIN_UCAN_NOT_GRANTED',
+  'The invocation does not grant %s on its account (its capability must be that ability, with = the account ' +
+    'DID, proven by a chain rooted at that DID)',
+  403
+)
+export const DomainUcanNotAcceptedError = defineError(
+  'DOMAIN_UCAN_NOT_ACCEPTED',
+  'This operation takes an API key, not a UCAN invocation',
   403
 )
 export const DomainNotControllerError = defineError(
@@ -57,7 +70,7 @@ export const DomainProposalClosedError = defineError(
 )
 export const DomainAlreadyVotedError = defineError(
   'DOMAIN_ALREADY_VOTED',
-  'This API key has already voted on proposal %s',
+  'This account has already voted on proposal %s',
   409
 )
 

@@ -4,10 +4,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ConfigError } from '@impact/service-kit'
+import { formatSigner, generateSigner } from '@impact/ucan'
 import { loadConfig } from '../src/config.ts'
 import { resolveAdminKey } from '../src/services/dev-admin-key.ts'
 
 const strongKey = () => randomBytes(36).toString('base64url')
+const privateKey = formatSigner(await generateSigner())
+const PRODUCTION = { NODE_ENV: 'production', DOMAIN_API_PRIVATE_KEY: privateKey }
 const issuesOf = (env: Record<string, string>) => {
   try {
     loadConfig(env)
@@ -46,10 +49,10 @@ describe('configuration', () => {
   })
 
   it('refuses a hand-made admin key in production but accepts a random one', () => {
-    expect(issuesOf({ NODE_ENV: 'production', DOMAIN_API_ADMIN_KEY: 'a'.repeat(40) }).join()).toContain('too weak')
+    expect(issuesOf({ ...PRODUCTION, DOMAIN_API_ADMIN_KEY: 'a'.repeat(40) }).join()).toContain('too weak')
     const handMade = 'change-me-please-this-is-the-admin-key-0123'
-    expect(issuesOf({ NODE_ENV: 'production', DOMAIN_API_ADMIN_KEY: handMade }).join()).toContain('too weak')
-    expect(issuesOf({ NODE_ENV: 'production', DOMAIN_API_ADMIN_KEY: strongKey() })).toEqual([])
+    expect(issuesOf({ ...PRODUCTION, DOMAIN_API_ADMIN_KEY: handMade }).join()).toContain('too weak')
+    expect(issuesOf({ ...PRODUCTION, DOMAIN_API_ADMIN_KEY: strongKey() })).toEqual([])
     expect(issuesOf({ NODE_ENV: 'development', DOMAIN_API_ADMIN_KEY: 'a'.repeat(40) })).toEqual([])
   })
 
@@ -65,6 +68,15 @@ describe('configuration', () => {
   ])('refuses %j', (env, name) => {
     expect(issuesOf(env).join()).toContain(name)
   })
+
+  it('requires the registry\'s private key in production, naming it and never echoing a bad one', () => {
+    expect(issuesOf({ NODE_ENV: 'production' }).join()).toContain('DOMAIN_API_PRIVATE_KEY is required in production')
+    expect(issuesOf(PRODUCTION)).toEqual([])
+    const bad = 'MgCZT5J0vYDmPWyZ2FS6bs9sJgBmx3fZF4hSuPnXmMbWXbw=='
+    const issues = issuesOf({ DOMAIN_API_PRIVATE_KEY: bad }).join()
+    expect(issues).toContain('DOMAIN_API_PRIVATE_KEY')
+    expect(issues).not.toContain(bad)
+  })
 })
 
 describe('development admin key', () => {
@@ -76,7 +88,7 @@ describe('development admin key', () => {
       expect(first?.key).toMatch(/^dk_[A-Za-z0-9_-]{43}$/)
       expect(statSync(join(dir, 'admin-key')).mode & 0o777).toBe(0o600)
       expect(resolveAdminKey(config)?.key).toBe(first?.key)
-      expect(resolveAdminKey(loadConfig({ NODE_ENV: 'production', DATA_DIR: dir }))).toBeUndefined()
+      expect(resolveAdminKey(loadConfig({ ...PRODUCTION, DATA_DIR: dir }))).toBeUndefined()
       expect(resolveAdminKey(loadConfig({ NODE_ENV: 'test', DATA_DIR: dir }))).toBeUndefined()
     } finally {
       rmSync(dir, { recursive: true, force: true })

@@ -67,12 +67,27 @@ export async function startApp (
   const app = await buildApp(config, { clock: clock.now, ...options })
   const auth = (key: string) => ({ authorization: `Bearer ${key}` })
 
-  async function issueKey (roles: string[], account?: string) {
+  // What this file granted so far, so a grant is one request (the rate-limit tests count them).
+  const granted = new Map<string, Set<string>>()
+
+  /** Adds `roles` to the account's grants (as an admin would). */
+  async function grant (account: string, roles: string[]) {
+    const all = new Set([...(granted.get(account) ?? []), ...roles])
+    const res = await app.inject({
+      method: 'PUT', url: `/v1/accounts/${account}/roles`, headers: auth(ADMIN_KEY), payload: { roles: [...all] }
+    })
+    if (res.statusCode !== 200) throw new Error(`granting roles failed: ${res.body}`)
+    granted.set(account, all)
+  }
+
+  /** A key of `account` (a fresh one by default) whose account is granted the key's roles first, unless told not to. */
+  async function issueKey (roles: string[], account = randomAccount(), options: { grant?: boolean } = {}) {
+    if (options.grant !== false) await grant(account, roles)
     const res = await app.inject({
       method: 'POST',
       url: '/v1/api-keys',
       headers: auth(ADMIN_KEY),
-      payload: { name: `${roles.join('+')} key`, roles, ...(account !== undefined ? { account } : {}) }
+      payload: { name: `${roles.join('+')} key`, roles, account }
     })
     if (res.statusCode !== 201) throw new Error(`issuing a key failed: ${res.body}`)
     return res.json() as { id: string, key: string, roles: string[], account: string }
@@ -95,6 +110,7 @@ export async function startApp (
     config,
     database,
     auth,
+    grant,
     issueKey,
     createDomain,
     async close () {

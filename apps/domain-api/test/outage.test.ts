@@ -2,16 +2,21 @@ import { fileURLToPath } from 'node:url'
 import { expect } from 'vitest'
 import { createTestDatabase } from '@impact/persistence/testing'
 import { describeOutages, type ServerProcess } from '@impact/service-kit/testing'
-import { ADMIN_KEY, PROTOCOL, UNTHROTTLED } from './helper.ts'
+import { ADMIN_KEY, PROTOCOL, randomAccount, UNTHROTTLED } from './helper.ts'
 
 const json = { 'content-type': 'application/json' }
 
 /** Creates and lists domains as a registrar; every creation answered 201 must be readable afterwards. */
 async function traffic (server: ServerProcess) {
+  const admin = { ...json, authorization: `Bearer ${ADMIN_KEY}` }
+  const account = randomAccount()
+  await fetch(`${server.url}/v1/accounts/${account}/roles`, {
+    method: 'PUT', headers: admin, body: JSON.stringify({ roles: ['registrar'] })
+  })
   const issued = await fetch(`${server.url}/v1/api-keys`, {
     method: 'POST',
-    headers: { ...json, authorization: `Bearer ${ADMIN_KEY}` },
-    body: JSON.stringify({ name: 'registrar', roles: ['registrar'] })
+    headers: admin,
+    body: JSON.stringify({ name: 'registrar', roles: ['registrar'], account })
   })
   const headers = { ...json, authorization: `Bearer ${(await issued.json() as { key: string }).key}` }
   const acknowledged: string[] = []

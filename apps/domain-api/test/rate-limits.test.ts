@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { createTestDatabase } from '@impact/persistence/testing'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { ConfigSchema } from '../src/config.ts'
-import { ADMIN_KEY, startApp, type TestApp } from './helper.ts'
+import { ADMIN_KEY, randomAccount, startApp, type TestApp } from './helper.ts'
 
 const servers = (process.env.DATABASE_URL ?? '') !== '' && (process.env.REDIS_URL ?? '') !== ''
 const clientIp = () => `10.${[1, 2, 3].map(() => randomBytes(1)[0]).join('.')}`
@@ -12,18 +12,20 @@ const testPrefix = () => `domain-api-test-${randomBytes(4).toString('hex')}:`
 
 describe('rate limits with small budgets', () => {
   let t: TestApp
-  // The admin key issues three keys here from 127.0.0.1, within both of its budgets.
+  const account = randomAccount()
+  // The admin key grants one account and issues three keys of it here from 127.0.0.1, within both of its budgets.
   beforeAll(async () => {
     t = await startApp(
       { RATE_LIMIT_MAX: '8', RATE_LIMIT_AUTH_FAILURES_MAX: '5', RATE_LIMIT_PRINCIPAL_MAX: '4' },
       { statePrefix: testPrefix() }
     )
+    await t.grant(account, ['registrar'])
   })
   afterAll(async () => { await t?.close() })
 
   it('refuses even the right key from a client whose keys failed too often, and not other clients', async () => {
     const { app, issueKey, auth } = t
-    const registrar = await issueKey(['registrar'])
+    const registrar = await issueKey(['registrar'], account, { grant: false })
     const ip = clientIp()
     const statuses = []
     for (let i = 0; i < 7; i++) {
@@ -53,7 +55,8 @@ describe('rate limits with small budgets', () => {
 
   it('limits each API key wherever it calls from, while another key still passes', async () => {
     const { app, issueKey, auth } = t
-    const [busy, calm] = [await issueKey(['registrar']), await issueKey(['registrar'])]
+    const busy = await issueKey(['registrar'], account, { grant: false })
+    const calm = await issueKey(['registrar'], account, { grant: false })
     const first = await app.inject({
       method: 'GET',
       url: '/v1/domains',

@@ -14,6 +14,8 @@ export type UcanFailureReason =
   | 'chain_too_deep'
   | 'unresolvable_did'
   | 'revoked'
+  /** A sound invocation of another ability than the one asked for. */
+  | 'wrong_ability'
 
 /**
  * A refused token. `message` is for logs and operator diagnostics; the HTTP layer answers with

@@ -3,7 +3,8 @@ export {
   type UcanVerifier,
   type UcanVerifierOptions,
   type InvocationIdentity,
-  type DelegationGrant
+  type DelegationGrant,
+  type AccountInvocation
 } from './verifier.ts'
 export { UcanError, type UcanFailureReason, type Verdict } from './errors.ts'
 export { decodeBase64Car, encodeBase64Car, MAX_TOKEN_LENGTH } from './base64-car.ts'
@@ -25,3 +26,4 @@ export {
 } from './mint.ts'
 export { VerdictCache } from './verdict-cache.ts'
 export { covers, ORACLE_AUTH_CAPABILITY, type Capability } from './capabilities.ts'
+export { loadServiceIdentity, type ServiceIdentity, type ServiceIdentityOptions } from './identity.ts'

@@ -62,13 +62,38 @@ export interface DelegationGrant {
   cids: string[]
 }
 
+/**
+ * An invocation acting for an account (ucan.md §9): its capability's `with` is the account's DID,
+ * and the proof chain is rooted at that DID.
+ */
+export interface AccountInvocation {
+  /** The `with` DID, which is also the root issuer of the chain: who the call acts for. */
+  account: string
+  /** The invocation's signer: the account itself, or a service holding the account's delegation. */
+  invoker: string
+  ability: string
+  expiration: number
+  cid: string
+  cids: string[]
+}
+
 export interface UcanVerifier {
   readonly oracleDid: string
   verifyInvocation: (token: string) => Promise<Verdict<InvocationIdentity>>
   verifyDelegation: (token: string) => Promise<Verdict<DelegationGrant>>
+  /**
+   * An invocation of `ability` (e.g. `domain/create`) on an account's DID, addressed to this
+   * service. Refusals of the token itself (decoding, audience, time, signatures, chain shape) have
+   * the reasons `verifyDelegation` uses; a sound token that does not grant `ability` on its `with`
+   * through a chain rooted at that DID is `wrong_ability` (another ability) or `unauthorized`.
+   */
+  verifyAccountInvocation: (token: string, ability: string) => Promise<Verdict<AccountInvocation>>
 }
 
 const nowSeconds = () => Math.floor(Date.now() / 1000)
+/** A capability on an account: `with` is any DID (the account), `can` one concrete ability. */
+const accountCapabilityOf = (ability: string) =>
+  capability({ can: ability as `${string}/${string}`, with: Schema.did() })
 type AnyDid = DID
 type Cached<T> = { value: Verdict<T>, ttlMs: number }
 
@@ -97,6 +122,12 @@ export function createUcanVerifier (options: UcanVerifierOptions): UcanVerifier 
     ? Verifier.parse(options.oracleKeyDid as AnyDid).withDID(oracleDid as AnyDid)
     : Verifier.parse(oracleDid as AnyDid)
   const cache = new VerdictCache<Verdict<unknown>>(options.cacheSize ?? 10_000)
+  const accountCapabilities = new Map<string, ReturnType<typeof accountCapabilityOf>>()
+  const accountCapability = (ability: string) => {
+    let parser = accountCapabilities.get(ability)
+    if (parser === undefined) accountCapabilities.set(ability, parser = accountCapabilityOf(ability))
+    return parser
+  }
 
   /** did:key strings that may have signed for `did`; throws when the resolver itself fails. */
   async function keysOf (did: string): Promise<string[]> {
@@ -130,28 +161,51 @@ export function createUcanVerifier (options: UcanVerifierOptions): UcanVerifier 
     return [...cids]
   }
 
-  async function checkInvocation (token: string): Promise<Cached<InvocationIdentity>> {
+  /** Decoding and the checks ucanto leaves out, common to both kinds of invocation. */
+  async function invocationPrelude (token: string): Promise<Verdict<Delegation>> {
     let invocation: Delegation
     try {
       invocation = await decodeBase64Car(token, maxTokenLength)
     } catch (error) {
-      return refusal(refuse('malformed', 'invocation is not a base64 UCAN CAR', error))
+      return refuse('malformed', 'invocation is not a base64 UCAN CAR', error)
     }
     const expiration = invocation.expiration
     if (invocation.audience.did() !== oracleDid) {
-      return refusal(refuse('wrong_audience', 'invocation is addressed to another principal'))
+      return refuse('wrong_audience', 'invocation is addressed to another principal')
     }
     if (invocation.capabilities.length !== 1) {
-      return refusal(refuse('capability_count', 'an invocation carries exactly one capability'))
+      return refuse('capability_count', 'an invocation carries exactly one capability')
     }
-    if (!Number.isFinite(expiration)) return refusal(refuse('no_expiry', 'invocation never expires'))
+    if (!Number.isFinite(expiration)) return refuse('no_expiry', 'invocation never expires')
     if (expiration - nowSeconds() > maxInvocationTtlSeconds + clockSkewSeconds) {
-      return refusal(refuse('lifetime_too_long', `invocation lives longer than ${maxInvocationTtlSeconds} s`))
+      return refuse('lifetime_too_long', `invocation lives longer than ${maxInvocationTtlSeconds} s`)
     }
-    if (UCAN.isExpired(invocation.data)) return refusal(refuse('expired', 'invocation has expired'))
-    if (UCAN.isTooEarly(invocation.data)) return refusal(refuse('not_yet_valid', 'invocation is not valid yet'))
-    let transient = false
-    let unresolved = false
+    if (UCAN.isExpired(invocation.data)) return refuse('expired', 'invocation has expired')
+    if (UCAN.isTooEarly(invocation.data)) return refuse('not_yet_valid', 'invocation is not valid yet')
+    return { ok: invocation }
+  }
+
+  /** ucanto's DID-key hook, noting whether a key was missing or the resolver failed. */
+  function didKeyHook (state: { transient: boolean, unresolved: boolean }) {
+    return async (did: `did:${string}:${string}`) => {
+      try {
+        const keys = await keysOf(did)
+        if (keys.length > 0) return { ok: keys as Array<`did:key:${string}`> }
+        state.unresolved = true
+        return { error: new DIDResolutionError(did) }
+      } catch {
+        state.transient = state.unresolved = true
+        return { error: new DIDResolutionError(did) }
+      }
+    }
+  }
+
+  async function checkInvocation (token: string): Promise<Cached<InvocationIdentity>> {
+    const decoded = await invocationPrelude(token)
+    if (decoded.error !== undefined) return refusal<InvocationIdentity>(decoded)
+    const invocation = decoded.ok
+    const expiration = invocation.expiration
+    const resolution = { transient: false, unresolved: false }
     try {
       const result = await claim(OracleAuth, [invocation], {
         authority,
@@ -159,21 +213,11 @@ export function createUcanVerifier (options: UcanVerifierOptions): UcanVerifier 
         // The auth invocation is self-issued: its signer is the root of its own authority.
         canIssue: () => true,
         validateAuthorization: () => ({ ok: {} }),
-        resolveDIDKey: async (did) => {
-          try {
-            const keys = await keysOf(did)
-            if (keys.length > 0) return { ok: keys as Array<`did:key:${string}`> }
-            unresolved = true
-            return { error: new DIDResolutionError(did) }
-          } catch {
-            transient = unresolved = true
-            return { error: new DIDResolutionError(did) }
-          }
-        }
+        resolveDIDKey: didKeyHook(resolution)
       })
       if (result.error !== undefined) {
-        const verdict = refuse(unresolved ? 'unresolvable_did' : 'unauthorized', result.error.message)
-        return { value: verdict, ttlMs: transient ? 0 : refusal(verdict).ttlMs }
+        const verdict = refuse(resolution.unresolved ? 'unresolvable_did' : 'unauthorized', result.error.message)
+        return { value: verdict, ttlMs: resolution.transient ? 0 : refusal(verdict).ttlMs }
       }
     } catch (error) {
       // A signature whose R is not a curve point makes the verifier throw rather than answer false.
@@ -250,6 +294,56 @@ export function createUcanVerifier (options: UcanVerifierOptions): UcanVerifier 
     return { value: { ok: grant }, ttlMs: Math.min(grant.expiration * 1000 - Date.now(), delegationCacheTtlMs) }
   }
 
+  /**
+   * An invocation for an account: the token is checked like a delegation (every signature, time
+   * and alignment in its chain), then ucanto decides whether the chain grants the ability on the
+   * `with` DID. Its default `canIssue` (a capability's `with` equals its issuer) is the rule that
+   * the root of the chain must be the account itself.
+   */
+  async function checkAccountInvocation (token: string, ability: string): Promise<Cached<AccountInvocation>> {
+    const decoded = await invocationPrelude(token)
+    if (decoded.error !== undefined) return refusal<AccountInvocation>(decoded)
+    const invocation = decoded.ok
+    let chain: Verdict<{ expiration: number }>
+    try {
+      chain = await checkChain(invocation, 0)
+    } catch (error) {
+      return { value: refuse('unresolvable_did', 'a signing key could not be resolved', error), ttlMs: 0 }
+    }
+    if (chain.error !== undefined) return refusal<AccountInvocation>({ error: chain.error })
+    const [wanted] = invocation.capabilities
+    if (wanted === undefined || wanted.can !== ability) {
+      return refusal(refuse('wrong_ability', `the invocation is not for ${ability}`))
+    }
+    if (!/^did:[a-z0-9]+:./.test(wanted.with)) {
+      return refusal(refuse('unauthorized', 'the invocation\'s resource is not an account DID'))
+    }
+    const resolution = { transient: false, unresolved: false }
+    try {
+      const result = await claim(accountCapability(ability), [invocation], {
+        authority,
+        principal: Verifier,
+        validateAuthorization: () => ({ ok: {} }),
+        resolveDIDKey: didKeyHook(resolution)
+      })
+      if (result.error !== undefined) {
+        const verdict = refuse(resolution.unresolved ? 'unresolvable_did' : 'unauthorized', result.error.message)
+        return { value: verdict, ttlMs: resolution.transient ? 0 : refusal(verdict).ttlMs }
+      }
+    } catch (error) {
+      return refusal(refuse('invalid_signature', 'invocation signature could not be verified', error))
+    }
+    const found: AccountInvocation = {
+      account: wanted.with,
+      invoker: invocation.issuer.did(),
+      ability,
+      expiration: chain.ok.expiration,
+      cid: invocation.cid.toString(),
+      cids: cidsOf(invocation)
+    }
+    return { value: { ok: found }, ttlMs: found.expiration * 1000 - Date.now() }
+  }
+
   // The revocation check runs after the cache, on every call: a cached "yes" never outlives a revocation.
   async function cached <T extends { cids: string[] }> (
     kind: string,
@@ -265,6 +359,8 @@ export function createUcanVerifier (options: UcanVerifierOptions): UcanVerifier 
   return {
     oracleDid,
     verifyInvocation: async (token) => await cached('invocation', token, checkInvocation),
-    verifyDelegation: async (token) => await cached('delegation', token, checkDelegation)
+    verifyDelegation: async (token) => await cached('delegation', token, checkDelegation),
+    verifyAccountInvocation: async (token, ability) =>
+      await cached(`account:${ability}`, token, async (t) => await checkAccountInvocation(t, ability))
   }
 }

@@ -1,16 +1,3 @@
-import { decodeBase64Car } from '../src/index.ts'
+export { tamperSignature } from '../src/testing.ts'
 
 export const nowS = () => Math.floor(Date.now() / 1000)
-
-/** Rewrites the 64 signature bytes inside a token's CAR (R is the first half, S the second). */
-export async function tamperSignature (token: string, mutate: (signature: Uint8Array) => void): Promise<string> {
-  const delegation = await decodeBase64Car(token)
-  const raw = delegation.signature.raw
-  const bytes = Buffer.from(token, 'base64')
-  const at = bytes.indexOf(Buffer.from(raw))
-  if (at < 0) throw new Error('signature not found in the archive')
-  const copy = Uint8Array.from(raw)
-  mutate(copy)
-  Buffer.from(copy).copy(bytes, at)
-  return bytes.toString('base64')
-}

@@ -12,8 +12,12 @@ export interface NewDomain {
   document?: Record<string, unknown>
   validFrom: Date | null
   validUntil: Date | null
-  createdByKey: string
+  createdByKey: string | null
   createdByAccount: string
+  /** The service that invoked for the account (UCAN), else null. */
+  createdByService: string | null
+  /** How the creator proved itself: the history entry's actor kind. */
+  createdVia: 'api-key' | 'ucan'
   createdAt: Date
 }
 
@@ -45,13 +49,15 @@ export async function insertDomains (db: Kysely<DB>, rows: DomainInsert[], reten
   const values = rows.map(({ domain: d, reason, claim }) => sql`(
     ${d.did}::text, ${d.type}::text, ${d.class}::text, ${d.controllers}::text[], ${JSON.stringify(d.metadata)}::jsonb,
     ${d.validFrom}::timestamptz, ${d.validUntil}::timestamptz, ${d.createdByKey}::text, ${d.createdByAccount}::text,
-    ${d.createdAt}::timestamptz, ${reason}::text, ${claim?.apiKeyId ?? null}::text, ${claim?.key ?? null}::text,
+    ${d.createdByService}::text, ${d.createdVia}::text, ${d.createdAt}::timestamptz, ${reason}::text,
+    ${claim?.apiKeyId ?? null}::text, ${claim?.key ?? null}::text,
     ${claim?.fingerprint ?? null}::text, ${claim !== undefined ? JSON.stringify(claim.response) : null}::jsonb,
     ${JSON.stringify(d.document ?? {})}::jsonb
   )`)
   const result = await sql<{ did: string }>`
     with input (did, type, class, controllers, metadata, valid_from, valid_until, created_by_key, created_by_account,
-      created_at, reason, claim_api_key, claim_key, fingerprint, response, document) as (values ${sql.join(values)}),
+      created_by_service, created_via, created_at, reason, claim_api_key, claim_key, fingerprint, response, document)
+      as (values ${sql.join(values)}),
     claimed as (
       insert into idempotency_keys (api_key_id, key, fingerprint, domain_did, response, created_at)
       select claim_api_key, claim_key, fingerprint, did, response, created_at from input where claim_key is not null
@@ -62,15 +68,17 @@ export async function insertDomains (db: Kysely<DB>, rows: DomainInsert[], reten
     ),
     inserted as (
       insert into domains (did, type, class, controllers, metadata, valid_from, valid_until, status,
-        created_by_key, created_by_account, created_at, updated_at, document)
-      select did, type, class, controllers, metadata, valid_from, valid_until, 'draft', created_by_key, created_by_account,
-        created_at, created_at, document
+        created_by_key, created_by_account, created_by_service, created_at, updated_at, document)
+      select did, type, class, controllers, metadata, valid_from, valid_until, 'draft', created_by_key,
+        created_by_account, created_by_service, created_at, created_at, document
       from input where claim_key is null or did in (select domain_did from claimed)
       returning *
     ),
     versioned as (${versionInsert(sql`inserted`)})
-    insert into domain_events (domain_did, event, from_status, to_status, actor_kind, actor_key, actor_account, reason, at)
-    select i.did, 'created', null, 'draft', 'api-key', i.created_by_key, i.created_by_account, i.reason, i.created_at
+    insert into domain_events (domain_did, event, from_status, to_status, actor_kind, actor_key, actor_account,
+      actor_service, reason, at)
+    select i.did, 'created', null, 'draft', i.created_via, i.created_by_key, i.created_by_account, i.created_by_service,
+      i.reason, i.created_at
     from input i join inserted using (did)
     returning domain_did as did
   `.execute(db)

@@ -11,7 +11,8 @@ export async function insertEvents (db: Db, events: NewEvent[]): Promise<void> {
 /** A domain's history in the order it happened, after entry `afterId`. */
 export async function listEvents (db: Db, did: string, afterId: string | undefined, limit: number) {
   let query = db.selectFrom('domain_events')
-    .select(['event', 'from_status', 'to_status', 'actor_kind', 'actor_key', 'actor_account', 'proposal_id', 'reason', 'details', 'at'])
+    .select(['event', 'from_status', 'to_status', 'actor_kind', 'actor_key', 'actor_account', 'actor_service',
+      'proposal_id', 'reason', 'details', 'at'])
     .select(sql<string>`id::text`.as('id'))
     .where('domain_did', '=', did)
     // Votes go to the change feed; a domain's history lists its transitions.
@@ -28,7 +29,7 @@ export type EventListRow = Awaited<ReturnType<typeof listEvents>>[number]
 export async function listEventsOf (db: Db, dids: readonly string[], afterId: string | undefined, limit: number) {
   if (dids.length === 0) return []
   let ranked = db.selectFrom('domain_events')
-    .select(['domain_did', 'event', 'from_status', 'to_status', 'actor_kind', 'actor_key', 'actor_account'])
+    .select(['domain_did', 'event', 'from_status', 'to_status', 'actor_kind', 'actor_key', 'actor_account', 'actor_service'])
     .select(['proposal_id', 'reason', 'details', 'at'])
     .select(sql<string>`id::text`.as('id'))
     .select(sql<number>`row_number() over (partition by domain_did order by id)`.as('rank'))

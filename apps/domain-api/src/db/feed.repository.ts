@@ -8,7 +8,7 @@ export interface FeedPosition { xid: string, id: string }
 
 const feedRows = (db: Db) => db.selectFrom('domain_events')
   .select(['domain_did', 'event', 'from_status', 'to_status', 'actor_kind', 'actor_key', 'actor_account',
-    'proposal_id', 'reason', 'details', 'at'])
+    'actor_service', 'proposal_id', 'reason', 'details', 'at'])
   .select([sql<string>`id::text`.as('id'), sql<string>`xid::text`.as('xid')])
 
 /**

@@ -33,7 +33,8 @@ export async function insertVote (trx: Transaction<DB>, vote: { proposal_id: str
 }
 
 export async function listVotes (db: Db, proposalId: string) {
-  return await db.selectFrom('verification_votes').select(['voter_key', 'voter_account', 'vote', 'cast_at'])
+  return await db.selectFrom('verification_votes')
+    .select(['voter_key', 'voter_account', 'voter_service', 'vote', 'cast_at'])
     .where('proposal_id', '=', proposalId).orderBy('cast_at').orderBy('voter_key').execute()
 }
 
@@ -52,7 +53,13 @@ export async function findProposalsWithDomain (db: Db, ids: readonly string[]) {
 export async function listVotesOf (db: Db, proposalIds: readonly string[]) {
   if (proposalIds.length === 0) return []
   return await db.selectFrom('verification_votes')
-    .select(['proposal_id', 'voter_key', 'voter_account', 'vote', 'cast_at'])
+    .select(['proposal_id', 'voter_key', 'voter_account', 'voter_service', 'vote', 'cast_at'])
     .where('proposal_id', 'in', proposalIds)
     .orderBy('proposal_id').orderBy('cast_at').orderBy('voter_key').execute()
+}
+
+export async function hasVoted (db: Db, proposalId: string, account: string): Promise<boolean> {
+  const row = await db.selectFrom('verification_votes').select('proposal_id')
+    .where('proposal_id', '=', proposalId).where('voter_account', '=', account).executeTakeFirst()
+  return row !== undefined
 }

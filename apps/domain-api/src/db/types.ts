@@ -29,8 +29,9 @@ export interface DomainsTable {
   valid_until: NullableTimestamp
   status: string
   latest_proposal_id: string | null
-  created_by_key: string
+  created_by_key: string | null
   created_by_account: string
+  created_by_service: ColumnType<string | null, string | null | undefined, string | null>
   created_at: Timestamp
   updated_at: Timestamp
   verified_at: NullableTimestamp
@@ -46,8 +47,9 @@ export interface VerificationProposalsTable {
   evidence: string
   evidence_hash: string | null
   note: string | null
-  proposed_by_key: string
+  proposed_by_key: string | null
   proposed_by_account: string
+  proposed_by_service: ColumnType<string | null, string | null | undefined, string | null>
   quorum: number
   threshold: number
   yes: ColumnType<number, number | undefined, number>
@@ -63,6 +65,7 @@ export interface VerificationVotesTable {
   proposal_id: string
   voter_key: string
   voter_account: string
+  voter_service: ColumnType<string | null, string | null | undefined, string | null>
   vote: string
   cast_at: Timestamp
 }
@@ -76,6 +79,7 @@ export interface DomainEventsTable {
   actor_kind: string
   actor_key: string | null
   actor_account: string | null
+  actor_service: ColumnType<string | null, string | null | undefined, string | null>
   proposal_id: string | null
   reason: string | null
   details: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>
@@ -136,7 +140,15 @@ export interface DomainVersionsTable {
   snapshot: Json<Record<string, unknown>>
 }
 
+export interface AccountRolesTable {
+  account: string
+  role: string
+  granted_by: string
+  granted_at: Timestamp
+}
+
 export interface DB {
+  account_roles: AccountRolesTable
   api_keys: ApiKeysTable
   domains: DomainsTable
   verification_proposals: VerificationProposalsTable

@@ -86,8 +86,8 @@ export async function claimDueDeliveries (db: Db, limit: number, leaseMs: number
     from due, webhooks w, domain_events e
     where d.id = due.id and w.id = d.webhook_id and e.id = d.event_id
     returning d.id as delivery_id, d.webhook_id, d.attempts, w.url, w.secret, e.id::text as id, e.xid::text as xid,
-      e.domain_did, e.event, e.from_status, e.to_status, e.actor_kind, e.actor_key, e.actor_account, e.proposal_id,
-      e.reason, e.details, e.at
+      e.domain_did, e.event, e.from_status, e.to_status, e.actor_kind, e.actor_key, e.actor_account,
+      e.actor_service, e.proposal_id, e.reason, e.details, e.at
   `.execute(db)
   return result.rows.map(({ delivery_id: deliveryId, webhook_id: webhookId, attempts, url, secret, ...event }) =>
     ({ delivery_id: deliveryId, webhook_id: webhookId, attempts, url, secret, event }))

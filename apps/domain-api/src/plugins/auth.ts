@@ -1,9 +1,9 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { readBearerToken } from '@impact/service-kit'
-import { DomainAuthMissingError, DomainForbiddenError } from '../errors.ts'
+import { DomainAuthMissingError, DomainForbiddenError, DomainUcanNotAcceptedError } from '../errors.ts'
 import type { Role } from '../schemas/common.ts'
-import type { ApiKeyService, Caller } from '../services/api-keys.ts'
+import { principalOf, type Ability, type ApiKeyService, type Caller } from '../services/api-keys.ts'
 
 const CALLER = 'caller'
 
@@ -17,16 +17,38 @@ export const apiKeyAuthPlugin = fp(apiKeyAuth, { name: 'api-key-auth' })
 
 export const callerOf = (request: FastifyRequest): Caller => request.getDecorator<Caller>(CALLER)
 
-/** The admitted key's id (the per-key rate limit's principal); docs routes have no caller slot. */
-export const keyIdOf = (request: FastifyRequest): string | undefined =>
-  CALLER in request ? request.getDecorator<Caller | null>(CALLER)?.keyId : undefined
+/** The admitted caller's principal (its key, or a UCAN caller's account): the per-principal rate limit's key. */
+export const keyIdOf = (request: FastifyRequest): string | undefined => {
+  const caller = CALLER in request ? request.getDecorator<Caller | null>(CALLER) : null
+  return caller === null ? undefined : principalOf(caller)
+}
+
+/** What a route asks of a UCAN caller besides (or instead of) the roles it asks of keys. */
+export interface UcanRequirement {
+  /** The ability the invocation must carry; without one the route takes API keys only. */
+  ability?: Ability
+  /** Roles of which a UCAN caller's account must hold one (default: the roles asked of keys). */
+  roles?: Role[]
+}
+
+const isUcan = (request: FastifyRequest) => {
+  const type = request.headers['x-auth-type']
+  return typeof type === 'string' && type.trim().toLowerCase() === 'ucan'
+}
 
 /**
- * An onRequest hook admitting callers whose key holds one of `roles` (any valid key when empty).
- * It runs before the body is read, so unauthenticated requests cost no parsing.
+ * The one entry point of route authentication: an onRequest hook admitting an API key that holds
+ * one of `roles` (any key when empty), or a UCAN invocation (`X-Auth-Type: ucan`) of the route's
+ * ability on an account, whose account holds one of `ucan.roles`. Routes that ask for no role take
+ * `domain/read` invocations unless they say otherwise. It runs before the body is read, so
+ * unauthenticated requests cost no parsing.
  */
-export function authorize (apiKeys: ApiKeyService, roles: Role[] = []) {
-  return async function requireApiKey (request: FastifyRequest, reply: FastifyReply) {
+export function authorize (
+  apiKeys: ApiKeyService,
+  roles: Role[] = [],
+  ucan: UcanRequirement = roles.length === 0 ? { ability: 'domain/read' } : {}
+) {
+  return async function requireCaller (request: FastifyRequest, reply: FastifyReply) {
     const token = readBearerToken(request.headers.authorization)
     if (token === undefined) {
       reply.header('www-authenticate', 'Bearer')
@@ -34,15 +56,21 @@ export function authorize (apiKeys: ApiKeyService, roles: Role[] = []) {
     }
     let caller: Caller
     try {
-      caller = await apiKeys.authenticate(token)
+      if (isUcan(request)) {
+        if (ucan.ability === undefined) throw new DomainUcanNotAcceptedError()
+        caller = await apiKeys.authenticateInvocation(token, ucan.ability, request.log)
+      } else {
+        caller = await apiKeys.authenticate(token)
+      }
     } catch (error) {
       if ((error as { statusCode?: number }).statusCode === 401) {
         reply.header('www-authenticate', 'Bearer error="invalid_token"')
       }
       throw error
     }
-    if (roles.length > 0 && !roles.some((role) => caller.roles.includes(role))) {
-      throw new DomainForbiddenError(roles.join(' or '))
+    const needed = caller.via === 'ucan' ? (ucan.roles ?? roles) : roles
+    if (needed.length > 0 && !needed.some((role) => caller.roles.includes(role))) {
+      throw new DomainForbiddenError(needed.join(' or '))
     }
     request.setDecorator(CALLER, caller)
   }

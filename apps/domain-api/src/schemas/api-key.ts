@@ -1,11 +1,17 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { CursorPageSchema, IsoTimestampSchema } from '@impact/schemas'
-import { didField, NullableTimestampSchema, RoleSchema, UuidSchema } from './common.ts'
+import { accountField, NullableTimestampSchema, RoleSchema, UuidSchema } from './common.ts'
 
 export const CreateApiKeyBodySchema = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100, description: 'What the key is for (shown in listings)' }),
-  roles: Type.Array(RoleSchema, { minItems: 1, maxItems: 4, uniqueItems: true }),
-  account: Type.Optional(didField('Account (DID) the key acts for; it becomes a controller of the domains the key creates. Default: the issuing key\'s account'))
+  roles: Type.Array(RoleSchema, {
+    minItems: 1,
+    maxItems: 5,
+    uniqueItems: true,
+    description: 'Roles the key may use; it acts with those its account also holds (PUT /v1/accounts/{did}/roles)'
+  }),
+  account: accountField('Account (DID) the key belongs to and acts for; it becomes a controller of the domains ' +
+    'the key creates. Required: a key never acts for another account')
 }, { additionalProperties: false })
 export type CreateApiKeyBody = Static<typeof CreateApiKeyBodySchema>
 

@@ -1,9 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { DID_PATTERN, IsoTimestampSchema, Nullable } from '@impact/schemas'
 
-export const ROLES = ['registrar', 'compliance', 'voter', 'admin'] as const
+export const ROLES = ['reader', 'registrar', 'compliance', 'voter', 'admin'] as const
 export const RoleSchema = Type.Union(ROLES.map((r) => Type.Literal(r)), {
-  description: 'registrar: create and manage domains · compliance: submit verification proposals · voter: vote on them · admin: manage API keys, override controllers'
+  description: 'reader: read only · registrar: create and manage domains, also for another controller · ' +
+    'compliance: submit verification proposals · voter: vote on them · admin: manage API keys and account ' +
+    'roles, override controllers'
 })
 export type Role = Static<typeof RoleSchema>
 
@@ -16,15 +18,32 @@ export const EntityDidSchema = Type.String({
 
 export const UuidSchema = Type.String({ format: 'uuid' })
 
+/** An account DID: a DID without a path, so it fits one URL path segment. */
+export const ACCOUNT_DID_PATTERN = '^did:[a-z0-9]+:(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+' +
+  '(?::(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+)*$'
+export const accountField = (description: string) =>
+  Type.String({ pattern: ACCOUNT_DID_PATTERN, maxLength: 512, description, examples: ['did:ixo:ixo1fieldoffice'] })
+
+const serviceField = Nullable(Type.String({
+  description: 'The service that invoked for the account (a UCAN chain\'s invoker other than the account); ' +
+    'null when the account acted itself'
+}))
+
 export const ActorSchema = Type.Object({
-  kind: Type.Union([Type.Literal('api-key'), Type.Literal('governance'), Type.Literal('system')], {
-    description: 'api-key: a caller; governance: a proposal outcome; system: time (expiry, end of a voting period)'
+  kind: Type.Union(['api-key', 'ucan', 'governance', 'system'].map((kind) => Type.Literal(kind)), {
+    description: 'api-key: a caller with an API key; ucan: a caller proven by a UCAN invocation; ' +
+      'governance: a proposal outcome; system: time (expiry, end of a voting period)'
   }),
   keyId: Nullable(Type.String()),
-  account: Nullable(Type.String())
+  account: Nullable(Type.String()),
+  service: serviceField
 })
 
-export const CallerRefSchema = Type.Object({ keyId: Type.String(), account: Type.String() })
+export const CallerRefSchema = Type.Object({
+  keyId: Nullable(Type.String({ description: 'The API key used; null for a UCAN caller' })),
+  account: Type.String({ description: 'The account (DID) the call acted for' }),
+  service: serviceField
+})
 
 export const NullableTimestampSchema = Nullable(IsoTimestampSchema)
 

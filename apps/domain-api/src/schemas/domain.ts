@@ -1,7 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { CursorPageQuerySchema, CursorPageSchema, DidSchema, IsoTimestampSchema, Nullable } from '@impact/schemas'
 import { documentFields } from './did-document.ts'
-import { ActorSchema, CallerRefSchema, controllersField, didField, EntityDidSchema, NullableTimestampSchema, UuidSchema } from './common.ts'
+import {
+  accountField, ActorSchema, CallerRefSchema, controllersField, didField, EntityDidSchema, NullableTimestampSchema,
+  UuidSchema
+} from './common.ts'
 
 export const DOMAIN_STATUSES = ['draft', 'verification_submitted', 'verified', 'rejected', 'expired', 'deactivated'] as const
 export const DomainStatusSchema = Type.Union(DOMAIN_STATUSES.map((s) => Type.Literal(s)), {
@@ -28,7 +31,11 @@ export const CreateDomainBodySchema = Type.Object({
   metadata: Type.Optional(MetadataSchema),
   validFrom: Type.Optional(IsoTimestampSchema),
   validUntil: Type.Optional(IsoTimestampSchema),
-  controllers: Type.Optional(controllersField({ description: 'Controllers in addition to the calling key\'s account' })),
+  onBehalfOf: Type.Optional(accountField('Register for this controller instead of the calling account (role ' +
+    'registrar): e.g. a field agent registering a household\'s stove. The caller is recorded as creator')),
+  controllers: Type.Optional(controllersField({
+    description: 'Controllers in addition to the calling account (or to onBehalfOf)'
+  })),
   ...documentFields
 }, { additionalProperties: false })
 export type CreateDomainBody = Static<typeof CreateDomainBodySchema>

@@ -23,8 +23,7 @@ export type CreateProposalBody = Static<typeof CreateProposalBodySchema>
 export const VoteBodySchema = Type.Object({ vote: VoteChoiceSchema }, { additionalProperties: false })
 
 export const VoteSchema = Type.Object({
-  keyId: Type.String(),
-  account: Type.String(),
+  ...CallerRefSchema.properties,
   vote: VoteChoiceSchema,
   castAt: IsoTimestampSchema
 })

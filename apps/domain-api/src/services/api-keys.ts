@@ -2,17 +2,45 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import type { FastifyBaseLogger } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { SharedState } from '@impact/shared-state'
+import type { UcanVerifier } from '@impact/ucan'
 import { findApiKey, findApiKeyByHash, insertApiKey, listApiKeys, revokeApiKey } from '../db/api-key.repository.ts'
 import type { ApiKeyRow, DB } from '../db/types.ts'
-import { DomainApiKeyInvalidError, DomainApiKeyNotFoundError, DomainApiKeyRevokedError } from '../errors.ts'
+import {
+  DomainApiKeyInvalidError, DomainApiKeyNotFoundError, DomainApiKeyRevokedError, DomainUcanInvalidError,
+  DomainUcanNotGrantedError
+} from '../errors.ts'
 import type { CreateApiKeyBody } from '../schemas/api-key.ts'
 import type { Role } from '../schemas/common.ts'
+import type { AccountService } from './accounts.ts'
 import type { Clock } from './clock.ts'
 import { decodeKeyset, toPage } from './pagination.ts'
 import { toApiKey } from './records.ts'
 
-/** Who is calling: the identity behind a verified API key. */
-export interface Caller { keyId: string, name: string, roles: Role[], account: string }
+/** Who is calling: the identity behind a verified API key or UCAN invocation. */
+export interface Caller {
+  via: 'api-key' | 'ucan'
+  /** The API key's id; null for a UCAN caller. */
+  keyId: string | null
+  name: string
+  /** Effective roles: for a key, those it names that its account holds; for a UCAN caller, its account's. */
+  roles: Role[]
+  /** The account (DID) the call acts for: the key's account, or the root of the UCAN chain. */
+  account: string
+  /** The service that invoked for the account (a UCAN invoker other than the account), else null. */
+  service: string | null
+}
+
+/** The key, or for a UCAN caller its account: the scope of idempotency keys, votes and rate limits. */
+export const principalOf = (caller: Caller): string => caller.keyId ?? caller.account
+
+/** UCAN abilities of the registry (with = the account DID); `domain/*` in a delegation covers the domain ones. */
+export const ABILITIES = [
+  'domain/create', 'domain/read', 'domain/update', 'domain/deactivate', 'verification/propose', 'verification/vote'
+] as const
+export type Ability = typeof ABILITIES[number]
+
+/** Refusals of a sound token that does not grant what the route needs (403); the rest are 401. */
+const NOT_GRANTED = new Set(['wrong_ability', 'unauthorized'])
 
 export const BOOTSTRAP_KEY_ID = 'bootstrap'
 const KEY_PREFIX = 'dk_'
@@ -36,26 +64,53 @@ export interface ApiKeyServiceOptions {
   cacheTtlMs: number
   bootstrap?: { key: string, account: string } | undefined
   log: FastifyBaseLogger
+  accounts: AccountService
+  /** Verifies UCAN invocations addressed to this registry's DID. */
+  verifier: UcanVerifier
 }
+
+/** A verified key before its account's roles are applied (what the cache holds). */
+interface KeyIdentity { keyId: string, name: string, keyRoles: Role[], account: string }
 
 export function createApiKeyService (options: ApiKeyServiceOptions) {
   const { db, state, clock } = options
-  const cache = new Map<string, { caller: Caller, expiresAt: number }>()
+  const { accounts, verifier } = options
+  const cache = new Map<string, { key: KeyIdentity, expiresAt: number }>()
   const bootstrapDigest = options.bootstrap !== undefined ? digest(options.bootstrap.key) : undefined
+  // The configured admin: its role comes from configuration, not from grants.
   const bootstrapCaller: Caller | undefined = options.bootstrap !== undefined
-    ? { keyId: BOOTSTRAP_KEY_ID, name: 'bootstrap admin (DOMAIN_API_ADMIN_KEY)', roles: ['admin'], account: options.bootstrap.account }
+    ? {
+        via: 'api-key',
+        keyId: BOOTSTRAP_KEY_ID,
+        name: 'bootstrap admin (DOMAIN_API_ADMIN_KEY)',
+        roles: ['admin'],
+        account: options.bootstrap.account,
+        service: null
+      }
     : undefined
   let unsubscribe: (() => Promise<void>) | undefined
 
   const evict = (keyId: string) => {
-    for (const [hash, entry] of cache) if (entry.caller.keyId === keyId) cache.delete(hash)
+    for (const [hash, entry] of cache) if (entry.key.keyId === keyId) cache.delete(hash)
   }
-  const remember = (hash: string, caller: Caller) => {
+  const remember = (hash: string, key: KeyIdentity) => {
     if (options.cacheTtlMs <= 0) return
     if (cache.size >= CACHE_MAX_ENTRIES) cache.delete(cache.keys().next().value as string)
-    cache.set(hash, { caller, expiresAt: Date.now() + options.cacheTtlMs })
+    cache.set(hash, { key, expiresAt: Date.now() + options.cacheTtlMs })
   }
-  const toCaller = (row: ApiKeyRow): Caller => ({ keyId: row.id, name: row.name, roles: row.roles as Role[], account: row.account })
+  const toKey = (row: ApiKeyRow): KeyIdentity =>
+    ({ keyId: row.id, name: row.name, keyRoles: row.roles as Role[], account: row.account })
+  async function toCaller (key: KeyIdentity): Promise<Caller> {
+    const granted = await accounts.rolesOf(key.account)
+    return {
+      via: 'api-key',
+      keyId: key.keyId,
+      name: key.name,
+      roles: key.keyRoles.filter((role) => granted.includes(role)),
+      account: key.account,
+      service: null
+    }
+  }
 
   return {
     /** Resolves the caller behind a bearer token, or throws 401 (unknown or revoked key). */
@@ -65,14 +120,38 @@ export function createApiKeyService (options: ApiKeyServiceOptions) {
       if (bootstrapDigest !== undefined && bootstrapCaller !== undefined && timingSafeEqual(presented, bootstrapDigest)) return bootstrapCaller
       const hash = presented.toString('hex')
       const cached = cache.get(hash)
-      if (cached !== undefined && cached.expiresAt > Date.now()) return cached.caller
+      if (cached !== undefined && cached.expiresAt > Date.now()) return await toCaller(cached.key)
       const row = await findApiKeyByHash(db, hash)
       // The index found the row by digest; compare in constant time anyway (defence in depth).
       if (row === undefined || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), presented)) throw new DomainApiKeyInvalidError()
       if (row.revoked_at !== null) throw new DomainApiKeyRevokedError()
-      const caller = toCaller(row)
-      remember(hash, caller)
-      return caller
+      const key = toKey(row)
+      remember(hash, key)
+      return await toCaller(key)
+    },
+
+    /**
+     * Resolves the account behind a UCAN invocation of `ability`, or throws: 401 for a token that
+     * is malformed, expired, forged or addressed elsewhere, 403 for a sound one that does not
+     * grant the ability on its account. The reason is logged, never the token.
+     */
+    async authenticateInvocation (token: string, ability: Ability, log: FastifyBaseLogger): Promise<Caller> {
+      const verdict = await verifier.verifyAccountInvocation(token, ability)
+      if (verdict.error !== undefined) {
+        log.info({ reason: verdict.error.reason, ability }, 'UCAN invocation refused')
+        throw NOT_GRANTED.has(verdict.error.reason)
+          ? new DomainUcanNotGrantedError(ability)
+          : new DomainUcanInvalidError()
+      }
+      const { account, invoker } = verdict.ok
+      return {
+        via: 'ucan',
+        keyId: null,
+        name: 'UCAN invocation',
+        roles: await accounts.rolesOf(account),
+        account,
+        service: invoker !== account ? invoker : null
+      }
     },
 
     /** Issues a key; the secret is returned here once and only its digest is kept. */
@@ -84,8 +163,8 @@ export function createApiKeyService (options: ApiKeyServiceOptions) {
         prefix: key.slice(0, KEY_PREFIX.length + 6),
         key_hash: digest(key).toString('hex'),
         roles: body.roles,
-        account: body.account ?? issuer.account,
-        created_by: issuer.keyId,
+        account: body.account,
+        created_by: principalOf(issuer),
         created_at: clock()
       })
       const { createdBy: _createdBy, revokedAt: _revokedAt, ...record } = toApiKey(row)
@@ -94,7 +173,7 @@ export function createApiKeyService (options: ApiKeyServiceOptions) {
 
     /** Revokes a key at once on every replica (the cache is evicted here and, through Redis, elsewhere). */
     async revoke (revoker: Caller, id: string) {
-      const row = await revokeApiKey(db, id, revoker.keyId, clock())
+      const row = await revokeApiKey(db, id, principalOf(revoker), clock())
       if (row === undefined) throw new DomainApiKeyNotFoundError(id)
       evict(id)
       try {
@@ -118,7 +197,7 @@ export function createApiKeyService (options: ApiKeyServiceOptions) {
     },
 
     describe (caller: Caller) {
-      return { id: caller.keyId, name: caller.name, roles: caller.roles, account: caller.account }
+      return { id: principalOf(caller), name: caller.name, roles: caller.roles, account: caller.account }
     },
 
     async start () {

@@ -17,6 +17,7 @@ import { recordVersions } from '../db/version.repository.ts'
 import type { DB, DomainRow } from '../db/types.ts'
 import {
   DomainClassNotProtocolError,
+  DomainForbiddenError,
   DomainIdempotencyMismatchError,
   DomainNotControllerError,
   DomainNotFoundError,
@@ -25,7 +26,7 @@ import {
 } from '../errors.ts'
 import { ENTITY_DID_PATTERN } from '../schemas/common.ts'
 import type { CreateDomainBody, Domain, DomainEvent, ListDomainsQuery, UpdateDomainBody } from '../schemas/domain.ts'
-import type { Caller } from './api-keys.ts'
+import { principalOf, type Caller } from './api-keys.ts'
 import type { Clock } from './clock.ts'
 import { createInsertBatcher } from './create-batcher.ts'
 import { isProtocolType } from './entity-types.ts'
@@ -98,7 +99,11 @@ export function createDomainService (
       checkMetadata(body.metadata)
       checkDocumentFields(body)
       await checkClass(classDid)
-      const controllers = [...new Set([caller.account, ...(body.controllers ?? [])])]
+      // Flow 3 of the platform: an agent registers for a household, which becomes the controller.
+      if (body.onBehalfOf !== undefined && !caller.roles.includes('registrar')) {
+        throw new DomainForbiddenError('registrar, to register for another controller')
+      }
+      const controllers = [...new Set([body.onBehalfOf ?? caller.account, ...(body.controllers ?? [])])]
       const requestFingerprint = idempotencyKey !== undefined ? fingerprint(body) : ''
 
       for (let attempt = 1; attempt <= 3; attempt++) {
@@ -113,12 +118,14 @@ export function createDomainService (
           validUntil,
           createdByKey: caller.keyId,
           createdByAccount: caller.account,
+          createdByService: caller.service,
+          createdVia: caller.via,
           createdAt: now
         }
         const domain = toDomain(draftRow(draft), now)
         const claim = idempotencyKey === undefined
           ? undefined
-          : { apiKeyId: caller.keyId, key: idempotencyKey, fingerprint: requestFingerprint, response: domain }
+          : { apiKeyId: principalOf(caller), key: idempotencyKey, fingerprint: requestFingerprint, response: domain }
         try {
           const reason = `registered as ${type} of ${classDid}`
           if (await batcher.insert({ domain: draft, reason, claim })) return { domain, replayed: false }

@@ -6,6 +6,7 @@ import { insertEvents } from '../db/event.repository.ts'
 import { recordVersions } from '../db/version.repository.ts'
 import {
   findProposal,
+  hasVoted,
   insertProposal,
   insertVote,
   listVotes,
@@ -21,7 +22,7 @@ import {
   DomainStateConflictError
 } from '../errors.ts'
 import type { CreateProposalBody, Proposal, VoteChoice } from '../schemas/proposal.ts'
-import type { Caller } from './api-keys.ts'
+import { principalOf, type Caller } from './api-keys.ts'
 import type { Clock } from './clock.ts'
 import { callerEvent, describeTally, isDue, lockAndSettle, settleDomain } from './lifecycle.ts'
 import { toProposal } from './records.ts'
@@ -91,6 +92,7 @@ export function createGovernanceService (
           note: body.note ?? null,
           proposed_by_key: caller.keyId,
           proposed_by_account: caller.account,
+          proposed_by_service: caller.service,
           quorum: settings.quorum,
           threshold: settings.threshold,
           deadline: new Date(now.getTime() + settings.periodMs),
@@ -138,12 +140,14 @@ export function createGovernanceService (
         if (proposal.status !== 'open') return { closed: proposal.status }
         const vote = {
           proposal_id: id,
-          voter_key: caller.keyId,
+          voter_key: principalOf(caller),
           voter_account: caller.account,
+          voter_service: caller.service,
           vote: choice,
           cast_at: now
         }
-        if (!await insertVote(trx, vote)) {
+        // One vote per account, whichever of its keys (or UCAN) casts it; the proposal row is locked.
+        if (await hasVoted(trx, id, caller.account) || !await insertVote(trx, vote)) {
           return { duplicate: true }
         }
         let tallied = await updateProposal(trx, id, { [choice]: proposal[choice] + 1 })
@@ -172,7 +176,7 @@ export function createGovernanceService (
             reason,
             details: JSON.stringify({
               tally: { yes: tallied.yes, no: tallied.no, abstain: tallied.abstain },
-              decidingVote: { keyId: caller.keyId, vote: choice }
+              decidingVote: { keyId: caller.keyId, account: caller.account, vote: choice }
             }),
             at: now
           }])

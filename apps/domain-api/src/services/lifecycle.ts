@@ -31,17 +31,18 @@ export function isDue (
   return ended || expired
 }
 
-/** A history entry written by a caller (an API key). */
+/** A history entry written by a caller (an API key, or an account proven by UCAN and the service that invoked). */
 export const callerEvent = (
   caller: Caller,
   domain: DomainRow,
-  entry: Omit<NewEvent, 'domain_did' | 'actor_kind' | 'actor_key' | 'actor_account' | 'from_status'>
+  entry: Omit<NewEvent, 'domain_did' | 'actor_kind' | 'actor_key' | 'actor_account' | 'actor_service' | 'from_status'>
 ): NewEvent => ({
   domain_did: domain.did,
   from_status: domain.status,
-  actor_kind: 'api-key',
+  actor_kind: caller.via,
   actor_key: caller.keyId,
   actor_account: caller.account,
+  actor_service: caller.service,
   ...entry
 })
 

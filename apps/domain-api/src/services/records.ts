@@ -45,7 +45,7 @@ export function toDomain (row: DomainWithProposal, now: Date): Domain {
     verification: row.latest_proposal_id !== null && row.p_status !== null && row.p_deadline !== null
       ? { proposalId: row.latest_proposal_id, status: proposalEnded(row, now) ? 'rejected' : row.p_status, deadline: row.p_deadline.toISOString() }
       : null,
-    createdBy: { keyId: row.created_by_key, account: row.created_by_account },
+    createdBy: { keyId: row.created_by_key, account: row.created_by_account, service: row.created_by_service },
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
     verifiedAt: iso(row.verified_at),
@@ -67,6 +67,7 @@ export const draftRow = (d: NewDomain): DomainWithProposal => ({
   latest_proposal_id: null,
   created_by_key: d.createdByKey,
   created_by_account: d.createdByAccount,
+  created_by_service: d.createdByService,
   created_at: d.createdAt,
   updated_at: d.createdAt,
   verified_at: null,
@@ -79,10 +80,24 @@ export const draftRow = (d: NewDomain): DomainWithProposal => ({
 export const withProposal = (row: DomainRow, proposal: ProposalRow | undefined): DomainWithProposal =>
   ({ ...row, p_status: proposal?.status ?? null, p_deadline: proposal?.deadline ?? null })
 
-export interface VoteRow { voter_key: string, voter_account: string, vote: string, cast_at: Date }
+export interface VoteRow {
+  voter_key: string
+  voter_account: string
+  voter_service: string | null
+  vote: string
+  cast_at: Date
+}
 
-export const toVote = (v: VoteRow): Vote =>
-  ({ keyId: v.voter_key, account: v.voter_account, vote: v.vote as VoteChoice, castAt: v.cast_at.toISOString() })
+/** A UCAN voter's row holds its account where a key's id would be (one vote per account either way). */
+const voterKeyOf = (v: VoteRow) => (v.voter_key === v.voter_account ? null : v.voter_key)
+
+export const toVote = (v: VoteRow): Vote => ({
+  keyId: voterKeyOf(v),
+  account: v.voter_account,
+  service: v.voter_service,
+  vote: v.vote as VoteChoice,
+  castAt: v.cast_at.toISOString()
+})
 
 export function toProposal (row: ProposalRow, votes: VoteRow[]): Proposal {
   return {
@@ -92,7 +107,7 @@ export function toProposal (row: ProposalRow, votes: VoteRow[]): Proposal {
     evidence: row.evidence,
     evidenceHash: row.evidence_hash,
     note: row.note,
-    proposedBy: { keyId: row.proposed_by_key, account: row.proposed_by_account },
+    proposedBy: { keyId: row.proposed_by_key, account: row.proposed_by_account, service: row.proposed_by_service },
     quorum: row.quorum,
     threshold: row.threshold,
     tally: { yes: row.yes, no: row.no, abstain: row.abstain, total: row.yes + row.no + row.abstain },
@@ -110,7 +125,12 @@ export function toEvent (row: EventListRow): DomainEvent {
     event: row.event,
     fromStatus: row.from_status as DomainStatus | null,
     toStatus: row.to_status as DomainStatus,
-    actor: { kind: row.actor_kind as DomainEvent['actor']['kind'], keyId: row.actor_key, account: row.actor_account },
+    actor: {
+      kind: row.actor_kind as DomainEvent['actor']['kind'],
+      keyId: row.actor_key,
+      account: row.actor_account,
+      service: row.actor_service
+    },
     proposalId: row.proposal_id,
     reason: row.reason,
     details: row.details,

@@ -36,7 +36,7 @@ const toWebhook = (row: WebhookRow): Webhook => ({
   id: row.id,
   url: row.url,
   events: row.events,
-  createdBy: { keyId: row.created_by_key, account: row.created_by_account },
+  createdBy: { keyId: row.created_by_key, account: row.created_by_account, service: null },
   createdAt: row.created_at.toISOString()
 })
 
@@ -89,7 +89,8 @@ export function createWebhookService ({ db, clock, allowPrivateTargets }: Webhoo
         url: body.url,
         events: body.events.includes('*') ? ['*'] : body.events,
         secret,
-        created_by_key: caller.keyId,
+        // Admin routes take API keys only; the account stands in as for UCAN voters.
+        created_by_key: caller.keyId ?? caller.account,
         created_by_account: caller.account,
         created_at: clock()
       })

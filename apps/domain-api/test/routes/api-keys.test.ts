@@ -22,13 +22,18 @@ describe('POST /v1/api-keys', () => {
     const read = await t.app.inject({ method: 'GET', url: `/v1/api-keys/${created.id}`, headers: t.auth(ADMIN_KEY) })
     expect(read.json()).toMatchObject({ id: created.id, createdBy: 'bootstrap', revokedAt: null })
     expect(read.body).not.toContain(created.key)
-    const me = await t.app.inject({ method: 'GET', url: '/v1/api-keys/current', headers: t.auth(created.key) })
-    expect(me.json()).toEqual({ id: created.id, name: 'field office', roles: ['registrar', 'compliance'], account })
+    const me = async () =>
+      (await t.app.inject({ method: 'GET', url: '/v1/api-keys/current', headers: t.auth(created.key) })).json()
+    // A key acts with the roles it names that its account holds: none until an admin grants them.
+    expect(await me()).toEqual({ id: created.id, name: 'field office', roles: [], account })
+    await t.grant(account, ['registrar', 'compliance', 'voter'])
+    expect(await me()).toEqual({ id: created.id, name: 'field office', roles: ['registrar', 'compliance'], account })
   })
 
-  it('gives a key without an account the issuer\'s account', async () => {
+  it('refuses a key without an account: a key never acts for another', async () => {
     const res = await issue({ name: 'default account', roles: ['voter'] })
-    expect(res.json().account).toBe(t.config.DOMAIN_API_ADMIN_ACCOUNT)
+    expect(res.statusCode).toBe(400)
+    expect(res.json().message).toContain('account')
   })
 
   it('validates the request', async () => {
@@ -36,15 +41,17 @@ describe('POST /v1/api-keys', () => {
     expect((await issue({ name: 'x', roles: [] })).statusCode).toBe(400)
     expect((await issue({ name: 'x', roles: ['root'] })).statusCode).toBe(400)
     expect((await issue({ name: 'x', roles: ['voter'], account: 'bob' })).statusCode).toBe(400)
+    expect((await issue({ name: 'x', roles: ['voter'], account: 'did:ixo:ixo1a/path' })).statusCode).toBe(400)
   })
 
   it('is for admins only', async () => {
     const registrar = await t.issueKey(['registrar'])
-    const res = await issue({ name: 'escalation', roles: ['admin'] }, registrar.key)
+    const res = await issue({ name: 'escalation', roles: ['admin'], account: randomAccount() }, registrar.key)
     expect(res.statusCode).toBe(403)
     expect(res.json().code).toBe('DOMAIN_FORBIDDEN')
     const admin = await t.issueKey(['admin'])
-    expect((await issue({ name: 'by a issued admin', roles: ['voter'] }, admin.key)).statusCode).toBe(201)
+    const byAdmin = await issue({ name: 'by a issued admin', roles: ['voter'], account: randomAccount() }, admin.key)
+    expect(byAdmin.statusCode).toBe(201)
   })
 })
 

@@ -4,8 +4,10 @@ import { describe, expect, it, onTestFinished } from 'vitest'
 import { ErrorBodySchema } from '@impact/schemas'
 import { errorHandler } from '@impact/service-kit'
 import { createSharedState } from '@impact/shared-state'
+import { createUcanVerifier, loadServiceIdentity } from '@impact/ucan'
 import { apiKeyAuthPlugin } from '../../src/plugins/auth.ts'
 import { graphqlRoutes } from '../../src/routes/graphql/index.ts'
+import { createAccountService } from '../../src/services/accounts.ts'
 import { createApiKeyService, type Caller } from '../../src/services/api-keys.ts'
 import { createDomainService } from '../../src/services/domains.ts'
 import { createGovernanceService } from '../../src/services/governance.ts'
@@ -13,10 +15,16 @@ import { ADMIN_KEY, fileDatabase, PROTOCOL, testClock } from '../helper.ts'
 
 const file = fileDatabase()
 const silentLog = { info () {}, warn () {}, error () {} } as unknown as FastifyBaseLogger
-const registrar: Caller =
-  { keyId: 'k-registrar', name: 'registrar', roles: ['registrar', 'compliance'], account: 'did:ixo:registrar' }
+const registrar: Caller = {
+  keyId: 'k-registrar',
+  name: 'registrar',
+  roles: ['registrar', 'compliance'],
+  account: 'did:ixo:registrar',
+  via: 'api-key',
+  service: null
+}
 const voter = (i: number): Caller =>
-  ({ keyId: `k-voter-${i}`, name: 'voter', roles: ['voter'], account: `did:ixo:voter${i}` })
+  ({ keyId: `k-voter-${i}`, name: 'voter', roles: ['voter'], account: `did:ixo:voter${i}`, via: 'api-key', service: null })
 
 /** The GraphQL routes alone on a bare Fastify, over a database handle that counts its statements. */
 async function countingGraphql () {
@@ -32,7 +40,13 @@ async function countingGraphql () {
   const governance = createGovernanceService({ db, clock: clock.now, settings })
   const state = createSharedState({ url: undefined, prefix: 'graphql-loaders:' })
   const bootstrap = { key: ADMIN_KEY, account: 'did:ixo:admin' }
-  const apiKeys = createApiKeyService({ db, state, clock: clock.now, log: silentLog, cacheTtlMs: 60_000, bootstrap })
+  const accounts = createAccountService({ db, state, clock: clock.now, log: silentLog, cacheTtlMs: 60_000 })
+  await accounts.start()
+  const identity = await loadServiceIdentity({ privateKey: undefined, dataDir: undefined, fileName: 'unused' })
+  const verifier = createUcanVerifier({ oracleDid: identity.did, oracleKeyDid: identity.keyDid })
+  const apiKeys = createApiKeyService({
+    db, state, clock: clock.now, log: silentLog, cacheTtlMs: 60_000, bootstrap, accounts, verifier
+  })
   await apiKeys.start()
   const app = Fastify()
   app.addSchema(ErrorBodySchema)
@@ -43,6 +57,7 @@ async function countingGraphql () {
   onTestFinished(async () => {
     await app.close()
     await apiKeys.close()
+    await accounts.close()
     await state.close()
   })
   return { app, domains, governance, clock, counted: () => statements }

@@ -19,6 +19,8 @@ const row = (overrides: Partial<DomainInsert['domain']> = {}, claimKey?: string)
       validUntil: null,
       createdByKey: 'k1',
       createdByAccount: 'did:ixo:tester',
+      createdByService: null,
+      createdVia: 'api-key',
       createdAt: now,
       ...overrides
     },

@@ -6,7 +6,14 @@ import { createGovernanceService } from '../../src/services/governance.ts'
 import { startSweeper } from '../../src/services/sweeper.ts'
 import { fileDatabase, PROTOCOL, testClock } from '../helper.ts'
 
-const caller: Caller = { keyId: 'k1', name: 'test', roles: ['registrar', 'compliance'], account: 'did:ixo:tester' }
+const caller: Caller = {
+  via: 'api-key',
+  keyId: 'k1',
+  name: 'test',
+  roles: ['registrar', 'compliance'],
+  account: 'did:ixo:tester',
+  service: null
+}
 const silentLog = { info () {}, warn () {} } as unknown as FastifyBaseLogger
 const file = fileDatabase()
 

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox'
+import { Type, type TProperties } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 
 /**
@@ -16,7 +16,12 @@ export interface HealthOptions {
    */
   advisory?: Record<string, HealthCheck>
   /** Landing route `GET /`: message and extra fields (e.g. the oracle's DID). */
-  landing?: { message: string, extra?: () => Record<string, unknown> }
+  landing?: {
+    message: string
+    extra?: () => Record<string, unknown>
+    /** Schemas of the extra fields, for the response schema and the OpenAPI document. */
+    properties?: TProperties
+  }
   timeoutMs?: number
   /**
    * Informational entries added to `GET /health` after the checks ran (e.g. per-replica upstream
@@ -97,7 +102,7 @@ export function registerHealthRoutes (app: FastifyInstance, options: HealthOptio
   }, async () => ({ status: 'ok' as const, ...base() }))
 
   if (options.landing !== undefined) {
-    const { message, extra } = options.landing
+    const { message, extra, properties } = options.landing
     app.get('/', {
       schema: {
         tags: ['health'],
@@ -107,7 +112,8 @@ export function registerHealthRoutes (app: FastifyInstance, options: HealthOptio
             status: Type.Literal('ok'),
             message: Type.String(),
             environment: Type.String(),
-            timestamp: Type.String({ format: 'date-time' })
+            timestamp: Type.String({ format: 'date-time' }),
+            ...properties
           }, { additionalProperties: true })
         }
       }

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import { CursorPageQuerySchema } from '@impact/schemas'
 import { authorize, callerOf } from '../../plugins/auth.ts'
-import { errorResponses, SECURITY } from '../../schemas/security.ts'
+import { errorResponses, KEY_SECURITY } from '../../schemas/security.ts'
 import { ApiKeyPageSchema, ApiKeyParamsSchema, ApiKeySchema, CreateApiKeyBodySchema, CreatedApiKeySchema } from '../../schemas/api-key.ts'
 import { RoleSchema } from '../../schemas/common.ts'
 import type { ApiKeyService } from '../../services/api-keys.ts'
@@ -19,7 +19,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRoutesOptions> = asyn
     onRequest: admin,
     schema: {
       tags,
-      security: SECURITY,
+      security: KEY_SECURITY,
       summary: 'Issue an API key',
       description: 'Role: admin. The key is in this response only; the service keeps a digest of it.',
       body: CreateApiKeyBodySchema,
@@ -35,7 +35,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRoutesOptions> = asyn
     onRequest: admin,
     schema: {
       tags,
-      security: SECURITY,
+      security: KEY_SECURITY,
       summary: 'List API keys (without secrets), oldest first',
       description: 'Role: admin.',
       querystring: CursorPageQuerySchema,
@@ -44,13 +44,13 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRoutesOptions> = asyn
   }, async (request) => await apiKeys.list(request.query))
 
   app.get('/v1/api-keys/current', {
-    onRequest: authorize(apiKeys),
+    onRequest: authorize(apiKeys, [], {}),
     schema: {
       tags,
-      security: SECURITY,
-      summary: 'The key making this request: id, roles and account',
-      description: 'Any role.',
-      response: { 200: CurrentKeySchema, ...errorResponses(401) }
+      security: KEY_SECURITY,
+      summary: 'The key making this request: id, effective roles and account',
+      description: 'Any API key. `roles` are those the key names that its account holds.',
+      response: { 200: CurrentKeySchema, ...errorResponses(401, 403) }
     }
   }, async (request) => apiKeys.describe(callerOf(request)))
 
@@ -58,7 +58,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRoutesOptions> = asyn
     onRequest: admin,
     schema: {
       tags,
-      security: SECURITY,
+      security: KEY_SECURITY,
       summary: 'Read an API key (without its secret)',
       description: 'Role: admin.',
       params: ApiKeyParamsSchema,
@@ -70,7 +70,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRoutesOptions> = asyn
     onRequest: admin,
     schema: {
       tags,
-      security: SECURITY,
+      security: KEY_SECURITY,
       summary: 'Revoke an API key',
       description: 'Role: admin. Takes effect at once on every replica; revoking a revoked key changes nothing.',
       params: ApiKeyParamsSchema,

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import { CursorPageQuerySchema } from '@impact/schemas'
 import { authorize, callerOf } from '../../plugins/auth.ts'
-import { errorResponses, SECURITY } from '../../schemas/security.ts'
+import { AuthHeaderProperties, AuthHeadersSchema, errorResponses, SECURITY } from '../../schemas/security.ts'
 import {
   CreateDomainBodySchema, DeactivateBodySchema, DidParamsSchema, DomainEventPageSchema, DomainPageSchema, DomainSchema,
   ListDomainsQuerySchema, UpdateDomainBodySchema
@@ -20,6 +20,7 @@ export interface DomainRoutesOptions {
 }
 
 const IdempotencyHeadersSchema = Type.Object({
+  ...AuthHeaderProperties,
   'idempotency-key': Type.Optional(Type.String({
     minLength: 1,
     maxLength: 255,
@@ -42,9 +43,12 @@ const wantsDocument = (accept: string | undefined) =>
 export const domainRoutes: FastifyPluginAsyncTypebox<DomainRoutesOptions> = async (app, options) => {
   const { apiKeys, domains, identifiers } = options
   const tags = ['domains']
-  const anyKey = authorize(apiKeys)
-  const registrar = authorize(apiKeys, ['registrar'])
-  const manager = authorize(apiKeys, ['registrar', 'admin'])
+  const reader = authorize(apiKeys)
+  // A UCAN caller registering for itself needs no role (its capability is the permission);
+  // naming another controller (`onBehalfOf`) needs registrar, checked by the service.
+  const registrar = authorize(apiKeys, ['registrar'], { ability: 'domain/create', roles: [] })
+  const manager = (ability: 'domain/update' | 'domain/deactivate') =>
+    authorize(apiKeys, ['registrar', 'admin'], { ability, roles: [] })
 
   app.post('/v1/domains', {
     onRequest: registrar,
@@ -52,7 +56,9 @@ export const domainRoutes: FastifyPluginAsyncTypebox<DomainRoutesOptions> = asyn
       tags,
       security: SECURITY,
       summary: 'Register a domain',
-      description: 'Role: registrar. Creates a draft domain with a fresh did:ixo:entity DID; the calling key\'s account becomes a controller.',
+      description: 'API key: role registrar. UCAN: ability domain/create on the account, no role. Creates a ' +
+        'draft domain with a fresh did:ixo:entity DID; the calling account becomes its controller, or with ' +
+        '`onBehalfOf` (role registrar) the named controller does and the caller is recorded as creator.',
       headers: IdempotencyHeadersSchema,
       body: CreateDomainBodySchema,
       response: {
@@ -68,25 +74,27 @@ export const domainRoutes: FastifyPluginAsyncTypebox<DomainRoutesOptions> = asyn
   })
 
   app.get('/v1/domains', {
-    onRequest: anyKey,
+    onRequest: reader,
     schema: {
       tags,
       security: SECURITY,
+      headers: AuthHeadersSchema,
       summary: 'List domains, newest first',
-      description: 'Any role. Filters combine; follow nextCursor for the next page.',
+      description: 'Any API key, or UCAN domain/read. Filters combine; follow nextCursor for the next page.',
       querystring: ListDomainsQuerySchema,
       response: { 200: DomainPageSchema, ...errorResponses(400, 401) }
     }
   }, async (request) => await domains.list(request.query))
 
   app.get('/v1/domains/:did', {
-    onRequest: anyKey,
+    onRequest: reader,
     schema: {
       tags,
       security: SECURITY,
+      headers: AuthHeadersSchema,
       summary: 'Read a domain',
-      description: 'Any role. `usable` says whether the domain may take part in platform activities now. ' +
-        'With `Accept: application/did+ld+json`, the current W3C DID document instead of the record.',
+      description: 'Any API key, or UCAN domain/read. `usable` says whether the domain may take part in platform ' +
+        'activities now. With `Accept: application/did+ld+json`, the current W3C DID document instead of the record.',
       params: DidParamsSchema,
       response: {
         200: {
@@ -106,12 +114,16 @@ export const domainRoutes: FastifyPluginAsyncTypebox<DomainRoutesOptions> = asyn
   })
 
   app.patch('/v1/domains/:did', {
-    onRequest: manager,
+    onRequest: manager('domain/update'),
     schema: {
       tags,
       security: SECURITY,
+      headers: AuthHeadersSchema,
       summary: 'Update a domain',
-      description: 'Role: registrar whose account controls the domain, or admin. Metadata and validity change only while the domain is draft, rejected or expired (a new validUntil renews an expired domain to draft); controllers change in any state but deactivated.',
+      description: 'API key: role registrar whose account controls the domain, or admin. UCAN: domain/update by a ' +
+        'controller (or an account granted admin). Metadata and validity change only while the domain is draft, ' +
+        'rejected or expired (a new validUntil renews an expired domain to draft); controllers change in any state ' +
+        'but deactivated.',
       params: DidParamsSchema,
       body: UpdateDomainBodySchema,
       response: { 200: DomainSchema, ...errorResponses(400, 401, 403, 404, 409) }
@@ -119,14 +131,17 @@ export const domainRoutes: FastifyPluginAsyncTypebox<DomainRoutesOptions> = asyn
   }, async (request) => await domains.update(callerOf(request), request.params.did, request.body))
 
   app.post('/v1/domains/:did/deactivate', {
-    onRequest: manager,
+    onRequest: manager('domain/deactivate'),
     // The body is optional: a bare POST means "no reason given".
     preValidation: async (request) => { request.body ??= {} },
     schema: {
       tags,
       security: SECURITY,
+      headers: AuthHeadersSchema,
       summary: 'Deactivate a domain',
-      description: 'Role: registrar whose account controls the domain, or admin. Final: an open verification proposal is cancelled and the domain is no longer usable.',
+      description: 'API key: role registrar whose account controls the domain, or admin. UCAN: ' +
+        'domain/deactivate by a controller (or an account granted admin). Final: an open verification ' +
+        'proposal is cancelled and the domain is no longer usable.',
       params: DidParamsSchema,
       body: DeactivateBodySchema,
       response: { 200: DomainSchema, ...errorResponses(400, 401, 403, 404, 409) }
@@ -134,12 +149,13 @@ export const domainRoutes: FastifyPluginAsyncTypebox<DomainRoutesOptions> = asyn
   }, async (request) => await domains.deactivate(callerOf(request), request.params.did, request.body.reason))
 
   app.get('/v1/domains/:did/history', {
-    onRequest: anyKey,
+    onRequest: reader,
     schema: {
       tags,
       security: SECURITY,
+      headers: AuthHeadersSchema,
       summary: 'Every transition of a domain: who, when, why',
-      description: 'Any role. Oldest first.',
+      description: 'Any API key, or UCAN domain/read. Oldest first.',
       params: DidParamsSchema,
       querystring: CursorPageQuerySchema,
       response: { 200: DomainEventPageSchema, ...errorResponses(400, 401, 404) }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import { authorize, callerOf } from '../../plugins/auth.ts'
-import { errorResponses, SECURITY } from '../../schemas/security.ts'
+import { AuthHeadersSchema, errorResponses, SECURITY } from '../../schemas/security.ts'
 import { DidParamsSchema } from '../../schemas/domain.ts'
 import { CreateProposalBodySchema, ProposalParamsSchema, ProposalSchema, VoteBodySchema } from '../../schemas/proposal.ts'
 import type { ApiKeyService } from '../../services/api-keys.ts'
@@ -13,12 +13,15 @@ export const proposalRoutes: FastifyPluginAsyncTypebox<ProposalRoutesOptions> = 
   const tags = ['verification']
 
   app.post('/v1/domains/:did/verification-proposals', {
-    onRequest: authorize(apiKeys, ['compliance']),
+    onRequest: authorize(apiKeys, ['compliance'], { ability: 'verification/propose' }),
     schema: {
       tags,
       security: SECURITY,
+      headers: AuthHeadersSchema,
       summary: 'Submit a domain for verification',
-      description: 'Role: compliance. Opens a proposal on a draft or rejected domain; voters then have the voting period to decide. Quorum, threshold and deadline are fixed when it opens.',
+      description: 'Role compliance (of the key, or of the UCAN caller\'s account; ability ' +
+        'verification/propose). Opens a proposal on a draft or rejected domain; voters then have the voting ' +
+        'period to decide. Quorum, threshold and deadline are fixed when it opens.',
       params: DidParamsSchema,
       body: CreateProposalBodySchema,
       response: { 201: ProposalSchema, ...errorResponses(400, 401, 403, 404, 409) }
@@ -33,20 +36,24 @@ export const proposalRoutes: FastifyPluginAsyncTypebox<ProposalRoutesOptions> = 
     schema: {
       tags,
       security: SECURITY,
+      headers: AuthHeadersSchema,
       summary: 'Read a verification proposal with its tally and votes',
-      description: 'Any role.',
+      description: 'Any API key, or UCAN domain/read.',
       params: ProposalParamsSchema,
       response: { 200: ProposalSchema, ...errorResponses(400, 401, 404) }
     }
   }, async (request) => await governance.get(request.params.id))
 
   app.post('/v1/verification-proposals/:id/votes', {
-    onRequest: authorize(apiKeys, ['voter']),
+    onRequest: authorize(apiKeys, ['voter'], { ability: 'verification/vote' }),
     schema: {
       tags,
       security: SECURITY,
+      headers: AuthHeadersSchema,
       summary: 'Vote yes, no or abstain',
-      description: 'Role: voter. One vote per key (a second is 409), while the proposal is open. The proposal passes, and the domain becomes verified, as soon as the quorum is reached with enough yes.',
+      description: 'Role voter (of the key, or of the UCAN caller\'s account; ability verification/vote). ' +
+        'One vote per account (a second is 409), while the proposal is open. The proposal passes, and the ' +
+        'domain becomes verified, as soon as the quorum is reached with enough yes.',
       params: ProposalParamsSchema,
       body: VoteBodySchema,
       response: { 201: ProposalSchema, ...errorResponses(400, 401, 403, 404, 409) }

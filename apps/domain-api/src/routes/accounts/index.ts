@@ -1,0 +1,41 @@
+import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
+import { authorize, callerOf } from '../../plugins/auth.ts'
+import { AccountParamsSchema, AccountRolesBodySchema, AccountRolesSchema } from '../../schemas/account.ts'
+import { errorResponses, KEY_SECURITY } from '../../schemas/security.ts'
+import type { AccountService } from '../../services/accounts.ts'
+import { principalOf, type ApiKeyService } from '../../services/api-keys.ts'
+
+export interface AccountRoutesOptions { apiKeys: ApiKeyService, accounts: AccountService }
+
+/** Roles are granted to accounts (DIDs); keys of the account and UCAN callers acting for it use them. */
+export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = async (app, { apiKeys, accounts }) => {
+  const tags = ['accounts']
+  const admin = authorize(apiKeys, ['admin'])
+
+  app.get('/v1/accounts/:did/roles', {
+    onRequest: admin,
+    schema: {
+      tags,
+      security: KEY_SECURITY,
+      summary: 'The roles granted to an account',
+      description: 'Role: admin. An account never granted a role has an empty list.',
+      params: AccountParamsSchema,
+      response: { 200: AccountRolesSchema, ...errorResponses(400, 401, 403) }
+    }
+  }, async (request) => await accounts.get(request.params.did))
+
+  app.put('/v1/accounts/:did/roles', {
+    onRequest: admin,
+    schema: {
+      tags,
+      security: KEY_SECURITY,
+      summary: 'Set the roles of an account',
+      description: 'Role: admin. Replaces the account\'s roles; takes effect at once on every replica for its keys ' +
+        'and UCAN callers. A key acts with the roles it names that its account holds.',
+      params: AccountParamsSchema,
+      body: AccountRolesBodySchema,
+      response: { 200: AccountRolesSchema, ...errorResponses(400, 401, 403) }
+    }
+  }, async (request) =>
+    await accounts.setRoles(principalOf(callerOf(request)), request.params.did, request.body.roles))
+}
