@@ -347,7 +347,7 @@ describe('docs and GraphiQL', () => {
     const doc = (await t.app.inject({ url: '/docs/json' })).json()
     expect(doc.paths['/graphql'].post).toMatchObject({
       tags: ['graphql'],
-      security: [{ apiKey: [] }],
+      security: [{ apiKey: [] }, { ucan: [] }],
       description: expect.stringMatching(/verificationProposal/)
     })
     expect(Object.keys(doc.paths['/graphql'].post.responses))
