@@ -9,16 +9,12 @@ import { runInNewContext } from 'node:vm'
 import { setFlagsFromString } from 'node:v8'
 import Fastify from 'fastify'
 import formbody from '@fastify/formbody'
-import { retainTickObjectShape } from '@impact/service-kit'
 import { buildApp } from '../../apps/ussd-gateway/src/app.ts'
 import { loadConfig } from '../../apps/ussd-gateway/src/config.ts'
 import { peerMenu, peerMenuPool, type PeerArgs } from './peer-menu.ts'
 
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void
-// The gateway gets this from createApp; the baselines get it here, so no server pays for the
-// shape V8 otherwise loses at a full GC (the bench forces one before each cycle): see tick-shape.ts.
-retainTickObjectShape()
 
 async function bare () {
   const app = Fastify({ logger: false })
