@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ConfigError } from '@impact/service-kit'
-import { formatSigner, generateSigner } from '@impact/ucan'
+import { freshIdentity } from '@impact/service-kit/testing'
 import { loadConfig } from '../src/config.ts'
 import { loadOracleIdentity } from '../src/services/oracle-identity.ts'
 
@@ -24,12 +24,11 @@ describe('oracle identity and config', () => {
   })
 
   it('uses ORACLE_PRIVATE_KEY, and ORACLE_DID as the addressed DID when set', async () => {
-    const signer = await generateSigner()
-    const key = formatSigner(signer)
+    const { key, did } = await freshIdentity()
     const plain = await loadOracleIdentity(loadConfig({ ORACLE_PRIVATE_KEY: key }))
-    expect(plain).toMatchObject({ did: signer.did(), keyDid: signer.did(), source: 'env' })
+    expect(plain).toMatchObject({ did, keyDid: did, source: 'env' })
     const ixo = await loadOracleIdentity(loadConfig({ ORACLE_PRIVATE_KEY: key, ORACLE_DID: 'did:ixo:ixo1oracle' }))
-    expect(ixo).toMatchObject({ did: 'did:ixo:ixo1oracle', keyDid: signer.did() })
+    expect(ixo).toMatchObject({ did: 'did:ixo:ixo1oracle', keyDid: did })
   })
 
   it('generates a development key once into DATA_DIR, owner-readable only, and reuses it', async () => {

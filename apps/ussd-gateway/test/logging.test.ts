@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { captureLogs, Dialer, setupApp, SUPPORT_TOKEN, type TestContext } from './helper.ts'
+import { captureLogs } from '@impact/service-kit/testing'
+import { Dialer, setupApp, SUPPORT_TOKEN, type TestContext } from './helper.ts'
 
 describe('logging', () => {
   const logs = captureLogs()

@@ -2,7 +2,8 @@ import { connect } from 'node:net'
 import { Type } from '@sinclair/typebox'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { defineError } from '../src/index.ts'
-import { buildTestApp, captureLogs } from './helper.ts'
+import { captureLogs } from '../src/testing.ts'
+import { buildTestApp } from './helper.ts'
 
 const Teapot = defineError('KIT_TEAPOT', 'I am a teapot named %s', 418)
 const Down = defineError('KIT_UPSTREAM_DOWN', 'Upstream unavailable', 503)

@@ -1,15 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { until } from '@impact/service-kit/testing'
 import { createHarness, type Harness, type TestUser } from '../support/harness.ts'
 import { startLoopbackLlm, type LoopbackLlm, type Script } from '../support/loopback-llm.ts'
 import { openStream, streamMessage } from '../support/sse-client.ts'
-
-const until = async (check: () => boolean | Promise<boolean>, ms = 3000) => {
-  const end = Date.now() + ms
-  while (!await check()) {
-    if (Date.now() > end) throw new Error('condition not met in time')
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
 
 describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
   let llm: LoopbackLlm

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { until } from '@impact/service-kit/testing'
 import { createHarness, type Harness, type TestUser } from '../support/harness.ts'
 import { startLoopbackLlm, type LoopbackLlm } from '../support/loopback-llm.ts'
 import { openStream } from '../support/sse-client.ts'
@@ -13,9 +14,6 @@ describe('deleting a session while a message is being answered', () => {
   const statuses: number[] = []
   const remove = async (id: string) =>
     await h.app.inject({ method: 'DELETE', url: `/sessions/${id}`, headers: user.headers })
-  const until = async (check: () => boolean) => {
-    while (!check()) await new Promise((resolve) => setTimeout(resolve, 5))
-  }
 
   beforeAll(async () => {
     llm = await startLoopbackLlm()

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
+import { until } from '@impact/service-kit/testing'
 import { createSharedState, type SharedState } from '@impact/shared-state'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createHarness, type Harness } from '../support/harness.ts'
@@ -84,14 +85,12 @@ describe('a turn lease whose owner is gone', () => {
 
     const b = await replica(state, a.oracleKey)
     const statuses: number[] = []
-    const deadline = Date.now() + 10_000
-    let answer
-    while (Date.now() < deadline) {
+    let answer: Awaited<ReturnType<typeof b.send>> | undefined
+    await until(async () => {
       answer = await b.send(user.headers, sessionId, 'are you back?')
       statuses.push(answer.statusCode)
-      if (answer.statusCode !== 409) break
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
+      return answer.statusCode !== 409
+    }, { timeout: 10_000, interval: 100 })
     expect(statuses.slice(0, -1).every((status) => status === 409)).toBe(true)
     expect(answer?.statusCode).toBe(200)
     expect(answer?.json().message.content).toBe('Echo: are you back?')

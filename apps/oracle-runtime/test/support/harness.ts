@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { LightMyRequestResponse } from 'fastify'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
 import { createRedisState } from '@impact/shared-state'
-import { formatSigner, generateSigner, mintDelegation, mintInvocation, type OracleSigner } from '@impact/ucan'
+import { freshIdentity, ucanCaller, type UcanCaller } from '@impact/service-kit/testing'
 import { buildRuntime, type AppOptions, type PluginDefinition, type Runtime } from '../../src/app.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
 
@@ -29,14 +29,8 @@ export function testPlugin (
   return { name, description, attributes: { ...defaults, ...attributes }, setup }
 }
 
-export interface TestUser {
-  signer: OracleSigner
-  did: string
-  invocation: string
-  delegation: string
-  /** Invocation auth headers (what the SDK sends with createInvocation), plus its delegation. */
-  headers: Record<string, string>
-}
+/** A caller with a fresh key; `headers` are invocation auth (what the SDK sends) plus its delegation. */
+export type TestUser = UcanCaller
 
 /** Where an app keeps its state: a second replica built on the same one shares it. */
 export interface Shared { database: Pick<TestDatabase, 'env'>, prefix: string }
@@ -73,7 +67,7 @@ export async function createHarness (
   const owned = shared === undefined ? await createTestDatabase() : undefined
   const database = shared?.database ?? owned as TestDatabase
   const prefix = shared?.prefix ?? `oracle-test-${randomBytes(4).toString('hex')}:`
-  const oracleKey = env.ORACLE_PRIVATE_KEY ?? formatSigner(await generateSigner())
+  const oracleKey = env.ORACLE_PRIVATE_KEY ?? (await freshIdentity()).key
   const redisUrl = process.env.REDIS_URL
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -93,19 +87,7 @@ export async function createHarness (
     oracleDid,
     oracleKey,
     shared: { database, prefix },
-    async user () {
-      const signer = await generateSigner()
-      const invocation = await mintInvocation({ issuer: signer, audience: oracleDid })
-      const capabilities = [{ can: '*', with: 'ixo:oracle' }]
-      const delegation = await mintDelegation({ issuer: signer, audience: oracleDid, capabilities })
-      return {
-        signer,
-        did: signer.did(),
-        invocation,
-        delegation,
-        headers: { authorization: `Bearer ${invocation}`, 'x-auth-type': 'ucan', 'x-ucan-delegation': delegation }
-      }
-    },
+    user: async () => await ucanCaller(oracleDid),
     async newSession (headers) {
       return (await app.inject({ method: 'POST', url: '/sessions', headers })).json().sessionId as string
     },

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { until } from '@impact/service-kit/testing'
 import { generateSigner, mintDelegation, mintInvocation } from '@impact/ucan'
 import { createHarness, type Harness, type TestUser } from '../../support/harness.ts'
 import { connectSocket, openSocket, type TestSocket } from '../../support/socket-client.ts'
@@ -190,8 +191,6 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
     const socket = track(await connectSocket(base, { sessionId: aliceSession, auth: { invocation: alice.invocation } }))
     const before = h.runtime.realtime.stats().totalConnections
     socket.disconnect()
-    const end = Date.now() + 2000
-    while (h.runtime.realtime.stats().totalConnections !== before - 1 && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 10))
-    expect(h.runtime.realtime.stats().totalConnections).toBe(before - 1)
+    await until(() => h.runtime.realtime.stats().totalConnections === before - 1, { timeout: 2000 })
   })
 })
