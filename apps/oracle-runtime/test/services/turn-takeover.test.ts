@@ -7,7 +7,7 @@ import { until } from '@impact/service-kit/testing'
 import { createSharedState, type SharedState } from '@impact/shared-state'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createHarness, type Harness } from '../support/harness.ts'
-import { startLoopbackLlm, type LoopbackLlm } from '../support/loopback-llm.ts'
+import { slowAnswer, startLoopbackLlm, type LoopbackLlm } from '../support/loopback-llm.ts'
 import { openStream } from '../support/sse-client.ts'
 
 const servers = (process.env.DATABASE_URL ?? '') !== '' && (process.env.REDIS_URL ?? '') !== ''
@@ -28,7 +28,7 @@ function severable (state: SharedState) {
   return { view, sever: () => { dead = true } }
 }
 
-const slowAnswer = { content: Array.from({ length: 500 }, (_, i) => `w${i} `), delayMs: 20 }
+const longAnswer = slowAnswer(500)
 
 describe('a turn lease whose owner is gone', () => {
   let llm: LoopbackLlm
@@ -48,7 +48,7 @@ describe('a turn lease whose owner is gone', () => {
   const midTurn = async (h: Harness) => {
     const user = await h.user()
     const sessionId = await h.newSession(user.headers)
-    llm.enqueue(slowAnswer)
+    llm.enqueue(longAnswer)
     const base = await h.app.listen({ host: '127.0.0.1', port: 0 })
     const stream = await openStream(base, sessionId, user.headers, { message: 'long' })
     await stream.until('message')

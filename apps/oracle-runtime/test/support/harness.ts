@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import type { LightMyRequestResponse } from 'fastify'
+import { afterAll, beforeAll } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
 import { createRedisState } from '@impact/shared-state'
 import { freshIdentity, ucanCaller, type UcanCaller } from '@impact/service-kit/testing'
 import { buildRuntime, type AppOptions, type PluginDefinition, type Runtime } from '../../src/app.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
+import { startLoopbackLlm, type LoopbackLlm } from './loopback-llm.ts'
 
 /** Budgets no other test reaches; the rate-limit tests set small ones. */
 export const UNTHROTTLED = {
@@ -108,6 +110,47 @@ export async function createHarness (
         await redis.close()
       }
     }
+  }
+}
+
+export interface FileHarness {
+  readonly h: Harness
+  /** The app's address on loopback (with `listen`). */
+  readonly base: string
+  /** The loopback model the app answers with (with `llm`; the app's LLM_BASE_URL). */
+  readonly llm: LoopbackLlm
+}
+
+export interface FileHarnessOptions extends AppOptions {
+  /** Starts a loopback model for the app. */
+  llm?: boolean
+  /** Listens on a free loopback port, for clients over real HTTP (SSE, socket.io, WebSocket). */
+  listen?: boolean
+}
+
+/** One app for the whole file: built before its first test, closed after its last. */
+export function fileHarness (env: Record<string, string> = {}, options: FileHarnessOptions = {}): FileHarness {
+  const { llm: withLlm = false, listen = false, ...appOptions } = options
+  let h: Harness | undefined
+  let base: string | undefined
+  let llm: LoopbackLlm | undefined
+  beforeAll(async () => {
+    llm = withLlm ? await startLoopbackLlm() : undefined
+    h = await createHarness({ ...(llm !== undefined ? { LLM_BASE_URL: llm.url } : {}), ...env }, appOptions)
+    base = listen ? await h.app.listen({ host: '127.0.0.1', port: 0 }) : undefined
+  })
+  afterAll(async () => {
+    await h?.close()
+    await llm?.close()
+  })
+  const started = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`the file's ${what} is not started (yet)`)
+    return value
+  }
+  return {
+    get h () { return started(h, 'app') },
+    get base () { return started(base, 'listening app') },
+    get llm () { return started(llm, 'loopback model') }
   }
 }
 
