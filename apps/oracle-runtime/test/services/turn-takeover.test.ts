@@ -1,12 +1,11 @@
-import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
 import { until } from '@impact/service-kit/testing'
-import { createSharedState, type SharedState } from '@impact/shared-state'
+import type { SharedState } from '@impact/shared-state'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createHarness, type Harness } from '../support/harness.ts'
+import { createHarness, testSharedState, type Harness, type TestSharedState } from '../support/harness.ts'
 import { slowAnswer, startLoopbackLlm, type LoopbackLlm } from '../support/loopback-llm.ts'
 import { openStream } from '../support/sse-client.ts'
 
@@ -32,6 +31,7 @@ const longAnswer = slowAnswer(500)
 
 describe('a turn lease whose owner is gone', () => {
   let llm: LoopbackLlm
+  let shared: TestSharedState
   let state: SharedState
   let database: TestDatabase
   let dataDir: string
@@ -57,16 +57,15 @@ describe('a turn lease whose owner is gone', () => {
 
   beforeAll(async () => {
     llm = await startLoopbackLlm()
-    const prefix = `oracle-takeover-${randomBytes(4).toString('hex')}:`
-    state = createSharedState({ url: process.env.REDIS_URL, prefix })
+    shared = testSharedState('oracle-takeover')
+    state = shared.state
     database = await createTestDatabase()
     dataDir = await mkdtemp(join(tmpdir(), 'oracle-takeover-'))
   })
   afterAll(async () => {
     for (const h of harnesses) await h.close()
     await database?.drop()
-    for (const key of await state.scan('')) await state.del(key)
-    await state?.close()
+    await shared?.drop()
     await llm?.close()
     await rm(dataDir, { recursive: true, force: true })
   })

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
-import { createRedisState } from '@impact/shared-state'
+import { createRedisState, createSharedState, type SharedState } from '@impact/shared-state'
 import { freshIdentity, ucanCaller, type UcanCaller } from '@impact/service-kit/testing'
 import { buildRuntime, type AppOptions, type PluginDefinition, type Runtime } from '../../src/app.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
@@ -109,6 +109,27 @@ export async function createHarness (
         await Promise.all(keys.map(async (k) => await redis.del(k)))
         await redis.close()
       }
+    }
+  }
+}
+
+export interface TestSharedState {
+  state: SharedState
+  /** Deletes every key under the state's prefix and closes it. */
+  drop: () => Promise<void>
+}
+
+/**
+ * State for replicas to share (Redis on the server pass, in-process otherwise) under a fresh prefix
+ * named after the test; pass `state` as the `sharedState` of each replica.
+ */
+export function testSharedState (name: string): TestSharedState {
+  const state = createSharedState({ url: process.env.REDIS_URL, prefix: `${name}-${randomBytes(4).toString('hex')}:` })
+  return {
+    state,
+    drop: async () => {
+      for (const key of await state.scan('')) await state.del(key)
+      await state.close()
     }
   }
 }
