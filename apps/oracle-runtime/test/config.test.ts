@@ -23,6 +23,17 @@ describe('oracle identity and config', () => {
     }
   })
 
+  it('refuses empty or unreadable rate-limit budgets, and has budgets by default', () => {
+    expect(() => loadConfig({ RATE_LIMIT_PRINCIPAL_MAX: '0' })).toThrow(ConfigError)
+    expect(() => loadConfig({ RATE_LIMIT_WINDOW_MS: 'a minute' })).toThrow(/RATE_LIMIT_WINDOW_MS/)
+    expect(loadConfig({})).toMatchObject({
+      RATE_LIMIT_MAX: 3000,
+      RATE_LIMIT_AUTH_FAILURES_MAX: 100,
+      RATE_LIMIT_PRINCIPAL_MAX: 300,
+      RATE_LIMIT_PRINCIPAL_WINDOW_MS: 60_000
+    })
+  })
+
   it('uses ORACLE_PRIVATE_KEY, and ORACLE_DID as the addressed DID when set', async () => {
     const { key, did } = await freshIdentity()
     const plain = await loadOracleIdentity(loadConfig({ ORACLE_PRIVATE_KEY: key }))

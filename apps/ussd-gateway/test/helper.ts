@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { Writable } from 'node:stream'
 import { Redis } from 'ioredis'
+import { afterAll, beforeAll } from 'vitest'
 import { openDatabase } from '@impact/persistence'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
 import { startTcpRelay, type TcpRelay } from '@impact/service-kit/testing'
@@ -81,6 +82,25 @@ export async function setupApp (env: Record<string, string> = {}, options: Build
       await database.drop()
       await dropRedisPrefix(prefix)
     }
+  }
+}
+
+/** One app for the whole file (`setupApp`): built before its first test, closed after its last. */
+export function fileApp (env: Record<string, string> = {}, options: BuildOptions = {}): TestContext {
+  let ctx: TestContext | undefined
+  beforeAll(async () => { ctx = await setupApp(env, options) })
+  afterAll(async () => { await ctx?.close() })
+  const started = (): TestContext => {
+    if (ctx === undefined) throw new Error('the file\'s app is not started yet')
+    return ctx
+  }
+  return {
+    get app () { return started().app },
+    get config () { return started().config },
+    get database () { return started().database },
+    get prefix () { return started().prefix },
+    replica: async (env) => await started().replica(env),
+    close: async () => { await started().close() }
   }
 }
 
