@@ -202,7 +202,8 @@ describe('SSE streaming against an OpenAI-compatible model on loopback', () => {
     const other = await t.h.user()
     const mine = await t.h.newSession(user.headers)
     const theirs = (await t.h.app.inject({ method: 'POST', url: '/sessions', headers: other.headers })).json().sessionId
-    t.llm.enqueue({ content: Array.from({ length: 30 }, () => 'alpha '), delayMs: 10 }, { content: ['bravo ', 'bravo'] })
+    const alpha = { content: Array.from({ length: 30 }, () => 'alpha '), delayMs: 10 }
+    t.llm.enqueue(alpha, { content: ['bravo ', 'bravo'] })
     const slow = await openStream(t.base, mine, { ...user.headers, 'x-request-id': 'same-id' }, { message: 'a' })
     await slow.until('message')
     const fast = await streamMessage(t.base, theirs, { ...other.headers, 'x-request-id': 'same-id' }, { message: 'b' })

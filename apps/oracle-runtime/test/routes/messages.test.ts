@@ -137,7 +137,8 @@ describe('messages (offline agent, JSON replies)', () => {
     })
 
     it('answers 404 with statusCode in the body for another user\'s session', async () => {
-      const res = await t.h.app.inject({ method: 'GET', url: `/sessions/${aliceSession}/messages`, headers: bob.headers })
+      const url = `/sessions/${aliceSession}/messages`
+      const res = await t.h.app.inject({ method: 'GET', url, headers: bob.headers })
       expect(res.json()).toMatchObject({ statusCode: 404 })
     })
 

@@ -12,6 +12,9 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
   let bobSession: string
   const sockets: TestSocket[] = []
   const track = (socket: TestSocket) => { sockets.push(socket); return socket }
+  /** Alice on her session, authenticated by her invocation alone. */
+  const aliceSocket = async () =>
+    track(await connectSocket(t.base, { sessionId: aliceSession, auth: { invocation: alice.invocation } }))
   const refusal = async (options: Parameters<typeof openSocket>[1]) => {
     const socket = track(openSocket(t.base, options))
     const error = await socket.next('connect_error')
@@ -36,7 +39,7 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
   })
 
   it('accepts an invocation alone, and a bare delegation as fallback', async () => {
-    track(await connectSocket(t.base, { sessionId: aliceSession, auth: { invocation: alice.invocation } }))
+    await aliceSocket()
     track(await connectSocket(t.base, { sessionId: aliceSession, auth: { ucanDelegation: alice.delegation } }))
   })
 
@@ -100,7 +103,7 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
   })
 
   it('answers ping, status and list-events to the sender', async () => {
-    const socket = track(await connectSocket(t.base, { sessionId: aliceSession, auth: { invocation: alice.invocation } }))
+    const socket = await aliceSocket()
     const other = track(await connectSocket(t.base, { sessionId: bobSession, auth: { invocation: bob.invocation } }))
     socket.emit('ping')
     expect(await socket.next('pong')).toEqual({ timestamp: expect.any(String), sessionId: aliceSession })
@@ -120,7 +123,7 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
   })
 
   it('acknowledges client events when asked to, and reports refused ones as error', async () => {
-    const socket = track(await connectSocket(t.base, { sessionId: aliceSession, auth: { invocation: alice.invocation } }))
+    const socket = await aliceSocket()
     expect(await socket.emitWithAck('ping')).toEqual({ ok: true })
     expect(await socket.emitWithAck('tool_result', { result: 1 })).toMatchObject({ ok: false, code: 'ORACLE_WS_INVALID_PAYLOAD', error: expect.stringMatching(/toolCallId/) })
     socket.emit('launch_missiles', {})
@@ -128,7 +131,7 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
   })
 
   it('subscribes to the caller\'s own sessions only', async () => {
-    const socket = track(await connectSocket(t.base, { sessionId: aliceSession, auth: { invocation: alice.invocation } }))
+    const socket = await aliceSocket()
     socket.emit('subscribe')
     expect(await socket.next('subscribed')).toEqual({ sessionId: aliceSession, timestamp: expect.any(String) })
 
@@ -143,7 +146,7 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
   })
 
   it('forwards socket-bound bus events of the session in the notes\' shapes, and nothing else', async () => {
-    const socket = track(await connectSocket(t.base, { sessionId: aliceSession, auth: { invocation: alice.invocation } }))
+    const socket = await aliceSocket()
     const stranger = track(await connectSocket(t.base, { sessionId: bobSession, auth: { invocation: bob.invocation } }))
     const publish = (name: Parameters<typeof t.h.runtime.bus.publish>[0]['name'], data: Record<string, unknown>) =>
       t.h.runtime.bus.publish({ name, sessionId: aliceSession, requestId: 'r1', did: alice.did, data })
@@ -173,8 +176,8 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
   })
 
   it('sends reasoning only to connections that subscribed to it', async () => {
-    const plain = track(await connectSocket(t.base, { sessionId: aliceSession, auth: { invocation: alice.invocation } }))
-    const curious = track(await connectSocket(t.base, { sessionId: aliceSession, auth: { invocation: alice.invocation } }))
+    const plain = await aliceSocket()
+    const curious = await aliceSocket()
     curious.emit('subscribe', { events: ['reasoning'] })
     expect(await curious.next('subscribed')).toMatchObject({ sessionId: aliceSession, events: ['reasoning'] })
     t.h.runtime.bus.publish({ name: 'reasoning', sessionId: aliceSession, requestId: 'r2', did: alice.did, data: { reasoning: 'Thinking', isComplete: false } })
@@ -183,7 +186,7 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
   })
 
   it('releases a connection when the client leaves', async () => {
-    const socket = track(await connectSocket(t.base, { sessionId: aliceSession, auth: { invocation: alice.invocation } }))
+    const socket = await aliceSocket()
     const before = t.h.runtime.realtime.stats().totalConnections
     socket.disconnect()
     await until(() => t.h.runtime.realtime.stats().totalConnections === before - 1, { timeout: 2000 })

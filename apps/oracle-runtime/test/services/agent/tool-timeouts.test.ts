@@ -46,7 +46,8 @@ describe('server tools that ignore the abort signal', () => {
 
   it('end at the tool\'s own deadline; the model is told it timed out and the turn completes', async () => {
     const id = await t.h.newSession(user.headers)
-    t.llm.enqueue({ toolCalls: [{ id: 'call_brief', name: 'stuck_briefly', args: {} }] }, { content: ['It timed out.'] })
+    const call = { id: 'call_brief', name: 'stuck_briefly', args: {} }
+    t.llm.enqueue({ toolCalls: [call] }, { content: ['It timed out.'] })
     const res = await t.h.send(user.headers, id, 'run it')
     expect(res.statusCode).toBe(200)
     expect(res.json().message.content).toBe('It timed out.')
