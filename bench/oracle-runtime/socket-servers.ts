@@ -5,8 +5,6 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Server } from 'socket.io'
-// The subpath alone: the package's main entry would load Fastify into the bare server, whose memory is measured.
-import { retainTickObjectShape } from '@impact/service-kit/tick-shape'
 
 export type ServerKind = 'runtime' | 'bare'
 export type Command =
@@ -52,9 +50,6 @@ async function runtimeServer (oracleKey: string, joining?: Shared) {
 }
 
 async function bareServer () {
-  // The runtime gets this from createApp; the baseline gets it here, so it does not lose the fast
-  // path of process.nextTick at the GC before each memory reading (see tick-shape.ts) while the runtime keeps it.
-  retainTickObjectShape()
   const http = createServer()
   const io = new Server(http, { path: '/socket.io/', transports: ['websocket'], serveClient: false })
   io.on('connection', (socket) => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
-import { Writable } from 'node:stream'
 import type { Database } from '@impact/persistence'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
+import { testClock } from '@impact/service-kit/testing'
 import { afterAll, beforeAll } from 'vitest'
 import { buildApp, type BuildOptions } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
@@ -16,27 +16,6 @@ export const UNTHROTTLED = {
   RATE_LIMIT_PRINCIPAL_MAX: '1000000'
 }
 export const PROTOCOL = 'did:ixo:entity:0123456789abcdef0123456789abcdef'
-
-/** A clock the tests move by hand: voting periods and validity ends pass without sleeping. */
-export function testClock (start = Date.now()) {
-  let current = start
-  return {
-    now: () => new Date(current),
-    advance: (ms: number) => { current += ms },
-    at: (offsetMs: number) => new Date(current + offsetMs).toISOString()
-  }
-}
-
-export function captureLogs () {
-  const chunks: string[] = []
-  const stream = new Writable({
-    write (chunk, _encoding, callback) {
-      chunks.push(String(chunk))
-      callback()
-    }
-  })
-  return { stream, text: () => chunks.join('') }
-}
 
 export type TestApp = Awaited<ReturnType<typeof startApp>>
 
@@ -64,7 +43,7 @@ export async function startApp (
     ...database.env,
     ...env
   })
-  const app = await buildApp(config, { clock: clock.now, ...options })
+  const app = await buildApp(config, { clock: clock.date, ...options })
   const auth = (key: string) => ({ authorization: `Bearer ${key}` })
 
   // What this file granted so far, so a grant is one request (the rate-limit tests count them).

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
 import { startTcpRelay, type TcpRelay } from '@impact/service-kit/testing'
-import { ADMIN_KEY, captureLogs, startApp, type TestApp } from './helper.ts'
+import { ADMIN_KEY, startApp, type TestApp } from './helper.ts'
+import { captureLogs } from '@impact/service-kit/testing'
 import { startReceiver, waitFor } from './webhook-receiver.ts'
 
 // Replicas and a database that goes away need a PostgreSQL server: this runs in the servers pass.

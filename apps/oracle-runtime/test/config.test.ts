@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ConfigError } from '@impact/service-kit'
-import { formatSigner, generateSigner } from '@impact/ucan'
+import { freshIdentity } from '@impact/service-kit/testing'
 import { loadConfig } from '../src/config.ts'
 import { loadOracleIdentity } from '../src/services/oracle-identity.ts'
 
@@ -23,13 +23,23 @@ describe('oracle identity and config', () => {
     }
   })
 
+  it('refuses empty or unreadable rate-limit budgets, and has budgets by default', () => {
+    expect(() => loadConfig({ RATE_LIMIT_PRINCIPAL_MAX: '0' })).toThrow(ConfigError)
+    expect(() => loadConfig({ RATE_LIMIT_WINDOW_MS: 'a minute' })).toThrow(/RATE_LIMIT_WINDOW_MS/)
+    expect(loadConfig({})).toMatchObject({
+      RATE_LIMIT_MAX: 3000,
+      RATE_LIMIT_AUTH_FAILURES_MAX: 100,
+      RATE_LIMIT_PRINCIPAL_MAX: 300,
+      RATE_LIMIT_PRINCIPAL_WINDOW_MS: 60_000
+    })
+  })
+
   it('uses ORACLE_PRIVATE_KEY, and ORACLE_DID as the addressed DID when set', async () => {
-    const signer = await generateSigner()
-    const key = formatSigner(signer)
+    const { key, did } = await freshIdentity()
     const plain = await loadOracleIdentity(loadConfig({ ORACLE_PRIVATE_KEY: key }))
-    expect(plain).toMatchObject({ did: signer.did(), keyDid: signer.did(), source: 'env' })
+    expect(plain).toMatchObject({ did, keyDid: did, source: 'env' })
     const ixo = await loadOracleIdentity(loadConfig({ ORACLE_PRIVATE_KEY: key, ORACLE_DID: 'did:ixo:ixo1oracle' }))
-    expect(ixo).toMatchObject({ did: 'did:ixo:ixo1oracle', keyDid: signer.did() })
+    expect(ixo).toMatchObject({ did: 'did:ixo:ixo1oracle', keyDid: did })
   })
 
   it('generates a development key once into DATA_DIR, owner-readable only, and reuses it', async () => {

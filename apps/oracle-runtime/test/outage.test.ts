@@ -1,16 +1,15 @@
 import { fileURLToPath } from 'node:url'
 import { expect } from 'vitest'
 import { createTestDatabase } from '@impact/persistence/testing'
-import { describeOutages, type ServerProcess } from '@impact/service-kit/testing'
-import { formatSigner, generateSigner, mintInvocation } from '@impact/ucan'
+import { describeOutages, freshIdentity, ucanCaller, type ServerProcess } from '@impact/service-kit/testing'
 import { UNTHROTTLED } from './support/harness.ts'
 
-const oracleKey = formatSigner(await generateSigner())
+const oracleKey = (await freshIdentity()).key
 
 /** A user starting sessions and sending messages; every message answered 200 must be in its session's history. */
 async function traffic (server: ServerProcess) {
   const { oracleDid } = await (await fetch(server.url)).json() as { oracleDid: string }
-  const invocation = await mintInvocation({ issuer: await generateSigner(), audience: oracleDid, lifetimeSeconds: 600 })
+  const { invocation } = await ucanCaller(oracleDid, 600)
   const headers = { authorization: `Bearer ${invocation}`, 'x-auth-type': 'ucan', 'content-type': 'application/json' }
   const acknowledged: Array<{ sessionId: string, message: string }> = []
   let n = 0

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createHarness, type Harness, type TestUser } from './support/harness.ts'
-import { startLoopbackLlm, type LoopbackLlm } from './support/loopback-llm.ts'
+import { slowAnswer, startLoopbackLlm, type LoopbackLlm } from './support/loopback-llm.ts'
 import { openStream, streamMessage } from './support/sse-client.ts'
 
 const servers = (process.env.DATABASE_URL ?? '') !== '' && (process.env.REDIS_URL ?? '') !== ''
@@ -35,7 +35,7 @@ describe.skipIf(!servers)('two replicas on one PostgreSQL and one Redis', () => 
 
   it('aborts a stream running on replica A through replica B', async () => {
     const id = (await a.app.inject({ method: 'POST', url: '/sessions', headers: user.headers })).json().sessionId
-    llm.enqueue({ content: Array.from({ length: 200 }, (_, i) => `w${i} `), delayMs: 20 })
+    llm.enqueue(slowAnswer())
     const stream = await openStream(baseA, id, user.headers, { message: 'long' })
     await stream.until('message')
     const url = `/messages/${id}`
@@ -54,7 +54,7 @@ describe.skipIf(!servers)('two replicas on one PostgreSQL and one Redis', () => 
 
   it('ends a stream running on replica A when replica B deletes its session', async () => {
     const id = (await a.app.inject({ method: 'POST', url: '/sessions', headers: user.headers })).json().sessionId
-    llm.enqueue({ content: Array.from({ length: 200 }, (_, i) => `w${i} `), delayMs: 20 })
+    llm.enqueue(slowAnswer())
     const stream = await openStream(baseA, id, user.headers, { message: 'long' })
     await stream.until('message')
     const removed = await b.app.inject({ method: 'DELETE', url: `/sessions/${id}`, headers: user.headers })

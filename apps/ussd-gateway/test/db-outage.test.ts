@@ -1,14 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { captureLogs, type CapturedLogs } from '@impact/service-kit/testing'
 import {
   atSignUpConfirmation,
-  captureLogs,
   Dialer,
   openDirect,
   SESSION_STORES,
   setupRelayedApp,
-  type CapturedLogs,
   type RelayedContext,
   type TestApp
 } from './helper.ts'

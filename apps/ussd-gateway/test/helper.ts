@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
-import { Writable } from 'node:stream'
+import type { Writable } from 'node:stream'
 import { Redis } from 'ioredis'
+import { afterAll, beforeAll } from 'vitest'
 import { openDatabase } from '@impact/persistence'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
 import { startTcpRelay, type TcpRelay } from '@impact/service-kit/testing'
@@ -13,19 +14,6 @@ export type TestApp = Awaited<ReturnType<typeof buildApp>>
 export const OPERATOR_TOKEN = 'test-operator-token-0123456789'
 export const SUPPORT_TOKEN = 'test-support-token-9876543210'
 export const TEST_PIN_KEY = 'a'.repeat(64)
-
-export interface CapturedLogs { stream: Writable, text: () => string }
-
-export function captureLogs (): CapturedLogs {
-  const chunks: string[] = []
-  const stream = new Writable({
-    write (chunk, _encoding, callback) {
-      chunks.push(String(chunk))
-      callback()
-    }
-  })
-  return { stream, text: () => chunks.join('') }
-}
 
 /** Deletes every Redis key under a test's prefix (no-op without REDIS_URL). */
 export async function dropRedisPrefix (prefix: string): Promise<void> {
@@ -52,15 +40,6 @@ export interface TestContext {
   /** Builds another app (replica) on the same database and Redis prefix. */
   replica: (env?: Record<string, string>) => Promise<TestApp>
   close: () => Promise<void>
-}
-
-/** A clock for buildApp's `now` that a test moves forward instead of sleeping. */
-export function testClock () {
-  let offset = 0
-  return {
-    now: () => Date.now() + offset,
-    advance: (ms: number) => { offset += ms }
-  }
 }
 
 /**
@@ -103,6 +82,25 @@ export async function setupApp (env: Record<string, string> = {}, options: Build
       await database.drop()
       await dropRedisPrefix(prefix)
     }
+  }
+}
+
+/** One app for the whole file (`setupApp`): built before its first test, closed after its last. */
+export function fileApp (env: Record<string, string> = {}, options: BuildOptions = {}): TestContext {
+  let ctx: TestContext | undefined
+  beforeAll(async () => { ctx = await setupApp(env, options) })
+  afterAll(async () => { await ctx?.close() })
+  const started = (): TestContext => {
+    if (ctx === undefined) throw new Error('the file\'s app is not started yet')
+    return ctx
+  }
+  return {
+    get app () { return started().app },
+    get config () { return started().config },
+    get database () { return started().database },
+    get prefix () { return started().prefix },
+    replica: async (env) => await started().replica(env),
+    close: async () => { await started().close() }
   }
 }
 

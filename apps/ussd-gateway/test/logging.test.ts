@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { captureLogs, Dialer, setupApp, SUPPORT_TOKEN, type TestContext } from './helper.ts'
+import { describe, expect, it } from 'vitest'
+import { captureLogs } from '@impact/service-kit/testing'
+import { Dialer, fileApp, SUPPORT_TOKEN } from './helper.ts'
 
 describe('logging', () => {
   const logs = captureLogs()
-  let ctx: TestContext
-  beforeAll(async () => { ctx = await setupApp({ LOG_LEVEL: 'trace' }, { logStream: logs.stream }) })
-  afterAll(async () => { await ctx?.close() })
+  const ctx = fileApp({ LOG_LEVEL: 'trace' }, { logStream: logs.stream })
 
   it('logs requests but never the text, PINs or names typed by the user', async () => {
     const phone = new Dialer(ctx.app)

@@ -1,13 +1,11 @@
 import { createServer, type Server, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Dialer, OPERATOR_TOKEN, setupApp, type TestContext } from './helper.ts'
+import { Dialer, fileApp, OPERATOR_TOKEN, setupApp, type TestContext } from './helper.ts'
 
 // The shared state (Redis) down or hung: every USSD answer stays in its contract, within the hop deadline.
 describe('Redis unreachable', () => {
-  let ctx: TestContext
   // Nothing listens on port 1: every shared-state command fails as in a Redis outage.
-  beforeAll(async () => { ctx = await setupApp({ REDIS_URL: 'redis://127.0.0.1:1' }) })
-  afterAll(async () => { await ctx?.close() })
+  const ctx = fileApp({ REDIS_URL: 'redis://127.0.0.1:1' })
 
   it('answers hops with the unavailable END and the JSON routes with 503 SERVICE_UNAVAILABLE, never 500', async () => {
     // All at once: each waits for the client's reconnection attempts before it fails.

@@ -12,14 +12,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { DestinationStream } from 'pino'
 import { errorHandler, notFoundHandler } from './errors.ts'
-import { lazyChildLoggerFactory } from './lazy-logger.ts'
 import { loggerOptions } from './logger.ts'
 import { registerDocs, type DocsOptions } from './plugins/docs.ts'
 import { registerHealthRoutes, type HealthOptions } from './plugins/health.ts'
 import { acceptEmptyJsonBodies } from './plugins/json-body.ts'
 import { commonHeaders, genReqId } from './plugins/request-id.ts'
 import { DEFAULT_TRUSTED_PROXIES, parseOrigins, type BaseConfig } from './config.ts'
-import { retainTickObjectShape } from './tick-shape.ts'
 import { validationOptions } from './validation.ts'
 
 const REQUEST_LOG_LEVELS = new Set(['trace', 'debug', 'info'])
@@ -60,7 +58,6 @@ function logging (level: string, pretty: boolean | undefined, extra: CreateAppOp
   if (level === 'silent') return { logger: false }
   return {
     logger: loggerOptions({ level, pretty, ...extra }),
-    childLoggerFactory: lazyChildLoggerFactory,
     // Fastify's per-request lines are written at info; above that level they would be built per request and dropped.
     logController: new LogController({ disableRequestLogging: !REQUEST_LOG_LEVELS.has(level) })
   }
@@ -76,13 +73,11 @@ const trustedProxies = (config: CreateAppOptions['config']): FastifyServerOption
 
 /**
  * Creates a Fastify instance with every cross-cutting concern of the platform: logging with
- * redaction, request ids, the error contract, empty-JSON bodies, CORS, docs and health; once per
- * process it also keeps `process.nextTick` on V8's fast path (tick-shape.ts). Apps add their own
- * plugins and routes to what this returns, then return it unlistened.
+ * redaction, request ids, the error contract, empty-JSON bodies, CORS, docs and health. Apps add
+ * their own plugins and routes to what this returns, then return it unlistened.
  */
 export async function createApp (options: CreateAppOptions): Promise<App> {
   const { config } = options
-  retainTickObjectShape()
   const app = Fastify({
     ...logging(config.LOG_LEVEL, config.LOG_PRETTY, options.logger),
     genReqId,

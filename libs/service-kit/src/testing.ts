@@ -4,3 +4,7 @@ export { runOutageDrill, type OutageDrillOptions, type OutageDrillResult } from 
 export { startPrivatePostgres, type PrivatePostgres } from './testing/private-postgres.ts'
 export { startServerProcess, type ServerProcess } from './testing/server-process.ts'
 export { startTcpRelay, type TcpRelay } from './testing/tcp-relay.ts'
+export { captureLogs, type CapturedLogs } from './testing/logs.ts'
+export { until, type UntilOptions } from './testing/until.ts'
+export { testClock, type TestClock } from './testing/clock.ts'
+export { freshIdentity, ucanCaller, type TestIdentity, type UcanCaller } from './testing/identity.ts'

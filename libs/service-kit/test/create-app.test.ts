@@ -2,7 +2,8 @@ import { connect } from 'node:net'
 import { Type } from '@sinclair/typebox'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { defineError } from '../src/index.ts'
-import { buildTestApp, captureLogs } from './helper.ts'
+import { captureLogs } from '../src/testing.ts'
+import { buildTestApp } from './helper.ts'
 
 const Teapot = defineError('KIT_TEAPOT', 'I am a teapot named %s', 418)
 const Down = defineError('KIT_UPSTREAM_DOWN', 'Upstream unavailable', 503)
@@ -155,6 +156,22 @@ describe('request ids', () => {
 })
 
 describe('logging', () => {
+  it('gives routes pino as Fastify makes it: bound to the request id, silent below the level', async () => {
+    const logs = captureLogs()
+    const config = { NODE_ENV: 'test', LOG_LEVEL: 'warn', TRUST_PROXY_ENABLED: false } as const
+    const app = await buildTestApp({ config, logger: { stream: logs.stream } })
+    onTestFinished(async () => { await app.close() })
+    app.get('/note', async (request) => {
+      request.log.info('quiet')
+      request.log.warn({ detail: 1 }, 'loud')
+      return { level: request.log.level, child: typeof request.log.child }
+    })
+    const res = await app.inject({ method: 'GET', url: '/note', headers: { 'x-request-id': 'req-1' } })
+    expect(res.json()).toEqual({ level: 'warn', child: 'function' })
+    expect(logs.lines().map((line) => line.msg)).toEqual(['loud'])
+    expect(logs.lines()[0]).toMatchObject({ reqId: 'req-1', detail: 1, level: 40 })
+  })
+
   it('never writes secret headers or PINs to the log output', async () => {
     const logs = captureLogs()
     const app = await buildTestApp({ config: { NODE_ENV: 'test', LOG_LEVEL: 'trace', TRUST_PROXY_ENABLED: false }, logger: { stream: logs.stream } })

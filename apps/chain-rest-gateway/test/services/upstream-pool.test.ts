@@ -1,14 +1,6 @@
 import { describe, expect, it, onTestFinished } from 'vitest'
+import { until } from '@impact/service-kit/testing'
 import { buildGateway, nodeAndGateway, startNode } from '../helper.ts'
-
-const until = async (check: () => Promise<boolean>, timeoutMs = 5000) => {
-  const end = Date.now() + timeoutMs
-  while (Date.now() < end) {
-    if (await check()) return true
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  return false
-}
 
 describe('x-cosmos-block-height', () => {
   it('reports the answering height in both headers and pins queries to a height', async () => {
@@ -61,7 +53,7 @@ describe('upstream failures', () => {
     expect(health.json()).toMatchObject({ status: 'degraded', chain: 'disconnected', [`upstream ${first.url}`]: 'disconnected' })
 
     node = await startNode({ port })
-    expect(await until(async () => (await app.inject({ method: 'GET', url: '/ixo/token/params' })).statusCode === 200)).toBe(true)
+    await until(async () => (await app.inject({ method: 'GET', url: '/ixo/token/params' })).statusCode === 200, { timeout: 5000, interval: 50 })
     expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200)
   })
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ADMIN_KEY, captureLogs, PROTOCOL, randomAccount, startApp, type TestApp } from '../helper.ts'
+import { captureLogs } from '@impact/service-kit/testing'
+import { ADMIN_KEY, PROTOCOL, randomAccount, startApp, type TestApp } from '../helper.ts'
 
 let t: TestApp
 const logs = captureLogs()

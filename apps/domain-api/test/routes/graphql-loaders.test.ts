@@ -11,7 +11,8 @@ import { createAccountService } from '../../src/services/accounts.ts'
 import { createApiKeyService, type Caller } from '../../src/services/api-keys.ts'
 import { createDomainService } from '../../src/services/domains.ts'
 import { createGovernanceService } from '../../src/services/governance.ts'
-import { ADMIN_KEY, fileDatabase, PROTOCOL, testClock } from '../helper.ts'
+import { testClock } from '@impact/service-kit/testing'
+import { ADMIN_KEY, fileDatabase, PROTOCOL } from '../helper.ts'
 
 const file = fileDatabase()
 const silentLog = { info () {}, warn () {}, error () {} } as unknown as FastifyBaseLogger
@@ -35,17 +36,17 @@ async function countingGraphql () {
   }
   const db = file.database.db.withPlugin(counter)
   const clock = testClock()
-  const domains = createDomainService({ db, clock: clock.now, idempotencyTtlMs: 60_000 })
+  const domains = createDomainService({ db, clock: clock.date, idempotencyTtlMs: 60_000 })
   const settings = { quorum: 3, threshold: 0.6, periodMs: 3_600_000 }
-  const governance = createGovernanceService({ db, clock: clock.now, settings })
+  const governance = createGovernanceService({ db, clock: clock.date, settings })
   const state = createSharedState({ url: undefined, prefix: 'graphql-loaders:' })
   const bootstrap = { key: ADMIN_KEY, account: 'did:ixo:admin' }
-  const accounts = createAccountService({ db, state, clock: clock.now, log: silentLog, cacheTtlMs: 60_000 })
+  const accounts = createAccountService({ db, state, clock: clock.date, log: silentLog, cacheTtlMs: 60_000 })
   await accounts.start()
   const identity = await loadServiceIdentity({ privateKey: undefined, dataDir: undefined, fileName: 'unused' })
   const verifier = createUcanVerifier({ oracleDid: identity.did, oracleKeyDid: identity.keyDid })
   const apiKeys = createApiKeyService({
-    db, state, clock: clock.now, log: silentLog, cacheTtlMs: 60_000, bootstrap, accounts, verifier
+    db, state, clock: clock.date, log: silentLog, cacheTtlMs: 60_000, bootstrap, accounts, verifier
   })
   await apiKeys.start()
   const app = Fastify()
@@ -53,7 +54,7 @@ async function countingGraphql () {
   app.setErrorHandler(errorHandler)
   await app.register(apiKeyAuthPlugin)
   const limits = { graphiql: false, maxDepth: 15, maxCost: 5000 }
-  await app.register(graphqlRoutes, { apiKeys, domains, governance, db, clock: clock.now, ...limits })
+  await app.register(graphqlRoutes, { apiKeys, domains, governance, db, clock: clock.date, ...limits })
   onTestFinished(async () => {
     await app.close()
     await apiKeys.close()

@@ -42,7 +42,7 @@ describe('verification by governance', () => {
       evidence: 'ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi',
       proposedBy: { keyId: compliance.id, account: compliance.account }
     })
-    expect(Date.parse(proposal.deadline) - t.clock.now().getTime()).toBe(HOUR)
+    expect(Date.parse(proposal.deadline) - t.clock.now()).toBe(HOUR)
     expect(await getDomain(did)).toMatchObject({ status: 'verification_submitted', usable: false, verification: { proposalId: proposal.id, status: 'open' } })
 
     expect((await vote(proposal.id, voters[0]!.key, 'yes')).json().tally).toEqual({ yes: 1, no: 0, abstain: 0, total: 1 })

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ADMIN_KEY, captureLogs, randomAccount, startApp, type TestApp } from '../helper.ts'
+import { ADMIN_KEY, randomAccount, startApp, type TestApp } from '../helper.ts'
+import { captureLogs } from '@impact/service-kit/testing'
 import { startReceiver, verifySignature, waitFor } from '../webhook-receiver.ts'
 
 /** Short backoff so outages and retries take milliseconds. */

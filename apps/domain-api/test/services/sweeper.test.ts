@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import type { FastifyBaseLogger } from 'fastify'
+import { testClock } from '@impact/service-kit/testing'
 import type { Caller } from '../../src/services/api-keys.ts'
 import { createDomainService } from '../../src/services/domains.ts'
 import { createGovernanceService } from '../../src/services/governance.ts'
 import { startSweeper } from '../../src/services/sweeper.ts'
-import { fileDatabase, PROTOCOL, testClock } from '../helper.ts'
+import { fileDatabase, PROTOCOL } from '../helper.ts'
 
 const caller: Caller = {
   via: 'api-key',
@@ -21,14 +22,14 @@ describe('background sweep', () => {
   it('records ended voting periods and expiries without any read, and forgets old idempotency keys', async () => {
     const clock = testClock()
     const { db } = file.database
-    const domains = createDomainService({ db, clock: clock.now, idempotencyTtlMs: 60_000 })
-    const governance = createGovernanceService({ db, clock: clock.now, settings: { quorum: 2, threshold: 0.5, periodMs: 1000 } })
+    const domains = createDomainService({ db, clock: clock.date, idempotencyTtlMs: 60_000 })
+    const governance = createGovernanceService({ db, clock: clock.date, settings: { quorum: 2, threshold: 0.5, periodMs: 1000 } })
     const reviewed = await domains.create(caller, { type: 'Project', class: PROTOCOL })
     const proposal = await governance.propose(caller, reviewed.domain.did, { evidence: 'https://evidence.example/a' })
     const expiring = await domains.create(caller, { type: 'Project', class: PROTOCOL, validUntil: clock.at(500) }, 'idem-1')
     clock.advance(61_000)
 
-    const sweeper = startSweeper({ db, clock: clock.now, log: silentLog, intervalMs: 0, idempotencyTtlMs: 60_000 })
+    const sweeper = startSweeper({ db, clock: clock.date, log: silentLog, intervalMs: 0, idempotencyTtlMs: 60_000 })
     await sweeper.run()
     await sweeper.stop()
 

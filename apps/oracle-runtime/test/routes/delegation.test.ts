@@ -1,30 +1,26 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { generateSigner, mintDelegation } from '@impact/ucan'
-import { createHarness, type Harness, type TestUser } from '../support/harness.ts'
+import { fileHarness, type TestUser } from '../support/harness.ts'
 
 const nowS = () => Math.floor(Date.now() / 1000)
 const caps = [{ can: '*', with: 'ixo:oracle' }, { can: 'memory/*', with: 'ixo:memory' }]
 
 describe('/delegation', () => {
-  let h: Harness
+  const t = fileHarness()
   let alice: TestUser
-  beforeAll(async () => {
-    h = await createHarness()
-    alice = await h.user()
-  })
-  afterAll(async () => { await h?.close() })
+  beforeAll(async () => { alice = await t.h.user() })
 
-  const store = async (user: TestUser, payload: Record<string, unknown>) => await h.app.inject({ method: 'POST', url: '/delegation', headers: user.headers, payload })
-  const status = async (user: TestUser) => (await h.app.inject({ method: 'GET', url: '/delegation', headers: user.headers })).json()
+  const store = async (user: TestUser, payload: Record<string, unknown>) => await t.h.app.inject({ method: 'POST', url: '/delegation', headers: user.headers, payload })
+  const status = async (user: TestUser) => (await t.h.app.inject({ method: 'GET', url: '/delegation', headers: user.headers })).json()
 
   it('reports no delegation before one is stored', async () => {
-    expect(await status(await h.user())).toEqual({ authorized: false })
+    expect(await status(await t.h.user())).toEqual({ authorized: false })
   })
 
   it('stores the caller\'s delegation with the expiry read from the token, ignoring stated values', async () => {
-    const user = await h.user()
+    const user = await t.h.user()
     const expiration = nowS() + 3600
-    const raw = await mintDelegation({ issuer: user.signer, audience: h.oracleDid, capabilities: caps, expiration })
+    const raw = await mintDelegation({ issuer: user.signer, audience: t.h.oracleDid, capabilities: caps, expiration })
     const res = await store(user, { raw, issuer: 'did:key:zLies', audience: 'did:key:zMoreLies', expiration: 99999999999 })
     expect(res.statusCode).toBe(200)
     expect(res.json()).toEqual({ ok: true, expiration })
@@ -32,16 +28,16 @@ describe('/delegation', () => {
   })
 
   it('takes the earliest expiry of a chain', async () => {
-    const user = await h.user()
+    const user = await t.h.user()
     const root = await generateSigner()
     const rootExpiry = nowS() + 600
     const proof = await mintDelegation({ issuer: root, audience: user.signer, capabilities: caps, expiration: rootExpiry })
-    const raw = await mintDelegation({ issuer: user.signer, audience: h.oracleDid, capabilities: caps, expiration: nowS() + 7200, proofs: [proof] })
+    const raw = await mintDelegation({ issuer: user.signer, audience: t.h.oracleDid, capabilities: caps, expiration: nowS() + 7200, proofs: [proof] })
     expect((await store(user, { raw })).json()).toEqual({ ok: true, expiration: rootExpiry })
   })
 
   it('answers 403 when the delegation\'s issuer is not the caller', async () => {
-    const other = await h.user()
+    const other = await t.h.user()
     const res = await store(alice, { raw: other.delegation })
     expect(res.statusCode).toBe(403)
     expect(res.json()).toMatchObject({ statusCode: 403, message: 'Delegation issuer is not the caller' })
@@ -49,8 +45,8 @@ describe('/delegation', () => {
 
   it.each([
     ['addressed to another oracle', async (u: TestUser) => await mintDelegation({ issuer: u.signer, audience: (await generateSigner()).did(), capabilities: caps }), 'not addressed to this oracle'],
-    ['expired', async (u: TestUser) => await mintDelegation({ issuer: u.signer, audience: h.oracleDid, capabilities: caps, expiration: nowS() - 10 }), 'expired'],
-    ['that never expires', async (u: TestUser) => await mintDelegation({ issuer: u.signer, audience: h.oracleDid, capabilities: caps, expiration: Infinity }), 'it must expire'],
+    ['expired', async (u: TestUser) => await mintDelegation({ issuer: u.signer, audience: t.h.oracleDid, capabilities: caps, expiration: nowS() - 10 }), 'expired'],
+    ['that never expires', async (u: TestUser) => await mintDelegation({ issuer: u.signer, audience: t.h.oracleDid, capabilities: caps, expiration: Infinity }), 'it must expire'],
     ['that is garbage', async () => 'Z2FyYmFnZQ==', 'not a base64 UCAN delegation']
   ])('answers 400 to a delegation %s', async (_name, mint, reason) => {
     const res = await store(alice, { raw: await mint(alice) })
@@ -63,10 +59,10 @@ describe('/delegation', () => {
   })
 
   it('revokes with DELETE and keeps users apart', async () => {
-    const bob = await h.user()
+    const bob = await t.h.user()
     await store(alice, { raw: alice.delegation })
     await store(bob, { raw: bob.delegation })
-    const res = await h.app.inject({ method: 'DELETE', url: '/delegation', headers: { ...alice.headers, 'content-type': 'application/json' } })
+    const res = await t.h.app.inject({ method: 'DELETE', url: '/delegation', headers: { ...alice.headers, 'content-type': 'application/json' } })
     expect(res.statusCode).toBe(200)
     expect(res.json()).toEqual({ ok: true })
     expect(await status(alice)).toEqual({ authorized: false })

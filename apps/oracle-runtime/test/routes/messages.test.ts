@@ -1,23 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createHarness, parseSse, type Harness, type TestUser } from '../support/harness.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { fileHarness, parseSse, type TestUser } from '../support/harness.ts'
 
 describe('messages (offline agent, JSON replies)', () => {
-  let h: Harness
+  const t = fileHarness()
   let alice: TestUser
   let bob: TestUser
   let aliceSession: string
   let bobSession: string
   beforeAll(async () => {
-    h = await createHarness()
-    alice = await h.user()
-    bob = await h.user()
-    aliceSession = (await h.app.inject({ method: 'POST', url: '/sessions', headers: alice.headers })).json().sessionId
-    bobSession = (await h.app.inject({ method: 'POST', url: '/sessions', headers: bob.headers })).json().sessionId
+    [alice, bob] = [await t.h.user(), await t.h.user()]
+    aliceSession = await t.h.newSession(alice.headers)
+    bobSession = await t.h.newSession(bob.headers)
   })
-  afterAll(async () => { await h?.close() })
 
   const send = async (user: TestUser, sessionId: string, payload: Record<string, unknown>) =>
-    await h.app.inject({ method: 'POST', url: `/messages/${encodeURIComponent(sessionId)}`, headers: user.headers, payload })
+    await t.h.app.inject({ method: 'POST', url: `/messages/${encodeURIComponent(sessionId)}`, headers: user.headers, payload })
 
   describe('POST /messages/:sessionId', () => {
     it('answers with a single JSON reply and stores both messages', async () => {
@@ -28,13 +25,13 @@ describe('messages (offline agent, JSON replies)', () => {
       expect(body.message.content).toContain('What is a digital twin?')
       expect(body.requestId).toBe(res.headers['x-request-id'])
       expect(body.messages).toBeUndefined()
-      const list = await h.app.inject({ method: 'GET', url: '/sessions', headers: alice.headers })
+      const list = await t.h.app.inject({ method: 'GET', url: '/sessions', headers: alice.headers })
       expect(list.json().sessions[0]).toMatchObject({ sessionId: aliceSession, title: 'What is a digital twin?' })
     })
 
     it('streams the offline agent\'s answer as SSE, ending with done', async () => {
-      const id = await h.newSession(alice.headers)
-      const res = await h.app.inject({ method: 'POST', url: `/messages/${id}`, headers: { ...alice.headers, 'x-request-id': 'offline-1' }, payload: { message: 'stream me', stream: true } })
+      const id = await t.h.newSession(alice.headers)
+      const res = await t.h.app.inject({ method: 'POST', url: `/messages/${id}`, headers: { ...alice.headers, 'x-request-id': 'offline-1' }, payload: { message: 'stream me', stream: true } })
       expect(res.statusCode).toBe(200)
       expect(res.headers['x-request-id']).toBe('offline-1')
       const frames = parseSse(res.body)
@@ -62,7 +59,7 @@ describe('messages (offline agent, JSON replies)', () => {
         agActions: [{ name: 'show_chart', description: 'Shows a chart', schema: { type: 'object', properties: {} }, hasRender: true }]
       })
       expect(res.statusCode).toBe(200)
-      const history = await h.app.inject({ method: 'GET', url: `/messages/${aliceSession}`, headers: alice.headers })
+      const history = await t.h.app.inject({ method: 'GET', url: `/messages/${aliceSession}`, headers: alice.headers })
       const human = history.json().messages.findLast((m: { type: string }) => m.type === 'human')
       expect(human).toMatchObject({ content: 'hello', attachments: [{ mxcUri: 'mxc://example.org/abc' }], metadata: { editorRoomId: '!room:example.org' } })
     })
@@ -91,40 +88,40 @@ describe('messages (offline agent, JSON replies)', () => {
     })
 
     it('uses a tool the user names and folds its result into the answer', async () => {
-      const id = await h.newSession(alice.headers)
+      const id = await t.h.newSession(alice.headers)
       const res = await send(alice, id, { message: 'please call me Grace' })
       expect(res.json().message.content).toContain('set_user_preferences: Updated.')
-      const history = (await h.app.inject({ method: 'GET', url: `/messages/${id}`, headers: alice.headers })).json().messages
+      const history = (await t.h.app.inject({ method: 'GET', url: `/messages/${id}`, headers: alice.headers })).json().messages
       expect(history[1].toolCalls).toEqual([expect.objectContaining({ name: 'set_user_preferences', args: { userName: 'Grace' }, status: 'done' })])
     })
   })
 
   describe('history', () => {
     it('GET /messages/:sessionId lists the transcript in order and 404s for others', async () => {
-      const res = await h.app.inject({ method: 'GET', url: `/messages/${aliceSession}`, headers: alice.headers })
+      const res = await t.h.app.inject({ method: 'GET', url: `/messages/${aliceSession}`, headers: alice.headers })
       expect(res.statusCode).toBe(200)
       const types = res.json().messages.map((m: { type: string }) => m.type)
       expect(types.slice(0, 2)).toEqual(['human', 'ai'])
-      expect((await h.app.inject({ method: 'GET', url: `/messages/${aliceSession}`, headers: bob.headers })).statusCode).toBe(404)
+      expect((await t.h.app.inject({ method: 'GET', url: `/messages/${aliceSession}`, headers: bob.headers })).statusCode).toBe(404)
     })
 
     it('pages by turns with cursors in both directions', async () => {
-      const id = await h.newSession(bob.headers)
+      const id = await t.h.newSession(bob.headers)
       for (let i = 1; i <= 5; i++) await send(bob, id, { message: `turn ${i}` })
       const url = (q: string) => `/sessions/${encodeURIComponent(id)}/messages?${q}`
-      const first = (await h.app.inject({ method: 'GET', url: url('limit=2'), headers: bob.headers })).json()
+      const first = (await t.h.app.inject({ method: 'GET', url: url('limit=2'), headers: bob.headers })).json()
       expect(first.messages.filter((m: { type: string }) => m.type === 'human').map((m: { content: string }) => m.content)).toEqual(['turn 4', 'turn 5'])
       expect(first).toMatchObject({ hasOlder: true, hasNewer: false })
-      const older = (await h.app.inject({ method: 'GET', url: url(`limit=2&before=${first.prevCursor}`), headers: bob.headers })).json()
+      const older = (await t.h.app.inject({ method: 'GET', url: url(`limit=2&before=${first.prevCursor}`), headers: bob.headers })).json()
       expect(older.messages.filter((m: { type: string }) => m.type === 'human').map((m: { content: string }) => m.content)).toEqual(['turn 2', 'turn 3'])
       expect(older).toMatchObject({ hasOlder: true, hasNewer: true })
-      const oldest = (await h.app.inject({ method: 'GET', url: url(`limit=2&before=${older.prevCursor}`), headers: bob.headers })).json()
+      const oldest = (await t.h.app.inject({ method: 'GET', url: url(`limit=2&before=${older.prevCursor}`), headers: bob.headers })).json()
       expect(oldest.messages.map((m: { type: string }) => m.type)).toEqual(['human', 'ai'])
       expect(oldest.hasOlder).toBe(false)
-      const none = (await h.app.inject({ method: 'GET', url: url(`after=${first.nextCursor}`), headers: bob.headers })).json()
+      const none = (await t.h.app.inject({ method: 'GET', url: url(`after=${first.nextCursor}`), headers: bob.headers })).json()
       expect(none).toMatchObject({ messages: [], hasNewer: false, nextCursor: first.nextCursor })
       await send(bob, id, { message: 'turn 6' })
-      const newer = (await h.app.inject({ method: 'GET', url: url(`after=${first.nextCursor}`), headers: bob.headers })).json()
+      const newer = (await t.h.app.inject({ method: 'GET', url: url(`after=${first.nextCursor}`), headers: bob.headers })).json()
       expect(newer.messages.map((m: { content: string }) => m.content)[0]).toBe('turn 6')
       expect(newer.messages).toHaveLength(2)
     })
@@ -134,31 +131,32 @@ describe('messages (offline agent, JSON replies)', () => {
       ['a garbage cursor', 'before=zzz'],
       ['a limit over 100', 'limit=101']
     ])('answers 400 to %s', async (_name, query) => {
-      const res = await h.app.inject({ method: 'GET', url: `/sessions/${aliceSession}/messages?${query}`, headers: alice.headers })
+      const res = await t.h.app.inject({ method: 'GET', url: `/sessions/${aliceSession}/messages?${query}`, headers: alice.headers })
       expect(res.statusCode).toBe(400)
       expect(res.json().statusCode).toBe(400)
     })
 
     it('answers 404 with statusCode in the body for another user\'s session', async () => {
-      const res = await h.app.inject({ method: 'GET', url: `/sessions/${aliceSession}/messages`, headers: bob.headers })
+      const url = `/sessions/${aliceSession}/messages`
+      const res = await t.h.app.inject({ method: 'GET', url, headers: bob.headers })
       expect(res.json()).toMatchObject({ statusCode: 404 })
     })
 
     it('GET /sessions/:id/run reports no durable run', async () => {
-      expect((await h.app.inject({ method: 'GET', url: `/sessions/${aliceSession}/run`, headers: alice.headers })).json()).toEqual({ run: null })
-      expect((await h.app.inject({ method: 'GET', url: `/sessions/${aliceSession}/run`, headers: bob.headers })).statusCode).toBe(404)
+      expect((await t.h.app.inject({ method: 'GET', url: `/sessions/${aliceSession}/run`, headers: alice.headers })).json()).toEqual({ run: null })
+      expect((await t.h.app.inject({ method: 'GET', url: `/sessions/${aliceSession}/run`, headers: bob.headers })).statusCode).toBe(404)
     })
   })
 
   describe('POST /messages/abort', () => {
     it('answers success false when nothing is running', async () => {
-      const res = await h.app.inject({ method: 'POST', url: '/messages/abort', headers: alice.headers, payload: { sessionId: aliceSession } })
+      const res = await t.h.app.inject({ method: 'POST', url: '/messages/abort', headers: alice.headers, payload: { sessionId: aliceSession } })
       expect(res.json()).toEqual({ success: false })
     })
 
     it('answers 404 for another user\'s session and 400 without a sessionId', async () => {
-      expect((await h.app.inject({ method: 'POST', url: '/messages/abort', headers: alice.headers, payload: { sessionId: bobSession } })).statusCode).toBe(404)
-      expect((await h.app.inject({ method: 'POST', url: '/messages/abort', headers: alice.headers, payload: {} })).statusCode).toBe(400)
+      expect((await t.h.app.inject({ method: 'POST', url: '/messages/abort', headers: alice.headers, payload: { sessionId: bobSession } })).statusCode).toBe(404)
+      expect((await t.h.app.inject({ method: 'POST', url: '/messages/abort', headers: alice.headers, payload: {} })).statusCode).toBe(400)
     })
   })
 })

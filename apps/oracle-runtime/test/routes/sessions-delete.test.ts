@@ -1,39 +1,28 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createHarness, type Harness, type TestUser } from '../support/harness.ts'
-import { startLoopbackLlm, type LoopbackLlm } from '../support/loopback-llm.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { until } from '@impact/service-kit/testing'
+import { fileHarness, type TestUser } from '../support/harness.ts'
+import { slowAnswer } from '../support/loopback-llm.ts'
 import { openStream } from '../support/sse-client.ts'
 
-const slowAnswer = () => ({ content: Array.from({ length: 200 }, (_, i) => `w${i} `), delayMs: 20 })
-
 describe('deleting a session while a message is being answered', () => {
-  let llm: LoopbackLlm
-  let h: Harness
+  const t = fileHarness({}, { llm: true })
   let base: string
   let user: TestUser
   const statuses: number[] = []
   const remove = async (id: string) =>
-    await h.app.inject({ method: 'DELETE', url: `/sessions/${id}`, headers: user.headers })
-  const until = async (check: () => boolean) => {
-    while (!check()) await new Promise((resolve) => setTimeout(resolve, 5))
-  }
+    await t.h.app.inject({ method: 'DELETE', url: `/sessions/${id}`, headers: user.headers })
 
   beforeAll(async () => {
-    llm = await startLoopbackLlm()
-    h = await createHarness({ LLM_BASE_URL: llm.url })
     // Every status the app answers, streams and late writes included.
-    h.app.addHook('onResponse', async (_request, reply) => { statuses.push(reply.statusCode) })
-    base = await h.app.listen({ host: '127.0.0.1', port: 0 })
-    user = await h.user()
-  })
-  afterAll(async () => {
-    await h?.close()
-    await llm?.close()
+    t.h.app.addHook('onResponse', async (_request, reply) => { statuses.push(reply.statusCode) })
+    base = await t.h.app.listen({ host: '127.0.0.1', port: 0 })
+    user = await t.h.user()
   })
 
   it('ends the stream with an error and done, cancels the model call, and a late message gets 404', async () => {
-    const id = await h.newSession(user.headers)
-    const cancelled = llm.cancelled()
-    llm.enqueue(slowAnswer())
+    const id = await t.h.newSession(user.headers)
+    const cancelled = t.llm.cancelled()
+    t.llm.enqueue(slowAnswer())
     const stream = await openStream(base, id, user.headers, { message: 'long' })
     await stream.until('message')
     expect((await remove(id)).statusCode).toBe(200)
@@ -42,18 +31,18 @@ describe('deleting a session while a message is being answered', () => {
     expect(frames.at(-2)?.data).toMatchObject({ kind: 'not_found', status: 404, sessionId: id })
     expect(frames.at(-1)?.data).toEqual({ aborted: true })
     expect(frames.some((f) => f.event === 'error' && f.data.kind === 'internal')).toBe(false)
-    await until(() => llm.cancelled() > cancelled)
-    const late = await h.send(user.headers, id, 'too late')
+    await until(() => t.llm.cancelled() > cancelled)
+    const late = await t.h.send(user.headers, id, 'too late')
     expect(late.json()).toMatchObject({ statusCode: 404, code: 'ORACLE_SESSION_NOT_FOUND' })
     expect(statuses).not.toContain(500)
   })
 
   it('answers a JSON message whose session was deleted mid-turn with 404, not 500', async () => {
-    const id = await h.newSession(user.headers)
-    llm.enqueue(slowAnswer())
-    const before = llm.requests.length
-    const pending = h.send(user.headers, id, 'long')
-    await until(() => llm.requests.length > before)
+    const id = await t.h.newSession(user.headers)
+    t.llm.enqueue(slowAnswer())
+    const before = t.llm.requests.length
+    const pending = t.h.send(user.headers, id, 'long')
+    await until(() => t.llm.requests.length > before)
     expect((await remove(id)).statusCode).toBe(200)
     expect((await pending).json()).toMatchObject({ statusCode: 404, code: 'ORACLE_SESSION_NOT_FOUND' })
     expect(statuses).not.toContain(500)

@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { createMemoryState, createSharedState, type SharedState } from '@impact/shared-state'
+import { createMemoryState, type SharedState } from '@impact/shared-state'
 import { decodeBase64Car, mintDelegation } from '@impact/ucan'
-import { createHarness, testPlugin, type Harness, type TestUser } from '../support/harness.ts'
+import { createHarness, testPlugin, testSharedState, type Harness, type TestSharedState, type TestUser } from '../support/harness.ts'
 import { connectSocket, openSocket, openWs } from '../support/socket-client.ts'
 
 const serverDatabase = (process.env.DATABASE_URL ?? '') !== ''
@@ -37,14 +36,14 @@ const downstream = testPlugin({
 // Two replicas on one shared state (Redis on the server pass, one in-process state otherwise) and, on the
 // server pass, one database; embedded, each has its own, so only the shared state carries the revocation.
 describe('DELETE /delegation revokes the delegation on every replica', () => {
-  let state: SharedState
+  let shared: TestSharedState
   let a: Harness
   let b: Harness
   let baseB: string
 
   beforeAll(async () => {
-    const prefix = `oracle-revoke-${randomBytes(4).toString('hex')}:`
-    state = createSharedState({ url: process.env.REDIS_URL, prefix })
+    shared = testSharedState('oracle-revoke')
+    const { state } = shared
     a = await createHarness({}, { sharedState: state, plugins: [downstream] })
     const replica = { ORACLE_PRIVATE_KEY: a.oracleKey }
     const database = serverDatabase ? a.shared : undefined
@@ -54,8 +53,7 @@ describe('DELETE /delegation revokes the delegation on every replica', () => {
   afterAll(async () => {
     await b?.close()
     await a?.close()
-    for (const key of await state.scan('')) await state.del(key)
-    await state?.close()
+    await shared?.drop()
   })
 
   it('refuses it over HTTP, socket.io and /ws, closes sockets opened with it, refuses to store it again', async () => {
@@ -154,13 +152,13 @@ describe('a revocation outlives a restart', () => {
 
 describe('revocations while the shared state is unreachable', () => {
   let failing = false
-  let state: SharedState
+  let shared: TestSharedState
   let h: Harness
   const down = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' })
 
   beforeAll(async () => {
-    const prefix = `oracle-revoke-${randomBytes(4).toString('hex')}:`
-    state = createSharedState({ url: process.env.REDIS_URL, prefix })
+    shared = testSharedState('oracle-revoke')
+    const { state } = shared
     // The real store, failing on demand the way an unreachable Redis does.
     const flaky: SharedState = {
       ...state,
@@ -171,8 +169,7 @@ describe('revocations while the shared state is unreachable', () => {
   }, 30_000)
   afterAll(async () => {
     await h?.close()
-    for (const key of await state.scan('')) await state.del(key)
-    await state?.close()
+    await shared?.drop()
   })
 
   it('reads the database meanwhile, and copies a revocation it could not share once the store is back', async () => {

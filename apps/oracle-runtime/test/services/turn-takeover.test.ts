@@ -1,12 +1,12 @@
-import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
-import { createSharedState, type SharedState } from '@impact/shared-state'
+import { until } from '@impact/service-kit/testing'
+import type { SharedState } from '@impact/shared-state'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createHarness, type Harness } from '../support/harness.ts'
-import { startLoopbackLlm, type LoopbackLlm } from '../support/loopback-llm.ts'
+import { createHarness, testSharedState, type Harness, type TestSharedState } from '../support/harness.ts'
+import { slowAnswer, startLoopbackLlm, type LoopbackLlm } from '../support/loopback-llm.ts'
 import { openStream } from '../support/sse-client.ts'
 
 const servers = (process.env.DATABASE_URL ?? '') !== '' && (process.env.REDIS_URL ?? '') !== ''
@@ -27,10 +27,11 @@ function severable (state: SharedState) {
   return { view, sever: () => { dead = true } }
 }
 
-const slowAnswer = { content: Array.from({ length: 500 }, (_, i) => `w${i} `), delayMs: 20 }
+const longAnswer = slowAnswer(500)
 
 describe('a turn lease whose owner is gone', () => {
   let llm: LoopbackLlm
+  let shared: TestSharedState
   let state: SharedState
   let database: TestDatabase
   let dataDir: string
@@ -47,7 +48,7 @@ describe('a turn lease whose owner is gone', () => {
   const midTurn = async (h: Harness) => {
     const user = await h.user()
     const sessionId = await h.newSession(user.headers)
-    llm.enqueue(slowAnswer)
+    llm.enqueue(longAnswer)
     const base = await h.app.listen({ host: '127.0.0.1', port: 0 })
     const stream = await openStream(base, sessionId, user.headers, { message: 'long' })
     await stream.until('message')
@@ -56,16 +57,15 @@ describe('a turn lease whose owner is gone', () => {
 
   beforeAll(async () => {
     llm = await startLoopbackLlm()
-    const prefix = `oracle-takeover-${randomBytes(4).toString('hex')}:`
-    state = createSharedState({ url: process.env.REDIS_URL, prefix })
+    shared = testSharedState('oracle-takeover')
+    state = shared.state
     database = await createTestDatabase()
     dataDir = await mkdtemp(join(tmpdir(), 'oracle-takeover-'))
   })
   afterAll(async () => {
     for (const h of harnesses) await h.close()
     await database?.drop()
-    for (const key of await state.scan('')) await state.del(key)
-    await state?.close()
+    await shared?.drop()
     await llm?.close()
     await rm(dataDir, { recursive: true, force: true })
   })
@@ -84,14 +84,12 @@ describe('a turn lease whose owner is gone', () => {
 
     const b = await replica(state, a.oracleKey)
     const statuses: number[] = []
-    const deadline = Date.now() + 10_000
-    let answer
-    while (Date.now() < deadline) {
+    let answer: Awaited<ReturnType<typeof b.send>> | undefined
+    await until(async () => {
       answer = await b.send(user.headers, sessionId, 'are you back?')
       statuses.push(answer.statusCode)
-      if (answer.statusCode !== 409) break
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
+      return answer.statusCode !== 409
+    }, { timeout: 10_000, interval: 100 })
     expect(statuses.slice(0, -1).every((status) => status === 409)).toBe(true)
     expect(answer?.statusCode).toBe(200)
     expect(answer?.json().message.content).toBe('Echo: are you back?')

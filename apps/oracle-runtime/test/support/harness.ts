@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import type { LightMyRequestResponse } from 'fastify'
+import { afterAll, beforeAll } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
-import { createRedisState } from '@impact/shared-state'
-import { formatSigner, generateSigner, mintDelegation, mintInvocation, type OracleSigner } from '@impact/ucan'
+import { createRedisState, createSharedState, type SharedState } from '@impact/shared-state'
+import { freshIdentity, ucanCaller, type UcanCaller } from '@impact/service-kit/testing'
 import { buildRuntime, type AppOptions, type PluginDefinition, type Runtime } from '../../src/app.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
+import { startLoopbackLlm, type LoopbackLlm } from './loopback-llm.ts'
 
 /** Budgets no other test reaches; the rate-limit tests set small ones. */
 export const UNTHROTTLED = {
@@ -29,14 +31,8 @@ export function testPlugin (
   return { name, description, attributes: { ...defaults, ...attributes }, setup }
 }
 
-export interface TestUser {
-  signer: OracleSigner
-  did: string
-  invocation: string
-  delegation: string
-  /** Invocation auth headers (what the SDK sends with createInvocation), plus its delegation. */
-  headers: Record<string, string>
-}
+/** A caller with a fresh key; `headers` are invocation auth (what the SDK sends) plus its delegation. */
+export type TestUser = UcanCaller
 
 /** Where an app keeps its state: a second replica built on the same one shares it. */
 export interface Shared { database: Pick<TestDatabase, 'env'>, prefix: string }
@@ -73,7 +69,7 @@ export async function createHarness (
   const owned = shared === undefined ? await createTestDatabase() : undefined
   const database = shared?.database ?? owned as TestDatabase
   const prefix = shared?.prefix ?? `oracle-test-${randomBytes(4).toString('hex')}:`
-  const oracleKey = env.ORACLE_PRIVATE_KEY ?? formatSigner(await generateSigner())
+  const oracleKey = env.ORACLE_PRIVATE_KEY ?? (await freshIdentity()).key
   const redisUrl = process.env.REDIS_URL
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -93,19 +89,7 @@ export async function createHarness (
     oracleDid,
     oracleKey,
     shared: { database, prefix },
-    async user () {
-      const signer = await generateSigner()
-      const invocation = await mintInvocation({ issuer: signer, audience: oracleDid })
-      const capabilities = [{ can: '*', with: 'ixo:oracle' }]
-      const delegation = await mintDelegation({ issuer: signer, audience: oracleDid, capabilities })
-      return {
-        signer,
-        did: signer.did(),
-        invocation,
-        delegation,
-        headers: { authorization: `Bearer ${invocation}`, 'x-auth-type': 'ucan', 'x-ucan-delegation': delegation }
-      }
-    },
+    user: async () => await ucanCaller(oracleDid),
     async newSession (headers) {
       return (await app.inject({ method: 'POST', url: '/sessions', headers })).json().sessionId as string
     },
@@ -126,6 +110,68 @@ export async function createHarness (
         await redis.close()
       }
     }
+  }
+}
+
+export interface TestSharedState {
+  state: SharedState
+  /** Deletes every key under the state's prefix and closes it. */
+  drop: () => Promise<void>
+}
+
+/**
+ * State for replicas to share (Redis on the server pass, in-process otherwise) under a fresh prefix
+ * named after the test; pass `state` as the `sharedState` of each replica.
+ */
+export function testSharedState (name: string): TestSharedState {
+  const state = createSharedState({ url: process.env.REDIS_URL, prefix: `${name}-${randomBytes(4).toString('hex')}:` })
+  return {
+    state,
+    drop: async () => {
+      for (const key of await state.scan('')) await state.del(key)
+      await state.close()
+    }
+  }
+}
+
+export interface FileHarness {
+  readonly h: Harness
+  /** The app's address on loopback (with `listen`). */
+  readonly base: string
+  /** The loopback model the app answers with (with `llm`; the app's LLM_BASE_URL). */
+  readonly llm: LoopbackLlm
+}
+
+export interface FileHarnessOptions extends AppOptions {
+  /** Starts a loopback model for the app. */
+  llm?: boolean
+  /** Listens on a free loopback port, for clients over real HTTP (SSE, socket.io, WebSocket). */
+  listen?: boolean
+}
+
+/** One app for the whole file: built before its first test, closed after its last. */
+export function fileHarness (env: Record<string, string> = {}, options: FileHarnessOptions = {}): FileHarness {
+  const { llm: withLlm = false, listen = false, ...appOptions } = options
+  let h: Harness | undefined
+  let base: string | undefined
+  let llm: LoopbackLlm | undefined
+  beforeAll(async () => {
+    llm = withLlm ? await startLoopbackLlm() : undefined
+    h = await createHarness({ ...(llm !== undefined ? { LLM_BASE_URL: llm.url } : {}), ...env }, appOptions)
+    base = listen ? await h.app.listen({ host: '127.0.0.1', port: 0 }) : undefined
+  })
+  afterAll(async () => {
+    await h?.close()
+    await llm?.close()
+  })
+  const started = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`the file's ${what} is not started (yet)`)
+    return value
+  }
+  return {
+    get h () { return started(h, 'app') },
+    get base () { return started(base, 'listening app') },
+    get llm () { return started(llm, 'loopback model') }
   }
 }
 

@@ -9,6 +9,10 @@ export type Script =
   | { content: string[], breakAfter: number }
   | { chunkError: string, after: string[] }
 
+/** A model answer long enough to be interrupted: `words` content deltas, 20 ms apart. */
+export const slowAnswer = (words = 200): Script =>
+  ({ content: Array.from({ length: words }, (_, i) => `w${i} `), delayMs: 20 })
+
 export interface LoopbackLlm {
   url: string
   requests: Array<{ headers: IncomingMessage['headers'], body: any }>

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest'
-import { Dialer, newPhone, setupApp, type TestApp, type TestContext } from '../helper.ts'
+import { Dialer, fileApp, newPhone, setupApp, type TestApp, type TestContext } from '../helper.ts'
 
 const LIMITED = 'END Too many requests. Please wait a minute and try again.'
 const WINDOW_MS = 1000
@@ -169,9 +169,7 @@ describe('rate limits behind a trusted proxy', () => {
 })
 
 describe('rate limits without a trusted proxy', () => {
-  let ctx: TestContext
-  beforeAll(async () => { ctx = await setupApp({ RATE_LIMIT_MAX: '3' }) })
-  afterAll(async () => { await ctx?.close() })
+  const ctx = fileApp({ RATE_LIMIT_MAX: '3' })
 
   it('ignores X-Forwarded-For, so a client cannot dodge the limit by forging it', async () => {
     for (let i = 0; i < 3; i++) expect((await hop(ctx.app, { 'x-forwarded-for': `203.0.113.${80 + i}` })).status).toBe(200)

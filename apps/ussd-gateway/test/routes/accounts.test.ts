@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest'
-import {
-  atPinPrompt, createAccount, OPERATOR_TOKEN, pinReset, setupApp, SUPPORT_TOKEN, type TestContext
-} from '../helper.ts'
+import { describe, expect, it, onTestFinished, vi } from 'vitest'
+import { atPinPrompt, createAccount, fileApp, OPERATOR_TOKEN, pinReset, SUPPORT_TOKEN } from '../helper.ts'
 
 describe('POST /api/ussd/accounts/:customerId/pin-reset', () => {
-  let ctx: TestContext
-  beforeAll(async () => { ctx = await setupApp() })
-  afterAll(async () => { await ctx?.close() })
+  const ctx = fileApp()
 
   it('lets support unlock an account with a temporary PIN that only leads to choosing a new one', async () => {
     const { customerId } = await createAccount(ctx)

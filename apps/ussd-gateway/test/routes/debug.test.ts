@@ -1,14 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
-import { Dialer, OPERATOR_TOKEN, setupApp, TEST_PIN_KEY, type TestContext } from '../helper.ts'
+import { Dialer, fileApp, OPERATOR_TOKEN, TEST_PIN_KEY } from '../helper.ts'
 
 const auth = { authorization: `Bearer ${OPERATOR_TOKEN}` }
 
 describe('operator routes', () => {
-  let ctx: TestContext
-  beforeAll(async () => { ctx = await setupApp() })
-  afterAll(async () => { await ctx?.close() })
+  const ctx = fileApp()
 
   it('returns exactly the spec\'s debug record, with the last screen and the active sessions', async () => {
     const phone = new Dialer(ctx.app)

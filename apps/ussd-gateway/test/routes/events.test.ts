@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Dialer, OPERATOR_TOKEN, setupApp, type TestApp, type TestContext } from '../helper.ts'
+import { describe, expect, it } from 'vitest'
+import { Dialer, fileApp, OPERATOR_TOKEN, type TestApp } from '../helper.ts'
 
 const debug = (app: TestApp, sessionId: string) => app.inject({
   method: 'GET',
@@ -9,9 +9,7 @@ const debug = (app: TestApp, sessionId: string) => app.inject({
 })
 
 describe('POST /api/ussd/events (end-of-session notification)', () => {
-  let ctx: TestContext
-  beforeAll(async () => { ctx = await setupApp() })
-  afterAll(async () => { await ctx?.close() })
+  const ctx = fileApp()
 
   it('frees the session on the end-of-session notification (form body), ignoring other phones', async () => {
     const phone = new Dialer(ctx.app)

@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { newPhone, setupApp, type TestContext } from '../helper.ts'
+import { describe, expect, it } from 'vitest'
+import { fileApp, newPhone } from '../helper.ts'
 
 describe('POST /api/ussd/hubtel (latest-input aggregator)', () => {
-  let ctx: TestContext
-  beforeAll(async () => { ctx = await setupApp() })
-  afterAll(async () => { await ctx?.close() })
+  const ctx = fileApp()
 
   const hubtel = (SessionId: string, Mobile: string) => {
     let sequence = 0

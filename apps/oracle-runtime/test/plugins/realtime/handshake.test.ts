@@ -1,19 +1,22 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { until } from '@impact/service-kit/testing'
 import { generateSigner, mintDelegation, mintInvocation } from '@impact/ucan'
-import { createHarness, type Harness, type TestUser } from '../../support/harness.ts'
+import { fileHarness, type TestUser } from '../../support/harness.ts'
 import { connectSocket, openSocket, type TestSocket } from '../../support/socket-client.ts'
 
 describe('socket.io gateway: handshake and diagnostic events', () => {
-  let h: Harness
-  let base: string
+  const t = fileHarness({ REALTIME_HANDSHAKE_TIMEOUT_MS: '1000' }, { listen: true })
   let alice: TestUser
   let bob: TestUser
   let aliceSession: string
   let bobSession: string
   const sockets: TestSocket[] = []
   const track = (socket: TestSocket) => { sockets.push(socket); return socket }
+  /** Alice on her session, authenticated by her invocation alone. */
+  const aliceSocket = async () =>
+    track(await connectSocket(t.base, { sessionId: aliceSession, auth: { invocation: alice.invocation } }))
   const refusal = async (options: Parameters<typeof openSocket>[1]) => {
-    const socket = track(openSocket(base, options))
+    const socket = track(openSocket(t.base, options))
     const error = await socket.next('connect_error')
     expect(socket.connected).toBe(false)
     expect(socket.events.some((e) => e.event === 'connected')).toBe(false)
@@ -21,18 +24,14 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
   }
 
   beforeAll(async () => {
-    h = await createHarness({ REALTIME_HANDSHAKE_TIMEOUT_MS: '1000' })
-    base = await h.app.listen({ host: '127.0.0.1', port: 0 })
-    alice = await h.user()
-    bob = await h.user()
-    aliceSession = await h.newSession(alice.headers)
-    bobSession = await h.newSession(bob.headers)
+    [alice, bob] = [await t.h.user(), await t.h.user()]
+    aliceSession = await t.h.newSession(alice.headers)
+    bobSession = await t.h.newSession(bob.headers)
   })
   afterEach(() => { for (const socket of sockets.splice(0)) socket.disconnect() })
-  afterAll(async () => { await h?.close() })
 
   it('accepts a valid invocation (with its delegation), joins the session and says connected', async () => {
-    const socket = track(await connectSocket(base, { sessionId: aliceSession, userDid: alice.did, auth: { invocation: alice.invocation, ucanDelegation: alice.delegation } }))
+    const socket = track(await connectSocket(t.base, { sessionId: aliceSession, userDid: alice.did, auth: { invocation: alice.invocation, ucanDelegation: alice.delegation } }))
     const connected = socket.events.find((e) => e.event === 'connected')?.data
     expect(connected).toEqual({ message: 'Connected successfully', sessionId: aliceSession, timestamp: expect.any(String) })
     expect(Number.isNaN(Date.parse(connected.timestamp))).toBe(false)
@@ -40,8 +39,8 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
   })
 
   it('accepts an invocation alone, and a bare delegation as fallback', async () => {
-    track(await connectSocket(base, { sessionId: aliceSession, auth: { invocation: alice.invocation } }))
-    track(await connectSocket(base, { sessionId: aliceSession, auth: { ucanDelegation: alice.delegation } }))
+    await aliceSocket()
+    track(await connectSocket(t.base, { sessionId: aliceSession, auth: { ucanDelegation: alice.delegation } }))
   })
 
   it('refuses a handshake without sessionId', async () => {
@@ -57,7 +56,7 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
   })
 
   it('refuses an expired, a garbage and a foreign-audience invocation', async () => {
-    const expired = await mintInvocation({ issuer: alice.signer, audience: h.oracleDid, expiration: Math.floor(Date.now() / 1000) - 60 })
+    const expired = await mintInvocation({ issuer: alice.signer, audience: t.h.oracleDid, expiration: Math.floor(Date.now() / 1000) - 60 })
     const elsewhere = await mintInvocation({ issuer: alice.signer, audience: (await generateSigner()).did() })
     for (const invocation of [expired, 'not-a-ucan', elsewhere]) {
       const error = await refusal({ sessionId: aliceSession, auth: { invocation, ucanDelegation: alice.delegation } })
@@ -66,7 +65,7 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
   })
 
   it('refuses an invalid bare delegation', async () => {
-    const expired = await mintDelegation({ issuer: alice.signer, audience: h.oracleDid, capabilities: [{ can: '*', with: 'ixo:oracle' }], expiration: Math.floor(Date.now() / 1000) - 60 })
+    const expired = await mintDelegation({ issuer: alice.signer, audience: t.h.oracleDid, capabilities: [{ can: '*', with: 'ixo:oracle' }], expiration: Math.floor(Date.now() / 1000) - 60 })
     const error = await refusal({ sessionId: aliceSession, auth: { ucanDelegation: expired } })
     expect(error).toEqual({ message: 'Unauthorized: Invalid UCAN delegation', data: { code: 'UCAN_INVALID_DELEGATION', statusCode: 401 } })
   })
@@ -80,7 +79,7 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
 
   it('closes a refused connection right after CONNECT_ERROR, and an idle one after the handshake timeout', async () => {
     const raw = (query: string) => {
-      const ws = new WebSocket(`${base.replace('http', 'ws')}/socket.io/?EIO=4&transport=websocket${query}`)
+      const ws = new WebSocket(`${t.base.replace('http', 'ws')}/socket.io/?EIO=4&transport=websocket${query}`)
       const frames: string[] = []
       ws.addEventListener('message', (m) => { frames.push(String(m.data)) })
       const closed = new Promise<number>((resolve) => { ws.addEventListener('close', () => { resolve(Date.now()) }) })
@@ -104,8 +103,8 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
   })
 
   it('answers ping, status and list-events to the sender', async () => {
-    const socket = track(await connectSocket(base, { sessionId: aliceSession, auth: { invocation: alice.invocation } }))
-    const other = track(await connectSocket(base, { sessionId: bobSession, auth: { invocation: bob.invocation } }))
+    const socket = await aliceSocket()
+    const other = track(await connectSocket(t.base, { sessionId: bobSession, auth: { invocation: bob.invocation } }))
     socket.emit('ping')
     expect(await socket.next('pong')).toEqual({ timestamp: expect.any(String), sessionId: aliceSession })
     socket.emit('status')
@@ -124,7 +123,7 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
   })
 
   it('acknowledges client events when asked to, and reports refused ones as error', async () => {
-    const socket = track(await connectSocket(base, { sessionId: aliceSession, auth: { invocation: alice.invocation } }))
+    const socket = await aliceSocket()
     expect(await socket.emitWithAck('ping')).toEqual({ ok: true })
     expect(await socket.emitWithAck('tool_result', { result: 1 })).toMatchObject({ ok: false, code: 'ORACLE_WS_INVALID_PAYLOAD', error: expect.stringMatching(/toolCallId/) })
     socket.emit('launch_missiles', {})
@@ -132,14 +131,14 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
   })
 
   it('subscribes to the caller\'s own sessions only', async () => {
-    const socket = track(await connectSocket(base, { sessionId: aliceSession, auth: { invocation: alice.invocation } }))
+    const socket = await aliceSocket()
     socket.emit('subscribe')
     expect(await socket.next('subscribed')).toEqual({ sessionId: aliceSession, timestamp: expect.any(String) })
 
-    const second = await h.newSession(alice.headers)
+    const second = await t.h.newSession(alice.headers)
     socket.emit('subscribe', { sessionId: second })
     expect(await socket.next('subscribed', (d) => d.sessionId === second)).toMatchObject({ sessionId: second })
-    h.runtime.bus.publish({ name: 'render_component', sessionId: second, requestId: 'r-sub', did: alice.did, data: { componentName: 'Card' } })
+    t.h.runtime.bus.publish({ name: 'render_component', sessionId: second, requestId: 'r-sub', did: alice.did, data: { componentName: 'Card' } })
     expect(await socket.next('render_component')).toEqual({ eventName: 'render_component', payload: { componentName: 'Card', sessionId: second, requestId: 'r-sub' } })
 
     expect(await socket.emitWithAck('subscribe', { sessionId: bobSession })).toEqual({ ok: false, error: 'Session not found', code: 'ORACLE_SESSION_NOT_FOUND' })
@@ -147,10 +146,10 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
   })
 
   it('forwards socket-bound bus events of the session in the notes\' shapes, and nothing else', async () => {
-    const socket = track(await connectSocket(base, { sessionId: aliceSession, auth: { invocation: alice.invocation } }))
-    const stranger = track(await connectSocket(base, { sessionId: bobSession, auth: { invocation: bob.invocation } }))
-    const publish = (name: Parameters<typeof h.runtime.bus.publish>[0]['name'], data: Record<string, unknown>) =>
-      h.runtime.bus.publish({ name, sessionId: aliceSession, requestId: 'r1', did: alice.did, data })
+    const socket = await aliceSocket()
+    const stranger = track(await connectSocket(t.base, { sessionId: bobSession, auth: { invocation: bob.invocation } }))
+    const publish = (name: Parameters<typeof t.h.runtime.bus.publish>[0]['name'], data: Record<string, unknown>) =>
+      t.h.runtime.bus.publish({ name, sessionId: aliceSession, requestId: 'r1', did: alice.did, data })
 
     publish('message', { content: 'token', timestamp: 'now' })
     publish('reasoning', { reasoning: 'hmm', isComplete: false })
@@ -177,21 +176,19 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
   })
 
   it('sends reasoning only to connections that subscribed to it', async () => {
-    const plain = track(await connectSocket(base, { sessionId: aliceSession, auth: { invocation: alice.invocation } }))
-    const curious = track(await connectSocket(base, { sessionId: aliceSession, auth: { invocation: alice.invocation } }))
+    const plain = await aliceSocket()
+    const curious = await aliceSocket()
     curious.emit('subscribe', { events: ['reasoning'] })
     expect(await curious.next('subscribed')).toMatchObject({ sessionId: aliceSession, events: ['reasoning'] })
-    h.runtime.bus.publish({ name: 'reasoning', sessionId: aliceSession, requestId: 'r2', did: alice.did, data: { reasoning: 'Thinking', isComplete: false } })
+    t.h.runtime.bus.publish({ name: 'reasoning', sessionId: aliceSession, requestId: 'r2', did: alice.did, data: { reasoning: 'Thinking', isComplete: false } })
     expect(await curious.next('reasoning')).toEqual({ eventName: 'reasoning', payload: { reasoning: 'Thinking', isComplete: false, sessionId: aliceSession, requestId: 'r2' } })
     await plain.none('reasoning', 50)
   })
 
   it('releases a connection when the client leaves', async () => {
-    const socket = track(await connectSocket(base, { sessionId: aliceSession, auth: { invocation: alice.invocation } }))
-    const before = h.runtime.realtime.stats().totalConnections
+    const socket = await aliceSocket()
+    const before = t.h.runtime.realtime.stats().totalConnections
     socket.disconnect()
-    const end = Date.now() + 2000
-    while (h.runtime.realtime.stats().totalConnections !== before - 1 && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 10))
-    expect(h.runtime.realtime.stats().totalConnections).toBe(before - 1)
+    await until(() => t.h.runtime.realtime.stats().totalConnections === before - 1, { timeout: 2000 })
   })
 })

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { until } from '@impact/service-kit/testing'
 import { createRedisState } from '@impact/shared-state'
 import { createHarness, type Harness, type TestUser } from '../../support/harness.ts'
 import { startLoopbackLlm, type LoopbackLlm } from '../../support/loopback-llm.ts'
@@ -19,13 +20,6 @@ describe.runIf(servers)('WebSocket gateway across two replicas on one PostgreSQL
   const subscribers = async (id: string) => {
     const [, count] = await redis.client.pubsub('NUMSUB', `${a.shared.prefix}rt:${id}`) as [string, number]
     return Number(count)
-  }
-  const until = async (check: () => Promise<boolean>) => {
-    const end = Date.now() + 3000
-    while (!await check()) {
-      if (Date.now() > end) throw new Error('condition not met in time')
-      await new Promise((resolve) => setTimeout(resolve, 10))
-    }
   }
 
   beforeAll(async () => {

@@ -1,31 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createHarness, type Harness, type TestUser } from '../../support/harness.ts'
-import { startLoopbackLlm, type LoopbackLlm } from '../../support/loopback-llm.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { createHarness, fileHarness, type TestUser } from '../../support/harness.ts'
 import { streamMessage } from '../../support/sse-client.ts'
 import { connectSocket, openSocket, openWs } from '../../support/socket-client.ts'
 
 describe('plain WebSocket endpoint /ws (JSON { event, data } frames)', () => {
-  let llm: LoopbackLlm
-  let h: Harness
-  let base: string
+  const t = fileHarness({ REALTIME_HANDSHAKE_TIMEOUT_MS: '500' }, { llm: true, listen: true })
   let alice: TestUser
   let bob: TestUser
-
-  beforeAll(async () => {
-    llm = await startLoopbackLlm()
-    h = await createHarness({ LLM_BASE_URL: llm.url, REALTIME_HANDSHAKE_TIMEOUT_MS: '500' })
-    base = await h.app.listen({ host: '127.0.0.1', port: 0 })
-    alice = await h.user()
-    bob = await h.user()
-  })
-  afterAll(async () => {
-    await h?.close()
-    await llm?.close()
-  })
+  beforeAll(async () => { [alice, bob] = [await t.h.user(), await t.h.user()] })
 
   it('authenticates with a first auth message and answers the diagnostics like socket.io', async () => {
-    const id = await h.newSession(alice.headers)
-    const client = openWs(base, `/ws?sessionId=${id}`)
+    const id = await t.h.newSession(alice.headers)
+    const client = openWs(t.base, `/ws?sessionId=${id}`)
     await client.opened
     client.send('auth', { invocation: alice.invocation, ucanDelegation: alice.delegation })
     expect(await client.next('connected')).toEqual({ message: 'Connected successfully', sessionId: id, timestamp: expect.any(String) })
@@ -44,11 +30,11 @@ describe('plain WebSocket endpoint /ws (JSON { event, data } frames)', () => {
   })
 
   it('authenticates with the HTTP headers on the upgrade, and takes the session from the auth message too', async () => {
-    const id = await h.newSession(alice.headers)
-    const byHeaders = openWs(base, `/ws?sessionId=${id}`, alice.headers)
+    const id = await t.h.newSession(alice.headers)
+    const byHeaders = openWs(t.base, `/ws?sessionId=${id}`, alice.headers)
     expect(await byHeaders.next('connected')).toMatchObject({ sessionId: id })
     byHeaders.ws.close()
-    const byMessage = openWs(base, '/ws')
+    const byMessage = openWs(t.base, '/ws')
     await byMessage.opened
     byMessage.send('auth', { sessionId: id, ucanDelegation: alice.delegation })
     expect(await byMessage.next('connected')).toMatchObject({ sessionId: id })
@@ -56,7 +42,7 @@ describe('plain WebSocket endpoint /ws (JSON { event, data } frames)', () => {
   })
 
   it('refuses bad credentials, other users\' sessions, missing sessionId and silence with connect_error and a 44xx close', async () => {
-    const id = await h.newSession(alice.headers)
+    const id = await t.h.newSession(alice.headers)
     const cases: Array<[string, unknown, number, string]> = [
       [`/ws?sessionId=${id}`, { invocation: 'garbage' }, 4401, 'UCAN_INVALID_INVOCATION'],
       [`/ws?sessionId=${id}`, {}, 4401, 'UCAN_MISSING'],
@@ -64,24 +50,24 @@ describe('plain WebSocket endpoint /ws (JSON { event, data } frames)', () => {
       ['/ws', { invocation: alice.invocation }, 4400, 'ORACLE_WS_SESSION_REQUIRED']
     ]
     for (const [path, auth, code, errorCode] of cases) {
-      const client = openWs(base, path)
+      const client = openWs(t.base, path)
       await client.opened
       client.send('auth', auth)
       expect(await client.next('connect_error')).toMatchObject({ code: errorCode })
       expect(await client.closed).toEqual({ code, reason: errorCode })
     }
-    const silent = openWs(base, `/ws?sessionId=${id}`)
+    const silent = openWs(t.base, `/ws?sessionId=${id}`)
     expect(await silent.closed).toEqual({ code: 4408, reason: 'ORACLE_WS_AUTH_TIMEOUT' })
     expect(silent.events.map((e) => e.event)).toEqual(['connect_error'])
   })
 
   it('carries the same turn events as socket.io and round-trips a browser tool', async () => {
-    const id = await h.newSession(alice.headers)
-    const client = openWs(base, `/ws?sessionId=${id}`, alice.headers)
-    const socket = await connectSocket(base, { sessionId: id, auth: { invocation: alice.invocation } })
+    const id = await t.h.newSession(alice.headers)
+    const client = openWs(t.base, `/ws?sessionId=${id}`, alice.headers)
+    const socket = await connectSocket(t.base, { sessionId: id, auth: { invocation: alice.invocation } })
     await client.next('connected')
-    llm.enqueue({ toolCalls: [{ id: 'call_ws', name: 'read_page', args: {} }] }, { content: ['ok'] })
-    const turn = streamMessage(base, id, alice.headers, { message: 'read', tools: [{ name: 'read_page', description: 'Reads the page', schema: {} }] })
+    t.llm.enqueue({ toolCalls: [{ id: 'call_ws', name: 'read_page', args: {} }] }, { content: ['ok'] })
+    const turn = streamMessage(t.base, id, alice.headers, { message: 'read', tools: [{ name: 'read_page', description: 'Reads the page', schema: {} }] })
     const call = await client.next('browser_tool_call')
     client.send('tool_result', { toolCallId: call.toolCallId, result: 'from ws' }, 7)
     expect(await client.next('ack')).toEqual({ id: 7, ok: true })
@@ -98,8 +84,8 @@ describe('plain WebSocket endpoint /ws (JSON { event, data } frames)', () => {
   })
 
   it('answers an upgrade-less GET /ws with 404 and keeps the REST routes working', async () => {
-    expect((await h.app.inject({ method: 'GET', url: '/ws' })).statusCode).toBe(404)
-    expect((await fetch(`${base}/health`)).status).toBe(200)
+    expect((await t.h.app.inject({ method: 'GET', url: '/ws' })).statusCode).toBe(404)
+    expect((await fetch(`${t.base}/health`)).status).toBe(200)
   })
 })
 

@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createHarness, testPlugin, type Harness, type TestUser } from '../../support/harness.ts'
-import { startLoopbackLlm, type LoopbackLlm } from '../../support/loopback-llm.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { fileHarness, testPlugin, type TestUser } from '../../support/harness.ts'
 
 const PAGE = 900_000
 const BUDGET = 8000
@@ -19,36 +18,30 @@ const pagePlugin = testPlugin({
 type Sent = Array<{ role: string, content: string | null }>
 
 describe('the context sent to the model', () => {
-  let llm: LoopbackLlm
-  let h: Harness
+  const t = fileHarness({ CONTEXT_MAX_CHARS: String(BUDGET), TOOL_OUTPUT_MAX_CHARS: String(TOOL_OUTPUT) }, {
+    llm: true, plugins: [pagePlugin]
+  })
   let user: TestUser
   let id: string
   const say = async (message: string) => {
     const url = `/messages/${id}`
-    const res = await h.app.inject({ method: 'POST', url, headers: user.headers, payload: { message } })
+    const res = await t.h.app.inject({ method: 'POST', url, headers: user.headers, payload: { message } })
     expect(res.statusCode).toBe(200)
   }
-  const lastSent = () => llm.requests.at(-1)?.body.messages as Sent
+  const lastSent = () => t.llm.requests.at(-1)?.body.messages as Sent
 
   beforeAll(async () => {
-    llm = await startLoopbackLlm()
-    const env = { LLM_BASE_URL: llm.url, CONTEXT_MAX_CHARS: String(BUDGET), TOOL_OUTPUT_MAX_CHARS: String(TOOL_OUTPUT) }
-    h = await createHarness(env, { plugins: [pagePlugin] })
-    user = await h.user()
-    id = (await h.app.inject({ method: 'POST', url: '/sessions', headers: user.headers })).json().sessionId as string
+    user = await t.h.user()
+    id = await t.h.newSession(user.headers)
     const prefs = { id: 'call_prefs', name: 'set_user_preferences', args: { agentName: 'Ava' } }
-    llm.enqueue({ toolCalls: [prefs] }, { content: ['OK'] })
+    t.llm.enqueue({ toolCalls: [prefs] }, { content: ['OK'] })
     await say('call yourself Ava')
-    llm.enqueue({ toolCalls: [{ id: 'call_page', name: 'read_page', args: {} }] }, { content: ['Read it.'] })
+    t.llm.enqueue({ toolCalls: [{ id: 'call_page', name: 'read_page', args: {} }] }, { content: ['Read it.'] })
     await say('read the page')
-  })
-  afterAll(async () => {
-    await h?.close()
-    await llm?.close()
   })
 
   it('carries a huge tool output cut to TOOL_OUTPUT_MAX_CHARS with a marker, in its turn and later', async () => {
-    const sameTurn = llm.requests.at(-1)?.body.messages.at(-1)
+    const sameTurn = t.llm.requests.at(-1)?.body.messages.at(-1)
     expect(sameTurn.role).toBe('tool')
     expect(sameTurn.content).toMatch(/\[truncated: 899000 of 900000 characters left out\]$/)
     expect(sameTurn.content.length).toBeLessThan(TOOL_OUTPUT + 100)
@@ -58,7 +51,7 @@ describe('the context sent to the model', () => {
     expect(replayed?.content).toMatch(/\[truncated: 899000 of 900000 characters left out\]$/)
     expect(JSON.stringify(lastSent()).length).toBeLessThanOrEqual(BUDGET)
     const stored: Array<{ toolCalls?: Array<{ name: string, output: string }> }> =
-      (await h.app.inject({ method: 'GET', url: `/messages/${id}`, headers: user.headers })).json().messages
+      (await t.h.app.inject({ method: 'GET', url: `/messages/${id}`, headers: user.headers })).json().messages
     expect(stored.flatMap((m) => m.toolCalls ?? []).find((c) => c.name === 'read_page')?.output).toHaveLength(PAGE)
   })
 

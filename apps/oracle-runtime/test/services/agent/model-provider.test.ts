@@ -2,7 +2,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigError } from '@impact/service-kit'
-import { formatSigner, generateSigner } from '@impact/ucan'
+import { freshIdentity } from '@impact/service-kit/testing'
 import { loadConfig, loadMigrationConfig } from '../../../src/config.ts'
 import { createHarness, type Harness } from '../../support/harness.ts'
 import { startLoopbackLlm } from '../../support/loopback-llm.ts'
@@ -21,7 +21,7 @@ const health = async (h: Harness) => await h.app.inject({ method: 'GET', url: '/
 describe('choosing the model provider', { timeout: 20_000 }, () => {
   let production: Record<string, string>
   beforeAll(async () => {
-    production = { NODE_ENV: 'production', ORACLE_PRIVATE_KEY: formatSigner(await generateSigner()) }
+    production = { NODE_ENV: 'production', ORACLE_PRIVATE_KEY: (await freshIdentity()).key }
   })
 
   it('refuses to start in production without LLM_BASE_URL unless the offline agent is chosen explicitly', () => {

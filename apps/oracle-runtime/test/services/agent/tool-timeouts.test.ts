@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createHarness, testPlugin, type Harness, type TestUser } from '../../support/harness.ts'
-import { startLoopbackLlm, type LoopbackLlm } from '../../support/loopback-llm.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { fileHarness, testPlugin, type TestUser } from '../../support/harness.ts'
 import { openStream } from '../../support/sse-client.ts'
 
 const seen: { signal?: AbortSignal } = {}
@@ -31,92 +30,82 @@ const stuckPlugin = testPlugin({
 })
 
 describe('server tools that ignore the abort signal', () => {
-  let llm: LoopbackLlm
-  let h: Harness
-  let base: string
+  const t = fileHarness({ TOOL_TIMEOUT_MS: '300' }, { llm: true, listen: true, plugins: [stuckPlugin] })
   let user: TestUser
   /** The next message is accepted once the lease is free; a stuck session would answer 409 forever. */
   const acceptedSoon = async (id: string) => {
     for (let attempt = 0; attempt < 100; attempt++) {
-      const res = await h.send(user.headers, id, 'next')
+      const res = await t.h.send(user.headers, id, 'next')
       if (res.statusCode !== 409) return res.statusCode
       await new Promise((resolve) => setTimeout(resolve, 20))
     }
     return 409
   }
 
-  beforeAll(async () => {
-    llm = await startLoopbackLlm()
-    h = await createHarness({ LLM_BASE_URL: llm.url, TOOL_TIMEOUT_MS: '300' }, { plugins: [stuckPlugin] })
-    base = await h.app.listen({ host: '127.0.0.1', port: 0 })
-    user = await h.user()
-  })
-  afterAll(async () => {
-    await h?.close()
-    await llm?.close()
-  })
+  beforeAll(async () => { user = await t.h.user() })
 
   it('end at the tool\'s own deadline; the model is told it timed out and the turn completes', async () => {
-    const id = await h.newSession(user.headers)
-    llm.enqueue({ toolCalls: [{ id: 'call_brief', name: 'stuck_briefly', args: {} }] }, { content: ['It timed out.'] })
-    const res = await h.send(user.headers, id, 'run it')
+    const id = await t.h.newSession(user.headers)
+    const call = { id: 'call_brief', name: 'stuck_briefly', args: {} }
+    t.llm.enqueue({ toolCalls: [call] }, { content: ['It timed out.'] })
+    const res = await t.h.send(user.headers, id, 'run it')
     expect(res.statusCode).toBe(200)
     expect(res.json().message.content).toBe('It timed out.')
-    const told = llm.requests.at(-1)?.body.messages.at(-1)
+    const told = t.llm.requests.at(-1)?.body.messages.at(-1)
     expect(told).toMatchObject({ role: 'tool', tool_call_id: 'call_brief' })
     expect(told.content).toMatch(/did not finish within 0\.15 s/)
     expect(seen.signal?.aborted).toBe(true)
-    const stored = await h.transcript(user.headers, id)
+    const stored = await t.h.transcript(user.headers, id)
     expect(stored[1].toolCalls[0]).toMatchObject({ name: 'stuck_briefly', status: 'error' })
-    expect((await h.send(user.headers, id, 'next')).statusCode).toBe(200)
+    expect((await t.h.send(user.headers, id, 'next')).statusCode).toBe(200)
   })
 
   it('end at TOOL_TIMEOUT_MS when the tool sets no deadline', async () => {
-    const id = await h.newSession(user.headers)
-    llm.enqueue({ toolCalls: [{ id: 'call_default', name: 'stuck', args: {} }] }, { content: ['Gave up.'] })
-    expect((await h.send(user.headers, id, 'go')).json().message.content).toBe('Gave up.')
-    expect(llm.requests.at(-1)?.body.messages.at(-1).content).toMatch(/did not finish within 0\.3 s/)
+    const id = await t.h.newSession(user.headers)
+    t.llm.enqueue({ toolCalls: [{ id: 'call_default', name: 'stuck', args: {} }] }, { content: ['Gave up.'] })
+    expect((await t.h.send(user.headers, id, 'go')).json().message.content).toBe('Gave up.')
+    expect(t.llm.requests.at(-1)?.body.messages.at(-1).content).toMatch(/did not finish within 0\.3 s/)
   })
 
   it('leave out plugin state that does not load within TOOL_TIMEOUT_MS', async () => {
-    const id = await h.newSession(user.headers)
+    const id = await t.h.newSession(user.headers)
     const headers = { ...user.headers, 'x-request-id': 'hang-state-1' }
-    const res = await h.app.inject({ method: 'POST', url: `/messages/${id}`, headers, payload: { message: 'hi' } })
+    const res = await t.h.app.inject({ method: 'POST', url: `/messages/${id}`, headers, payload: { message: 'hi' } })
     expect(res.json().message.content).toBe('Echo: hi')
-    expect(llm.requests.at(-1)?.body.messages[0].content).not.toContain('Stuck state.')
-    expect((await h.send(user.headers, id, 'again')).statusCode).toBe(200)
-    expect(llm.requests.at(-1)?.body.messages[0].content).toContain('Stuck state.')
+    expect(t.llm.requests.at(-1)?.body.messages[0].content).not.toContain('Stuck state.')
+    expect((await t.h.send(user.headers, id, 'again')).statusCode).toBe(200)
+    expect(t.llm.requests.at(-1)?.body.messages[0].content).toContain('Stuck state.')
   })
 
   it('answer although a plugin\'s onTurnEnd never settles', async () => {
-    const id = await h.newSession(user.headers)
+    const id = await t.h.newSession(user.headers)
     const headers = { ...user.headers, 'x-request-id': 'hang-end-1' }
-    const res = await h.app.inject({ method: 'POST', url: `/messages/${id}`, headers, payload: { message: 'hi' } })
+    const res = await t.h.app.inject({ method: 'POST', url: `/messages/${id}`, headers, payload: { message: 'hi' } })
     expect(res.json().message.content).toBe('Echo: hi')
-    expect((await h.send(user.headers, id, 'next')).statusCode).toBe(200)
+    expect((await t.h.send(user.headers, id, 'next')).statusCode).toBe(200)
   })
 
   it('end the turn on abort, and the session takes the next message', async () => {
-    const id = await h.newSession(user.headers)
-    llm.enqueue({ toolCalls: [{ id: 'call_stuck', name: 'stuck_long', args: {} }] })
-    const stream = await openStream(base, id, user.headers, { message: 'run it' })
+    const id = await t.h.newSession(user.headers)
+    t.llm.enqueue({ toolCalls: [{ id: 'call_stuck', name: 'stuck_long', args: {} }] })
+    const stream = await openStream(t.base, id, user.headers, { message: 'run it' })
     await stream.until('tool_call')
-    expect((await h.send(user.headers, id, 'meanwhile')).statusCode).toBe(409)
+    expect((await t.h.send(user.headers, id, 'meanwhile')).statusCode).toBe(409)
     const abort = { method: 'POST' as const, url: '/messages/abort', headers: user.headers, payload: { sessionId: id } }
-    expect((await h.app.inject(abort)).json()).toEqual({ success: true })
+    expect((await t.h.app.inject(abort)).json()).toEqual({ success: true })
     const { frames } = await stream.rest()
     expect(frames.at(-1)).toMatchObject({ event: 'done', data: { aborted: true } })
     expect(await acceptedSoon(id)).toBe(200)
   })
 
   it('end the turn when the client disconnects, and the lease is released', async () => {
-    const id = await h.newSession(user.headers)
-    llm.enqueue({ toolCalls: [{ id: 'call_gone', name: 'stuck_long', args: {} }] })
-    const stream = await openStream(base, id, user.headers, { message: 'run it' })
+    const id = await t.h.newSession(user.headers)
+    t.llm.enqueue({ toolCalls: [{ id: 'call_gone', name: 'stuck_long', args: {} }] })
+    const stream = await openStream(t.base, id, user.headers, { message: 'run it' })
     await stream.until('tool_call')
     stream.disconnect()
     expect(await acceptedSoon(id)).toBe(200)
-    const stored = await h.transcript(user.headers, id)
+    const stored = await t.h.transcript(user.headers, id)
     expect(stored[1]).toMatchObject({ type: 'ai', metadata: { aborted: true, disconnected: true } })
   })
 })

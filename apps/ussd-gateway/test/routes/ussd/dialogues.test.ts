@@ -1,7 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  atPinPrompt, createAccount, Dialer, newPhone, OPERATOR_TOKEN, pinReset, setupApp, type TestContext
-} from '../../helper.ts'
+import { describe, expect, it } from 'vitest'
+import { atPinPrompt, createAccount, Dialer, fileApp, newPhone, OPERATOR_TOKEN, pinReset } from '../../helper.ts'
 
 const OPERATOR = { authorization: `Bearer ${OPERATOR_TOKEN}` }
 const WELCOME = 'CON Welcome to Impact Platform\n1. Know More\n2. Account\n3. Language/Lugha\n*. Exit'
@@ -11,9 +9,7 @@ const locked = (id: string) =>
   `END Account ${id} is locked after 3 incorrect PINs. Try again in 15 minutes, or contact support.`
 
 describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
-  let ctx: TestContext
-  beforeAll(async () => { ctx = await setupApp() })
-  afterAll(async () => { await ctx?.close() })
+  const ctx = fileApp()
 
   it('answers the first hop with the welcome menu as text/plain CON, for form and JSON bodies', async () => {
     for (const json of [false, true]) {

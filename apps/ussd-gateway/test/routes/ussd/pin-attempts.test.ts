@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest'
-import { atPinPrompt, createAccount, Dialer, pinReset, setupApp, type TestApp, type TestContext } from '../../helper.ts'
+import { describe, expect, it, onTestFinished, vi } from 'vitest'
+import { atPinPrompt, createAccount, Dialer, fileApp, pinReset, setupApp, type TestApp } from '../../helper.ts'
 
 const MINUTE = 60_000
 const PIN_PROMPT = 'Enter your 5-digit PIN:\n0. Back'
@@ -34,9 +34,7 @@ async function lockOut (ctx: { app: TestApp }, customerId: string) {
 }
 
 describe('PIN attempts and lockouts', () => {
-  let ctx: TestContext
-  beforeAll(async () => { ctx = await setupApp({ PIN_LOCKOUT_BASE_SECONDS: '900', PIN_LOCKOUT_MAX_SECONDS: '3600' }) })
-  afterAll(async () => { await ctx?.close() })
+  const ctx = fileApp({ PIN_LOCKOUT_BASE_SECONDS: '900', PIN_LOCKOUT_MAX_SECONDS: '3600' })
 
   it('counts attempts before comparing them: of 11 wrong PINs and the right one at once, 3 are compared', async () => {
     const { customerId } = await createAccount(ctx)

@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { atPinPrompt, createAccount, Dialer, setupApp, type TestContext } from '../../helper.ts'
+import { describe, expect, it } from 'vitest'
+import { atPinPrompt, createAccount, Dialer, fileApp } from '../../helper.ts'
 
 const BUSY = 'END We are busy checking PINs. Please try again in a moment.'
 const INFO = 'CON Impact Platform Information\n1. About the service\n2. Accounts and PINs\n3. Staying safe\n0. Back'
 
 describe('PIN queue', () => {
-  let ctx: TestContext
-  beforeAll(async () => { ctx = await setupApp({ PIN_CHECK_CONCURRENCY: '1', PIN_CHECK_QUEUE_MAX: '1' }) })
-  afterAll(async () => { await ctx?.close() })
+  const ctx = fileApp({ PIN_CHECK_CONCURRENCY: '1', PIN_CHECK_QUEUE_MAX: '1' })
 
   it('ends PIN hops past the queue with the busy text, uncounted, while other users\' menus answer', async () => {
     const ids: string[] = []

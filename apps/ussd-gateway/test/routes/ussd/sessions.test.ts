@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Dialer, OPERATOR_TOKEN, setupApp, testClock, type TestApp, type TestContext } from '../../helper.ts'
+import { testClock } from '@impact/service-kit/testing'
+import { Dialer, OPERATOR_TOKEN, setupApp, type TestApp, type TestContext } from '../../helper.ts'
 
 /** Every string value stored under the app's Redis prefix ('' without Redis). */
 async function storedValues (prefix: string): Promise<string> {
@@ -33,7 +34,7 @@ describe('USSD sessions', () => {
   let ctx: TestContext
   const clock = testClock()
   beforeAll(async () => {
-    ctx = await setupApp({ USSD_SERVICE_CODES: '*384*123#', USSD_SESSION_TTL_SECONDS: String(TTL_MS / 1000) }, clock)
+    ctx = await setupApp({ USSD_SERVICE_CODES: '*384*123#', USSD_SESSION_TTL_SECONDS: String(TTL_MS / 1000) }, { now: clock.now })
   })
   afterAll(async () => { await ctx?.close() })
 

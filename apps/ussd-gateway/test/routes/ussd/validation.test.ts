@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { setupApp, type TestContext } from '../../helper.ts'
+import { describe, expect, it } from 'vitest'
+import { fileApp } from '../../helper.ts'
 
 const INVALID = 'END Invalid input. Please try again.'
 const valid = { sessionId: 'ATUid_valid', serviceCode: '*384*123#', phoneNumber: '+254712345678', text: '' }
 
 describe('POST /api/ussd validation', () => {
-  let ctx: TestContext
-  beforeAll(async () => { ctx = await setupApp() })
-  afterAll(async () => { await ctx?.close() })
+  const ctx = fileApp()
 
   const cases: Array<[string, Record<string, unknown>]> = [
     ['sessionId missing', { sessionId: undefined }],
