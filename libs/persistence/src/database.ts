@@ -85,14 +85,8 @@ function postgresDialect (options: DatabaseOptions): PostgresDialect {
 async function openMigratedMemoryEngine (options: MigrateOptions): Promise<PGlite> {
   return await openMemoryEngine({
     key: migrationSetKey(options),
-    prepare: async (pglite) => {
-      const db = new Kysely<unknown>({ dialect: new PGliteDialect({ pglite }) })
-      try {
-        await migrateToLatest(db, options)
-      } finally {
-        await db.destroy()
-      }
-    }
+    // Not destroyed after: that would close the engine, which goes on to serve the app.
+    prepare: async (pglite) => { await migrateToLatest(new Kysely({ dialect: new PGliteDialect({ pglite }) }), options) }
   })
 }
 
@@ -120,7 +114,7 @@ export async function openDatabase<DB> (options: DatabaseOptions): Promise<Datab
   const migrate = async () => { await migrateToLatest(db, options) }
   const close = async () => {
     await db.destroy()
-    // Kysely's PGlite driver leaves the engine open (it may be shared), so it is closed here.
+    // Kysely closes the engine only once it has used it.
     if (pglite !== undefined && !pglite.closed) await pglite.close()
   }
   // An in-memory engine is migrated as it opens.
