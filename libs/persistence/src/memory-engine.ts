@@ -47,9 +47,14 @@ async function fromImage (key: string): Promise<PGlite | undefined> {
   }
 }
 
-async function keep (key: string, engine: PGlite): Promise<void> {
-  const image = await engine.dumpDataDir('none')
-  images.set(key, Promise.resolve(image))
+const saving = new Set<Promise<void>>()
+
+/** Resolves once every image this process is writing is in place (or given up). */
+export async function memoryImagesSaved (): Promise<void> {
+  await Promise.all(saving)
+}
+
+async function save (key: string, image: Blob): Promise<void> {
   // Written aside and renamed: suites running side by side see no image or a whole one, never a torn one.
   const partial = `${memoryImagePath(key)}.${randomUUID()}`
   try {
@@ -59,6 +64,15 @@ async function keep (key: string, engine: PGlite): Promise<void> {
     // Without a writable temporary directory every engine is built afresh: slower, still correct.
     await unlink(partial).catch(() => {})
   }
+}
+
+/** Keeps the engine's image; written in the background, so the engine serves before the file is written. */
+async function keep (key: string, engine: PGlite): Promise<void> {
+  const image = await engine.dumpDataDir('none')
+  images.set(key, Promise.resolve(image))
+  const written = save(key, image)
+  saving.add(written)
+  written.finally(() => saving.delete(written)).catch(() => {})
 }
 
 /**
