@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import { readFileSync } from 'node:fs'
-import { readFile, rename, unlink, writeFile } from 'node:fs/promises'
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
@@ -47,32 +47,23 @@ async function fromImage (key: string): Promise<PGlite | undefined> {
   }
 }
 
-const saving = new Set<Promise<void>>()
-
-/** Resolves once every image this process is writing is in place (or given up). */
-export async function memoryImagesSaved (): Promise<void> {
-  await Promise.all(saving)
-}
-
-async function save (key: string, image: Blob): Promise<void> {
-  // Written aside and renamed: suites running side by side see no image or a whole one, never a torn one.
-  const partial = `${memoryImagePath(key)}.${randomUUID()}`
-  try {
-    await writeFile(partial, new Uint8Array(await image.arrayBuffer()))
-    await rename(partial, memoryImagePath(key))
-  } catch {
-    // Without a writable temporary directory every engine is built afresh: slower, still correct.
-    await unlink(partial).catch(() => {})
-  }
-}
-
-/** Keeps the engine's image; written in the background, so the engine serves before the file is written. */
+/**
+ * Keeps the engine's image. The file is written at once (a vitest worker is ended as soon as its file is
+ * done, so a background write would be cut short), aside and then renamed: suites running side by side
+ * see no image or a whole one, never a torn one.
+ */
 async function keep (key: string, engine: PGlite): Promise<void> {
   const image = await engine.dumpDataDir('none')
   images.set(key, Promise.resolve(image))
-  const written = save(key, image)
-  saving.add(written)
-  written.finally(() => saving.delete(written)).catch(() => {})
+  const partial = `${memoryImagePath(key)}.${randomUUID()}`
+  const bytes = new Uint8Array(await image.arrayBuffer())
+  try {
+    writeFileSync(partial, bytes)
+    renameSync(partial, memoryImagePath(key))
+  } catch {
+    // Without a writable temporary directory every engine is built afresh: slower, still correct.
+    rmSync(partial, { force: true })
+  }
 }
 
 /**
