@@ -4,7 +4,7 @@ import { PGlite } from '@electric-sql/pglite'
 import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { MigrationsPendingError, PersistenceError } from './errors.ts'
-import { migrateToLatest, pendingMigrations, type MigrationSet } from './migrations.ts'
+import { migrateToLatest, migrationSetKey, pendingMigrations, type MigrateOptions, type MigrationSet } from './migrations.ts'
 import { openMemoryEngine } from './memory-engine.ts'
 import { classifyingDialect } from './refusals.ts'
 
@@ -81,9 +81,20 @@ function postgresDialect (options: DatabaseOptions): PostgresDialect {
   return new PostgresDialect({ pool })
 }
 
-async function openPglite (dataDir: string): Promise<PGlite> {
-  if (dataDir === MEMORY_DATA_DIR) return await openMemoryEngine()
-  const path = resolve(dataDir)
+/** An in-memory engine migrated by `options`: loaded from the image of an equally migrated cluster. */
+async function openMigratedMemoryEngine (options: MigrateOptions): Promise<PGlite> {
+  return await openMemoryEngine({
+    key: migrationSetKey(options),
+    // Not destroyed after: that would close the engine, which goes on to serve the app.
+    prepare: async (pglite) => { await migrateToLatest(new Kysely({ dialect: new PGliteDialect({ pglite }) }), options) }
+  })
+}
+
+async function openPglite (options: DatabaseOptions, migrateNow: boolean): Promise<PGlite> {
+  if (options.dataDir === MEMORY_DATA_DIR) {
+    return migrateNow ? await openMigratedMemoryEngine(options) : await openMemoryEngine()
+  }
+  const path = resolve(options.dataDir)
   mkdirSync(path, { recursive: true })
   return await PGlite.create(path)
 }
@@ -94,17 +105,25 @@ async function openPglite (dataDir: string): Promise<PGlite> {
  */
 export async function openDatabase<DB> (options: DatabaseOptions): Promise<Database<DB>> {
   const mode = options.url !== undefined && options.url !== '' ? 'postgres' : 'pglite'
-  const pglite = mode === 'pglite' ? await openPglite(options.dataDir) : undefined
+  const policy = options.migrate ?? 'auto'
+  const migrateNow = policy === 'always' || (policy === 'auto' && mode === 'pglite')
+  const pglite = mode === 'pglite' ? await openPglite(options, migrateNow) : undefined
   const db = new Kysely<DB>({
     dialect: classifyingDialect(pglite !== undefined ? new PGliteDialect({ pglite }) : postgresDialect(options))
   })
   const migrate = async () => { await migrateToLatest(db, options) }
-  const policy = options.migrate ?? 'auto'
-  if (policy === 'always' || (policy === 'auto' && mode === 'pglite')) {
+  const close = async () => {
+    await db.destroy()
+    // Kysely closes the engine only once it has used it.
+    if (pglite !== undefined && !pglite.closed) await pglite.close()
+  }
+  // An in-memory engine is migrated as it opens.
+  const migratedAtOpen = pglite !== undefined && options.dataDir === MEMORY_DATA_DIR
+  if (migrateNow && !migratedAtOpen) {
     try {
       await migrate()
     } catch (error) {
-      await db.destroy()
+      await close()
       throw error
     }
   }
@@ -121,10 +140,6 @@ export async function openDatabase<DB> (options: DatabaseOptions): Promise<Datab
       migrated = true
     },
     migrate,
-    // Kysely's PGlite driver leaves the engine open (it may be shared), so it is closed here.
-    close: async () => {
-      await db.destroy()
-      if (pglite !== undefined && !pglite.closed) await pglite.close()
-    }
+    close
   }
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { sql, type Kysely } from 'kysely'
 import { Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely/migration'
 import { PersistenceError, sqlState } from './errors.ts'
@@ -58,4 +59,17 @@ export async function pendingMigrations (db: Kysely<any>, options: MigrateOption
     if (sqlState(error) === '42P01') return names
     throw error
   }
+}
+
+/**
+ * Names a migration set by its table and the names and code of its migrations, so that a cluster
+ * migrated by one set is never taken for one migrated by another.
+ */
+export function migrationSetKey (options: MigrateOptions): string {
+  const hash = createHash('sha256').update(options.migrationTable)
+  for (const name of Object.keys(options.migrations).sort()) {
+    const { up, down } = options.migrations[name] as Migration
+    hash.update(`\0${name}\0${up.toString()}\0${down?.toString() ?? ''}`)
+  }
+  return `${options.migrationTable.replace(/[^\w-]/g, '_')}-${hash.digest('hex').slice(0, 16)}`
 }
