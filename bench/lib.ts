@@ -30,7 +30,9 @@ export function report (title: string, rows: Array<[string, string | number]>) {
     machinePrinted = true
     process.stdout.write(`\n${machine()}\n`)
   }
-  process.stdout.write(`\n${title}\n${rows.map(([k, v]) => `  ${k.padEnd(44)} ${typeof v === 'number' ? v.toFixed(2) : v}`).join('\n')}\n`)
+  process.stdout.write(
+    `\n${title}\n${rows.map(([k, v]) => `  ${k.padEnd(44)} ${typeof v === 'number' ? v.toFixed(2) : v}`).join('\n')}\n`
+  )
 }
 
 /** A port free on 127.0.0.1 right now, for a server process the bench starts. */

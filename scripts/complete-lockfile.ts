@@ -7,7 +7,15 @@
 // optional package built for another platform. Runs as the root `postinstall`; idempotent.
 import { readFileSync, writeFileSync } from 'node:fs'
 
-interface LockEntry { version?: string, dev?: boolean, optional?: boolean, optionalDependencies?: Record<string, string>, os?: string[], cpu?: string[], libc?: string[] }
+interface LockEntry {
+  version?: string
+  dev?: boolean
+  optional?: boolean
+  optionalDependencies?: Record<string, string>
+  os?: string[]
+  cpu?: string[]
+  libc?: string[]
+}
 
 const OS = ['darwin', 'linux', 'win32', 'freebsd', 'android', 'openbsd', 'sunos', 'aix']
 const CPU = ['arm64', 'x64', 'ia32', 'arm', 'riscv64', 'ppc64', 's390x', 'loong64']
@@ -31,12 +39,21 @@ for (const [location, entry] of Object.entries(lock.packages)) {
     if (lock.packages[nested] !== undefined || lock.packages[`node_modules/${name}`] !== undefined) continue
     const platform = platformOf(name)
     if (platform === undefined || !/^\d+\.\d+\.\d+/.test(version)) continue
-    lock.packages[`node_modules/${name}`] = { version, ...platform, ...(entry.dev === true ? { dev: true } : {}), optional: true }
+    lock.packages[`node_modules/${name}`] = {
+      version,
+      ...platform,
+      ...(entry.dev === true ? { dev: true } : {}),
+      optional: true
+    }
     added++
   }
 }
 if (added > 0) {
-  lock.packages = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))))
+  lock.packages = Object.fromEntries(
+    Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b)))
+  )
   writeFileSync(path, JSON.stringify(lock, null, 2) + '\n')
-  process.stdout.write(`complete-lockfile: recorded ${added} optional platform package(s) the registry does not serve\n`)
+  process.stdout.write(
+    `complete-lockfile: recorded ${added} optional platform package(s) the registry does not serve\n`
+  )
 }

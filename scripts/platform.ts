@@ -19,17 +19,43 @@ const devNodePort = (env: NodeJS.ProcessEnv) => env.CHAIN_DEV_NODE_PORT ?? '9190
 const realChainNode = (env: NodeJS.ProcessEnv) => env.CHAIN_GRPC_URL !== undefined && env.CHAIN_GRPC_URL !== ''
 
 export const platform: PlatformProcess[] = [
-  { name: 'ussd-gateway', entry: 'apps/ussd-gateway/dist/server.js', port: 3000, portEnv: 'USSD_GATEWAY_PORT', probe: '/health/live' },
-  { name: 'domain-api', entry: 'apps/domain-api/dist/server.js', port: 3001, portEnv: 'DOMAIN_API_PORT', probe: '/health/live' },
-  { name: 'oracle-runtime', entry: 'apps/oracle-runtime/dist/server.js', port: 3002, portEnv: 'ORACLE_RUNTIME_PORT', probe: '/health/live' },
-  // Development fixture (sample data), the gateway's upstream unless CHAIN_GRPC_URL names a real node; gRPC only, so no probe.
-  { name: 'chain-dev-node', entry: 'apps/chain-rest-gateway/dist/dev-node/server.js', port: 9190, portEnv: 'CHAIN_DEV_NODE_PORT', enabled: (env) => !realChainNode(env) },
+  {
+    name: 'ussd-gateway',
+    entry: 'apps/ussd-gateway/dist/server.js',
+    port: 3000,
+    portEnv: 'USSD_GATEWAY_PORT',
+    probe: '/health/live'
+  },
+  {
+    name: 'domain-api',
+    entry: 'apps/domain-api/dist/server.js',
+    port: 3001,
+    portEnv: 'DOMAIN_API_PORT',
+    probe: '/health/live'
+  },
+  {
+    name: 'oracle-runtime',
+    entry: 'apps/oracle-runtime/dist/server.js',
+    port: 3002,
+    portEnv: 'ORACLE_RUNTIME_PORT',
+    probe: '/health/live'
+  },
+  // Development fixture (sample data), the gateway's upstream unless CHAIN_GRPC_URL names a real node.
+  // gRPC only, so no probe.
+  {
+    name: 'chain-dev-node',
+    entry: 'apps/chain-rest-gateway/dist/dev-node/server.js',
+    port: 9190,
+    portEnv: 'CHAIN_DEV_NODE_PORT',
+    enabled: (env) => !realChainNode(env)
+  },
   {
     name: 'chain-rest-gateway',
     entry: 'apps/chain-rest-gateway/dist/server.js',
     port: 3003,
     portEnv: 'CHAIN_REST_GATEWAY_PORT',
     probe: '/health/live',
-    env: (env): Record<string, string> => (realChainNode(env) ? {} : { CHAIN_GRPC_URL: `127.0.0.1:${devNodePort(env)}` })
+    env: (env): Record<string, string> =>
+      realChainNode(env) ? {} : { CHAIN_GRPC_URL: `127.0.0.1:${devNodePort(env)}` }
   }
 ]

@@ -18,7 +18,12 @@ function start (proc: PlatformProcess, index: number) {
   const { PORT: _shared, ...env } = process.env
   const child = spawn(process.execPath, [proc.entry], {
     // Children write to a pipe, so they cannot see the terminal themselves.
-    env: { LOG_PRETTY: process.stdout.isTTY ? 'true' : 'false', ...env, ...proc.env?.(process.env), PORT: String(portOf(proc)) },
+    env: {
+      LOG_PRETTY: process.stdout.isTTY ? 'true' : 'false',
+      ...env,
+      ...proc.env?.(process.env),
+      PORT: String(portOf(proc))
+    },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   const tag = `\x1b[${colours[index % colours.length]}m[${proc.name}]\x1b[0m `
@@ -70,6 +75,8 @@ processes.forEach(start)
 const host = process.env.HOST === undefined || process.env.HOST === '0.0.0.0' ? '127.0.0.1' : process.env.HOST
 const up = await Promise.all(processes.map(async (proc) => await waitUntilUp(proc, host)))
 if (!stopping && up.every(Boolean)) {
-  const rows = processes.filter((p) => p.probe !== undefined).map((p) => `  ${p.name.padEnd(20)} http://${host}:${portOf(p)}  (docs: /docs)`)
+  const rows = processes
+    .filter((p) => p.probe !== undefined)
+    .map((p) => `  ${p.name.padEnd(20)} http://${host}:${portOf(p)}  (docs: /docs)`)
   process.stdout.write(`\nPlatform is up:\n${rows.join('\n')}\nPress Ctrl+C to stop.\n\n`)
 }

@@ -42,9 +42,12 @@ async function directGrpc (address: string, seconds: number): Promise<Sample> {
   const client = new grpc.Client(address, grpc.credentials.createInsecure())
   const request = entityRequest(ENTITY)
   const identity = (value: Buffer) => value
-  const call = async () => await new Promise<void>((resolve, reject) => {
-    client.makeUnaryRequest(METHOD, identity, identity, request, new grpc.Metadata(), {}, (error) => (error !== null ? reject(error) : resolve()))
-  })
+  const call = async () =>
+    await new Promise<void>((resolve, reject) => {
+      client.makeUnaryRequest(METHOD, identity, identity, request, new grpc.Metadata(), {}, (error) =>
+        error !== null ? reject(error) : resolve()
+      )
+    })
   await call()
   let done = 0
   let errors = 0
@@ -65,14 +68,28 @@ async function directGrpc (address: string, seconds: number): Promise<Sample> {
 
 async function main () {
   const nodePort = await freePort()
-  await startProcess('apps/chain-rest-gateway/src/dev-node/server.ts', { PORT: String(nodePort), NODE_ENV: 'development', DEV_CHAIN_BLOCK_MS: '0' }, (line) => line.includes('listening on'), cpus.node)
+  await startProcess(
+    'apps/chain-rest-gateway/src/dev-node/server.ts',
+    { PORT: String(nodePort), NODE_ENV: 'development', DEV_CHAIN_BLOCK_MS: '0' },
+    (line) => line.includes('listening on'),
+    cpus.node
+  )
   const nodeUrl = `127.0.0.1:${nodePort}`
 
   const gateway = async (cache: boolean) => {
     const port = await freePort()
-    startProcess('apps/chain-rest-gateway/src/server.ts', {
-      PORT: String(port), CHAIN_GRPC_URL: nodeUrl, CHAIN_CACHE_ENABLED: String(cache), CHAIN_CACHE_LATEST_TTL_MS: '600000', CHAIN_HEALTH_INTERVAL_MS: '0'
-    }, () => false, cache ? cpus.server : cpus.transcodingGateway).catch(() => {})
+    startProcess(
+      'apps/chain-rest-gateway/src/server.ts',
+      {
+        PORT: String(port),
+        CHAIN_GRPC_URL: nodeUrl,
+        CHAIN_CACHE_ENABLED: String(cache),
+        CHAIN_CACHE_LATEST_TTL_MS: '600000',
+        CHAIN_HEALTH_INTERVAL_MS: '0'
+      },
+      () => false,
+      cache ? cpus.server : cpus.transcodingGateway
+    ).catch(() => {})
     await waitForHttp(`http://127.0.0.1:${port}/health/live`)
     return `http://127.0.0.1:${port}/ixo/entity/${ENTITY}`
   }
@@ -84,31 +101,51 @@ async function main () {
   const bodyFile = join(tmpdir(), `chain-bench-body-${process.pid}.json`)
   writeFileSync(bodyFile, body)
   const barePort = await freePort()
-  await startProcess('bench/chain-rest-gateway/bare-server.ts', { PORT: String(barePort), BODY_FILE: bodyFile }, (line) => line === 'ready', cpus.server)
+  await startProcess(
+    'bench/chain-rest-gateway/bare-server.ts',
+    { PORT: String(barePort), BODY_FILE: bodyFile },
+    (line) => line === 'ready',
+    cpus.server
+  )
   const bareUrl = `http://127.0.0.1:${barePort}/ixo/entity/${ENTITY}`
 
   const options = { connections: CONNECTIONS, duration: ROUND_S }
   await load({ url: uncachedUrl, ...options, duration: 1 })
   await directGrpc(nodeUrl, 1)
-  const transcoding = await alternate(async () => await directGrpc(nodeUrl, ROUND_S), async () => await load({ url: uncachedUrl, ...options }))
+  const transcoding = await alternate(
+    async () => await directGrpc(nodeUrl, ROUND_S),
+    async () => await load({ url: uncachedUrl, ...options })
+  )
   await load({ url: cachedUrl, ...options, duration: 1 })
   await load({ url: bareUrl, ...options, duration: 1 })
-  const cachedRun = await alternate(async () => await load({ url: bareUrl, ...options }), async () => await load({ url: cachedUrl, ...options }))
+  const cachedRun = await alternate(
+    async () => await load({ url: bareUrl, ...options }),
+    async () => await load({ url: cachedUrl, ...options })
+  )
 
   const transcodeRatio = ratio(transcoding.candidate, transcoding.baseline)
   const cacheRatio = ratio(cachedRun.candidate, cachedRun.baseline)
-  report(`chain-rest-gateway: GET /ixo/entity/{id} (${body.length} B JSON), ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${ROUND_S}s, ${cpus.describe}`, [
-    ['direct grpc-js Entity calls/s (baseline 1)', transcoding.baseline],
-    ['gateway, cache off req/s', transcoding.candidate],
-    ['gateway, cache off p50 / p99 ms (last round)', `${transcoding.last.p50 ?? '-'} / ${transcoding.last.p99 ?? '-'}`],
-    ['bare Fastify route req/s (baseline 2)', cachedRun.baseline],
-    ['gateway, cache on req/s', cachedRun.candidate],
-    ['gateway, cache on p50 / p99 ms (last round)', `${cachedRun.last.p50 ?? '-'} / ${cachedRun.last.p99 ?? '-'}`],
-    ['errors + non-2xx', transcoding.errors + cachedRun.errors],
-    ['ratio gateway / direct grpc-js (target ≥ 0.6)', transcodeRatio],
-    ['ratio cached gateway / bare Fastify (target ≥ 0.8)', cacheRatio]
-  ])
-  process.stdout.write(`\n${transcodeRatio >= 0.6 ? 'PASS' : 'FAIL'} transcoding ratio ${transcodeRatio.toFixed(2)} (≥ 0.6)\n`)
+  report(
+    `chain-rest-gateway: GET /ixo/entity/{id} (${body.length} B JSON), ${CONNECTIONS} connections, ` +
+      `${ROUNDS} alternating rounds of ${ROUND_S}s, ${cpus.describe}`,
+    [
+      ['direct grpc-js Entity calls/s (baseline 1)', transcoding.baseline],
+      ['gateway, cache off req/s', transcoding.candidate],
+      [
+        'gateway, cache off p50 / p99 ms (last round)',
+        `${transcoding.last.p50 ?? '-'} / ${transcoding.last.p99 ?? '-'}`
+      ],
+      ['bare Fastify route req/s (baseline 2)', cachedRun.baseline],
+      ['gateway, cache on req/s', cachedRun.candidate],
+      ['gateway, cache on p50 / p99 ms (last round)', `${cachedRun.last.p50 ?? '-'} / ${cachedRun.last.p99 ?? '-'}`],
+      ['errors + non-2xx', transcoding.errors + cachedRun.errors],
+      ['ratio gateway / direct grpc-js (target ≥ 0.6)', transcodeRatio],
+      ['ratio cached gateway / bare Fastify (target ≥ 0.8)', cacheRatio]
+    ]
+  )
+  process.stdout.write(
+    `\n${transcodeRatio >= 0.6 ? 'PASS' : 'FAIL'} transcoding ratio ${transcodeRatio.toFixed(2)} (≥ 0.6)\n`
+  )
   process.stdout.write(`${cacheRatio >= 0.8 ? 'PASS' : 'FAIL'} cached ratio ${cacheRatio.toFixed(2)} (≥ 0.8)\n`)
 }
 

@@ -34,13 +34,22 @@ export const cpus = (() => {
 })()
 
 /** Runs a TypeScript entry of the repo from source in its own process, on `cpu` when given. */
-export async function startProcess (entry: string, env: Record<string, string>, ready: (line: string) => boolean, cpu?: string): Promise<ChildProcess> {
+export async function startProcess (
+  entry: string,
+  env: Record<string, string>,
+  ready: (line: string) => boolean,
+  cpu?: string
+): Promise<ChildProcess> {
   const args = ['--conditions=@impact/source', `${root}${entry}`]
-  const child = spawn(cpu !== undefined ? 'taskset' : process.execPath, cpu !== undefined ? ['-c', cpu, process.execPath, ...args] : args, {
-    cwd: root,
-    env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
+  const child = spawn(
+    cpu !== undefined ? 'taskset' : process.execPath,
+    cpu !== undefined ? ['-c', cpu, process.execPath, ...args] : args,
+    {
+      cwd: root,
+      env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe']
+    }
+  )
   children.push(child)
   let output = ''
   await new Promise<void>((resolve, reject) => {

@@ -6,21 +6,32 @@ import { isObject, parseYaml, type Json, type JsonObject } from './yaml.ts'
 /** Compose variable interpolation: `${VAR}`, `${VAR:-default}`, `${VAR-default}`, `${VAR:?error}`, `$$`. */
 export function interpolate (value: Json, env: Record<string, string>): Json {
   if (typeof value === 'string') {
-    return value.replace(/\$\$|\$\{(\w+)(?:(:?[-?])([^}]*))?\}|\$(\w+)/g, (match, name: string | undefined, operator: string | undefined, argument: string | undefined, bare: string | undefined) => {
-      if (match === '$$') return '$'
-      const key = (name ?? bare) as string
-      const set = env[key]
-      const empty = set === undefined || (operator?.startsWith(':') === true && set === '')
-      if (operator?.endsWith('-') === true) return empty ? argument ?? '' : set as string
-      if (operator?.endsWith('?') === true) {
-        if (empty) throw new Error(`compose: ${key} is required: ${argument ?? ''}`)
-        return set as string
+    return value.replace(
+      /\$\$|\$\{(\w+)(?:(:?[-?])([^}]*))?\}|\$(\w+)/g,
+      (
+        match,
+        name: string | undefined,
+        operator: string | undefined,
+        argument: string | undefined,
+        bare: string | undefined
+      ) => {
+        if (match === '$$') return '$'
+        const key = (name ?? bare) as string
+        const set = env[key]
+        const empty = set === undefined || (operator?.startsWith(':') === true && set === '')
+        if (operator?.endsWith('-') === true) return empty ? (argument ?? '') : (set as string)
+        if (operator?.endsWith('?') === true) {
+          if (empty) throw new Error(`compose: ${key} is required: ${argument ?? ''}`)
+          return set as string
+        }
+        return set ?? ''
       }
-      return set ?? ''
-    })
+    )
   }
   if (Array.isArray(value)) return value.map((item) => interpolate(item, env))
-  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, interpolate(item, env)]))
+  if (isObject(value)) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, interpolate(item, env)]))
+  }
   return value
 }
 
@@ -49,12 +60,20 @@ export function serviceEnvironment (service: JsonObject): Record<string, string>
       return at === -1 ? [text, ''] : [text.slice(0, at), text.slice(at + 1)]
     }))
   }
-  if (isObject(environment)) return Object.fromEntries(Object.entries(environment).map(([key, value]) => [key, value === null ? '' : String(value)]))
+  if (isObject(environment)) {
+    return Object.fromEntries(
+      Object.entries(environment).map(([key, value]) => [key, value === null ? '' : String(value)])
+    )
+  }
   return {}
 }
 
 export const envFiles = (service: JsonObject): string[] =>
-  service.env_file === undefined ? [] : Array.isArray(service.env_file) ? service.env_file.map(String) : [String(service.env_file)]
+  service.env_file === undefined
+    ? []
+    : Array.isArray(service.env_file)
+      ? service.env_file.map(String)
+      : [String(service.env_file)]
 
 /**
  * The environment a service's container starts with: the image's ENV, then env_file entries, then
@@ -77,8 +96,17 @@ export function containerEnvironment (
 /** `depends_on` as a map of service → condition. */
 export function dependsOn (service: JsonObject): Record<string, string> {
   const dependencies = service.depends_on
-  if (Array.isArray(dependencies)) return Object.fromEntries(dependencies.map((name) => [String(name), 'service_started']))
-  if (isObject(dependencies)) return Object.fromEntries(Object.entries(dependencies).map(([name, value]) => [name, String((value as JsonObject).condition ?? 'service_started')]))
+  if (Array.isArray(dependencies)) {
+    return Object.fromEntries(dependencies.map((name) => [String(name), 'service_started']))
+  }
+  if (isObject(dependencies)) {
+    return Object.fromEntries(
+      Object.entries(dependencies).map(([name, value]) => [
+        name,
+        String((value as JsonObject).condition ?? 'service_started')
+      ])
+    )
+  }
   return {}
 }
 

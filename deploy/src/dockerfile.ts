@@ -31,7 +31,10 @@ function jsonForm (instruction: Instruction): string[] | undefined {
 }
 
 const substitute = (text: string, values: Record<string, string>): string =>
-  text.replace(/\$\{(\w+)\}|\$(\w+)/g, (match, braced: string | undefined, bare: string | undefined) => values[(braced ?? bare) as string] ?? match)
+  text.replace(
+    /\$\{(\w+)\}|\$(\w+)/g,
+    (match, braced: string | undefined, bare: string | undefined) => values[(braced ?? bare) as string] ?? match
+  )
 
 export function parseDockerfile (text: string): DockerfileModel {
   const dockerfile = DockerfileParser.parse(text)
@@ -40,13 +43,23 @@ export function parseDockerfile (text: string): DockerfileModel {
   for (const instruction of dockerfile.getInstructions()) {
     const keyword = instruction.getKeyword()
     // Flags (--from=…, --interval=…) come first, as written.
-    const flags = ((instruction as Partial<{ getFlags: () => Array<{ toString: () => string }> }>).getFlags?.() ?? []).map((flag) => flag.toString())
-    const args = [...flags, (instruction.getArgumentsContent() ?? '')].join(' ').replace(/\\\r?\n/g, ' ').replace(/\s+/g, ' ').trim()
+    const flags = (
+      (instruction as Partial<{ getFlags: () => Array<{ toString: () => string }> }>).getFlags?.() ?? []
+    ).map((flag) => flag.toString())
+    const args = [...flags, instruction.getArgumentsContent() ?? '']
+      .join(' ')
+      .replace(/\\\r?\n/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim()
     const line = instruction.getRange().start.line + 1
     if (keyword === 'FROM') {
       const words = args.split(' ').filter((word) => !word.startsWith('--'))
       const asAt = words.findIndex((word) => word.toUpperCase() === 'AS')
-      stages.push({ name: asAt === -1 ? undefined : words[asAt + 1], from: substitute(words[0] ?? '', globalArgs), instructions: [] })
+      stages.push({
+        name: asAt === -1 ? undefined : words[asAt + 1],
+        from: substitute(words[0] ?? '', globalArgs),
+        instructions: []
+      })
       continue
     }
     const stage = stages.at(-1)
@@ -136,12 +149,24 @@ export function imageConfig (model: DockerfileModel, name: string, buildArgs: Re
           values[match[1] as string] = value
         }
         break
-      case 'USER': config.user = text; break
-      case 'WORKDIR': config.workdir = text.startsWith('/') ? text : `${config.workdir.replace(/\/$/, '')}/${text}`; break
-      case 'EXPOSE': config.expose.push(...text.split(' ')); break
-      case 'ENTRYPOINT': if (instruction.json !== undefined) config.entrypoint = instruction.json; break
-      case 'CMD': if (instruction.json !== undefined) config.cmd = instruction.json; break
-      case 'HEALTHCHECK': if (instruction.json !== undefined) config.healthcheck = instruction.json; break
+      case 'USER':
+        config.user = text
+        break
+      case 'WORKDIR':
+        config.workdir = text.startsWith('/') ? text : `${config.workdir.replace(/\/$/, '')}/${text}`
+        break
+      case 'EXPOSE':
+        config.expose.push(...text.split(' '))
+        break
+      case 'ENTRYPOINT':
+        if (instruction.json !== undefined) config.entrypoint = instruction.json
+        break
+      case 'CMD':
+        if (instruction.json !== undefined) config.cmd = instruction.json
+        break
+      case 'HEALTHCHECK':
+        if (instruction.json !== undefined) config.healthcheck = instruction.json
+        break
     }
   }
   return config

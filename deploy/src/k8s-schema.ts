@@ -10,7 +10,8 @@ import type { JsonObject } from './yaml.ts'
  * API does not define (kubeconform's -strict: a misspelt field is otherwise dropped silently by the API).
  */
 
-const modulePath = (resource: JsonObject): string => `kubernetes-models/${String(resource.apiVersion)}/${String(resource.kind)}`
+const modulePath = (resource: JsonObject): string =>
+  `kubernetes-models/${String(resource.apiVersion)}/${String(resource.kind)}`
 
 const describe = (resource: JsonObject): string => `${String(resource.kind)}/${nameOf(resource)}`
 
@@ -20,10 +21,15 @@ export async function schemaErrors (resources: JsonObject[]): Promise<string[]> 
   for (const resource of resources) {
     let Model: new (data: JsonObject) => { validate: () => void }
     try {
-      const module = await import(modulePath(resource)) as Record<string, new (data: JsonObject) => { validate: () => void }>
+      const module = (await import(modulePath(resource))) as Record<
+        string,
+        new (data: JsonObject) => { validate: () => void }
+      >
       Model = module[String(resource.kind)] as typeof Model
     } catch {
-      errors.push(`${describe(resource)}: unknown apiVersion/kind ${String(resource.apiVersion)} ${String(resource.kind)}`)
+      errors.push(
+        `${describe(resource)}: unknown apiVersion/kind ${String(resource.apiVersion)} ${String(resource.kind)}`
+      )
       continue
     }
     try {
@@ -63,7 +69,8 @@ export function unknownFieldErrors (resources: JsonObject[]): string[] {
   }
   const host = ts.createCompilerHost(options)
   const getSourceFile = host.getSourceFile.bind(host)
-  host.getSourceFile = (name, language, ...rest) => name === file ? ts.createSourceFile(name, text, language) : getSourceFile(name, language, ...rest)
+  host.getSourceFile = (name, language, ...rest) =>
+    name === file ? ts.createSourceFile(name, text, language) : getSourceFile(name, language, ...rest)
   const fileExists = host.fileExists.bind(host)
   host.fileExists = (name) => name === file || fileExists(name)
   const readFile = host.readFile.bind(host)
@@ -71,7 +78,10 @@ export function unknownFieldErrors (resources: JsonObject[]): string[] {
   const program = ts.createProgram([file], options, host)
   const source = program.getSourceFile(file)
   return program.getSemanticDiagnostics(source).map((diagnostic) => {
-    const line = source !== undefined && diagnostic.start !== undefined ? source.getLineAndCharacterOfPosition(diagnostic.start).line : -1
+    const line =
+      source !== undefined && diagnostic.start !== undefined
+        ? source.getLineAndCharacterOfPosition(diagnostic.start).line
+        : -1
     const owner = owners.filter((candidate) => candidate.from <= line).at(-1)
     const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')
     return `${owner === undefined ? 'manifests' : describe(owner.resource)}: ${message}`

@@ -3,7 +3,8 @@ import { isObject, type JsonObject } from './yaml.ts'
 
 export { containersOf, nameOf, podSpecOf }
 
-export const ofKind = (resources: JsonObject[], kind: string): JsonObject[] => resources.filter((resource) => resource.kind === kind)
+export const ofKind = (resources: JsonObject[], kind: string): JsonObject[] =>
+  resources.filter((resource) => resource.kind === kind)
 
 export function find (resources: JsonObject[], kind: string, name: string): JsonObject | undefined {
   return resources.find((resource) => resource.kind === kind && nameOf(resource) === name)
@@ -15,7 +16,8 @@ export function mustFind (resources: JsonObject[], kind: string, name: string): 
   return found
 }
 
-export const labelsOf = (object: JsonObject): Record<string, string> => (isObject(object.metadata) ? object.metadata.labels : undefined) as Record<string, string> | undefined ?? {}
+export const labelsOf = (object: JsonObject): Record<string, string> =>
+  ((isObject(object.metadata) ? object.metadata.labels : undefined) as Record<string, string> | undefined) ?? {}
 
 /** Labels of the pods a workload creates. */
 export function podLabels (workload: JsonObject): Record<string, string> {
@@ -27,9 +29,10 @@ export function podLabels (workload: JsonObject): Record<string, string> {
 /** Whether a label selector (matchLabels and matchExpressions, or a Service's plain map) selects these labels. */
 export function selects (selector: JsonObject | undefined, labels: Record<string, string>): boolean {
   if (selector === undefined) return false
-  const matchLabels = (isObject(selector.matchLabels) || isObject(selector.matchExpressions) || Array.isArray(selector.matchExpressions))
-    ? selector.matchLabels as Record<string, string> | undefined ?? {}
-    : selector as Record<string, string>
+  const matchLabels =
+    isObject(selector.matchLabels) || isObject(selector.matchExpressions) || Array.isArray(selector.matchExpressions)
+      ? ((selector.matchLabels as Record<string, string> | undefined) ?? {})
+      : (selector as Record<string, string>)
   for (const [key, value] of Object.entries(matchLabels)) if (labels[key] !== value) return false
   for (const expression of selector.matchExpressions as JsonObject[] | undefined ?? []) {
     const key = String(expression.key)
@@ -58,15 +61,22 @@ export function containerEnvSources (container: JsonObject, resources: JsonObjec
   const sources = new Map<string, EnvSource>()
   const configMapData = (name: string): Record<string, string> => {
     const configMap = find(resources, 'ConfigMap', name)
-    if (configMap === undefined) throw new Error(`container ${String(container.name)}: ConfigMap ${name} is not among the resources`)
-    return configMap.data as Record<string, string> | undefined ?? {}
+    if (configMap === undefined) {
+      throw new Error(`container ${String(container.name)}: ConfigMap ${name} is not among the resources`)
+    }
+    return (configMap.data as Record<string, string> | undefined) ?? {}
   }
   for (const source of container.envFrom as JsonObject[] | undefined ?? []) {
     if (isObject(source.configMapRef)) {
       const name = String(source.configMapRef.name)
-      for (const [key, value] of Object.entries(configMapData(name))) sources.set(key, { kind: 'configMap', name, key, value })
+      for (const [key, value] of Object.entries(configMapData(name))) {
+        sources.set(key, { kind: 'configMap', name, key, value })
+      }
     } else {
-      throw new Error(`container ${String(container.name)}: envFrom other than configMapRef cannot be checked (name secret keys one by one)`)
+      throw new Error(
+        `container ${String(container.name)}: envFrom other than configMapRef cannot be checked ` +
+          '(name secret keys one by one)'
+      )
     }
   }
   for (const variable of container.env as JsonObject[] | undefined ?? []) {
@@ -75,11 +85,23 @@ export function containerEnvSources (container: JsonObject, resources: JsonObjec
     else if (isObject(variable.valueFrom) && isObject(variable.valueFrom.configMapKeyRef)) {
       const ref = variable.valueFrom.configMapKeyRef
       const data = configMapData(String(ref.name))
-      if (!(String(ref.key) in data)) throw new Error(`${name}: ConfigMap ${String(ref.name)} has no key ${String(ref.key)}`)
-      sources.set(name, { kind: 'configMap', name: String(ref.name), key: String(ref.key), value: data[String(ref.key)] as string })
+      if (!(String(ref.key) in data)) {
+        throw new Error(`${name}: ConfigMap ${String(ref.name)} has no key ${String(ref.key)}`)
+      }
+      sources.set(name, {
+        kind: 'configMap',
+        name: String(ref.name),
+        key: String(ref.key),
+        value: data[String(ref.key)] as string
+      })
     } else if (isObject(variable.valueFrom) && isObject(variable.valueFrom.secretKeyRef)) {
       const ref = variable.valueFrom.secretKeyRef
-      sources.set(name, { kind: 'secret', name: String(ref.name), key: String(ref.key), optional: ref.optional === true })
+      sources.set(name, {
+        kind: 'secret',
+        name: String(ref.name),
+        key: String(ref.key),
+        optional: ref.optional === true
+      })
     } else {
       throw new Error(`${name}: unsupported env source`)
     }
@@ -98,7 +120,9 @@ export function resolveEnv (
     if (source.kind === 'secret') {
       const value = secretValue(source.name, source.key)
       if (value !== undefined) env[name] = value
-      else if (!source.optional) throw new Error(`${name}: Secret ${source.name} lacks key ${source.key} and the reference is not optional`)
+      else if (!source.optional) {
+        throw new Error(`${name}: Secret ${source.name} lacks key ${source.key} and the reference is not optional`)
+      }
     } else {
       env[name] = source.value
     }

@@ -19,7 +19,16 @@ interface Item { object: JsonObject, generated?: boolean }
 
 interface PatchTarget { kind?: string, name?: string }
 
-const CLUSTER_SCOPED = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'PersistentVolume', 'StorageClass', 'PriorityClass', 'IngressClass'])
+const CLUSTER_SCOPED = new Set([
+  'Namespace',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'CustomResourceDefinition',
+  'PersistentVolume',
+  'StorageClass',
+  'PriorityClass',
+  'IngressClass'
+])
 
 const metadataOf = (object: JsonObject): JsonObject => {
   if (!isObject(object.metadata)) object.metadata = {}
@@ -47,13 +56,24 @@ function parseLiteral (literal: string): [string, string] {
   const at = literal.indexOf('=')
   if (at < 1) throw new Error(`configMapGenerator literal without a key: ${literal}`)
   let value = literal.slice(at + 1)
-  if (value.length >= 2 && (value[0] === '"' || value[0] === '\'') && value.at(-1) === value[0]) value = value.slice(1, -1)
+  if (value.length >= 2 && (value[0] === '"' || value[0] === '\'') && value.at(-1) === value[0]) {
+    value = value.slice(1, -1)
+  }
   return [literal.slice(0, at), value]
 }
 
 /** Go's encoding/json over a map: sorted keys, and <, >, &, U+2028, U+2029 escaped. */
 function goJson (value: Json): string {
-  const sorted = (v: Json): Json => isObject(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k] as Json)])) : Array.isArray(v) ? v.map(sorted) : v
+  const sorted = (v: Json): Json =>
+    isObject(v)
+      ? Object.fromEntries(
+        Object.keys(v)
+          .sort()
+          .map((k) => [k, sorted(v[k] as Json)])
+      )
+      : Array.isArray(v)
+        ? v.map(sorted)
+        : v
   return JSON.stringify(sorted(value))
     .replaceAll('<', '\\u003c').replaceAll('>', '\\u003e').replaceAll('&', '\\u0026')
     .replaceAll('\u2028', '\\u2028').replaceAll('\u2029', '\\u2029')
@@ -75,14 +95,20 @@ export function podSpecOf (object: JsonObject): JsonObject | undefined {
   const spec = object.spec
   if (!isObject(spec)) return undefined
   if (object.kind === 'Pod') return spec
-  const template = object.kind === 'CronJob' && isObject(spec.jobTemplate) && isObject(spec.jobTemplate.spec) ? spec.jobTemplate.spec.template : spec.template
+  const template =
+    object.kind === 'CronJob' && isObject(spec.jobTemplate) && isObject(spec.jobTemplate.spec)
+      ? spec.jobTemplate.spec.template
+      : spec.template
   return isObject(template) && isObject(template.spec) ? template.spec : undefined
 }
 
 export function containersOf (object: JsonObject): JsonObject[] {
   const pod = podSpecOf(object)
   if (pod === undefined) return []
-  return [...(pod.initContainers as JsonObject[] | undefined ?? []), ...(pod.containers as JsonObject[] | undefined ?? [])]
+  return [
+    ...((pod.initContainers as JsonObject[] | undefined) ?? []),
+    ...((pod.containers as JsonObject[] | undefined) ?? [])
+  ]
 }
 
 function matches (object: JsonObject, target: PatchTarget): boolean {
@@ -104,13 +130,19 @@ function applyImages (items: Item[], images: JsonObject[]): void {
       const tag = tagAt === -1 ? '' : base.slice(tagAt)
       const newName = typeof rule.newName === 'string' ? rule.newName : name
       if (typeof rule.digest === 'string') container.image = `${newName}@${rule.digest}`
-      else container.image = `${newName}${rule.newTag !== undefined ? `:${String(rule.newTag)}` : tag}${digestAt === -1 ? '' : image.slice(digestAt)}`
+      else {
+        const newTag = rule.newTag !== undefined ? `:${String(rule.newTag)}` : tag
+        container.image = `${newName}${newTag}${digestAt === -1 ? '' : image.slice(digestAt)}`
+      }
     }
   }
 }
 
 function buildLevel (dir: string): Item[] {
-  const kustomization = parseYaml(readFileSync(join(dir, 'kustomization.yaml'), 'utf8'), join(dir, 'kustomization.yaml'))
+  const kustomization = parseYaml(
+    readFileSync(join(dir, 'kustomization.yaml'), 'utf8'),
+    join(dir, 'kustomization.yaml')
+  )
   for (const key of Object.keys(kustomization)) {
     if (!SUPPORTED.has(key)) throw new Error(`${dir}/kustomization.yaml: field ${key} is not supported by this builder`)
   }
@@ -124,19 +156,28 @@ function buildLevel (dir: string): Item[] {
   for (const generator of kustomization.configMapGenerator as JsonObject[] | undefined ?? []) {
     const name = String(generator.name)
     const data: Record<string, string> = {}
-    for (const file of generator.envs as string[] | undefined ?? []) Object.assign(data, parseEnvFile(readFileSync(join(dir, file), 'utf8'), join(dir, file)))
-    for (const literal of generator.literals as string[] | undefined ?? []) {
+    for (const file of (generator.envs as string[] | undefined) ?? []) {
+      Object.assign(data, parseEnvFile(readFileSync(join(dir, file), 'utf8'), join(dir, file)))
+    }
+    for (const literal of (generator.literals as string[] | undefined) ?? []) {
       const [key, value] = parseLiteral(literal)
       data[key] = value
     }
     const behavior = generator.behavior ?? 'create'
-    const existing = items.find((item) => item.generated === true && item.object.kind === 'ConfigMap' && nameOf(item.object) === name)
+    const existing = items.find(
+      (item) => item.generated === true && item.object.kind === 'ConfigMap' && nameOf(item.object) === name
+    )
     if (behavior === 'create') {
-      if (existing !== undefined) throw new Error(`${dir}: configMapGenerator ${name} already exists (use behavior: merge)`)
+      if (existing !== undefined) {
+        throw new Error(`${dir}: configMapGenerator ${name} already exists (use behavior: merge)`)
+      }
       items.push({ object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data }, generated: true })
     } else if (behavior === 'merge' || behavior === 'replace') {
-      if (existing === undefined) throw new Error(`${dir}: configMapGenerator ${name} has behavior ${String(behavior)} but no base generates it`)
-      existing.object.data = behavior === 'merge' ? { ...(existing.object.data as Record<string, string>), ...data } : data
+      if (existing === undefined) {
+        throw new Error(`${dir}: configMapGenerator ${name} has behavior ${String(behavior)} but no base generates it`)
+      }
+      existing.object.data =
+        behavior === 'merge' ? { ...(existing.object.data as Record<string, string>), ...data } : data
     } else {
       throw new Error(`${dir}: unknown generator behavior ${String(behavior)}`)
     }
@@ -147,7 +188,9 @@ function buildLevel (dir: string): Item[] {
     const parsed = parse(text) as Json
     const target: PatchTarget = isObject(patch.target)
       ? { kind: patch.target.kind as string | undefined, name: patch.target.name as string | undefined }
-      : isObject(parsed) ? { kind: parsed.kind as string, name: String((parsed.metadata as JsonObject | undefined)?.name) } : {}
+      : isObject(parsed)
+        ? { kind: parsed.kind as string, name: String((parsed.metadata as JsonObject | undefined)?.name) }
+        : {}
     const selected = items.filter((item) => matches(item.object, target))
     if (selected.length === 0) throw new Error(`${dir}: patch target ${JSON.stringify(target)} matches no resource`)
     for (const item of selected) {
@@ -172,7 +215,9 @@ function renameConfigMapRefs (object: JsonObject, renamed: Map<string, string>):
   const pod = podSpecOf(object)
   if (pod === undefined) return
   const rename = (holder: Json | undefined) => {
-    if (isObject(holder) && typeof holder.name === 'string' && renamed.has(holder.name)) holder.name = renamed.get(holder.name) as string
+    if (isObject(holder) && typeof holder.name === 'string' && renamed.has(holder.name)) {
+      holder.name = renamed.get(holder.name) as string
+    }
   }
   for (const container of containersOf(object)) {
     for (const source of container.envFrom as JsonObject[] | undefined ?? []) rename(source.configMapRef)

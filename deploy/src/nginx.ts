@@ -36,7 +36,8 @@ export function parseNginx (text: string): NginxDirective[] {
   return block(0)
 }
 
-export const directives = (list: NginxDirective[] | undefined, name: string): NginxDirective[] => (list ?? []).filter((d) => d.name === name)
+export const directives = (list: NginxDirective[] | undefined, name: string): NginxDirective[] =>
+  (list ?? []).filter((d) => d.name === name)
 
 export interface NginxRoute {
   serverName: string
@@ -59,8 +60,16 @@ export function nginxRoutes (config: NginxDirective[]): NginxRoute[] {
         const exact = location.args[0] === '='
         const path = (exact ? location.args[1] : location.args[0]) as string
         const proxy = directives(location.children, 'proxy_pass')[0]?.args[0]
-        const upstream = proxy === undefined ? undefined : proxy.replace(/\$\w+/g, (name) => variables.get(name) ?? name)
-        routes.push({ serverName, match: exact ? 'Exact' : 'Prefix', path, ...(upstream !== undefined ? { upstream } : {}), location, server })
+        const upstream =
+          proxy === undefined ? undefined : proxy.replace(/\$\w+/g, (name) => variables.get(name) ?? name)
+        routes.push({
+          serverName,
+          match: exact ? 'Exact' : 'Prefix',
+          path,
+          ...(upstream !== undefined ? { upstream } : {}),
+          location,
+          server
+        })
       }
     }
   }

@@ -16,7 +16,9 @@ const MERGE_KEYS: Record<string, string> = {
 }
 
 function mergeKeyOf (field: string, items: Json[]): string | undefined {
-  if (field === 'ports') return items.some((item) => isObject(item) && 'containerPort' in item) ? 'containerPort' : 'port'
+  if (field === 'ports') {
+    return items.some((item) => isObject(item) && 'containerPort' in item) ? 'containerPort' : 'port'
+  }
   return MERGE_KEYS[field]
 }
 
@@ -51,7 +53,12 @@ export interface JsonPatchOperation {
 }
 
 const decodePointer = (pointer: string): string[] =>
-  pointer === '' ? [] : pointer.replace(/^\//, '').split('/').map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~'))
+  pointer === ''
+    ? []
+    : pointer
+      .replace(/^\//, '')
+      .split('/')
+      .map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~'))
 
 /** RFC 6902 add, replace and remove (what the overlays use); returns a new document. */
 export function applyJsonPatch (document: JsonObject, operations: JsonPatchOperation[]): JsonObject {
@@ -62,16 +69,23 @@ export function applyJsonPatch (document: JsonObject, operations: JsonPatchOpera
     if (last === undefined) throw new Error(`JSON patch: cannot ${operation.op} the whole document`)
     let parent: Json = root
     for (const token of tokens) {
-      const next: Json | undefined = Array.isArray(parent) ? parent[Number(token)] : isObject(parent) ? parent[token] : undefined
+      const next: Json | undefined = Array.isArray(parent)
+        ? parent[Number(token)]
+        : isObject(parent)
+          ? parent[token]
+          : undefined
       if (next === undefined) throw new Error(`JSON patch: ${operation.path} does not exist`)
       parent = next
     }
     if (Array.isArray(parent)) {
       const index = last === '-' ? parent.length : Number(last)
-      if (!Number.isInteger(index) || index < 0 || index > parent.length) throw new Error(`JSON patch: bad index in ${operation.path}`)
+      if (!Number.isInteger(index) || index < 0 || index > parent.length) {
+        throw new Error(`JSON patch: bad index in ${operation.path}`)
+      }
       if (operation.op === 'add') parent.splice(index, 0, structuredClone(operation.value as Json))
-      else if (operation.op === 'replace' && index < parent.length) parent[index] = structuredClone(operation.value as Json)
-      else if (operation.op === 'remove' && index < parent.length) parent.splice(index, 1)
+      else if (operation.op === 'replace' && index < parent.length) {
+        parent[index] = structuredClone(operation.value as Json)
+      } else if (operation.op === 'remove' && index < parent.length) parent.splice(index, 1)
       else throw new Error(`JSON patch: cannot ${operation.op} ${operation.path}`)
     } else if (isObject(parent)) {
       if (operation.op === 'add') parent[last] = structuredClone(operation.value as Json)

@@ -26,4 +26,5 @@ export function parseYaml (text: string, source: string): JsonObject {
   return documents[0] as JsonObject
 }
 
-export const isObject = (value: Json | undefined): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value)
+export const isObject = (value: Json | undefined): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -10,10 +10,23 @@ import { listFiles, readRepoFile } from '../src/paths.ts'
 import { platform } from '../../scripts/platform.ts'
 import { apps, dockerfile, runtimeImage } from './support.ts'
 
-const runs = (name: string) => stage(dockerfile, name).instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args)
-const copies = (name: string) => stage(dockerfile, name).instructions.filter((i) => i.keyword === 'COPY').map((i) => i.args)
-const rootPackage = JSON.parse(readRepoFile('package.json')) as { workspaces: string[], scripts: Record<string, string> }
-const workspaceManifests = listFiles('.').filter((file) => file.endsWith('package.json') && rootPackage.workspaces.some((glob) => new RegExp(`^${glob.replace('*', '[^/]+')}/package\\.json$`).test(file)))
+const runs = (name: string) =>
+  stage(dockerfile, name)
+    .instructions.filter((i) => i.keyword === 'RUN')
+    .map((i) => i.args)
+const copies = (name: string) =>
+  stage(dockerfile, name)
+    .instructions.filter((i) => i.keyword === 'COPY')
+    .map((i) => i.args)
+const rootPackage = JSON.parse(readRepoFile('package.json')) as {
+  workspaces: string[]
+  scripts: Record<string, string>
+}
+const workspaceManifests = listFiles('.').filter(
+  (file) =>
+    file.endsWith('package.json') &&
+    rootPackage.workspaces.some((glob) => new RegExp(`^${glob.replace('*', '[^/]+')}/package\\.json$`).test(file))
+)
 
 describe('docker/Dockerfile', () => {
   it('builds every stage on node:24-slim', () => {
@@ -58,7 +71,9 @@ describe('docker/Dockerfile', () => {
   it('leaves the chain development node out of every production image', () => {
     const devEntry = platform.find((p) => p.name === 'chain-dev-node')?.entry
     expect(devEntry).toBe(`apps/chain-rest-gateway/${buildOutput('chain-rest-gateway', 'src/dev-node/server.ts')}`)
-    expect(runs('app-files').join(' ')).toContain(`rm -rf "/out/apps/\${APP}/${buildOutput('chain-rest-gateway', 'src/dev-node')}"`)
+    expect(runs('app-files').join(' ')).toContain(
+      `rm -rf "/out/apps/\${APP}/${buildOutput('chain-rest-gateway', 'src/dev-node')}"`
+    )
     expect(buildOutput('chain-rest-gateway', 'src/dev-node/node.ts').startsWith('dist/dev-node/')).toBe(true)
     expect(stageDependencies(dockerfile, 'runtime').has('chain-dev-node')).toBe(false)
     const devImage = stage(dockerfile, 'chain-dev-node')
@@ -129,8 +144,10 @@ describe('docker/Dockerfile', () => {
     afterAll(async () => { await new Promise((resolve) => server.close(resolve)) })
 
     const probe = async (port: number): Promise<number> => {
-      const command = runtimeImage(apps[0] as typeof apps[number]).healthcheck ?? []
-      expect(stage(dockerfile, 'runtime').instructions.find((i) => i.keyword === 'HEALTHCHECK')?.args).toMatch(/ CMD \[/)
+      const command = runtimeImage(apps[0] as (typeof apps)[number]).healthcheck ?? []
+      expect(stage(dockerfile, 'runtime').instructions.find((i) => i.keyword === 'HEALTHCHECK')?.args).toMatch(
+        / CMD \[/
+      )
       expect(command[0]).toBe('node')
       try {
         await promisify(execFile)(process.execPath, command.slice(1), { env: { PORT: String(port) }, timeout: 10_000 })
@@ -160,15 +177,33 @@ describe('.dockerignore', () => {
   const ignored = dockerignoreMatcher(readRepoFile('.dockerignore'))
 
   it('keeps secrets, installed and built trees and VCS data out of the build context', () => {
-    for (const path of ['node_modules/fastify/package.json', 'apps/domain-api/node_modules/x/index.js', 'apps/domain-api/dist/server.js',
-      'libs/persistence/dist/index.js', '.git/HEAD', '.env', 'docker/secrets/domain-api.env', 'docker/secrets/postgres.env', '.data/domain-api/PG_VERSION',
-      'apps/ussd-gateway/test/ussd.test.ts', 'apps/domain-api/tsconfig.build.tsbuildinfo', 'deploy/test/compose.test.ts']) {
+    for (const path of [
+      'node_modules/fastify/package.json',
+      'apps/domain-api/node_modules/x/index.js',
+      'apps/domain-api/dist/server.js',
+      'libs/persistence/dist/index.js',
+      '.git/HEAD',
+      '.env',
+      'docker/secrets/domain-api.env',
+      'docker/secrets/postgres.env',
+      '.data/domain-api/PG_VERSION',
+      'apps/ussd-gateway/test/ussd.test.ts',
+      'apps/domain-api/tsconfig.build.tsbuildinfo',
+      'deploy/test/compose.test.ts'
+    ]) {
       expect(ignored(path), path).toBe(true)
     }
   })
 
   it('sends everything the install and the build read', () => {
-    const needed = ['package.json', 'package-lock.json', '.npmrc', 'nx.json', 'tsconfig.base.json', 'scripts/complete-lockfile.ts', 'docker/Dockerfile',
+    const needed = [
+      'package.json',
+      'package-lock.json',
+      '.npmrc',
+      'nx.json',
+      'tsconfig.base.json',
+      'scripts/complete-lockfile.ts',
+      'docker/Dockerfile',
       ...workspaceManifests,
       ...apps.flatMap((app) => [...listFiles(`apps/${app.name}/src`), `apps/${app.name}/tsconfig.build.json`]),
       ...listFiles('libs').filter((file) => /^libs\/[^/]+\/(src\/|tsconfig\.build\.json$)/.test(file))]

@@ -17,18 +17,28 @@ function kubectlKustomize (dir: string): string | undefined {
   }
 }
 const hasKubectl = kubectlKustomize(repoPath('k8s', 'base')) !== undefined
-const key = (resource: JsonObject) => `${String(resource.kind)}/${String((resource.metadata as JsonObject).namespace)}/${nameOf(resource)}`
+const key = (resource: JsonObject) =>
+  `${String(resource.kind)}/${String((resource.metadata as JsonObject).namespace)}/${nameOf(resource)}`
 
 describe.each(OVERLAYS)('k8s/overlays/%s', (overlay) => {
   it('builds', () => {
     expect(built[overlay].length).toBeGreaterThan(20)
     expect(new Set(built[overlay].map(key)).size).toBe(built[overlay].length)
-    for (const resource of built[overlay]) expect((resource.metadata as JsonObject).namespace, key(resource)).toBe(overlay === 'prod' ? 'impact' : 'impact-dev')
+    for (const resource of built[overlay]) {
+      expect((resource.metadata as JsonObject).namespace, key(resource)).toBe(
+        overlay === 'prod' ? 'impact' : 'impact-dev'
+      )
+    }
   })
 
   it.runIf(hasKubectl)('builds exactly what kubectl kustomize builds', () => {
-    const theirs = parseYamlDocuments(kubectlKustomize(repoPath('k8s', 'overlays', overlay)) as string, `kubectl kustomize ${overlay}`)
-    expect(new Map(built[overlay].map((resource) => [key(resource), resource]))).toEqual(new Map(theirs.map((resource) => [key(resource), resource])))
+    const theirs = parseYamlDocuments(
+      kubectlKustomize(repoPath('k8s', 'overlays', overlay)) as string,
+      `kubectl kustomize ${overlay}`
+    )
+    expect(new Map(built[overlay].map((resource) => [key(resource), resource]))).toEqual(
+      new Map(theirs.map((resource) => [key(resource), resource]))
+    )
   })
 
   it('matches the Kubernetes API schemas, with no field the API does not define', async () => {
@@ -40,8 +50,12 @@ describe.each(OVERLAYS)('k8s/overlays/%s', (overlay) => {
 describe('schema checks', () => {
   it('report wrong types and unknown fields', async () => {
     const broken = structuredClone(built.prod)
-    const deployment = broken.find((resource) => resource.kind === 'Deployment') as { spec: { template: { spec: { containers: Array<Record<string, unknown>> } } } }
-    const service = broken.find((resource) => resource.kind === 'Service') as { spec: { ports: Array<Record<string, unknown>> } }
+    const deployment = broken.find((resource) => resource.kind === 'Deployment') as {
+      spec: { template: { spec: { containers: Array<Record<string, unknown>> } } }
+    }
+    const service = broken.find((resource) => resource.kind === 'Service') as {
+      spec: { ports: Array<Record<string, unknown>> }
+    }
     ;(deployment.spec.template.spec.containers[0] as Record<string, unknown>).readinesProbe = {}
     ;(service.spec.ports[0] as Record<string, unknown>).port = 'eighty'
     expect((await schemaErrors(broken)).join('\n')).toMatch(/port must be integer/)
@@ -51,21 +65,46 @@ describe('schema checks', () => {
 
 describe('builder', () => {
   it('merges maps and named lists, replaces other lists, deletes on null', () => {
-    const base: Json = { metadata: { labels: { a: '1', b: '2' } }, spec: { containers: [{ name: 'x', image: 'i', env: [{ name: 'A', value: '1' }] }, { name: 'y' }], args: ['a'] } }
-    expect(strategicMerge(base, { metadata: { labels: { b: null, c: '3' } }, spec: { containers: [{ name: 'x', env: [{ name: 'B', value: '2' }] }], args: ['b'] } })).toEqual({
+    const base: Json = {
+      metadata: { labels: { a: '1', b: '2' } },
+      spec: { containers: [{ name: 'x', image: 'i', env: [{ name: 'A', value: '1' }] }, { name: 'y' }], args: ['a'] }
+    }
+    expect(
+      strategicMerge(base, {
+        metadata: { labels: { b: null, c: '3' } },
+        spec: { containers: [{ name: 'x', env: [{ name: 'B', value: '2' }] }], args: ['b'] }
+      })
+    ).toEqual({
       metadata: { labels: { a: '1', c: '3' } },
-      spec: { containers: [{ name: 'x', image: 'i', env: [{ name: 'A', value: '1' }, { name: 'B', value: '2' }] }, { name: 'y' }], args: ['b'] }
+      spec: {
+        containers: [
+          {
+            name: 'x',
+            image: 'i',
+            env: [
+              { name: 'A', value: '1' },
+              { name: 'B', value: '2' }
+            ]
+          },
+          { name: 'y' }
+        ],
+        args: ['b']
+      }
     })
   })
 
   it('applies RFC 6902 add, replace and remove, and refuses paths that do not exist', () => {
     const document = { metadata: { annotations: { 'a/b': 'x' } }, spec: { rules: [{ host: 'h' }] } }
-    expect(applyJsonPatch(document, [
-      { op: 'replace', path: '/spec/rules/0/host', value: 'k' },
-      { op: 'add', path: '/spec/tls', value: [{ hosts: ['k'] }] },
-      { op: 'remove', path: '/metadata/annotations/a~1b' }
-    ])).toEqual({ metadata: { annotations: {} }, spec: { rules: [{ host: 'k' }], tls: [{ hosts: ['k'] }] } })
-    expect(() => applyJsonPatch(document, [{ op: 'replace', path: '/spec/nothing/0', value: 1 }])).toThrow(/does not exist/)
+    expect(
+      applyJsonPatch(document, [
+        { op: 'replace', path: '/spec/rules/0/host', value: 'k' },
+        { op: 'add', path: '/spec/tls', value: [{ hosts: ['k'] }] },
+        { op: 'remove', path: '/metadata/annotations/a~1b' }
+      ])
+    ).toEqual({ metadata: { annotations: {} }, spec: { rules: [{ host: 'k' }], tls: [{ hosts: ['k'] }] } })
+    expect(() => applyJsonPatch(document, [{ op: 'replace', path: '/spec/nothing/0', value: 1 }])).toThrow(
+      /does not exist/
+    )
   })
 
   it('reads env files as kustomize does', () => {

@@ -9,22 +9,38 @@ import { apps, built, OVERLAYS } from './support.ts'
 /** Each app as its own buildApp makes it (in-memory database), to ask it which routes it really serves. */
 const testEnv: Record<string, Record<string, string>> = {
   'ussd-gateway': { OPERATOR_TOKEN: 'operator-token-for-route-listing' },
-  'chain-rest-gateway': { CHAIN_DESCRIPTOR_SOURCE: 'bundled', CHAIN_GRPC_URL: '127.0.0.1:9', CHAIN_HEALTH_INTERVAL_MS: '0' }
+  'chain-rest-gateway': {
+    CHAIN_DESCRIPTOR_SOURCE: 'bundled',
+    CHAIN_GRPC_URL: '127.0.0.1:9',
+    CHAIN_HEALTH_INTERVAL_MS: '0'
+  }
 }
 const running = new Map<string, FastifyInstance>()
 
 beforeAll(async () => {
-  await Promise.all(apps.map(async (app) => {
-    const { buildApp } = await import(pathToFileURL(repoPath('apps', app.name, 'src', 'app.ts')).href) as { buildApp: (config: unknown) => Promise<FastifyInstance> }
-    const config = app.loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: 'memory://', ...testEnv[app.name] })
-    running.set(app.name, await buildApp(config))
-  }))
+  await Promise.all(
+    apps.map(async (app) => {
+      const { buildApp } = (await import(pathToFileURL(repoPath('apps', app.name, 'src', 'app.ts')).href)) as {
+        buildApp: (config: unknown) => Promise<FastifyInstance>
+      }
+      const config = app.loadConfig({
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'silent',
+        DATA_DIR: 'memory://',
+        ...testEnv[app.name]
+      })
+      running.set(app.name, await buildApp(config))
+    })
+  )
 }, 60_000)
 
 afterAll(async () => { await Promise.all([...running.values()].map(async (app) => { await app.close() })) })
 
-interface OpenApi { paths: Record<string, Record<string, { tags?: string[] }>> }
-const openApi = async (name: string): Promise<OpenApi> => (await (running.get(name) as FastifyInstance).inject({ method: 'GET', url: '/docs/json' })).json()
+interface OpenApi {
+  paths: Record<string, Record<string, { tags?: string[] }>>
+}
+const openApi = async (name: string): Promise<OpenApi> =>
+  (await (running.get(name) as FastifyInstance).inject({ method: 'GET', url: '/docs/json' })).json()
 /** A concrete request path for an OpenAPI path template. */
 const concrete = (path: string) => path.replace(/\{[^}]+\}/g, 'x').replace(/(.)\/$/, '$1')
 
@@ -37,9 +53,15 @@ describe.each(apps.map((app) => [app.name] as const))('%s as built', (name) => {
 })
 
 describe('USSD routes through the ingresses', () => {
-  const nginx = parseNginx(renderTemplate(readRepoFile('docker', 'nginx', 'templates', 'default.conf.template'), { PLATFORM_DOMAIN: 'localhost' }))
+  const nginx = parseNginx(
+    renderTemplate(readRepoFile('docker', 'nginx', 'templates', 'default.conf.template'), {
+      PLATFORM_DOMAIN: 'localhost'
+    })
+  )
   const ways = [
-    ...OVERLAYS.map((overlay) => [`k8s ${overlay}`, ingressBackends(built[overlay]).map((backend) => backend.route)] as const),
+    ...OVERLAYS.map(
+      (overlay) => [`k8s ${overlay}`, ingressBackends(built[overlay]).map((backend) => backend.route)] as const
+    ),
     ['compose nginx', composeRoutes(nginx)] as const
   ]
 
@@ -64,7 +86,11 @@ describe('USSD routes through the ingresses', () => {
     expect(aggregator).toBeGreaterThanOrEqual(3)
     expect(operator).toBeGreaterThanOrEqual(2)
     for (const route of ussd) {
-      const served = await (running.get('ussd-gateway') as FastifyInstance).inject({ method: 'POST', url: route.path, payload: {} })
+      const served = await (running.get('ussd-gateway') as FastifyInstance).inject({
+        method: 'POST',
+        url: route.path,
+        payload: {}
+      })
       expect(served.statusCode, `${route.path} is a route of the app`).not.toBe(404)
     }
   })

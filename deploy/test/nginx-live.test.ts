@@ -35,10 +35,17 @@ describe.runIf(nginxBinary !== undefined)('nginx with the local stack configurat
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'impact-nginx-'))
-    let config = renderTemplate(readRepoFile('docker', 'nginx', 'templates', 'default.conf.template'), { PLATFORM_DOMAIN: 'localhost' })
+    let config = renderTemplate(readRepoFile('docker', 'nginx', 'templates', 'default.conf.template'), {
+      PLATFORM_DOMAIN: 'localhost'
+    })
     for (const app of apps) {
       const upstream = createServer((req, res) => {
-        seen.push({ app: app.name, url: req.url ?? '', forwardedFor: req.headers['x-forwarded-for'] as string | undefined, host: req.headers.host })
+        seen.push({
+          app: app.name,
+          url: req.url ?? '',
+          forwardedFor: req.headers['x-forwarded-for'] as string | undefined,
+          host: req.headers.host
+        })
         if (req.url === '/stream') {
           res.writeHead(200, { 'content-type': 'text/event-stream' })
           res.write('event: message\ndata: first\n\n')
@@ -54,14 +61,26 @@ describe.runIf(nginxBinary !== undefined)('nginx with the local stack configurat
       })
       await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
       upstreams.push(upstream)
-      config = config.replaceAll(`http://${app.name}:${app.port}`, `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`)
+      config = config.replaceAll(
+        `http://${app.name}:${app.port}`,
+        `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`
+      )
     }
     port = await freePort()
-    config = config.replaceAll('listen 80', `listen 127.0.0.1:${port}`).replaceAll('/etc/nginx/ussd-allowlist.conf', join(dir, 'ussd-allowlist.conf'))
+    config = config
+      .replaceAll('listen 80', `listen 127.0.0.1:${port}`)
+      .replaceAll('/etc/nginx/ussd-allowlist.conf', join(dir, 'ussd-allowlist.conf'))
     await writeFile(join(dir, 'ussd-allowlist.conf'), readRepoFile('docker', 'nginx', 'ussd-allowlist.conf'))
     await writeFile(join(dir, 'default.conf'), config)
-    await writeFile(join(dir, 'nginx.conf'), `pid ${dir}/nginx.pid;\nerror_log ${dir}/error.log;\nevents {}\nhttp {\n  access_log off;\n  client_body_temp_path ${dir};\n  proxy_temp_path ${dir};\n  include ${dir}/default.conf;\n}\n`)
-    nginx = spawn(nginxBinary as string, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], { stdio: 'ignore' })
+    await writeFile(
+      join(dir, 'nginx.conf'),
+      `pid ${dir}/nginx.pid;\nerror_log ${dir}/error.log;\nevents {}\n` +
+        `http {\n  access_log off;\n  client_body_temp_path ${dir};\n  proxy_temp_path ${dir};\n` +
+        `  include ${dir}/default.conf;\n}\n`
+    )
+    nginx = spawn(nginxBinary as string, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], {
+      stdio: 'ignore'
+    })
     for (let attempt = 0; attempt < 50; attempt++) {
       const up = await fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false)
       if (up) break
@@ -78,20 +97,31 @@ describe.runIf(nginxBinary !== undefined)('nginx with the local stack configurat
     await rm(dir, { recursive: true, force: true })
   })
 
-  const call = async (host: string, path: string, init: { method?: string, headers?: Record<string, string> } = {}) => {
-    return await new Promise<{ status: number, body: string }>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, path, method: init.method ?? 'GET', headers: { host, ...init.headers } }, (res) => {
-        let body = ''
-        res.on('data', (chunk: Buffer) => { body += chunk.toString() })
-        res.on('end', () => { resolve({ status: res.statusCode ?? 0, body }) })
-      })
+  const call = async (host: string, path: string, init: { method?: string; headers?: Record<string, string> } = {}) => {
+    return await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(
+        { host: '127.0.0.1', port, path, method: init.method ?? 'GET', headers: { host, ...init.headers } },
+        (res) => {
+          let body = ''
+          res.on('data', (chunk: Buffer) => {
+            body += chunk.toString()
+          })
+          res.on('end', () => {
+            resolve({ status: res.statusCode ?? 0, body })
+          })
+        }
+      )
       req.on('error', reject)
       req.end(init.method === 'POST' ? 'text=' : undefined)
     })
   }
 
   it('sends each host to its app', async () => {
-    for (const [host, app] of [['domains.localhost', 'domain-api'], ['oracle.localhost', 'oracle-runtime'], ['chain.localhost', 'chain-rest-gateway']]) {
+    for (const [host, app] of [
+      ['domains.localhost', 'domain-api'],
+      ['oracle.localhost', 'oracle-runtime'],
+      ['chain.localhost', 'chain-rest-gateway']
+    ]) {
       const answer = await call(host as string, '/health')
       expect(answer.status, host).toBe(200)
       expect(JSON.parse(answer.body)).toEqual({ app })
@@ -101,14 +131,22 @@ describe.runIf(nginxBinary !== undefined)('nginx with the local stack configurat
 
   it('passes the aggregator routes of the USSD host and nothing else', async () => {
     for (const path of ['/api/ussd', '/api/ussd/events', '/api/ussd/hubtel']) {
-      const answer = await call('ussd.localhost', path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+      const answer = await call('ussd.localhost', path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' }
+      })
       expect(answer.status, path).toBe(200)
       expect(JSON.parse(answer.body)).toEqual({ app: 'ussd-gateway' })
     }
     for (const path of ['/api/ussd/debug/abc', '/api/ussd/sessions', '/simulator', '/docs', '/api/ussdx']) {
       expect((await call('ussd.localhost', path)).status, path).toBe(404)
     }
-    expect(seen.filter((entry) => entry.app === 'ussd-gateway').map((entry) => entry.url).sort()).toEqual(['/api/ussd', '/api/ussd/events', '/api/ussd/hubtel'])
+    expect(
+      seen
+        .filter((entry) => entry.app === 'ussd-gateway')
+        .map((entry) => entry.url)
+        .sort()
+    ).toEqual(['/api/ussd', '/api/ussd/events', '/api/ussd/hubtel'])
   })
 
   it('replaces a forged X-Forwarded-For with the real client address and keeps the Host', async () => {
@@ -121,10 +159,15 @@ describe.runIf(nginxBinary !== undefined)('nginx with the local stack configurat
   it('delivers an oracle SSE event while the stream is still open', async () => {
     const started = Date.now()
     const firstChunkAt = await new Promise<number>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, path: '/stream', headers: { host: 'oracle.localhost' } }, (res: IncomingMessage) => {
-        res.once('data', () => { resolve(Date.now() - started) })
-        res.resume()
-      })
+      const req = request(
+        { host: '127.0.0.1', port, path: '/stream', headers: { host: 'oracle.localhost' } },
+        (res: IncomingMessage) => {
+          res.once('data', () => {
+            resolve(Date.now() - started)
+          })
+          res.resume()
+        }
+      )
       req.on('error', reject)
       req.end()
     })
@@ -133,9 +176,25 @@ describe.runIf(nginxBinary !== undefined)('nginx with the local stack configurat
 
   it('upgrades oracle WebSocket connections (socket.io)', async () => {
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, path: '/socket.io/?EIO=4&transport=websocket', headers: { host: 'oracle.localhost', connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-version': '13' } })
-      req.on('upgrade', (res, socket) => { socket.destroy(); resolve(res.statusCode ?? 0) })
-      req.on('response', (res) => { resolve(res.statusCode ?? 0) })
+      const req = request({
+        host: '127.0.0.1',
+        port,
+        path: '/socket.io/?EIO=4&transport=websocket',
+        headers: {
+          host: 'oracle.localhost',
+          connection: 'Upgrade',
+          upgrade: 'websocket',
+          'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+          'sec-websocket-version': '13'
+        }
+      })
+      req.on('upgrade', (res, socket) => {
+        socket.destroy()
+        resolve(res.statusCode ?? 0)
+      })
+      req.on('response', (res) => {
+        resolve(res.statusCode ?? 0)
+      })
       req.on('error', reject)
       req.end()
     })

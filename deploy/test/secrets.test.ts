@@ -21,7 +21,13 @@ const tempDir = async () => {
   dirs.push(dir)
   return join(dir, 'out')
 }
-afterAll(async () => { await Promise.all(dirs.map(async (dir) => { await rm(dir, { recursive: true, force: true }) })) })
+afterAll(async () => {
+  await Promise.all(
+    dirs.map(async (dir) => {
+      await rm(dir, { recursive: true, force: true })
+    })
+  )
+})
 
 describe('docker/generate-secrets.mjs', () => {
   it('makes an oracle identity the runtime parses, with the DID it prints', () => {
@@ -43,22 +49,35 @@ describe('docker/generate-secrets.mjs', () => {
       }
     }
     expect(first.postgres?.values.POSTGRES_PASSWORD).toMatch(/^[0-9a-f]{48}$/)
-    expect(first['domain-api']?.values.DATABASE_URL).toBe(`postgres://impact:${String(first.postgres?.values.POSTGRES_PASSWORD)}@postgres:5432/impact`)
+    expect(first['domain-api']?.values.DATABASE_URL).toBe(
+      `postgres://impact:${String(first.postgres?.values.POSTGRES_PASSWORD)}@postgres:5432/impact`
+    )
   })
 
   it.each(OVERLAYS)('covers every Secret key the %s overlay requires', (overlay) => {
     const files = generateSecrets({ databaseUrl: 'postgres://u:p@db:5432/x', redisUrl: 'redis://r:6379' })
     for (const app of apps) {
-      const container = (podSpecOf(mustFind(built[overlay], 'Deployment', app.name))?.containers as JsonObject[])[0] as JsonObject
+      const container = (
+        podSpecOf(mustFind(built[overlay], 'Deployment', app.name))?.containers as JsonObject[]
+      )[0] as JsonObject
       for (const source of containerEnvSources(container, built[overlay]).values()) {
-        if (source.kind === 'secret' && !source.optional) expect(Object.keys(files[app.name]?.values ?? {}), `${source.name}/${source.key}`).toContain(source.key)
+        if (source.kind === 'secret' && !source.optional) {
+          expect(Object.keys(files[app.name]?.values ?? {}), `${source.name}/${source.key}`).toContain(source.key)
+        }
       }
     }
   })
 
   it('writes one private env file per app, and never overwrites without --force', async () => {
     const dir = await tempDir()
-    await run(process.execPath, [script, dir, '--database-url', 'postgres://impact:pw@db.internal:5432/impact', '--redis-url', 'rediss://cache:6380'])
+    await run(process.execPath, [
+      script,
+      dir,
+      '--database-url',
+      'postgres://impact:pw@db.internal:5432/impact',
+      '--redis-url',
+      'rediss://cache:6380'
+    ])
     const names = (await readdir(dir)).sort()
     expect(names).toEqual(apps.map((app) => `${app.name}.env`).sort())
     for (const name of names) {
@@ -68,7 +87,10 @@ describe('docker/generate-secrets.mjs', () => {
       if ('REDIS_URL' in values) expect(values.REDIS_URL).toBe('rediss://cache:6380')
     }
     const before = await readFile(join(dir, 'ussd-gateway.env'), 'utf8')
-    await expect(run(process.execPath, [script, dir])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/refusing to overwrite/) })
+    await expect(run(process.execPath, [script, dir])).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/refusing to overwrite/)
+    })
     expect(await readFile(join(dir, 'ussd-gateway.env'), 'utf8')).toBe(before)
     await run(process.execPath, [script, dir, '--force'])
     expect(await readFile(join(dir, 'ussd-gateway.env'), 'utf8')).not.toBe(before)

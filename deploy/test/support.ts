@@ -17,10 +17,14 @@ export const built: Record<Overlay, JsonObject[]> = {
 export const dockerfile = parseDockerfile(readRepoFile('docker', 'Dockerfile'))
 
 /** The runtime image configuration of an app, built the way compose and the README build it. */
-export const runtimeImage = (app: AppInfo) => imageConfig(dockerfile, 'runtime', { APP: app.name, PORT: String(app.port) })
+export const runtimeImage = (app: AppInfo) =>
+  imageConfig(dockerfile, 'runtime', { APP: app.name, PORT: String(app.port) })
 
 /** Secrets as an operator would create them: the generator's files, with a managed database in k8s. */
-export const k8sSecrets = generateSecrets({ databaseUrl: 'postgres://impact:pw@db.internal:5432/impact', redisUrl: 'rediss://cache.internal:6380' })
+export const k8sSecrets = generateSecrets({
+  databaseUrl: 'postgres://impact:pw@db.internal:5432/impact',
+  redisUrl: 'rediss://cache.internal:6380'
+})
 
 /** The value of `<app>-secrets` key `key` (undefined: the operator did not create it). */
 export function k8sSecretValue (secret: string, key: string): string | undefined {

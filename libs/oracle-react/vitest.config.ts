@@ -5,5 +5,11 @@ import { defineProject } from 'vitest/config'
 export default defineProject({
   resolve: { conditions: ['@impact/source', ...defaultClientConditions] },
   ssr: { resolve: { conditions: ['@impact/source'] } },
-  test: { name: 'oracle-react', environment: 'jsdom', setupFiles: ['test/setup.ts'], hookTimeout: 60_000, testTimeout: 30_000 }
+  test: {
+    name: 'oracle-react',
+    environment: 'jsdom',
+    setupFiles: ['test/setup.ts'],
+    hookTimeout: 60_000,
+    testTimeout: 30_000
+  }
 })

@@ -5,13 +5,34 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import protobuf from 'protobufjs'
-import { create, createFileRegistry, setExtension, toBinary, type DescExtension, type FileRegistry, type Message } from '@bufbuild/protobuf'
 import {
-  DescriptorProtoSchema, EnumDescriptorProtoSchema, FieldDescriptorProto_Label as Label, FieldDescriptorProto_Type as FieldType,
-  FieldDescriptorProtoSchema, FieldOptionsSchema, FileDescriptorProtoSchema, FileDescriptorSetSchema, MethodOptionsSchema,
-  ServiceDescriptorProtoSchema, file_google_protobuf_any as anyFile, file_google_protobuf_descriptor as descriptorFile,
-  file_google_protobuf_duration as durationFile, file_google_protobuf_timestamp as timestampFile,
-  type DescriptorProto, type EnumDescriptorProto, type FieldDescriptorProto, type FileDescriptorProto,
+  create,
+  createFileRegistry,
+  setExtension,
+  toBinary,
+  type DescExtension,
+  type FileRegistry,
+  type Message
+} from '@bufbuild/protobuf'
+import {
+  DescriptorProtoSchema,
+  EnumDescriptorProtoSchema,
+  FieldDescriptorProto_Label as Label,
+  FieldDescriptorProto_Type as FieldType,
+  FieldDescriptorProtoSchema,
+  FieldOptionsSchema,
+  FileDescriptorProtoSchema,
+  FileDescriptorSetSchema,
+  MethodOptionsSchema,
+  ServiceDescriptorProtoSchema,
+  file_google_protobuf_any as anyFile,
+  file_google_protobuf_descriptor as descriptorFile,
+  file_google_protobuf_duration as durationFile,
+  file_google_protobuf_timestamp as timestampFile,
+  type DescriptorProto,
+  type EnumDescriptorProto,
+  type FieldDescriptorProto,
+  type FileDescriptorProto,
   type ServiceDescriptorProto
 } from '@bufbuild/protobuf/wkt'
 
@@ -110,7 +131,9 @@ function messageDescriptor (type: protobuf.Type, pending: PendingOption[]): Desc
       return fieldDescriptor(field, pending, index >= 0 ? index : undefined)
     }),
     oneofDecl: oneofs.map((name) => ({ name })),
-    nestedType: nested.filter((n): n is protobuf.Type => n instanceof protobuf.Type).map((n) => messageDescriptor(n, pending)),
+    nestedType: nested
+      .filter((n): n is protobuf.Type => n instanceof protobuf.Type)
+      .map((n) => messageDescriptor(n, pending)),
     enumType: nested.filter((n): n is protobuf.Enum => n instanceof protobuf.Enum).map(enumDescriptor)
   })
 }
@@ -171,7 +194,11 @@ export function buildDescriptorSet (dir: string): Uint8Array {
   const sources = new Map<string, { pkg: string, syntax: string, imports: string[] }>()
   for (const file of files) {
     const parsed = protobuf.parse(readSource(protoDir, file), { keepCase: true })
-    sources.set(file, { pkg: parsed.package ?? '', syntax: /syntax\s*=\s*"proto2"/.test(readSource(protoDir, file)) ? 'proto2' : 'proto3', imports: parsed.imports ?? [] })
+    sources.set(file, {
+      pkg: parsed.package ?? '',
+      syntax: /syntax\s*=\s*"proto2"/.test(readSource(protoDir, file)) ? 'proto2' : 'proto3',
+      imports: parsed.imports ?? []
+    })
   }
 
   const byFile = (object: protobuf.ReflectionObject, file: string) =>
@@ -185,9 +212,13 @@ export function buildDescriptorSet (dir: string): Uint8Array {
       name: file,
       package: pkg,
       dependency: imports,
-      messageType: own.filter((n): n is protobuf.Type => n instanceof protobuf.Type).map((t) => messageDescriptor(t, pending)),
+      messageType: own
+        .filter((n): n is protobuf.Type => n instanceof protobuf.Type)
+        .map((t) => messageDescriptor(t, pending)),
       enumType: own.filter((n): n is protobuf.Enum => n instanceof protobuf.Enum).map(enumDescriptor),
-      service: own.filter((n): n is protobuf.Service => n instanceof protobuf.Service).map((s) => serviceDescriptor(s, pending)),
+      service: own
+        .filter((n): n is protobuf.Service => n instanceof protobuf.Service)
+        .map((s) => serviceDescriptor(s, pending)),
       extension: extensionDescriptors({ nestedArray: own } as unknown as protobuf.NamespaceBase, pending),
       syntax: syntax === 'proto3' ? 'proto3' : ''
     })
@@ -198,7 +229,11 @@ export function buildDescriptorSet (dir: string): Uint8Array {
   for (const [options, name, value] of pending) {
     const extension = registry.getExtension(name)
     if (extension === undefined) throw new Error(`unknown option (${name})`)
-    setExtension(options, extension as DescExtension & Parameters<typeof setExtension>[1], optionValue(registry, extension, value))
+    setExtension(
+      options,
+      extension as DescExtension & Parameters<typeof setExtension>[1],
+      optionValue(registry, extension, value)
+    )
   }
   return toBinary(FileDescriptorSetSchema, set)
 }

@@ -23,7 +23,11 @@ export async function buildApp (config: Config): Promise<App> {
   })
   let descriptors
   try {
-    descriptors = await loadDescriptors(config.CHAIN_DESCRIPTOR_SOURCE, pool, Math.min(config.CHAIN_GRPC_TIMEOUT_MS, 3000))
+    descriptors = await loadDescriptors(
+      config.CHAIN_DESCRIPTOR_SOURCE,
+      pool,
+      Math.min(config.CHAIN_GRPC_TIMEOUT_MS, 3000)
+    )
   } catch (error) {
     pool.close()
     throw error
@@ -35,30 +39,46 @@ export async function buildApp (config: Config): Promise<App> {
     reserved: (path) => RESERVED.test(path)
   })
 
+  const routeSource = descriptors.source === 'reflection' ? 'node\'s reflection service' : 'bundled descriptor set'
   const app = await createApp({
     config,
     docs: {
       title: 'Chain REST gateway',
       version: '0.1.0',
-      description: `HTTP GET routes transcoded onto the gRPC query services of a Cosmos-SDK node (ixo). ${catalog.routes.length} routes from the ${descriptors.source === 'reflection' ? 'node\'s reflection service' : 'bundled descriptor set'}. ` +
-        'Errors are google.rpc.Status bodies { code, message, details } with the gRPC code; x-cosmos-block-height pins a query to a height.',
-      ...(config.CHAIN_API_KEYS !== undefined ? { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer' } } } : {})
+      description: 'HTTP GET routes transcoded onto the gRPC query services of a Cosmos-SDK node (ixo). ' +
+        `${catalog.routes.length} routes from the ${routeSource}. ` +
+        'Errors are google.rpc.Status bodies { code, message, details } with the gRPC code; ' +
+        'x-cosmos-block-height pins a query to a height.',
+      ...(config.CHAIN_API_KEYS !== undefined
+        ? { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer' } } }
+        : {})
     },
     notFoundHandler: statusNotFoundHandler,
     maxParamLength: config.CHAIN_MAX_PARAM_LENGTH,
-    cors: { methods: ['GET', 'HEAD'], exposedHeaders: ['x-request-id', 'x-cosmos-block-height', 'grpc-metadata-x-cosmos-block-height'], credentials: false },
+    cors: {
+      methods: ['GET', 'HEAD'],
+      exposedHeaders: ['x-request-id', 'x-cosmos-block-height', 'grpc-metadata-x-cosmos-block-height'],
+      credentials: false
+    },
     health: {
-      landing: { message: 'chain-rest-gateway is running', extra: () => ({ descriptors: descriptors.source, routes: catalog.routes.length }) },
+      landing: {
+        message: 'chain-rest-gateway is running',
+        extra: () => ({ descriptors: descriptors.source, routes: catalog.routes.length })
+      },
       checks: {
         chain: async () => {
           const states = await pool.probeAll()
           if (!states.some(Boolean)) throw new Error('no chain node is reachable')
         }
       },
-      report: () => Object.fromEntries(pool.status().map(({ url, up }) => [`upstream ${url}`, up ? 'connected' : 'disconnected']))
+      report: () =>
+        Object.fromEntries(pool.status().map(({ url, up }) => [`upstream ${url}`, up ? 'connected' : 'disconnected']))
     }
   })
-  app.log.info({ source: descriptors.source, routes: catalog.routes.length, skipped: catalog.skipped.length }, 'chain routes derived from descriptors')
+  app.log.info(
+    { source: descriptors.source, routes: catalog.routes.length, skipped: catalog.skipped.length },
+    'chain routes derived from descriptors'
+  )
   for (const note of descriptors.notes) app.log.warn(note)
   app.addHook('onClose', async () => { pool.close() })
   app.addSchema(StatusBodySchema)
@@ -71,7 +91,12 @@ export async function buildApp (config: Config): Promise<App> {
   })
   await app.register(gatewayRoutes, {
     catalog,
-    deps: { pool, cache, writer: createJsonWriter(descriptors.registry, options.traits), timeoutMs: config.CHAIN_GRPC_TIMEOUT_MS },
+    deps: {
+      pool,
+      cache,
+      writer: createJsonWriter(descriptors.registry, options.traits),
+      timeoutMs: config.CHAIN_GRPC_TIMEOUT_MS
+    },
     traitsOf: options.traits,
     apiKeys: splitList(config.CHAIN_API_KEYS)
   })

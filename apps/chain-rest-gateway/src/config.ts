@@ -7,27 +7,74 @@ export const DEV_NODE_URL = '127.0.0.1:9190'
 export const ConfigSchema = Type.Object({
   ...baseConfigProperties({ app: 'chain-rest-gateway', port: 3003 }),
   CHAIN_GRPC_URL: Type.Optional(Type.String({
-    description: 'Comma-separated gRPC addresses of chain nodes in failover order: host:port (plaintext), grpcs://host:port or https://host (TLS). ' +
+    description: 'Comma-separated gRPC addresses of chain nodes in failover order: ' +
+      'host:port (plaintext), grpcs://host:port or https://host (TLS). ' +
       `Defaults to the development node ${DEV_NODE_URL} outside production; required in production.`
   })),
   CHAIN_DESCRIPTOR_SOURCE: Type.Union([Type.Literal('auto'), Type.Literal('reflection'), Type.Literal('bundled')], {
     default: 'auto',
-    description: 'Where routes come from: auto = the node\'s cosmos.reflection.v1 service, else the bundled descriptor set; reflection = the node only (fail to start otherwise); bundled = the shipped set only'
+    description: 'Where routes come from: auto = the node\'s cosmos.reflection.v1 service, ' +
+      'else the bundled descriptor set; reflection = the node only (fail to start otherwise); ' +
+      'bundled = the shipped set only'
   }),
-  CHAIN_GRPC_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 300_000, default: 10_000, description: 'Deadline of one query, failover included (DeadlineExceeded → 504)' }),
-  CHAIN_GRPC_MAX_RECEIVE_BYTES: Type.Integer({ minimum: 1024, default: 64 * 1024 * 1024, description: 'Largest gRPC response accepted from a node (bigger ones → 429 ResourceExhausted)' }),
-  CHAIN_HEALTH_INTERVAL_MS: Type.Integer({ minimum: 0, default: 5000, description: 'How often every upstream is probed; 0 disables background probes' }),
-  CHAIN_RECONNECT_BACKOFF_MS: Type.Integer({ minimum: 100, default: 2000, description: 'Longest wait between reconnection attempts to a node that went away' }),
-  CHAIN_CACHE_ENABLED: Type.Boolean({ default: true, description: 'Response cache and coalescing of identical in-flight queries' }),
-  CHAIN_CACHE_LATEST_TTL_MS: Type.Integer({ minimum: 0, default: 2000, description: 'How long a latest-height answer is reused (about one block)' }),
-  CHAIN_CACHE_MAX_ENTRIES: Type.Integer({ minimum: 1, default: 10_000, description: 'Entries kept in the response cache (least recently used go first)' }),
-  CHAIN_CACHE_MAX_BYTES: Type.Integer({ minimum: 1024, default: 64 * 1024 * 1024, description: 'Bytes of JSON kept in the response cache' }),
+  CHAIN_GRPC_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 300_000,
+    default: 10_000,
+    description: 'Deadline of one query, failover included (DeadlineExceeded → 504)'
+  }),
+  CHAIN_GRPC_MAX_RECEIVE_BYTES: Type.Integer({
+    minimum: 1024,
+    default: 64 * 1024 * 1024,
+    description: 'Largest gRPC response accepted from a node (bigger ones → 429 ResourceExhausted)'
+  }),
+  CHAIN_HEALTH_INTERVAL_MS: Type.Integer({
+    minimum: 0,
+    default: 5000,
+    description: 'How often every upstream is probed; 0 disables background probes'
+  }),
+  CHAIN_RECONNECT_BACKOFF_MS: Type.Integer({
+    minimum: 100,
+    default: 2000,
+    description: 'Longest wait between reconnection attempts to a node that went away'
+  }),
+  CHAIN_CACHE_ENABLED: Type.Boolean({
+    default: true,
+    description: 'Response cache and coalescing of identical in-flight queries'
+  }),
+  CHAIN_CACHE_LATEST_TTL_MS: Type.Integer({
+    minimum: 0,
+    default: 2000,
+    description: 'How long a latest-height answer is reused (about one block)'
+  }),
+  CHAIN_CACHE_MAX_ENTRIES: Type.Integer({
+    minimum: 1,
+    default: 10_000,
+    description: 'Entries kept in the response cache (least recently used go first)'
+  }),
+  CHAIN_CACHE_MAX_BYTES: Type.Integer({
+    minimum: 1024,
+    default: 64 * 1024 * 1024,
+    description: 'Bytes of JSON kept in the response cache'
+  }),
   CHAIN_ROUTE_ALIASES: Type.Optional(Type.String({
-    description: 'Legacy prefixes served as aliases: comma-separated ALIAS=TARGET pairs, e.g. /rest/ixo=/ixo or /api=/ (TARGET / aliases every route)'
+    description: 'Legacy prefixes served as aliases: comma-separated ALIAS=TARGET pairs, ' +
+      'e.g. /rest/ixo=/ixo or /api=/ (TARGET / aliases every route)'
   })),
-  CHAIN_SERVICES: Type.Optional(Type.String({ description: 'Comma-separated proto package or service prefixes to expose (e.g. ixo.,cosmos.bank.); all query services when unset' })),
-  CHAIN_API_KEYS: Type.Optional(Type.String({ description: 'Comma-separated API keys; when set every chain route needs Authorization: Bearer <key> or X-API-Key: <key> (401 missing, 403 wrong)' })),
-  CHAIN_MAX_PARAM_LENGTH: Type.Integer({ minimum: 100, maximum: 8192, default: 2048, description: 'Longest path parameter accepted (DIDs, ibc/… denoms)' })
+  CHAIN_SERVICES: Type.Optional(Type.String({
+    description: 'Comma-separated proto package or service prefixes to expose (e.g. ixo.,cosmos.bank.); ' +
+      'all query services when unset'
+  })),
+  CHAIN_API_KEYS: Type.Optional(Type.String({
+    description: 'Comma-separated API keys; when set every chain route needs ' +
+      'Authorization: Bearer <key> or X-API-Key: <key> (401 missing, 403 wrong)'
+  })),
+  CHAIN_MAX_PARAM_LENGTH: Type.Integer({
+    minimum: 100,
+    maximum: 8192,
+    default: 2048,
+    description: 'Longest path parameter accepted (DIDs, ibc/… denoms)'
+  })
 })
 export type Config = Static<typeof ConfigSchema>
 
@@ -53,7 +100,8 @@ function refine (config: Config): string[] {
   return issues
 }
 
-export const loadConfig = (env: Record<string, string | undefined> = process.env): Config => load(ConfigSchema, env, refine)
+export const loadConfig = (env: Record<string, string | undefined> = process.env): Config =>
+  load(ConfigSchema, env, refine)
 
 /** The upstream list, with the development node as default outside production. */
 export function upstreamUrls (config: Config): string[] {

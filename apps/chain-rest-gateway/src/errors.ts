@@ -71,7 +71,11 @@ export class ChainStatusError extends Error {
   readonly fromNode: boolean
   /** The height the node reported with the error, when it did. */
   height: string | undefined
-  constructor (grpcCode: number, message: string, options: { details?: StatusBody['details'], fromNode?: boolean } = {}) {
+  constructor (
+    grpcCode: number,
+    message: string,
+    options: { details?: StatusBody['details']; fromNode?: boolean } = {}
+  ) {
     super(message)
     this.name = 'ChainStatusError'
     this.grpcCode = grpcCode
@@ -89,7 +93,11 @@ export const notFoundError = () => new ChainStatusError(GrpcCode.NOT_FOUND, 'Not
 export const notImplementedError = () => new ChainStatusError(GrpcCode.UNIMPLEMENTED, 'Not Implemented')
 
 /** Raised at start-up when routes cannot be derived (kit error body: it never reaches a chain client). */
-export const CHAIN_DESCRIPTORS_UNAVAILABLE = defineError('CHAIN_DESCRIPTORS_UNAVAILABLE', 'Cannot load query descriptors: %s', 503)
+export const CHAIN_DESCRIPTORS_UNAVAILABLE = defineError(
+  'CHAIN_DESCRIPTORS_UNAVAILABLE',
+  'Cannot load query descriptors: %s',
+  503
+)
 
 /** HTTP statuses raised by Fastify itself (bad URL, 413…) expressed as the gRPC code clients expect. */
 const GRPC_CODE_OF_HTTP: Record<number, number> = {

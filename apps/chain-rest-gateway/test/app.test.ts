@@ -7,7 +7,13 @@ describe('chain-rest-gateway service basics', () => {
   it('answers GET / with the landing record and where routes came from', async () => {
     const res = await gateway.app.inject({ method: 'GET', url: '/' })
     expect(res.statusCode).toBe(200)
-    expect(res.json()).toMatchObject({ status: 'ok', message: 'chain-rest-gateway is running', environment: 'test', descriptors: 'reflection', routes: 27 })
+    expect(res.json()).toMatchObject({
+      status: 'ok',
+      message: 'chain-rest-gateway is running',
+      environment: 'test',
+      descriptors: 'reflection',
+      routes: 27
+    })
   })
 
   it('reports the chain node in /health', async () => {
@@ -22,10 +28,20 @@ describe('chain-rest-gateway service basics', () => {
     expect([200, 302]).toContain(ui.statusCode)
     const spec = (await gateway.app.inject({ method: 'GET', url: '/docs/json' })).json()
     expect(spec).toMatchObject({ openapi: '3.1.0', info: { title: 'Chain REST gateway' } })
-    expect(Object.keys(spec.paths)).toEqual(expect.arrayContaining(['/ixo/entity/{id}', '/ixo/claims/claims', '/ixo/token/params', '/ixo/token/minter/{minter}/{contract_address}', '/health']))
+    expect(Object.keys(spec.paths)).toEqual(
+      expect.arrayContaining([
+        '/ixo/entity/{id}',
+        '/ixo/claims/claims',
+        '/ixo/token/params',
+        '/ixo/token/minter/{minter}/{contract_address}',
+        '/health'
+      ])
+    )
     const claims = spec.paths['/ixo/claims/claims'].get
     expect(claims.summary).toContain('/ixo.claims.v1beta1.Query/ClaimList')
-    expect(claims.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['pagination.key', 'pagination.limit', 'pagination.count_total', 'pagination.reverse']))
+    expect(claims.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(['pagination.key', 'pagination.limit', 'pagination.count_total', 'pagination.reverse'])
+    )
     const params = spec.paths['/ixo/claims/params'].get.responses['200'].content['application/json'].schema
     expect(params.properties.params.properties.network_fee_percentage.description).toContain('cosmos.Dec')
     expect(params.properties.params.properties.collection_sequence.type).toBe('string')
@@ -36,13 +52,21 @@ describe('chain-rest-gateway service basics', () => {
 describe('CORS', () => {
   it('is off by default', async () => {
     const { app } = await nodeAndGateway()
-    const res = await app.inject({ method: 'GET', url: '/ixo/token/params', headers: { origin: 'https://app.example' } })
+    const res = await app.inject({
+      method: 'GET',
+      url: '/ixo/token/params',
+      headers: { origin: 'https://app.example' }
+    })
     expect(res.headers['access-control-allow-origin']).toBeUndefined()
   })
 
   it('allows configured origins and exposes the height headers', async () => {
     const { app } = await nodeAndGateway({}, { CORS_ORIGIN: 'https://app.example' })
-    const res = await app.inject({ method: 'GET', url: '/ixo/token/params', headers: { origin: 'https://app.example' } })
+    const res = await app.inject({
+      method: 'GET',
+      url: '/ixo/token/params',
+      headers: { origin: 'https://app.example' }
+    })
     expect(res.headers['access-control-allow-origin']).toBe('https://app.example')
     expect(res.headers['access-control-expose-headers']).toContain('x-cosmos-block-height')
   })

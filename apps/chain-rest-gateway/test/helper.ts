@@ -11,7 +11,13 @@ export async function startNode (options: DevNodeOptions = {}): Promise<DevNode>
 }
 
 export function gatewayConfig (env: Record<string, string> = {}) {
-  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', CHAIN_HEALTH_INTERVAL_MS: '0', CHAIN_RECONNECT_BACKOFF_MS: '200', ...env })
+  return loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    CHAIN_HEALTH_INTERVAL_MS: '0',
+    CHAIN_RECONNECT_BACKOFF_MS: '200',
+    ...env
+  })
 }
 
 export async function buildGateway (env: Record<string, string> = {}): Promise<Gateway> {

@@ -10,7 +10,10 @@ function oracleUrl (): string {
   return fromQuery ?? import.meta.env.VITE_ORACLE_URL ?? 'http://127.0.0.1:3002'
 }
 
-type Setup = { state: 'loading' } | { state: 'failed', message: string } | { state: 'ready', baseUrl: string, oracleDid: string, identity: DevIdentity }
+type Setup =
+  | { state: 'loading' }
+  | { state: 'failed'; message: string }
+  | { state: 'ready'; baseUrl: string; oracleDid: string; identity: DevIdentity }
 
 export function App () {
   const [setup, setSetup] = useState<Setup>({ state: 'loading' })
@@ -20,12 +23,22 @@ export function App () {
     const baseUrl = oracleUrl()
     let live = true
     // The UCAN minting stack loads as its own chunk, in parallel with the oracle's discovery.
-    Promise.all([OracleClient.discover(baseUrl), import('./dev-identity.ts').then(async (m) => await m.loadDevIdentity())]).then(([landing, identity]) => {
-      if (live) setSetup({ state: 'ready', baseUrl, oracleDid: landing.oracleDid, identity })
-    }, (error: unknown) => {
-      if (live) setSetup({ state: 'failed', message: `Cannot reach the oracle at ${baseUrl}: ${(error as Error).message}` })
-    })
-    return () => { live = false }
+    Promise.all([
+      OracleClient.discover(baseUrl),
+      import('./dev-identity.ts').then(async (m) => await m.loadDevIdentity())
+    ]).then(
+      ([landing, identity]) => {
+        if (live) setSetup({ state: 'ready', baseUrl, oracleDid: landing.oracleDid, identity })
+      },
+      (error: unknown) => {
+        if (live) {
+          setSetup({ state: 'failed', message: `Cannot reach the oracle at ${baseUrl}: ${(error as Error).message}` })
+        }
+      }
+    )
+    return () => {
+      live = false
+    }
   }, [])
 
   if (setup.state === 'loading') return <p className='centered'>Connecting to the oracle…</p>
@@ -42,9 +55,27 @@ export function App () {
     >
       <header className='top'>
         <h1>Oracle chat</h1>
-        <span className='meta' title={oracleDid}>oracle {baseUrl}</span>
-        <span className='meta dev' title={identity.did}>development identity {identity.did.slice(0, 16)}…</span>
-        <button type='button' className='link' onClick={() => { import('./dev-identity.ts').then((m) => { m.forgetDevIdentity(); window.location.reload() }, () => {}) }}>new identity</button>
+        <span className='meta' title={oracleDid}>
+          oracle {baseUrl}
+        </span>
+        <span className='meta dev' title={identity.did}>
+          development identity {identity.did.slice(0, 16)}…
+        </span>
+        <button
+          type='button'
+          className='link'
+          onClick={() => {
+            import('./dev-identity.ts').then(
+              (m) => {
+                m.forgetDevIdentity()
+                window.location.reload()
+              },
+              () => {}
+            )
+          }}
+        >
+          new identity
+        </button>
       </header>
       {claims !== undefined && (
         <div className='banner' role='alert' data-testid='payment-required'>

@@ -46,7 +46,17 @@ export function Chat ({ sessionId, ensureSession, onTurnEnd }: ChatProps) {
     <section className='chat' aria-label='Chat'>
       {notices.map((n) => <div key={n.id} className='notice' data-testid='notice'>{n.text}</div>)}
       <div className='messages'>
-        {chat.hasOlder && <button type='button' className='link' onClick={() => { chat.loadOlder().catch(() => {}) }}>Load older messages</button>}
+        {chat.hasOlder && (
+          <button
+            type='button'
+            className='link'
+            onClick={() => {
+              chat.loadOlder().catch(() => {})
+            }}
+          >
+            Load older messages
+          </button>
+        )}
         {sessionId === undefined && <p className='meta centered'>Start a new chat, or just type below.</p>}
         {chat.messages.map((m) => <MessageView key={m.id} message={m} renderAction={chat.renderAction} />)}
         <div ref={bottom} />

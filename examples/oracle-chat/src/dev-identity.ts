@@ -26,8 +26,15 @@ export async function loadDevIdentity (): Promise<DevIdentity> {
   return {
     did: issuer.did(),
     // A delegation for an hour, an invocation for five minutes: the client re-mints shortly before each expires.
-    createDelegation: async ({ oracleDid }) => await mintDelegation({ issuer, audience: oracleDid, capabilities: [{ can: '*', with: 'ixo:oracle' }], lifetimeSeconds: 3600 }),
-    createInvocation: async ({ oracleDid }) => await mintInvocation({ issuer, audience: oracleDid, lifetimeSeconds: 300 })
+    createDelegation: async ({ oracleDid }) =>
+      await mintDelegation({
+        issuer,
+        audience: oracleDid,
+        capabilities: [{ can: '*', with: 'ixo:oracle' }],
+        lifetimeSeconds: 3600
+      }),
+    createInvocation: async ({ oracleDid }) =>
+      await mintInvocation({ issuer, audience: oracleDid, lifetimeSeconds: 300 })
   }
 }
 

@@ -1,9 +1,20 @@
 import type { ReactNode } from 'react'
 import type { ActionCallState, ChatMessage } from '@impact/oracle-react'
 
-export function MessageView ({ message, renderAction }: { message: ChatMessage, renderAction: (call: ActionCallState) => ReactNode }) {
+export function MessageView ({
+  message,
+  renderAction
+}: {
+  message: ChatMessage
+  renderAction: (call: ActionCallState) => ReactNode
+}) {
   return (
-    <article className={`message ${message.type}`} data-testid='message' data-type={message.type} data-pending={message.pending === true}>
+    <article
+      className={`message ${message.type}`}
+      data-testid='message'
+      data-type={message.type}
+      data-pending={message.pending === true}
+    >
       {message.reasoning !== undefined && message.reasoning !== '' && (
         <details className='reasoning'><summary>Reasoning</summary>{message.reasoning}</details>
       )}

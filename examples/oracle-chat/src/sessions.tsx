@@ -10,8 +10,25 @@ export function Sessions ({ list, selected, onSelect }: SessionsProps) {
   const { sessions, isLoading, error, hasMore, loadMore, createSession, deleteSession } = list
   return (
     <nav className='sessions' aria-label='Chat sessions'>
-      <button type='button' id='new-chat' onClick={() => { createSession().then((s) => { onSelect(s.sessionId) }, () => {}) }}>New chat</button>
-      {error !== undefined && <p className='error' role='alert'>{error.message}</p>}
+      <button
+        type='button'
+        id='new-chat'
+        onClick={() => {
+          createSession().then(
+            (s) => {
+              onSelect(s.sessionId)
+            },
+            () => {}
+          )
+        }}
+      >
+        New chat
+      </button>
+      {error !== undefined && (
+        <p className='error' role='alert'>
+          {error.message}
+        </p>
+      )}
       <ul>
         {sessions.map((s) => (
           <li key={s.sessionId} className={s.sessionId === selected ? 'active' : ''} data-testid='session'>
@@ -20,14 +37,32 @@ export function Sessions ({ list, selected, onSelect }: SessionsProps) {
               type='button'
               className='link'
               aria-label={`Delete ${s.title}`}
-              onClick={() => { deleteSession(s.sessionId).then(() => { if (s.sessionId === selected) onSelect(undefined) }, () => {}) }}
-            >×
+              onClick={() => {
+                deleteSession(s.sessionId).then(
+                  () => {
+                    if (s.sessionId === selected) onSelect(undefined)
+                  },
+                  () => {}
+                )
+              }}
+            >
+              ×
             </button>
           </li>
         ))}
       </ul>
       {isLoading && <p className='meta'>Loading…</p>}
-      {hasMore && !isLoading && <button type='button' className='link' onClick={() => { loadMore().catch(() => {}) }}>Load more</button>}
+      {hasMore && !isLoading && (
+        <button
+          type='button'
+          className='link'
+          onClick={() => {
+            loadMore().catch(() => {})
+          }}
+        >
+          Load more
+        </button>
+      )}
     </nav>
   )
 }

@@ -13,7 +13,11 @@ export const browserTools = [
     name: 'get_local_time',
     description: 'The current date, time and time zone of the user\'s device',
     schema: { type: 'object', properties: {} },
-    handler: () => ({ iso: new Date().toISOString(), local: new Date().toLocaleString(), timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone })
+    handler: () => ({
+      iso: new Date().toISOString(),
+      local: new Date().toLocaleString(),
+      timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone
+    })
   })
 ]
 
@@ -24,7 +28,11 @@ export function noticeAction (show: (notice: Notice) => void) {
   return defineAgAction<{ text?: string }, { shown: boolean }, ReactNode>({
     name: 'show_notice',
     description: 'Shows a short notice banner to the user',
-    schema: { type: 'object', properties: { text: { type: 'string', description: 'The notice text' } }, required: ['text'] },
+    schema: {
+      type: 'object',
+      properties: { text: { type: 'string', description: 'The notice text' } },
+      required: ['text']
+    },
     handler: ({ text }, { toolCallId }) => {
       if (typeof text !== 'string' || text.trim() === '') throw new Error('text is required')
       show({ id: toolCallId, text: text.slice(0, 200) })
@@ -32,7 +40,8 @@ export function noticeAction (show: (notice: Notice) => void) {
     },
     render: ({ args, status, error }) => (
       <div className='action-card' data-testid='action-card' data-status={status}>
-        <strong>show_notice</strong> {status === 'error' ? `failed: ${error ?? ''}` : `“${args.text ?? ''}” ${status === 'done' ? 'shown' : '…'}`}
+        <strong>show_notice</strong>{' '}
+        {status === 'error' ? `failed: ${error ?? ''}` : `“${args.text ?? ''}” ${status === 'done' ? 'shown' : '…'}`}
       </div>
     )
   })

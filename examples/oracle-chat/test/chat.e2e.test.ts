@@ -9,7 +9,16 @@ import { startRuntime, type RealRuntime } from '../../../libs/oracle-client/test
 import { serveStatic } from './static-server.ts'
 
 const CHROMIUM = '/usr/bin/chromium'
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync'
+]
 const root = join(import.meta.dirname, '..')
 
 // Chromium comes from Debian's package (scripts/ensure-test-tools.sh in CI); without it this file is skipped.
@@ -25,7 +34,12 @@ describe.runIf(existsSync(CHROMIUM))('oracle chat example in headless Chromium',
     outDir = await mkdtemp(join(tmpdir(), 'oracle-chat-'))
     const [started] = await Promise.all([
       startRuntime(),
-      build({ configFile: join(root, 'vite.config.ts'), root, logLevel: 'warn', build: { outDir, emptyOutDir: true, sourcemap: false } })
+      build({
+        configFile: join(root, 'vite.config.ts'),
+        root,
+        logLevel: 'warn',
+        build: { outDir, emptyOutDir: true, sourcemap: false }
+      })
     ])
     runtime = started
     site = await serveStatic(outDir)
@@ -54,20 +68,36 @@ describe.runIf(existsSync(CHROMIUM))('oracle chat example in headless Chromium',
     await send('hello from chromium')
     await expect.poll(lastAnswer, { timeout: 15_000 }).toContain('You said: "hello from chromium"')
     await expect.poll(status, { timeout: 10_000 }).toBe('ready')
-    expect(await page.locator('[data-testid=message][data-type=human]').last().textContent()).toBe('hello from chromium')
-    await expect.poll(async () => await page.locator('[data-testid=session]').allTextContents(), { timeout: 10_000 }).toEqual([expect.stringContaining('hello from chromium')])
+    expect(await page.locator('[data-testid=message][data-type=human]').last().textContent()).toBe(
+      'hello from chromium'
+    )
+    await expect
+      .poll(async () => await page.locator('[data-testid=session]').allTextContents(), { timeout: 10_000 })
+      .toEqual([expect.stringContaining('hello from chromium')])
     expect(await page.getAttribute('[data-testid=message][data-type=ai] >> nth=-1', 'data-pending')).toBe('false')
   })
 
   it('runs the page\'s browser tool and AG-UI action over the session socket', async () => {
-    await expect.poll(async () => await page.textContent('[data-testid=chat-status]'), { timeout: 10_000 }).toContain('tools connected')
+    await expect
+      .poll(async () => await page.textContent('[data-testid=chat-status]'), { timeout: 10_000 })
+      .toContain('tools connected')
     await send('get_page_title')
     await expect.poll(lastAnswer, { timeout: 15_000 }).toContain('get_page_title: Oracle chat')
     await send('show_notice {"text":"Saved for later"}')
-    await expect.poll(async () => await page.locator('[data-testid=notice]').allTextContents(), { timeout: 15_000 }).toEqual(['Saved for later'])
-    await expect.poll(async () => await page.getAttribute('[data-testid=action-card] >> nth=-1', 'data-status'), { timeout: 10_000 }).toBe('done')
-    expect(await page.locator('[data-testid=message][data-type=ai]').last().locator('[data-testid=tool-card]').count()).toBe(0)
-    if (process.env.ORACLE_CHAT_SCREENSHOT !== undefined) await page.screenshot({ path: process.env.ORACLE_CHAT_SCREENSHOT })
+    await expect
+      .poll(async () => await page.locator('[data-testid=notice]').allTextContents(), { timeout: 15_000 })
+      .toEqual(['Saved for later'])
+    await expect
+      .poll(async () => await page.getAttribute('[data-testid=action-card] >> nth=-1', 'data-status'), {
+        timeout: 10_000
+      })
+      .toBe('done')
+    expect(
+      await page.locator('[data-testid=message][data-type=ai]').last().locator('[data-testid=tool-card]').count()
+    ).toBe(0)
+    if (process.env.ORACLE_CHAT_SCREENSHOT !== undefined) {
+      await page.screenshot({ path: process.env.ORACLE_CHAT_SCREENSHOT })
+    }
     expect(errors).toEqual([])
   })
 })

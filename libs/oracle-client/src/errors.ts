@@ -4,7 +4,12 @@
  * every body field stays available on `body`.
  */
 
-export type ErrorBody = Record<string, unknown> & { statusCode?: number, message?: string, error?: string, code?: string }
+export type ErrorBody = Record<string, unknown> & {
+  statusCode?: number
+  message?: string
+  error?: string
+  code?: string
+}
 
 const strings = (value: unknown): string[] | undefined =>
   Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined
@@ -46,7 +51,10 @@ export class OracleRequestError extends Error {
       // Not JSON (a proxy's HTML page): the HTTP status and reason still say what happened.
     }
     const status = typeof body.statusCode === 'number' ? body.statusCode : response.status
-    const message = typeof body.message === 'string' && body.message !== '' ? body.message : `${response.status} ${response.statusText}`.trim()
+    const message =
+      typeof body.message === 'string' && body.message !== ''
+        ? body.message
+        : `${response.status} ${response.statusText}`.trim()
     return new OracleRequestError(message, status, body)
   }
 }
@@ -75,7 +83,8 @@ export class OracleStreamError extends Error {
 
 const DELEGATION_CODES = /^(?:UCAN_INVALID_DELEGATION|(?:[A-Z]+_)?DELEGATION_(?:MISSING|EXPIRED|REQUIRED|NOT_FOUND))$/
 const DELEGATION_KINDS = /^delegation[_-]?(?:missing|expired|required|not[_-]?found)?$/i
-const DELEGATION_TEXT = /\bdelegation\b[^.]{0,40}\b(?:missing|expired|not found|required|no longer valid)\b|\b(?:missing|expired|no|re-?authori[sz]e)\b[^.]{0,20}\bdelegation\b/i
+const DELEGATION_TEXT =
+  /\bdelegation\b[^.]{0,40}\b(?:missing|expired|not found|required|no longer valid)\b|\b(?:missing|expired|no|re-?authori[sz]e)\b[^.]{0,20}\bdelegation\b/i
 
 /**
  * Whether the oracle reports that the user's delegation is missing or expired: a bare delegation it
@@ -89,6 +98,10 @@ export function isDelegationReport (report: unknown): boolean {
   if (code === 'UCAN_MISSING') return false
   if (typeof code === 'string' && DELEGATION_CODES.test(code)) return true
   if (typeof kind === 'string' && DELEGATION_KINDS.test(kind)) return true
-  for (const text of [message, error]) if (typeof text === 'string' && DELEGATION_TEXT.test(text) && !/^Missing UCAN authentication/.test(text)) return true
+  for (const text of [message, error]) {
+    if (typeof text === 'string' && DELEGATION_TEXT.test(text) && !/^Missing UCAN authentication/.test(text)) {
+      return true
+    }
+  }
   return false
 }

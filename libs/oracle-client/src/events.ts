@@ -14,14 +14,20 @@ export type OracleEventListener = (event: OracleEvent) => void
 
 export type { OracleEventName, OracleEventPayloads }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /**
  * Builds the typed event from a wire name and payload, after the cheap shape checks the client
  * relies on (payloads are open records; servers may add fields). `undefined` when the payload
  * cannot be the named event's.
  */
-export function toOracleEvent (eventName: string, payload: unknown, source: 'sse' | 'socket', id?: number): OracleEvent | undefined {
+export function toOracleEvent (
+  eventName: string,
+  payload: unknown,
+  source: 'sse' | 'socket',
+  id?: number
+): OracleEvent | undefined {
   if (!isRecord(payload)) return undefined
   const str = (key: string) => typeof payload[key] === 'string'
   switch (eventName) {

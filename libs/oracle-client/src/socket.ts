@@ -25,13 +25,21 @@ export interface SocketOptions {
   joinTimeoutMs?: number | undefined
 }
 
-interface RawCall { sessionId: string, requestId: string, toolCallId: string, toolName: string, args?: unknown, status?: string }
+interface RawCall {
+  sessionId: string
+  requestId: string
+  toolCallId: string
+  toolName: string
+  args?: unknown
+  status?: string
+}
 
 const AUTH_CODES = new Set(['UCAN_INVALID_INVOCATION', 'UCAN_INVALID_DELEGATION', 'UCAN_MISSING'])
 const RAW_DIAGNOSTICS = new Set(['connected', 'pong', 'status', 'subscribed', 'available-events'])
 const HANDLED = 500
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /**
  * The session's socket.io connection (oracle-wire §6): websocket transport only, handshake with
@@ -70,21 +78,31 @@ export class OracleSocket {
       reconnection: options.reconnection ?? true,
       query: { sessionId, userDid: transport.credentials.userDid },
       auth: (send) => {
-        transport.credentials.artifacts().then((artifacts) => {
-          this.#used = artifacts
-          send({ ucanDelegation: artifacts.delegation, ...(artifacts.invocation !== undefined ? { invocation: artifacts.invocation } : {}) })
-        }, (error: unknown) => {
-          this.#fail(new Error(`Could not mint credentials for the socket: ${errorText(error)}`))
-          send({})
-        })
+        transport.credentials.artifacts().then(
+          (artifacts) => {
+            this.#used = artifacts
+            send({
+              ucanDelegation: artifacts.delegation,
+              ...(artifacts.invocation !== undefined ? { invocation: artifacts.invocation } : {})
+            })
+          },
+          (error: unknown) => {
+            this.#fail(new Error(`Could not mint credentials for the socket: ${errorText(error)}`))
+            send({})
+          }
+        )
       }
     })
     // The transport is up; the session is joined when the server greets with `connected`.
     this.#socket.on('connect', () => {
       clearTimeout(this.#joinTimer)
-      this.#joinTimer = setTimeout(() => { if (this.#socket.connected) this.#setState('connected') }, options.joinTimeoutMs ?? 3000)
+      this.#joinTimer = setTimeout(() => {
+        if (this.#socket.connected) this.#setState('connected')
+      }, options.joinTimeoutMs ?? 3000)
     })
-    this.#socket.on('connect_error', (error) => { this.#connectError(error as Error & { data?: unknown }).catch(() => {}) })
+    this.#socket.on('connect_error', (error) => {
+      this.#connectError(error as Error & { data?: unknown }).catch(() => {})
+    })
     this.#socket.on('disconnect', (reason) => {
       clearTimeout(this.#joinTimer)
       this.#setState(this.#socket.active ? 'connecting' : 'disconnected')
@@ -119,9 +137,18 @@ export class OracleSocket {
   async ready (timeoutMs = 10_000): Promise<void> {
     if (this.#state === 'connected') return
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => { cleanup(); reject(new Error(`The oracle socket did not connect within ${timeoutMs} ms`)) }, timeoutMs)
+      const timer = setTimeout(() => {
+        cleanup()
+        reject(new Error(`The oracle socket did not connect within ${timeoutMs} ms`))
+      }, timeoutMs)
       const onState = (state: SocketState) => {
-        if (state === 'connected') { cleanup(); resolve() } else if (state === 'disconnected') { cleanup(); reject(new Error('The oracle socket was refused or closed')) }
+        if (state === 'connected') {
+          cleanup()
+          resolve()
+        } else if (state === 'disconnected') {
+          cleanup()
+          reject(new Error('The oracle socket was refused or closed'))
+        }
       }
       const cleanup = () => { clearTimeout(timer); this.#stateListeners.delete(onState) }
       this.#stateListeners.add(onState)
@@ -140,17 +167,37 @@ export class OracleSocket {
   }
 
   /** Diagnostics (§6). Each resolves with the server's reply event. */
-  async ping (timeoutMs?: number): Promise<OracleEventPayloads['pong']> { return await this.#ask('ping', 'pong', {}, timeoutMs) }
-  async status (timeoutMs?: number): Promise<OracleEventPayloads['status']> { return await this.#ask('status', 'status', {}, timeoutMs) }
-  async listEvents (timeoutMs?: number): Promise<OracleEventPayloads['available-events']> { return await this.#ask('list-events', 'available-events', {}, timeoutMs) }
+  async ping (timeoutMs?: number): Promise<OracleEventPayloads['pong']> {
+    return await this.#ask('ping', 'pong', {}, timeoutMs)
+  }
+
+  async status (timeoutMs?: number): Promise<OracleEventPayloads['status']> {
+    return await this.#ask('status', 'status', {}, timeoutMs)
+  }
+
+  async listEvents (timeoutMs?: number): Promise<OracleEventPayloads['available-events']> {
+    return await this.#ask('list-events', 'available-events', {}, timeoutMs)
+  }
+
   /** Joins another of the user's sessions on this connection and/or opts into optional events (`reasoning`). */
-  async subscribe (request: { sessionId?: string, events?: string[] } = {}, timeoutMs?: number): Promise<OracleEventPayloads['subscribed']> {
+  async subscribe (
+    request: { sessionId?: string; events?: string[] } = {},
+    timeoutMs?: number
+  ): Promise<OracleEventPayloads['subscribed']> {
     return await this.#ask('subscribe', 'subscribed', request, timeoutMs)
   }
 
-  async #ask<K extends 'pong' | 'status' | 'available-events' | 'subscribed'> (name: string, reply: K, payload: unknown, timeoutMs = 5000): Promise<OracleEventPayloads[K]> {
+  async #ask<K extends 'pong' | 'status' | 'available-events' | 'subscribed'>(
+    name: string,
+    reply: K,
+    payload: unknown,
+    timeoutMs = 5000
+  ): Promise<OracleEventPayloads[K]> {
     return await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => { stop(); reject(new Error(`No ${reply} reply within ${timeoutMs} ms`)) }, timeoutMs)
+      const timer = setTimeout(() => {
+        stop()
+        reject(new Error(`No ${reply} reply within ${timeoutMs} ms`))
+      }, timeoutMs)
       const stop = this.on((event) => {
         if (event.eventName !== reply) return
         clearTimeout(timer)
@@ -179,8 +226,11 @@ export class OracleSocket {
     if (authProblem && !this.#authRetried && !this.#socket.active) {
       this.#authRetried = true
       try {
-        if (isDelegationReport({ code, message: error.message })) await this.#transport.refreshDelegation(this.#used?.delegation)
-        else if (this.#used?.invocation !== undefined) this.#transport.credentials.invalidate('invocation', this.#used.invocation)
+        if (isDelegationReport({ code, message: error.message })) {
+          await this.#transport.refreshDelegation(this.#used?.delegation)
+        } else if (this.#used?.invocation !== undefined) {
+          this.#transport.credentials.invalidate('invocation', this.#used.invocation)
+        }
         this.#socket.connect()
         return
       } catch (refreshError) {
@@ -199,7 +249,11 @@ export class OracleSocket {
     }
     if ((name === 'browser_tool_call' || name === 'action_call') && isRecord(arg) && !('eventName' in arg)) {
       const call = arg as unknown as RawCall
-      if (typeof call.toolCallId === 'string' && typeof call.toolName === 'string' && call.sessionId === this.sessionId) {
+      if (
+        typeof call.toolCallId === 'string' &&
+        typeof call.toolName === 'string' &&
+        call.sessionId === this.sessionId
+      ) {
         if (name === 'browser_tool_call') this.#runTool(call).catch(() => {})
         else if (call.status === undefined || call.status === 'isRunning') this.#runAction(call).catch(() => {})
       }
@@ -212,7 +266,17 @@ export class OracleSocket {
       return
     }
     if (RAW_DIAGNOSTICS.has(name)) this.#dispatch(toOracleEvent(name, arg, 'socket'))
-    else if (name === 'error' && isRecord(arg)) this.#fail(new Error(typeof arg.error === 'string' ? arg.error : typeof arg.message === 'string' ? arg.message : 'the server refused a message'))
+    else if (name === 'error' && isRecord(arg)) {
+      this.#fail(
+        new Error(
+          typeof arg.error === 'string'
+            ? arg.error
+            : typeof arg.message === 'string'
+              ? arg.message
+              : 'the server refused a message'
+        )
+      )
+    }
   }
 
   #dispatch (event: OracleEvent | undefined): void {
@@ -235,7 +299,12 @@ export class OracleSocket {
   }
 
   #context (call: RawCall): ToolCallContext {
-    return { sessionId: call.sessionId, requestId: call.requestId, toolCallId: call.toolCallId, toolName: call.toolName }
+    return {
+      sessionId: call.sessionId,
+      requestId: call.requestId,
+      toolCallId: call.toolCallId,
+      toolName: call.toolName
+    }
   }
 
   async #runTool (call: RawCall): Promise<void> {
@@ -276,7 +345,9 @@ export class OracleSocket {
     this.#socket.timeout(10_000).emit(name, payload, (timeout: Error | null, ack: unknown) => {
       // Servers without acknowledgements (and slow ones) are fine: only an explicit refusal counts.
       if (timeout !== null || !isRecord(ack) || ack.ok !== false) return
-      const error = Object.assign(new Error(typeof ack.error === 'string' ? ack.error : `${name} was refused`), { code: ack.code })
+      const error = Object.assign(new Error(typeof ack.error === 'string' ? ack.error : `${name} was refused`), {
+        code: ack.code
+      })
       if (onRefused !== undefined) onRefused(error)
       else this.#fail(error)
     })

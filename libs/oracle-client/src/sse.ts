@@ -10,7 +10,17 @@ export interface SseFrame {
 // Checked against the shared SSE_EVENT_NAMES by the compiler (every name, nothing else), and kept
 // local so the client carries no schema library at run time.
 const ACCEPTED_NAMES: Record<SseEventName, true> = {
-  message: true, reasoning: true, tool_call: true, action_call: true, error: true, done: true, run: true, 'router.update': true, render_component: true, browser_tool_call: true, message_cache_invalidation: true
+  message: true,
+  reasoning: true,
+  tool_call: true,
+  action_call: true,
+  error: true,
+  done: true,
+  run: true,
+  'router.update': true,
+  render_component: true,
+  browser_tool_call: true,
+  message_cache_invalidation: true
 }
 const ACCEPTED = new Set<string>(Object.keys(ACCEPTED_NAMES))
 
@@ -90,7 +100,10 @@ export class SseParser {
  * Reads an SSE body to its end, yielding frames as they complete. `onActivity` is called for every
  * chunk received (heartbeats included), so callers can tell a quiet stream from a dead one.
  */
-export async function * readSse (body: ReadableStream<Uint8Array>, onActivity: () => void = () => {}): AsyncGenerator<SseFrame> {
+export async function * readSse (
+  body: ReadableStream<Uint8Array>,
+  onActivity: () => void = () => {}
+): AsyncGenerator<SseFrame> {
   const frames: SseFrame[] = []
   const parser = new SseParser((frame) => frames.push(frame))
   const decoder = new TextDecoder()

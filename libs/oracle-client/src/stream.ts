@@ -3,8 +3,14 @@ import { isDelegationReport } from './errors.ts'
 import { toOracleEvent, type OracleEvent, type OracleEventListener } from './events.ts'
 import { readSse } from './sse.ts'
 
-export type ToolCallState = Pick<OracleEventPayloads['tool_call'], 'toolName' | 'args' | 'status' | 'output' | 'error'> & { id: string }
-export type ActionCallState = Pick<OracleEventPayloads['action_call'], 'toolCallId' | 'toolName' | 'args' | 'status' | 'output' | 'error'>
+export type ToolCallState = Pick<
+  OracleEventPayloads['tool_call'],
+  'toolName' | 'args' | 'status' | 'output' | 'error'
+> & { id: string }
+export type ActionCallState = Pick<
+  OracleEventPayloads['action_call'],
+  'toolCallId' | 'toolName' | 'args' | 'status' | 'output' | 'error'
+>
 export type StreamErrorPayload = OracleEventPayloads['error']
 
 /** How a streamed turn ended: `disconnected` when the body ended (or went quiet) before `done`. */
@@ -55,7 +61,16 @@ export class MessageStream implements AsyncIterable<OracleEvent> {
   #aborting: Promise<void> | undefined
   #abortedByClient = false
 
-  constructor (response: Response, init: { sessionId: string, requestId: string, controller: AbortController, hooks: StreamHooks, onEvent?: OracleEventListener | undefined }) {
+  constructor (
+    response: Response,
+    init: {
+      sessionId: string
+      requestId: string
+      controller: AbortController
+      hooks: StreamHooks
+      onEvent?: OracleEventListener | undefined
+    }
+  ) {
     this.sessionId = init.sessionId
     this.requestId = init.requestId
     this.#controller = init.controller
@@ -80,7 +95,12 @@ export class MessageStream implements AsyncIterable<OracleEvent> {
       this.#aborting ??= (async () => {
         await this.#hooks.abortOnServer().catch(() => {})
         let timer: ReturnType<typeof setTimeout> | undefined
-        await Promise.race([this.done, new Promise((resolve) => { timer = setTimeout(resolve, this.#hooks.abortGraceMs) })])
+        await Promise.race([
+          this.done,
+          new Promise((resolve) => {
+            timer = setTimeout(resolve, this.#hooks.abortGraceMs)
+          })
+        ])
         clearTimeout(timer)
         this.#controller.abort()
       })()
@@ -114,7 +134,16 @@ export class MessageStream implements AsyncIterable<OracleEvent> {
   }
 
   async #pump (body: ReadableStream<Uint8Array>): Promise<TurnResult> {
-    const result: TurnResult = { sessionId: this.sessionId, requestId: this.requestId, outcome: 'disconnected', content: '', reasoning: '', toolCalls: [], actionCalls: [], errors: [] }
+    const result: TurnResult = {
+      sessionId: this.sessionId,
+      requestId: this.requestId,
+      outcome: 'disconnected',
+      content: '',
+      reasoning: '',
+      toolCalls: [],
+      actionCalls: [],
+      errors: []
+    }
     let idle: ReturnType<typeof setTimeout> | undefined
     const touch = () => {
       clearTimeout(idle)
@@ -140,7 +169,12 @@ export class MessageStream implements AsyncIterable<OracleEvent> {
       clearTimeout(idle)
     }
     if (done !== undefined) {
-      result.outcome = done.aborted === true || this.#abortedByClient ? 'aborted' : done.failed === true || result.errors.length > 0 ? 'failed' : 'completed'
+      result.outcome =
+        done.aborted === true || this.#abortedByClient
+          ? 'aborted'
+          : done.failed === true || result.errors.length > 0
+            ? 'failed'
+            : 'completed'
       if (done.messageId !== undefined) result.messageId = done.messageId
     } else if (this.#abortedByClient) {
       result.outcome = 'aborted'
@@ -163,8 +197,18 @@ function fold (result: TurnResult, event: OracleEvent): void {
     case 'tool_call': {
       const { eventId, toolName, args, status, output, error } = event.payload
       // Older servers sent toolName "toolCall" with the real name in args.toolName.
-      const name = toolName === 'toolCall' && typeof (args as { toolName?: unknown } | null)?.toolName === 'string' ? (args as { toolName: string }).toolName : toolName
-      const state: ToolCallState = { id: eventId, toolName: name, args, status, ...(output !== undefined ? { output } : {}), ...(error !== undefined ? { error } : {}) }
+      const name =
+        toolName === 'toolCall' && typeof (args as { toolName?: unknown } | null)?.toolName === 'string'
+          ? (args as { toolName: string }).toolName
+          : toolName
+      const state: ToolCallState = {
+        id: eventId,
+        toolName: name,
+        args,
+        status,
+        ...(output !== undefined ? { output } : {}),
+        ...(error !== undefined ? { error } : {})
+      }
       const at = result.toolCalls.findIndex((c) => c.id === eventId)
       if (at >= 0) result.toolCalls[at] = state
       else result.toolCalls.push(state)
@@ -172,7 +216,14 @@ function fold (result: TurnResult, event: OracleEvent): void {
     }
     case 'action_call': {
       const { toolCallId, toolName, args, status, output, error } = event.payload
-      const state: ActionCallState = { toolCallId, toolName, args, status, ...(output !== undefined ? { output } : {}), ...(error !== undefined ? { error } : {}) }
+      const state: ActionCallState = {
+        toolCallId,
+        toolName,
+        args,
+        status,
+        ...(output !== undefined ? { output } : {}),
+        ...(error !== undefined ? { error } : {})
+      }
       const at = result.actionCalls.findIndex((c) => c.toolCallId === toolCallId)
       if (at >= 0) result.actionCalls[at] = state
       else result.actionCalls.push(state)

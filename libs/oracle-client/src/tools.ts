@@ -56,8 +56,12 @@ function checkName (kind: string, name: string, seen: Set<string>): void {
 }
 
 /** Typed helpers that keep a tool's handler arguments tied to its declaration. */
-export const defineBrowserTool = <Args = Record<string, unknown>, Result = unknown>(tool: BrowserTool<Args, Result>): BrowserTool<Args, Result> => tool
-export const defineAgAction = <Args = Record<string, unknown>, Result = unknown, View = unknown>(action: AgAction<Args, Result, View>): AgAction<Args, Result, View> => action
+export const defineBrowserTool = <Args = Record<string, unknown>, Result = unknown>(
+  tool: BrowserTool<Args, Result>
+): BrowserTool<Args, Result> => tool
+export const defineAgAction = <Args = Record<string, unknown>, Result = unknown, View = unknown>(
+  action: AgAction<Args, Result, View>
+): AgAction<Args, Result, View> => action
 
 // Handlers are stored type-erased: the oracle sends whatever arguments the model chose.
 export type AnyBrowserTool = BrowserTool<any, any>

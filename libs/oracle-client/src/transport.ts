@@ -85,7 +85,11 @@ export class Transport {
     try {
       return JSON.parse(text) as T
     } catch {
-      throw new OracleRequestError(`The oracle answered ${method} ${path} with a body that is not JSON`, response.status, {})
+      throw new OracleRequestError(
+        `The oracle answered ${method} ${path} with a body that is not JSON`,
+        response.status,
+        {}
+      )
     }
   }
 
@@ -116,7 +120,9 @@ export class Transport {
     }
     if (response.ok) return response
     const error = await OracleRequestError.fromResponse(response)
-    if (attempt === 0 && artifacts !== undefined && await this.#recover(error, artifacts)) return await this.#send(method, path, options, 1)
+    if (attempt === 0 && artifacts !== undefined && (await this.#recover(error, artifacts))) {
+      return await this.#send(method, path, options, 1)
+    }
     if (error.claimIds !== undefined) this.#options.onPaymentRequired?.(error.claimIds)
     throw error
   }
@@ -164,7 +170,12 @@ export class Transport {
     if (error instanceof OracleRequestError) return error
     // The caller's own abort stays an AbortError, as fetch reports it.
     if (signal?.aborted === true && (error as Error | undefined)?.name === 'AbortError') return error as Error
-    if ((error as Error | undefined)?.name === 'TimeoutError') return new OracleNetworkError(`The oracle did not answer within ${timeoutMs ?? this.#options.timeoutMs ?? 30_000} ms`, error)
+    if ((error as Error | undefined)?.name === 'TimeoutError') {
+      return new OracleNetworkError(
+        `The oracle did not answer within ${timeoutMs ?? this.#options.timeoutMs ?? 30_000} ms`,
+        error
+      )
+    }
     return new OracleNetworkError(`Could not reach the oracle at ${this.baseUrl}`, error)
   }
 }

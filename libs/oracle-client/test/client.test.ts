@@ -4,14 +4,15 @@ import { recordingFetch, startRuntime, testUser, type RealRuntime, type TestUser
 
 describe('OracleClient against a real oracle runtime', () => {
   let runtime: RealRuntime
-  const clientFor = (user: TestUser, extra: Partial<ConstructorParameters<typeof OracleClient>[0]> = {}) => new OracleClient({
-    baseUrl: runtime.baseUrl,
-    oracleDid: runtime.oracleDid,
-    userDid: user.did,
-    createDelegation: user.createDelegation,
-    createInvocation: user.createInvocation,
-    ...extra
-  })
+  const clientFor = (user: TestUser, extra: Partial<ConstructorParameters<typeof OracleClient>[0]> = {}) =>
+    new OracleClient({
+      baseUrl: runtime.baseUrl,
+      oracleDid: runtime.oracleDid,
+      userDid: user.did,
+      createDelegation: user.createDelegation,
+      createInvocation: user.createInvocation,
+      ...extra
+    })
 
   beforeAll(async () => { runtime = await startRuntime() })
   afterAll(async () => { await runtime?.close() })
@@ -33,7 +34,9 @@ describe('OracleClient against a real oracle runtime', () => {
     const pages = []
     for await (const page of client.sessionPages({ pageSize: 2 })) pages.push(page)
     expect(pages.map((p) => p.sessions.length)).toEqual([2, 2, 1])
-    expect(pages.flatMap((p) => p.sessions.map((s) => s.sessionId)).sort()).toEqual(created.map((s) => s.sessionId).sort())
+    expect(pages.flatMap((p) => p.sessions.map((s) => s.sessionId)).sort()).toEqual(
+      created.map((s) => s.sessionId).sort()
+    )
     expect(await client.deleteSession(created[0]!.sessionId)).toEqual({ message: 'Session deleted successfully' })
     expect((await client.listSessions()).total).toBe(4)
     expect((await client.listSessions({ limit: 500 })).sessions).toHaveLength(4)
@@ -51,15 +54,24 @@ describe('OracleClient against a real oracle runtime', () => {
     await client.sendMessage(sessionId, { message: 'second question' })
     await client.sendMessage(sessionId, { message: 'third question' })
     const newest = await client.getHistory(sessionId, { limit: 1 })
-    expect(newest.messages.map((m) => [m.type, m.content.slice(0, 15)])).toEqual([['human', 'third question'], ['ai', 'Hi! You said: "']])
+    expect(newest.messages.map((m) => [m.type, m.content.slice(0, 15)])).toEqual([
+      ['human', 'third question'],
+      ['ai', 'Hi! You said: "']
+    ])
     expect(newest.hasOlder).toBe(true)
     const older = await client.getHistory(sessionId, { limit: 2, before: newest.prevCursor! })
-    expect(older.messages.filter((m) => m.type === 'human').map((m) => m.content)).toEqual(['first question', 'second question'])
+    expect(older.messages.filter((m) => m.type === 'human').map((m) => m.content)).toEqual([
+      'first question',
+      'second question'
+    ])
     expect(older.hasOlder).toBe(false)
     const first = await client.getHistory(sessionId, { limit: 1, before: older.prevCursor! })
     expect(first.messages).toEqual([])
     const all = await client.getNewerHistory(sessionId, older.prevCursor, { limit: 1 })
-    expect(all.messages.filter((m) => m.type === 'human').map((m) => m.content)).toEqual(['second question', 'third question'])
+    expect(all.messages.filter((m) => m.type === 'human').map((m) => m.content)).toEqual([
+      'second question',
+      'third question'
+    ])
     expect(all.nextCursor).toBe(newest.nextCursor)
   })
 
@@ -68,15 +80,26 @@ describe('OracleClient against a real oracle runtime', () => {
     const { sessionId } = await clientFor(user).createSession()
     await clientFor(user).sendMessage(sessionId, { message: 'legacy please' })
     // An older runtime: GET /sessions/:id/messages is a plain 404, everything else is the real server.
-    const legacyOnly: typeof fetch = async (input, init) => new URL(String(input)).pathname.endsWith('/messages') && new URL(String(input)).pathname.startsWith('/sessions/')
-      ? new Response(JSON.stringify({ statusCode: 404, error: 'Not Found', message: 'Route GET:/sessions/x/messages not found' }), { status: 404, headers: { 'content-type': 'application/json' } })
-      : await fetch(input, init)
+    const legacyOnly: typeof fetch = async (input, init) =>
+      new URL(String(input)).pathname.endsWith('/messages') && new URL(String(input)).pathname.startsWith('/sessions/')
+        ? new Response(
+          JSON.stringify({
+            statusCode: 404,
+            error: 'Not Found',
+            message: 'Route GET:/sessions/x/messages not found'
+          }),
+          { status: 404, headers: { 'content-type': 'application/json' } }
+        )
+        : await fetch(input, init)
     const client = clientFor(user, { fetch: legacyOnly })
     const page = await client.getHistory(sessionId)
     expect(page.messages.map((m) => m.type)).toEqual(['human', 'ai'])
     expect(page).toMatchObject({ prevCursor: null, nextCursor: null, hasOlder: false, hasNewer: false })
     expect((await client.getHistory(sessionId, { before: 'abc' })).messages).toEqual([])
-    await expect(clientFor(user).getHistory('s_unknown')).rejects.toMatchObject({ status: 404, code: 'ORACLE_SESSION_NOT_FOUND' })
+    await expect(clientFor(user).getHistory('s_unknown')).rejects.toMatchObject({
+      status: 404,
+      code: 'ORACLE_SESSION_NOT_FOUND'
+    })
   })
 
   it('stores, reports and revokes the delegation', async () => {
@@ -85,7 +108,11 @@ describe('OracleClient against a real oracle runtime', () => {
     const stored = await client.storeDelegation()
     expect(stored.ok).toBe(true)
     expect(stored.expiration).toBeGreaterThan(Date.now() / 1000 + 3000)
-    expect(await client.getDelegationStatus()).toMatchObject({ authorized: true, expiration: stored.expiration, capabilities: [{ can: '*', with: 'ixo:oracle' }] })
+    expect(await client.getDelegationStatus()).toMatchObject({
+      authorized: true,
+      expiration: stored.expiration,
+      capabilities: [{ can: '*', with: 'ixo:oracle' }]
+    })
     expect(await client.revokeDelegation()).toEqual({ ok: true })
     expect((await client.ensureDelegation()).authorized).toBe(true)
   })
@@ -100,19 +127,39 @@ describe('OracleClient against a real oracle runtime', () => {
 
   it('sends the time zone and Matrix headers, and refuses bad input with the server\'s error', async () => {
     const recorder = recordingFetch()
-    const client = clientFor(await testUser(), { fetch: recorder.fetch, timezone: 'Africa/Nairobi', matrix: { accessToken: 'mx-token', homeServer: 'https://matrix.example.org' } })
+    const client = clientFor(await testUser(), {
+      fetch: recorder.fetch,
+      timezone: 'Africa/Nairobi',
+      matrix: { accessToken: 'mx-token', homeServer: 'https://matrix.example.org' }
+    })
     const { sessionId } = await client.createSession()
     const headers = recorder.calls[0]!.headers
     expect(headers.get('x-timezone')).toBe('Africa/Nairobi')
     expect(headers.get('x-matrix-access-token')).toBe('mx-token')
     expect(headers.get('x-matrix-homeserver')).toBe('https://matrix.example.org')
-    await expect(client.sendMessage(sessionId, { message: 'x', model: 'no-such-model' })).rejects.toMatchObject({ status: 400, code: 'ORACLE_UNKNOWN_MODEL' })
-    await expect(client.sendMessage(sessionId, { message: 'x', browserTools: [{ name: 'bad name', description: '', schema: {}, handler: () => null }] })).rejects.toThrow(/must be 1–64 letters/)
+    await expect(client.sendMessage(sessionId, { message: 'x', model: 'no-such-model' })).rejects.toMatchObject({
+      status: 400,
+      code: 'ORACLE_UNKNOWN_MODEL'
+    })
+    await expect(
+      client.sendMessage(sessionId, {
+        message: 'x',
+        browserTools: [{ name: 'bad name', description: '', schema: {}, handler: () => null }]
+      })
+    ).rejects.toThrow(/must be 1–64 letters/)
   })
 
   it('reports an unreachable oracle as a network error', async () => {
-    const client = new OracleClient({ baseUrl: 'http://127.0.0.1:9', oracleDid: runtime.oracleDid, userDid: 'did:key:z6Mkx', createDelegation: async () => 'x' })
+    const client = new OracleClient({
+      baseUrl: 'http://127.0.0.1:9',
+      oracleDid: runtime.oracleDid,
+      userDid: 'did:key:z6Mkx',
+      createDelegation: async () => 'x'
+    })
     await expect(client.listModels()).rejects.toMatchObject({ name: 'OracleNetworkError', status: 0 })
-    await expect(OracleClient.discover('http://127.0.0.1:9')).rejects.toMatchObject({ name: 'OracleNetworkError', message: 'Could not reach the oracle at http://127.0.0.1:9/' })
+    await expect(OracleClient.discover('http://127.0.0.1:9')).rejects.toMatchObject({
+      name: 'OracleNetworkError',
+      message: 'Could not reach the oracle at http://127.0.0.1:9/'
+    })
   })
 })

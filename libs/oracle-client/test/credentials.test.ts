@@ -11,17 +11,36 @@ const nowS = () => Math.floor(Date.now() / 1000)
 const requiresStoredDelegation: PluginDefinition = {
   name: 'requires-delegation',
   description: 'Refuses messages from users without a stored, unexpired delegation',
-  attributes: { visibility: 'hidden', stability: 'experimental', category: 'tools', defaultEnabled: true, dependencies: [], requiredEnv: [] },
+  attributes: {
+    visibility: 'hidden',
+    stability: 'experimental',
+    category: 'tools',
+    defaultEnabled: true,
+    dependencies: [],
+    requiredEnv: []
+  },
   setup: ({ db }) => ({
-    middleware: [{
-      routes: ['POST /messages/:sessionId'],
-      async preHandler (request, reply) {
-        const stored = await (db as unknown as Kysely<{ oracle_delegations: { did: string, expiration: number } }>)
-          .selectFrom('oracle_delegations').select('expiration').where('did', '=', request.auth?.did as string).executeTakeFirst()
-        if (stored !== undefined && Number(stored.expiration) > Date.now() / 1000) return
-        return await reply.code(403).send({ statusCode: 403, error: 'Forbidden', code: 'ORACLE_DELEGATION_MISSING', message: 'No delegation stored for this user: re-authorize' })
+    middleware: [
+      {
+        routes: ['POST /messages/:sessionId'],
+        async preHandler (request, reply) {
+          const stored = await (db as unknown as Kysely<{ oracle_delegations: { did: string; expiration: number } }>)
+            .selectFrom('oracle_delegations')
+            .select('expiration')
+            .where('did', '=', request.auth?.did as string)
+            .executeTakeFirst()
+          if (stored !== undefined && Number(stored.expiration) > Date.now() / 1000) return
+          return await reply
+            .code(403)
+            .send({
+              statusCode: 403,
+              error: 'Forbidden',
+              code: 'ORACLE_DELEGATION_MISSING',
+              message: 'No delegation stored for this user: re-authorize'
+            })
+        }
       }
-    }]
+    ]
   })
 }
 
@@ -42,17 +61,26 @@ describe('credentials against a real oracle runtime', () => {
   })
   afterAll(async () => { await Promise.all([runtime?.close(), strict?.close()]) })
 
-  it('mints once and reuses both tokens on every request: Bearer invocation with X-Auth-Type and the delegation', async () => {
+  it('mints once and reuses the Bearer invocation (with X-Auth-Type) and the delegation on every request', async () => {
     const user = await testUser()
     const recorder = recordingFetch()
     const client = clientFor(user, { fetch: recorder.fetch })
     const { sessionId } = await client.createSession()
-    await Promise.all([client.listSessions(), client.getHistory(sessionId), client.getUserPreferences(), client.getDelegationStatus()])
+    await Promise.all([
+      client.listSessions(),
+      client.getHistory(sessionId),
+      client.getUserPreferences(),
+      client.getDelegationStatus()
+    ])
     expect(user.minted).toEqual({ delegation: 1, invocation: 1 })
     const sent = recorder.calls.map((c) => c.headers)
     expect(new Set(sent.map((h) => h.get('authorization'))).size).toBe(1)
     expect(new Set(sent.map((h) => h.get('x-ucan-delegation'))).size).toBe(1)
-    expect(sent.every((h) => h.get('authorization')?.startsWith('Bearer OqJlcm9vdHOB') === true && h.get('x-auth-type') === 'ucan')).toBe(true)
+    expect(
+      sent.every(
+        (h) => h.get('authorization')?.startsWith('Bearer OqJlcm9vdHOB') === true && h.get('x-auth-type') === 'ucan'
+      )
+    ).toBe(true)
   })
 
   it('stays on delegation-only auth without an invocation callback', async () => {
@@ -92,12 +120,24 @@ describe('credentials against a real oracle runtime', () => {
       return { token: `${userDid}:${oracleDid}`, expiration: nowS() + 3600 }
     }
     const cache = new CredentialCache()
-    const pairs = [['did:key:a', 'did:key:x'], ['did:key:a', 'did:key:y'], ['did:key:b', 'did:key:x'], ['did:key:a', 'did:key:x']] as const
-    const tokens = await Promise.all(pairs.flatMap(([userDid, oracleDid]) => {
-      const credentials = new Credentials({ userDid, oracleDid, createDelegation: mint, cache })
-      return [credentials.get('delegation'), credentials.get('delegation')]
-    }))
-    expect(tokens.filter((t, i) => i % 2 === 0)).toEqual(['did:key:a:did:key:x', 'did:key:a:did:key:y', 'did:key:b:did:key:x', 'did:key:a:did:key:x'])
+    const pairs = [
+      ['did:key:a', 'did:key:x'],
+      ['did:key:a', 'did:key:y'],
+      ['did:key:b', 'did:key:x'],
+      ['did:key:a', 'did:key:x']
+    ] as const
+    const tokens = await Promise.all(
+      pairs.flatMap(([userDid, oracleDid]) => {
+        const credentials = new Credentials({ userDid, oracleDid, createDelegation: mint, cache })
+        return [credentials.get('delegation'), credentials.get('delegation')]
+      })
+    )
+    expect(tokens.filter((t, i) => i % 2 === 0)).toEqual([
+      'did:key:a:did:key:x',
+      'did:key:a:did:key:y',
+      'did:key:b:did:key:x',
+      'did:key:a:did:key:x'
+    ])
     expect([...counts.values()]).toEqual([1, 1, 1])
   })
 
@@ -105,13 +145,24 @@ describe('credentials against a real oracle runtime', () => {
     const user = await testUser()
     let stale = 1
     const client = clientFor(user, {
-      createInvocation: async ({ oracleDid }) => stale-- > 0 ? await mintInvocation({ issuer: user.signer, audience: oracleDid, expiration: nowS() - 60 }) : await user.createInvocation({ oracleDid })
+      createInvocation: async ({ oracleDid }) =>
+        stale-- > 0
+          ? await mintInvocation({ issuer: user.signer, audience: oracleDid, expiration: nowS() - 60 })
+          : await user.createInvocation({ oracleDid })
     })
     expect((await client.listSessions()).total).toBe(0)
     expect(user.minted.invocation).toBe(1)
 
-    const broken = clientFor(user, { createInvocation: async ({ oracleDid }) => await mintInvocation({ issuer: user.signer, audience: oracleDid, expiration: nowS() - 60 }) })
-    const error = await broken.listSessions().then(() => { throw new Error('expected a refusal') }, (e: unknown) => e as Error & { body: unknown })
+    const broken = clientFor(user, {
+      createInvocation: async ({ oracleDid }) =>
+        await mintInvocation({ issuer: user.signer, audience: oracleDid, expiration: nowS() - 60 })
+    })
+    const error = await broken.listSessions().then(
+      () => {
+        throw new Error('expected a refusal')
+      },
+      (e: unknown) => e as Error & { body: unknown }
+    )
     expect(error).toMatchObject({ status: 401, code: 'UCAN_INVALID_INVOCATION', message: 'Invalid UCAN invocation' })
     expect(JSON.stringify({ message: error.message, body: error.body, stack: error.stack })).not.toMatch(/OqJlcm9v/)
   })
@@ -125,13 +176,23 @@ describe('credentials against a real oracle runtime', () => {
       fetch: recorder.fetch,
       createInvocation: undefined,
       onDelegationRefreshed: () => refreshed.push(Date.now()),
-      createDelegation: async ({ oracleDid }) => expired-- > 0
-        ? await mintDelegation({ issuer: user.signer, audience: oracleDid, capabilities: [{ can: '*', with: 'ixo:oracle' }], expiration: nowS() - 60 })
-        : await user.createDelegation({ oracleDid })
+      createDelegation: async ({ oracleDid }) =>
+        expired-- > 0
+          ? await mintDelegation({
+            issuer: user.signer,
+            audience: oracleDid,
+            capabilities: [{ can: '*', with: 'ixo:oracle' }],
+            expiration: nowS() - 60
+          })
+          : await user.createDelegation({ oracleDid })
     })
     const session = await client.createSession()
     expect(session.sessionId).toMatch(/^s_/)
-    expect(recorder.calls.map((c) => `${c.method} ${c.path}`)).toEqual(['POST /sessions', 'POST /delegation', 'POST /sessions'])
+    expect(recorder.calls.map((c) => `${c.method} ${c.path}`)).toEqual([
+      'POST /sessions',
+      'POST /delegation',
+      'POST /sessions'
+    ])
     expect(refreshed).toHaveLength(1)
     expect((await client.getDelegationStatus()).authorized).toBe(true)
   })
@@ -143,7 +204,12 @@ describe('credentials against a real oracle runtime', () => {
     const { sessionId } = await client.createSession()
     const stream = await client.streamMessage(sessionId, { message: 'hello after re-authorizing' })
     expect((await stream.done).content).toContain('hello after re-authorizing')
-    expect(recorder.calls.map((c) => `${c.method} ${c.path.split('?')[0]}`)).toEqual(['POST /sessions', `POST /messages/${sessionId}`, 'POST /delegation', `POST /messages/${sessionId}`])
+    expect(recorder.calls.map((c) => `${c.method} ${c.path.split('?')[0]}`)).toEqual([
+      'POST /sessions',
+      `POST /messages/${sessionId}`,
+      'POST /delegation',
+      `POST /messages/${sessionId}`
+    ])
     expect(user.minted.delegation).toBe(2)
     await client.sendMessage(sessionId, { message: 'again' })
     expect(recorder.calls.filter((c) => c.path === '/delegation')).toHaveLength(1)

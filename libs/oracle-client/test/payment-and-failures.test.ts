@@ -8,7 +8,10 @@ const ADMIN = 'client-test-operator-token'
 describe('payment required and provider failures against a real oracle runtime', () => {
   let runtime: RealRuntime
   beforeAll(async () => {
-    runtime = await startRuntime({ CREDITS_ADMIN_TOKEN: ADMIN, LLM_BASE_URL: 'http://127.0.0.1:9/v1', LLM_TIMEOUT_MS: '2000' }, { features: { credits: true } })
+    runtime = await startRuntime(
+      { CREDITS_ADMIN_TOKEN: ADMIN, LLM_BASE_URL: 'http://127.0.0.1:9/v1', LLM_TIMEOUT_MS: '2000' },
+      { features: { credits: true } }
+    )
   })
   afterAll(async () => { await runtime?.close() })
 
@@ -34,13 +37,20 @@ describe('payment required and provider failures against a real oracle runtime',
     const ids = (error as OracleRequestError).claimIds
     expect(ids).toHaveLength(1)
     expect(ids?.[0]).toMatch(/\S/)
-    await expect(client.sendMessage(sessionId, { message: 'hello' })).rejects.toMatchObject({ status: 402, claimIds: ids })
+    await expect(client.sendMessage(sessionId, { message: 'hello' })).rejects.toMatchObject({
+      status: 402,
+      claimIds: ids
+    })
     expect(claims).toEqual([ids, ids])
   })
 
   it('streams the provider failure as an error event then done, and the turn ends failed', async () => {
     const { user, client, claims, sessionId } = await setup()
-    const grant = await fetch(`${runtime.baseUrl}/credits/grants`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ did: user.did, amount: 5 }) })
+    const grant = await fetch(`${runtime.baseUrl}/credits/grants`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ did: user.did, amount: 5 })
+    })
     expect(grant.status).toBe(200)
     const stream = await client.streamMessage(sessionId, { message: 'hello' })
     const names: string[] = []
@@ -50,7 +60,10 @@ describe('payment required and provider failures against a real oracle runtime',
     expect(result.outcome).toBe('failed')
     expect(result.errors[0]).toMatchObject({ kind: 'upstream', sessionId, requestId: stream.requestId })
     expect(result.errors[0]?.error).toMatch(/^The model provider failed/)
-    await expect(client.sendMessage(sessionId, { message: 'again' })).rejects.toMatchObject({ status: 502, code: 'ORACLE_UPSTREAM_FAILED' })
+    await expect(client.sendMessage(sessionId, { message: 'again' })).rejects.toMatchObject({
+      status: 502,
+      code: 'ORACLE_UPSTREAM_FAILED'
+    })
     expect(claims).toEqual([])
   })
 })

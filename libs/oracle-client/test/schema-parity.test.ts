@@ -47,7 +47,12 @@ const routes: Array<[string, string, string, Array<[string, Part, unknown]>]> = 
   ['GET', '/delegation', 'GET /delegation', [['200', (s) => s.response?.[200], shared.DelegationStatusSchema]]],
   ['DELETE', '/delegation', 'DELETE /delegation', [['200', (s) => s.response?.[200], shared.RevokeReplySchema]]],
   ['GET', '/models', 'GET /models', [['200', (s) => s.response?.[200], shared.ModelListSchema]]],
-  ['GET', '/user-preferences', 'GET /user-preferences', [['200 (or null)', (s) => s.response?.[200]?.anyOf?.[0], shared.UserPreferencesSchema]]]
+  [
+    'GET',
+    '/user-preferences',
+    'GET /user-preferences',
+    [['200 (or null)', (s) => s.response?.[200]?.anyOf?.[0], shared.UserPreferencesSchema]]
+  ]
 ]
 
 describe('the runtime serves the wire schemas the client is typed from', () => {
@@ -57,12 +62,25 @@ describe('the runtime serves the wire schemas the client is typed from', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase()
-    app = await buildApp(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...database.env, ORACLE_PRIVATE_KEY: formatSigner(await generateSigner()) }))
+    app = await buildApp(
+      loadConfig({
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'silent',
+        ...database.env,
+        ORACLE_PRIVATE_KEY: formatSigner(await generateSigner())
+      })
+    )
     app.addHook('onResponse', async (request) => {
       seen.set(`${request.method} ${request.routeOptions.url ?? ''}`, request.routeOptions.schema as RouteSchema)
     })
     // Unauthenticated calls are refused, but they still reach (and name) the route.
-    for (const [method, url] of routes) await app.inject({ method: method as 'GET', url, payload: method === 'GET' || method === 'DELETE' ? undefined : {} })
+    for (const [method, url] of routes) {
+      await app.inject({
+        method: method as 'GET',
+        url,
+        payload: method === 'GET' || method === 'DELETE' ? undefined : {}
+      })
+    }
   })
   afterAll(async () => {
     await app?.close()

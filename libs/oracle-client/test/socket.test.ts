@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mintInvocation } from '@impact/ucan'
-import { defineAgAction, defineBrowserTool, OracleClient, type OracleClientOptions, type OracleEvent, type OracleSocket } from '../src/index.ts'
+import {
+  defineAgAction,
+  defineBrowserTool,
+  OracleClient,
+  type OracleClientOptions,
+  type OracleEvent,
+  type OracleSocket
+} from '../src/index.ts'
 import { startRuntime, testUser, type RealRuntime, type TestUser } from './support/runtime.ts'
 
 const nowS = () => Math.floor(Date.now() / 1000)
@@ -9,17 +16,30 @@ describe('session socket against the runtime\'s socket.io gateway', () => {
   let runtime: RealRuntime
   const sockets: OracleSocket[] = []
   const setup = async (extra: Partial<OracleClientOptions> = {}, user?: TestUser) => {
-    const u = user ?? await testUser()
-    const client = new OracleClient({ baseUrl: runtime.baseUrl, oracleDid: runtime.oracleDid, userDid: u.did, createDelegation: u.createDelegation, createInvocation: u.createInvocation, ...extra })
+    const u = user ?? (await testUser())
+    const client = new OracleClient({
+      baseUrl: runtime.baseUrl,
+      oracleDid: runtime.oracleDid,
+      userDid: u.did,
+      createDelegation: u.createDelegation,
+      createInvocation: u.createInvocation,
+      ...extra
+    })
     return { user: u, client, sessionId: (await client.createSession()).sessionId }
   }
-  const open = (client: OracleClient, sessionId: string, options: Parameters<OracleClient['connectSocket']>[1] = {}) => {
+  const open = (
+    client: OracleClient,
+    sessionId: string,
+    options: Parameters<OracleClient['connectSocket']>[1] = {}
+  ) => {
     const socket = client.connectSocket(sessionId, { reconnection: false, ...options })
     sockets.push(socket)
     return socket
   }
 
-  beforeAll(async () => { runtime = await startRuntime({ BROWSER_TOOL_TIMEOUT_MS: '5000', ACTION_TIMEOUT_MS: '5000' }) })
+  beforeAll(async () => {
+    runtime = await startRuntime({ BROWSER_TOOL_TIMEOUT_MS: '5000', ACTION_TIMEOUT_MS: '5000' })
+  })
   afterAll(async () => {
     for (const socket of sockets) socket.close()
     await runtime?.close()
@@ -34,7 +54,9 @@ describe('session socket against the runtime\'s socket.io gateway', () => {
     expect(events[0]).toMatchObject({ eventName: 'connected', source: 'socket', payload: { sessionId } })
     expect(await socket.ping()).toMatchObject({ sessionId })
     expect(await socket.status()).toMatchObject({ connected: true, sessionId })
-    expect((await socket.listEvents()).clientEvents).toEqual(expect.arrayContaining(['ping', 'status', 'subscribe', 'list-events', 'tool_result', 'action_call_result']))
+    expect((await socket.listEvents()).clientEvents).toEqual(
+      expect.arrayContaining(['ping', 'status', 'subscribe', 'list-events', 'tool_result', 'action_call_result'])
+    )
   })
 
   it('connects with a bare delegation when there is no invocation callback', async () => {
@@ -45,9 +67,15 @@ describe('session socket against the runtime\'s socket.io gateway', () => {
   it('re-mints a refused invocation once and connects', async () => {
     const user = await testUser()
     let stale = 1
-    const { client, sessionId } = await setup({
-      createInvocation: async ({ oracleDid }) => stale-- > 0 ? await mintInvocation({ issuer: user.signer, audience: oracleDid, expiration: nowS() - 60 }) : await user.createInvocation({ oracleDid })
-    }, user)
+    const { client, sessionId } = await setup(
+      {
+        createInvocation: async ({ oracleDid }) =>
+          stale-- > 0
+            ? await mintInvocation({ issuer: user.signer, audience: oracleDid, expiration: nowS() - 60 })
+            : await user.createInvocation({ oracleDid })
+      },
+      user
+    )
     // The HTTP call above used (and replaced) the stale one; make the socket meet a stale invocation too.
     stale = 1
     client.transport.credentials.invalidate('invocation')
@@ -75,23 +103,52 @@ describe('session socket against the runtime\'s socket.io gateway', () => {
     })
     const socketEvents: OracleEvent[] = []
     await open(client, sessionId, { browserTools: [pageTitle], onEvent: (e) => socketEvents.push(e) }).ready()
-    const stream = await client.streamMessage(sessionId, { message: 'get_page_title {"verbose":true}', browserTools: [pageTitle] })
+    const stream = await client.streamMessage(sessionId, {
+      message: 'get_page_title {"verbose":true}',
+      browserTools: [pageTitle]
+    })
     const result = await stream.done
-    expect(calls).toEqual([{ args: { verbose: true }, context: expect.objectContaining({ sessionId, requestId: stream.requestId, toolName: 'get_page_title' }) }])
-    expect(result.toolCalls).toEqual([expect.objectContaining({ toolName: 'get_page_title', status: 'done', output: 'Example page' })])
+    expect(calls).toEqual([
+      {
+        args: { verbose: true },
+        context: expect.objectContaining({ sessionId, requestId: stream.requestId, toolName: 'get_page_title' })
+      }
+    ])
+    expect(result.toolCalls).toEqual([
+      expect.objectContaining({ toolName: 'get_page_title', status: 'done', output: 'Example page' })
+    ])
     expect(result.content).toContain('get_page_title: Example page')
     expect(socketEvents.map((e) => e.eventName)).toEqual(expect.arrayContaining(['browser_tool_call', 'tool_call']))
-    await expect.poll(() => socketEvents.some((e) => e.eventName === 'message_cache_invalidation' && e.payload.requestId === stream.requestId), { timeout: 10_000 }).toBe(true)
+    await expect
+      .poll(
+        () =>
+          socketEvents.some(
+            (e) => e.eventName === 'message_cache_invalidation' && e.payload.requestId === stream.requestId
+          ),
+        { timeout: 10_000 }
+      )
+      .toBe(true)
   })
 
   it('reports a failing or unknown browser tool as the tool\'s error', async () => {
     const { client, sessionId } = await setup()
-    const broken = defineBrowserTool({ name: 'read_clipboard', description: 'Reads the clipboard', schema: { type: 'object' }, handler: () => { throw new Error('clipboard permission denied') } })
+    const broken = defineBrowserTool({
+      name: 'read_clipboard',
+      description: 'Reads the clipboard',
+      schema: { type: 'object' },
+      handler: () => {
+        throw new Error('clipboard permission denied')
+      }
+    })
     await open(client, sessionId, { browserTools: [broken] }).ready()
-    const failing = await (await client.streamMessage(sessionId, { message: 'read_clipboard', browserTools: [broken] })).done
+    const failing = await (
+      await client.streamMessage(sessionId, { message: 'read_clipboard', browserTools: [broken] })
+    ).done
     expect(failing.toolCalls[0]).toMatchObject({ status: 'error', error: 'clipboard permission denied' })
     const ghost = { ...broken, name: 'not_registered' }
-    const unknown = await (await client.streamMessage(sessionId, { message: 'not_registered', browserTools: [ghost] })).done
+    const unknown = await (
+      await client.streamMessage(sessionId, { message: 'not_registered', browserTools: [ghost] })
+    ).done
     expect(unknown.toolCalls[0]).toMatchObject({ status: 'error', error: 'Browser tool not_registered not found' })
   })
 
@@ -105,8 +162,12 @@ describe('session socket against the runtime\'s socket.io gateway', () => {
       render: ({ args, status }) => `${status}: ${args.text}`
     })
     await open(client, sessionId, { agActions: [notice] }).ready()
-    const result = await (await client.streamMessage(sessionId, { message: 'show_notice {"text":"hi"}', agActions: [notice] })).done
-    expect(result.actionCalls).toEqual([expect.objectContaining({ toolName: 'show_notice', status: 'done', output: '{"shown":true}' })])
+    const result = await (
+      await client.streamMessage(sessionId, { message: 'show_notice {"text":"hi"}', agActions: [notice] })
+    ).done
+    expect(result.actionCalls).toEqual([
+      expect.objectContaining({ toolName: 'show_notice', status: 'done', output: '{"shown":true}' })
+    ])
     expect(result.content).toContain('show_notice: {"shown":true}')
   })
 })

@@ -11,11 +11,15 @@ const parse = (...chunks: string[]) => {
 
 describe('SSE parser (oracle-wire §3.2)', () => {
   it('dispatches a frame at a blank line, with its event name, parsed data and id', () => {
-    expect(parse(': heartbeat\n\nevent: message\nid: 7\ndata: {"content":"Hel"}\n\n')).toEqual([{ event: 'message', data: { content: 'Hel' }, id: 7 }])
+    expect(parse(': heartbeat\n\nevent: message\nid: 7\ndata: {"content":"Hel"}\n\n')).toEqual([
+      { event: 'message', data: { content: 'Hel' }, id: 7 }
+    ])
   })
 
   it('keeps only the last data line of a frame', () => {
-    expect(parse('event: message\ndata: {"content":"a"}\ndata: {"content":"b"}\n\n')).toEqual([{ event: 'message', data: { content: 'b' } }])
+    expect(parse('event: message\ndata: {"content":"a"}\ndata: {"content":"b"}\n\n')).toEqual([
+      { event: 'message', data: { content: 'b' } }
+    ])
   })
 
   it('dispatches at a comment line too', () => {
@@ -31,7 +35,8 @@ describe('SSE parser (oracle-wire §3.2)', () => {
   })
 
   it('trims lines (CRLF, indentation) and copes with chunks split anywhere', () => {
-    const text = 'event: reasoning\r\n  data: {"reasoning":"x","isComplete":false}\r\n\r\nevent: router.update\ndata: {"step":"Thinking..."}\n\n'
+    const text = 'event: reasoning\r\n  data: {"reasoning":"x","isComplete":false}\r\n\r\n' +
+      'event: router.update\ndata: {"step":"Thinking..."}\n\n'
     const whole = parse(text)
     expect(whole.map((f) => f.event)).toEqual(['reasoning', 'router.update'])
     for (let cut = 1; cut < text.length; cut += 3) expect(parse(text.slice(0, cut), text.slice(cut))).toEqual(whole)

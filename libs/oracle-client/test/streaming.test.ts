@@ -2,13 +2,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { OracleClient, type OracleEvent, type OracleClientOptions } from '../src/index.ts'
 import { startRuntime, testUser, type RealRuntime } from './support/runtime.ts'
 
-const pageTitle = { name: 'get_page_title', description: 'The title of the page the user has open', schema: { type: 'object', properties: {} }, handler: () => 'Example page' }
+const pageTitle = {
+  name: 'get_page_title',
+  description: 'The title of the page the user has open',
+  schema: { type: 'object', properties: {} },
+  handler: () => 'Example page'
+}
 
 describe('streamed messages against a real oracle runtime', () => {
   let runtime: RealRuntime
   const client = async (extra: Partial<OracleClientOptions> = {}) => {
     const user = await testUser()
-    return new OracleClient({ baseUrl: runtime.baseUrl, oracleDid: runtime.oracleDid, userDid: user.did, createDelegation: user.createDelegation, createInvocation: user.createInvocation, ...extra })
+    return new OracleClient({
+      baseUrl: runtime.baseUrl,
+      oracleDid: runtime.oracleDid,
+      userDid: user.did,
+      createDelegation: user.createDelegation,
+      createInvocation: user.createInvocation,
+      ...extra
+    })
   }
 
   beforeAll(async () => { runtime = await startRuntime() })
@@ -42,11 +54,13 @@ describe('streamed messages against a real oracle runtime', () => {
     stream.on((e) => { if (e.eventName === 'tool_call') statuses.push(e.payload.status) })
     const result = await stream.done
     expect(statuses).toEqual(['isRunning', 'done'])
-    expect(result.toolCalls).toEqual([expect.objectContaining({ toolName: 'set_user_preferences', status: 'done', args: { agentName: 'Ava' } })])
+    expect(result.toolCalls).toEqual([
+      expect.objectContaining({ toolName: 'set_user_preferences', status: 'done', args: { agentName: 'Ava' } })
+    ])
     expect(result.toolCalls[0]?.output).toMatch(/^Updated\. New preferences/)
   })
 
-  it('aborts a turn in flight: the server stops it, the stream ends aborted, the session takes the next message', async () => {
+  it('aborts a turn in flight: the server stops it, the stream ends aborted, the session goes on', async () => {
     const c = await client()
     const { sessionId } = await c.createSession()
     // The agent waits for a browser tool nobody answers (no socket), so the turn stays open.
@@ -54,7 +68,10 @@ describe('streamed messages against a real oracle runtime', () => {
     for await (const event of stream) if (event.eventName === 'tool_call') break
     const result = await stream.abort()
     expect(result.outcome).toBe('aborted')
-    expect(result.toolCalls[0]).toMatchObject({ toolName: 'get_page_title', output: 'The turn was aborted before the frontend answered.' })
+    expect(result.toolCalls[0]).toMatchObject({
+      toolName: 'get_page_title',
+      output: 'The turn was aborted before the frontend answered.'
+    })
     expect((await c.sendMessage(sessionId, { message: 'still there?' })).message.content).toContain('still there?')
   })
 
@@ -62,8 +79,14 @@ describe('streamed messages against a real oracle runtime', () => {
     const c = await client()
     const { sessionId } = await c.createSession()
     const controller = new AbortController()
-    const stream = await c.streamMessage(sessionId, { message: 'get_page_title', browserTools: [pageTitle] }, { signal: controller.signal })
-    stream.on((e) => { if (e.eventName === 'tool_call') controller.abort() })
+    const stream = await c.streamMessage(
+      sessionId,
+      { message: 'get_page_title', browserTools: [pageTitle] },
+      { signal: controller.signal }
+    )
+    stream.on((e) => {
+      if (e.eventName === 'tool_call') controller.abort()
+    })
     expect((await stream.done).outcome).toBe('aborted')
     expect((await c.abort(sessionId)).success).toBe(false)
   })
@@ -79,7 +102,10 @@ describe('streamed messages against a real oracle runtime', () => {
     const c = await client()
     const { sessionId } = await c.createSession()
     const first = await c.streamMessage(sessionId, { message: 'get_page_title', browserTools: [pageTitle] })
-    await expect(c.streamMessage(sessionId, { message: 'me too' })).rejects.toMatchObject({ status: 409, code: 'ORACLE_TURN_IN_PROGRESS' })
+    await expect(c.streamMessage(sessionId, { message: 'me too' })).rejects.toMatchObject({
+      status: 409,
+      code: 'ORACLE_TURN_IN_PROGRESS'
+    })
     await first.abort()
   })
 })

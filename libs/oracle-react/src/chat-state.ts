@@ -43,8 +43,9 @@ export function fromDto (dto: MessageDto, actionNames: ReadonlySet<string> = new
   const toolCalls: ChatToolCall[] = []
   const actionCalls: ActionCallState[] = []
   for (const c of dto.toolCalls ?? []) {
-    if (actionNames.has(c.name)) actionCalls.push({ toolCallId: c.id, toolName: c.name, args: c.args, status: c.status, output: c.output })
-    else toolCalls.push({ id: c.id, name: c.name, args: c.args, status: c.status, output: c.output })
+    if (actionNames.has(c.name)) {
+      actionCalls.push({ toolCallId: c.id, toolName: c.name, args: c.args, status: c.status, output: c.output })
+    } else toolCalls.push({ id: c.id, name: c.name, args: c.args, status: c.status, output: c.output })
   }
   return {
     id: dto.id,
@@ -73,21 +74,40 @@ export function applyEvent (message: ChatMessage, event: OracleEvent): ChatMessa
     case 'message':
       return { ...message, content: message.content + event.payload.content }
     case 'reasoning':
-      return event.payload.reasoning === '' ? message : { ...message, reasoning: (message.reasoning ?? '') + event.payload.reasoning }
+      return event.payload.reasoning === ''
+        ? message
+        : { ...message, reasoning: (message.reasoning ?? '') + event.payload.reasoning }
     case 'tool_call': {
       const { eventId, toolName, args, status, output, error } = event.payload
-      const call: ChatToolCall = { id: eventId, name: toolName, args, status, ...(output !== undefined ? { output } : {}), ...(error !== undefined ? { error } : {}) }
+      const call: ChatToolCall = {
+        id: eventId,
+        name: toolName,
+        args,
+        status,
+        ...(output !== undefined ? { output } : {}),
+        ...(error !== undefined ? { error } : {})
+      }
       return { ...message, toolCalls: upsert(message.toolCalls, call, (c) => c.id === eventId) }
     }
     case 'action_call': {
       const { toolCallId, toolName, args, status, output, error } = event.payload
-      const call: ActionCallState = { toolCallId, toolName, args, status, ...(output !== undefined ? { output } : {}), ...(error !== undefined ? { error } : {}) }
+      const call: ActionCallState = {
+        toolCallId,
+        toolName,
+        args,
+        status,
+        ...(output !== undefined ? { output } : {}),
+        ...(error !== undefined ? { error } : {})
+      }
       return { ...message, actionCalls: upsert(message.actionCalls, call, (c) => c.toolCallId === toolCallId) }
     }
     case 'render_component': {
       const component = event.payload
       const key = component.eventId ?? component.componentName
-      return { ...message, components: upsert(message.components, component, (c) => (c.eventId ?? c.componentName) === key) }
+      return {
+        ...message,
+        components: upsert(message.components, component, (c) => (c.eventId ?? c.componentName) === key)
+      }
     }
     case 'error':
       return { ...message, error: event.payload.error }
@@ -101,7 +121,11 @@ export function applyEvent (message: ChatMessage, event: OracleEvent): ChatMessa
  * carried (action calls, rendered components, the error text) moves onto the stored answer;
  * if nothing was stored (a failure before any text), the streamed answer stays, no longer pending.
  */
-export function settleTurn (messages: ChatMessage[], turn: { requestId: string, messageId?: string | undefined }, stored: ChatMessage[]): ChatMessage[] {
+export function settleTurn (
+  messages: ChatMessage[],
+  turn: { requestId: string; messageId?: string | undefined },
+  stored: ChatMessage[]
+): ChatMessage[] {
   const streamed = messages.find((m) => m.requestId === turn.requestId && m.type === 'ai')
   const known = new Set(messages.filter((m) => m.pending !== true).map((m) => m.id))
   const fresh = stored.filter((m) => !known.has(m.id))

@@ -14,7 +14,15 @@ export type OracleProviderProps = { children?: ReactNode } & (
 
 /** Settings whose change means a different oracle or user, hence a new client. */
 const identityOf = (props: OracleClientOptions) =>
-  JSON.stringify([props.baseUrl, props.wsUrl, props.oracleDid, props.userDid, props.createInvocation !== undefined, props.timezone, props.matrix])
+  JSON.stringify([
+    props.baseUrl,
+    props.wsUrl,
+    props.oracleDid,
+    props.userDid,
+    props.createInvocation !== undefined,
+    props.timezone,
+    props.matrix
+  ])
 
 /**
  * Makes an oracle client available to the hooks below it. Either pass a ready `client`, or the

@@ -1,5 +1,12 @@
 import { useEffect, useRef, useState, type RefObject } from 'react'
-import type { AnyAgAction, AnyBrowserTool, OracleClient, OracleEvent, OracleSocket, SocketState } from '@impact/oracle-client'
+import type {
+  AnyAgAction,
+  AnyBrowserTool,
+  OracleClient,
+  OracleEvent,
+  OracleSocket,
+  SocketState
+} from '@impact/oracle-client'
 
 export interface ChatSocketOptions {
   client: OracleClient
@@ -9,7 +16,10 @@ export interface ChatSocketOptions {
   browserTools: readonly AnyBrowserTool[] | undefined
   agActions: readonly AnyAgAction[] | undefined
   /** The latest lists, read at call time (inline arrays do not reconnect). */
-  tools: RefObject<{ browserTools?: readonly AnyBrowserTool[] | undefined, agActions?: readonly AnyAgAction[] | undefined }>
+  tools: RefObject<{
+    browserTools?: readonly AnyBrowserTool[] | undefined
+    agActions?: readonly AnyAgAction[] | undefined
+  }>
   onEvent: (event: OracleEvent) => void
   onError: (error: Error) => void
 }
@@ -21,7 +31,10 @@ const names = (list: ReadonlyArray<{ name: string }> | undefined) => (list ?? []
  * tools or actions (or asks for live events), reconnected only when the session, the client or the
  * set of tool names changes. Handlers are looked up by name at call time.
  */
-export function useChatSocket (options: ChatSocketOptions): { state: SocketState | 'off', socket: RefObject<OracleSocket | undefined> } {
+export function useChatSocket (options: ChatSocketOptions): {
+  state: SocketState | 'off'
+  socket: RefObject<OracleSocket | undefined>
+} {
   const { client, sessionId, enabled, tools } = options
   const [state, setState] = useState<SocketState | 'off'>('off')
   const socket = useRef<OracleSocket | undefined>(undefined)
@@ -35,27 +48,34 @@ export function useChatSocket (options: ChatSocketOptions): { state: SocketState
       setState('off')
       return
     }
-    const find = <T extends { name: string }>(list: readonly T[] | undefined, name: string) => list?.find((t) => t.name === name)
-    const browserTools: AnyBrowserTool[] = toolNames.split(',').filter((n) => n !== '').map((name) => ({
-      name,
-      description: '',
-      schema: {},
-      handler: async (args, context) => {
-        const tool = find(tools.current.browserTools, name)
-        if (tool === undefined) throw new Error(`Browser tool ${name} not found`)
-        return await tool.handler(args, context)
-      }
-    }))
-    const agActions: AnyAgAction[] = actionNames.split(',').filter((n) => n !== '').map((name) => ({
-      name,
-      description: '',
-      schema: {},
-      handler: async (args, context) => {
-        const action = find(tools.current.agActions, name)
-        if (action === undefined) throw new Error(`Action tool ${name} not found`)
-        return await action.handler(args, context)
-      }
-    }))
+    const find = <T extends { name: string }>(list: readonly T[] | undefined, name: string) =>
+      list?.find((t) => t.name === name)
+    const browserTools: AnyBrowserTool[] = toolNames
+      .split(',')
+      .filter((n) => n !== '')
+      .map((name) => ({
+        name,
+        description: '',
+        schema: {},
+        handler: async (args, context) => {
+          const tool = find(tools.current.browserTools, name)
+          if (tool === undefined) throw new Error(`Browser tool ${name} not found`)
+          return await tool.handler(args, context)
+        }
+      }))
+    const agActions: AnyAgAction[] = actionNames
+      .split(',')
+      .filter((n) => n !== '')
+      .map((name) => ({
+        name,
+        description: '',
+        schema: {},
+        handler: async (args, context) => {
+          const action = find(tools.current.agActions, name)
+          if (action === undefined) throw new Error(`Action tool ${name} not found`)
+          return await action.handler(args, context)
+        }
+      }))
     const connection = client.connectSocket(sessionId, {
       browserTools,
       agActions,

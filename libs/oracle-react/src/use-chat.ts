@@ -37,7 +37,10 @@ export interface UseChatResult {
   isSending: boolean
   error: Error | undefined
   /** Sends a message and streams the answer; resolves with the turn (undefined when it did not start). */
-  sendMessage: (text: string, extra?: { attachments?: Attachment[], metadata?: Record<string, unknown> }) => Promise<TurnResult | undefined>
+  sendMessage: (
+    text: string,
+    extra?: { attachments?: Attachment[], metadata?: Record<string, unknown> }
+  ) => Promise<TurnResult | undefined>
   /** Stops the answer in flight (the oracle keeps what was said so far). */
   abort: () => Promise<void>
   hasOlder: boolean
@@ -163,18 +166,35 @@ export function useChat (options: UseChatOptions): UseChatResult {
     const id = latest.current.sessionId
     if (id === undefined) return
     if (event.eventName === 'render_component' && event.payload.sessionId === id) {
-      setMessages((list) => list.map((m) => (m.requestId === event.payload.requestId && m.type === 'ai' ? applyEvent(m, event) : m)))
+      setMessages((list) => list.map((m) => (
+        m.requestId === event.payload.requestId && m.type === 'ai' ? applyEvent(m, event) : m
+      )))
     } else if (event.eventName === 'message_cache_invalidation' && event.payload.sessionId === id && !busy.current) {
       // A turn finished elsewhere (another tab, a channel): fetch what it stored.
       const gen = generation.current
-      refreshNewer(gen, id).then((stored) => { if (stored !== undefined) setMessages((list) => appendNew(list, stored)) }, () => {})
+      refreshNewer(gen, id).then((stored) => {
+        if (stored !== undefined) setMessages((list) => appendNew(list, stored))
+      }, () => {})
     }
   }, [refreshNewer])
 
-  const wantsSocket = options.socket === true || (options.socket !== false && ((options.browserTools?.length ?? 0) > 0 || (options.agActions?.length ?? 0) > 0))
-  const socket = useChatSocket({ client, sessionId, enabled: wantsSocket, browserTools: options.browserTools, agActions: options.agActions, tools: latest, onEvent: onSocketEvent, onError: (e) => { latest.current.onError?.(e) } })
+  const hasTools = (options.browserTools?.length ?? 0) > 0 || (options.agActions?.length ?? 0) > 0
+  const wantsSocket = options.socket === true || (options.socket !== false && hasTools)
+  const socket = useChatSocket({
+    client,
+    sessionId,
+    enabled: wantsSocket,
+    browserTools: options.browserTools,
+    agActions: options.agActions,
+    tools: latest,
+    onEvent: onSocketEvent,
+    onError: (e) => { latest.current.onError?.(e) }
+  })
 
-  const sendMessage = useCallback(async (text: string, extra: { attachments?: Attachment[], metadata?: Record<string, unknown> } = {}) => {
+  const sendMessage = useCallback(async (
+    text: string,
+    extra: { attachments?: Attachment[], metadata?: Record<string, unknown> } = {}
+  ) => {
     const o = latest.current
     const id = o.sessionId
     if (id === undefined) throw new Error('useChat has no sessionId to send to')
@@ -184,7 +204,10 @@ export function useChat (options: UseChatOptions): UseChatResult {
     const question = localId()
     setError(undefined)
     setStatus('submitted')
-    setMessages((list) => [...list, { id: question, type: 'human', content: text, createdAt: new Date().toISOString(), pending: true }])
+    setMessages((list) => [
+      ...list,
+      { id: question, type: 'human', content: text, createdAt: new Date().toISOString(), pending: true }
+    ])
     const controller = new AbortController()
     submitting.current = controller
     try {
@@ -192,9 +215,14 @@ export function useChat (options: UseChatOptions): UseChatResult {
       // Stop (abort) or leaving the session ends these waits at once: the catch below handles both.
       await untilAborted(historyLoad.current, controller.signal)
       // Tool calls need the socket: give a connecting one a moment before the agent may call a tool.
-      if (socket.socket.current !== undefined && socket.socket.current.state === 'connecting') await untilAborted(socket.socket.current.ready(5000).catch(() => {}), controller.signal)
+      const connecting = socket.socket.current
+      if (connecting !== undefined && connecting.state === 'connecting') {
+        await untilAborted(connecting.ready(5000).catch(() => {}), controller.signal)
+      }
       controller.signal.throwIfAborted()
-      const metadata = o.metadata !== undefined || extra.metadata !== undefined ? { ...o.metadata, ...extra.metadata } : undefined
+      const metadata = o.metadata !== undefined || extra.metadata !== undefined
+        ? { ...o.metadata, ...extra.metadata }
+        : undefined
       const opened = await client.streamMessage(id, {
         message: text,
         ...(o.browserTools !== undefined ? { browserTools: o.browserTools } : {}),
@@ -222,7 +250,11 @@ export function useChat (options: UseChatOptions): UseChatResult {
       if (gen !== generation.current) return result
       const stored = await refreshNewer(gen, id).catch(() => undefined)
       if (gen !== generation.current) return result
-      setMessages((list) => settleTurn(list, { requestId: answerId, ...(result.messageId !== undefined ? { messageId: result.messageId } : {}) }, stored ?? []))
+      const settled = {
+        requestId: answerId,
+        ...(result.messageId !== undefined ? { messageId: result.messageId } : {})
+      }
+      setMessages((list) => settleTurn(list, settled, stored ?? []))
       if (result.outcome === 'failed') {
         const failure = new OracleStreamError(result.errors[0] ?? { error: 'The oracle failed to answer' })
         setError(failure)

@@ -86,5 +86,15 @@ export function useSessions (options: UseSessionsOptions = {}): UseSessionsResul
     setTotal((t) => Math.max(0, t - 1))
   }, [client])
 
-  return { sessions, total, isLoading, error, hasMore: !exhausted && sessions.length < total, loadMore, refresh, createSession, deleteSession }
+  return {
+    sessions,
+    total,
+    isLoading,
+    error,
+    hasMore: !exhausted && sessions.length < total,
+    loadMore,
+    refresh,
+    createSession,
+    deleteSession
+  }
 }

@@ -1,11 +1,26 @@
 import { act, render, renderHook, waitFor } from '@testing-library/react'
 import type { ReactNode } from 'react'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { defineAgAction, defineBrowserTool, OracleClient, OracleProvider, OracleStreamError, useChat, useOracleClient, useSessions, type ChatStatus } from '../src/index.ts'
+import {
+  defineAgAction,
+  defineBrowserTool,
+  OracleClient,
+  OracleProvider,
+  OracleStreamError,
+  useChat,
+  useOracleClient,
+  useSessions,
+  type ChatStatus
+} from '../src/index.ts'
 import { startRuntime, testUser, type RealRuntime, type TestUser } from '../../oracle-client/test/support/runtime.ts'
 
 const ADMIN = 'react-test-operator-token'
-const pageTitle = defineBrowserTool({ name: 'get_page_title', description: 'The title of the open page', schema: { type: 'object' }, handler: () => 'Example page' })
+const pageTitle = defineBrowserTool({
+  name: 'get_page_title',
+  description: 'The title of the open page',
+  schema: { type: 'object' },
+  handler: () => 'Example page'
+})
 
 /**
  * A fetch that holds back the first history page it reads (its query already answered, as on a
@@ -33,24 +48,47 @@ describe('React bindings against a real oracle runtime', () => {
   beforeAll(async () => {
     [runtime, billed] = await Promise.all([
       startRuntime(),
-      startRuntime({ CREDITS_ADMIN_TOKEN: ADMIN, LLM_BASE_URL: 'http://127.0.0.1:9/v1', LLM_TIMEOUT_MS: '2000' }, { features: { credits: true } })
+      startRuntime(
+        { CREDITS_ADMIN_TOKEN: ADMIN, LLM_BASE_URL: 'http://127.0.0.1:9/v1', LLM_TIMEOUT_MS: '2000' },
+        { features: { credits: true } }
+      )
     ])
   })
   afterAll(async () => { await Promise.all([runtime?.close(), billed?.close()]) })
 
-  const wrapperFor = (user: TestUser, target = runtime, extra: { onPaymentRequired?: (ids: string[]) => void, fetch?: typeof fetch } = {}) =>
+  const wrapperFor = (
+    user: TestUser,
+    target = runtime,
+    extra: { onPaymentRequired?: (ids: string[]) => void; fetch?: typeof fetch } = {}
+  ) =>
     function Wrapper ({ children }: { children: ReactNode }) {
       return (
-        <OracleProvider baseUrl={target.baseUrl} oracleDid={target.oracleDid} userDid={user.did} createDelegation={user.createDelegation} createInvocation={user.createInvocation} {...extra}>
+        <OracleProvider
+          baseUrl={target.baseUrl}
+          oracleDid={target.oracleDid}
+          userDid={user.did}
+          createDelegation={user.createDelegation}
+          createInvocation={user.createInvocation}
+          {...extra}
+        >
           {children}
         </OracleProvider>
       )
     }
-  const clientFor = (user: TestUser, target = runtime) => new OracleClient({ baseUrl: target.baseUrl, oracleDid: target.oracleDid, userDid: user.did, createDelegation: user.createDelegation, createInvocation: user.createInvocation })
+  const clientFor = (user: TestUser, target = runtime) =>
+    new OracleClient({
+      baseUrl: target.baseUrl,
+      oracleDid: target.oracleDid,
+      userDid: user.did,
+      createDelegation: user.createDelegation,
+      createInvocation: user.createInvocation
+    })
 
   it('throws from every hook used outside the provider', () => {
     const quiet = vi.spyOn(console, 'error').mockImplementation(() => {})
-    expect(() => renderHook(() => useChat({ sessionId: 's_1' }))).toThrow('useChat must be used within an <OracleProvider>')
+    expect(() => renderHook(() => useChat({ sessionId: 's_1' }))).toThrow(
+      'useChat must be used within an <OracleProvider>'
+    )
     expect(() => renderHook(() => useSessions())).toThrow('useSessions must be used within an <OracleProvider>')
     expect(() => renderHook(() => useOracleClient())).toThrow('useOracleClient must be used within an <OracleProvider>')
     quiet.mockRestore()
@@ -112,9 +150,17 @@ describe('React bindings against a real oracle runtime', () => {
     const { result } = renderHook(() => useChat({ sessionId, historyPageSize: 1 }), { wrapper: wrapperFor(user) })
     await waitFor(() => { expect(result.current.messages).toHaveLength(2) })
     expect(result.current.hasOlder).toBe(true)
-    await act(async () => { await result.current.loadOlder() })
-    await act(async () => { await result.current.loadOlder() })
-    expect(result.current.messages.filter((m) => m.type === 'human').map((m) => m.content)).toEqual(['one', 'two', 'three'])
+    await act(async () => {
+      await result.current.loadOlder()
+    })
+    await act(async () => {
+      await result.current.loadOlder()
+    })
+    expect(result.current.messages.filter((m) => m.type === 'human').map((m) => m.content)).toEqual([
+      'one',
+      'two',
+      'three'
+    ])
     expect(result.current.hasOlder).toBe(false)
   })
 
@@ -122,7 +168,9 @@ describe('React bindings against a real oracle runtime', () => {
     const user = await testUser()
     const { sessionId } = await clientFor(user).createSession()
     // No socket: nobody answers the browser tool, so the turn waits until it is aborted.
-    const { result } = renderHook(() => useChat({ sessionId, browserTools: [pageTitle], socket: false }), { wrapper: wrapperFor(user) })
+    const { result } = renderHook(() => useChat({ sessionId, browserTools: [pageTitle], socket: false }), {
+      wrapper: wrapperFor(user)
+    })
     let sent: Promise<unknown> = Promise.resolve()
     act(() => { sent = result.current.sendMessage('get_page_title') })
     await waitFor(() => { expect(result.current.messages.at(-1)?.toolCalls?.[0]?.name).toBe('get_page_title') })
@@ -139,7 +187,9 @@ describe('React bindings against a real oracle runtime', () => {
     // The first history page is held back until the tool call shows or half a second has passed.
     const page = holdFirstHistoryPage()
     const timer = setTimeout(page.release, 500)
-    const { result } = renderHook(() => useChat({ sessionId, browserTools: [pageTitle], socket: false }), { wrapper: wrapperFor(user, runtime, { fetch: page.fetch }) })
+    const { result } = renderHook(() => useChat({ sessionId, browserTools: [pageTitle], socket: false }), {
+      wrapper: wrapperFor(user, runtime, { fetch: page.fetch })
+    })
     let sent: Promise<unknown> = Promise.resolve()
     act(() => { sent = result.current.sendMessage('get_page_title') })
     expect(result.current.messages.map((m) => [m.type, m.content])).toEqual([['human', 'get_page_title']])
@@ -158,7 +208,9 @@ describe('React bindings against a real oracle runtime', () => {
     const user = await testUser()
     const { sessionId } = await clientFor(user).createSession()
     const page = holdFirstHistoryPage()
-    const { result } = renderHook(() => useChat({ sessionId }), { wrapper: wrapperFor(user, runtime, { fetch: page.fetch }) })
+    const { result } = renderHook(() => useChat({ sessionId }), {
+      wrapper: wrapperFor(user, runtime, { fetch: page.fetch })
+    })
     try {
       let sent: Promise<unknown> = Promise.resolve()
       act(() => { sent = result.current.sendMessage('never sent') })
@@ -170,9 +222,16 @@ describe('React bindings against a real oracle runtime', () => {
     } finally {
       page.release()
     }
-    await waitFor(() => { expect(result.current.isLoadingHistory).toBe(false) })
-    await act(async () => { await result.current.sendMessage('hello again') })
-    expect(result.current.messages.map((m) => [m.type, m.content.slice(0, 14)])).toEqual([['human', 'hello again'], ['ai', 'Hi! You said: ']])
+    await waitFor(() => {
+      expect(result.current.isLoadingHistory).toBe(false)
+    })
+    await act(async () => {
+      await result.current.sendMessage('hello again')
+    })
+    expect(result.current.messages.map((m) => [m.type, m.content.slice(0, 14)])).toEqual([
+      ['human', 'hello again'],
+      ['ai', 'Hi! You said: ']
+    ])
   })
 
   it('lands only the newest history load: a reload overtakes a slow first page', async () => {
@@ -181,7 +240,9 @@ describe('React bindings against a real oracle runtime', () => {
     const page = holdFirstHistoryPage()
     // Should a wait below hang, the held page is let go and the checks fail instead of the test timing out.
     const timer = setTimeout(page.release, 5000)
-    const { result } = renderHook(() => useChat({ sessionId }), { wrapper: wrapperFor(user, runtime, { fetch: page.fetch }) })
+    const { result } = renderHook(() => useChat({ sessionId }), {
+      wrapper: wrapperFor(user, runtime, { fetch: page.fetch })
+    })
     try {
       await act(async () => { await result.current.reload() })
       await act(async () => { await result.current.sendMessage('after reload') })
@@ -204,11 +265,19 @@ describe('React bindings against a real oracle runtime', () => {
       description: 'Shows a notice',
       schema: { type: 'object', properties: { text: { type: 'string' } } },
       handler: () => ({ shown: true }),
-      render: ({ args, status, result }) => <span data-testid='notice'>{`${args.text} ${status} ${String(result?.shown)}`}</span>
+      render: ({ args, status, result }) => (
+        <span data-testid='notice'>{`${args.text} ${status} ${String(result?.shown)}`}</span>
+      )
     })
-    const { result } = renderHook(() => useChat({ sessionId, browserTools: [pageTitle], agActions: [notice] }), { wrapper: wrapperFor(user) })
-    await waitFor(() => { expect(result.current.socketState).toBe('connected') })
-    await act(async () => { await result.current.sendMessage('get_page_title') })
+    const { result } = renderHook(() => useChat({ sessionId, browserTools: [pageTitle], agActions: [notice] }), {
+      wrapper: wrapperFor(user)
+    })
+    await waitFor(() => {
+      expect(result.current.socketState).toBe('connected')
+    })
+    await act(async () => {
+      await result.current.sendMessage('get_page_title')
+    })
     expect(result.current.messages.at(-1)?.content).toContain('get_page_title: Example page')
     await act(async () => { await result.current.sendMessage('show_notice {"text":"hi"}') })
     const call = result.current.messages.at(-1)?.actionCalls?.[0]
@@ -229,16 +298,28 @@ describe('React bindings against a real oracle runtime', () => {
     const { sessionId } = await clientFor(user, billed).createSession()
     const chatClaims: string[][] = []
     const providerClaims: string[][] = []
-    const { result } = renderHook(() => useChat({ sessionId, onPaymentRequired: (ids) => chatClaims.push(ids) }), { wrapper: wrapperFor(user, billed, { onPaymentRequired: (ids) => providerClaims.push(ids) }) })
-    await waitFor(() => { expect(result.current.isLoadingHistory).toBe(false) })
-    await act(async () => { expect(await result.current.sendMessage('hello')).toBeUndefined() })
+    const { result } = renderHook(() => useChat({ sessionId, onPaymentRequired: (ids) => chatClaims.push(ids) }), {
+      wrapper: wrapperFor(user, billed, { onPaymentRequired: (ids) => providerClaims.push(ids) })
+    })
+    await waitFor(() => {
+      expect(result.current.isLoadingHistory).toBe(false)
+    })
+    await act(async () => {
+      expect(await result.current.sendMessage('hello')).toBeUndefined()
+    })
     expect(chatClaims).toHaveLength(1)
     expect(chatClaims[0]?.[0]).toMatch(/\S/)
     expect(providerClaims).toEqual(chatClaims)
     expect(result.current).toMatchObject({ status: 'ready', isSending: false, error: undefined, messages: [] })
 
-    await fetch(`${billed.baseUrl}/credits/grants`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ did: user.did, amount: 5 }) })
-    await act(async () => { await result.current.sendMessage('hello again') })
+    await fetch(`${billed.baseUrl}/credits/grants`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ did: user.did, amount: 5 })
+    })
+    await act(async () => {
+      await result.current.sendMessage('hello again')
+    })
     expect(result.current.status).toBe('error')
     expect(result.current.error).toBeInstanceOf(OracleStreamError)
     expect(result.current.error?.message).toMatch(/^The model provider failed/)

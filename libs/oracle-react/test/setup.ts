@@ -6,7 +6,12 @@ import { afterEach } from 'vitest'
 // another realm: bytes Node makes (Buffer, crypto) then fail `instanceof Uint8Array` in the UCAN
 // libraries the test users mint with. A browser has one realm; restore Node's to match it.
 const NodeUint8Array = Object.getPrototypeOf(Buffer.prototype).constructor as Uint8ArrayConstructor
-Object.assign(globalThis, { Uint8Array: NodeUint8Array, ArrayBuffer: Buffer.alloc(1).buffer.constructor, TextEncoder, TextDecoder })
+Object.assign(globalThis, {
+  Uint8Array: NodeUint8Array,
+  ArrayBuffer: Buffer.alloc(1).buffer.constructor,
+  TextEncoder,
+  TextDecoder
+})
 
 // The hooks talk to a real runtime that may share the machine with other suites: wait generously.
 configure({ asyncUtilTimeout: 10_000 })

@@ -50,44 +50,70 @@ export function createHandlers (data: SampleData): Record<string, Handler> {
       const iidDocument = didDocument(at, id)
       return { entity: entity(at, id), iidDocument }
     },
-    '/ixo.entity.v1beta1.Query/EntityMetaData': (req, at) => ({ entity: entity(at, required(req.id, 'invalid request')) }),
-    '/ixo.entity.v1beta1.Query/EntityIidDocument': (req, at) => ({ iidDocument: didDocument(at, required(req.id, 'invalid request')) }),
-    '/ixo.entity.v1beta1.Query/EntityVerified': (req, at) => ({ entityVerified: entity(at, required(req.id, 'invalid request')).entityVerified }),
-    '/ixo.entity.v1beta1.Query/EntityList': (req, at) => list(at(data.entities), (e) => e.id as string, req, 'entities'),
+    '/ixo.entity.v1beta1.Query/EntityMetaData': (req, at) => ({
+      entity: entity(at, required(req.id, 'invalid request'))
+    }),
+    '/ixo.entity.v1beta1.Query/EntityIidDocument': (req, at) => ({
+      iidDocument: didDocument(at, required(req.id, 'invalid request'))
+    }),
+    '/ixo.entity.v1beta1.Query/EntityVerified': (req, at) => ({
+      entityVerified: entity(at, required(req.id, 'invalid request')).entityVerified
+    }),
+    '/ixo.entity.v1beta1.Query/EntityList': (req, at) =>
+      list(at(data.entities), (e) => e.id as string, req, 'entities'),
 
-    '/ixo.iid.v1beta1.Query/IidDocuments': (req, at) => list(at(data.iidDocuments), (d) => d.id as string, req, 'iidDocuments'),
-    '/ixo.iid.v1beta1.Query/IidDocument': (req, at) => ({ iidDocument: didDocument(at, required(req.id, 'iid Doc id cannot be empty')) }),
+    '/ixo.iid.v1beta1.Query/IidDocuments': (req, at) =>
+      list(at(data.iidDocuments), (d) => d.id as string, req, 'iidDocuments'),
+    '/ixo.iid.v1beta1.Query/IidDocument': (req, at) => ({
+      iidDocument: didDocument(at, required(req.id, 'iid Doc id cannot be empty'))
+    }),
 
     '/ixo.claims.v1beta1.Query/Params': () => ({ params: data.params.claims }),
     '/ixo.claims.v1beta1.Query/Collection': (req, at) => {
       const id = required(req.id, 'invalid request')
       return { collection: claimsRecord(at(data.collections), (c) => c.id === id, 'collection', id) }
     },
-    '/ixo.claims.v1beta1.Query/CollectionList': (req, at) => list(at(data.collections), (c) => (c.id as string).padStart(20, '0'), req, 'collections'),
+    '/ixo.claims.v1beta1.Query/CollectionList': (req, at) =>
+      list(at(data.collections), (c) => (c.id as string).padStart(20, '0'), req, 'collections'),
     '/ixo.claims.v1beta1.Query/Claim': (req, at) => {
       const id = required(req.id, 'invalid request')
       return { claim: claimsRecord(at(data.claims), (c) => c.claimId === id, 'claim', id) }
     },
-    '/ixo.claims.v1beta1.Query/ClaimList': (req, at) => list(at(data.claims), (c) => c.claimId as string, req, 'claims'),
+    '/ixo.claims.v1beta1.Query/ClaimList': (req, at) =>
+      list(at(data.claims), (c) => c.claimId as string, req, 'claims'),
     '/ixo.claims.v1beta1.Query/Dispute': (req, at) => {
       const proof = required(req.proof, 'invalid request')
       return { dispute: claimsRecord(at(data.disputes), (d) => (d.data as Init).proof === proof, 'dispute', proof) }
     },
-    '/ixo.claims.v1beta1.Query/DisputeList': (req, at) => list(at(data.disputes), (d) => (d.data as Init).proof as string, req, 'disputes'),
+    '/ixo.claims.v1beta1.Query/DisputeList': (req, at) =>
+      list(at(data.disputes), (d) => (d.data as Init).proof as string, req, 'disputes'),
     '/ixo.claims.v1beta1.Query/Intent': (req, at) => {
       const id = required(req.id, 'invalid request')
-      const match = (i: Init) => i.id === id && i.agentAddress === req.agentAddress && i.collectionId === req.collectionId
+      const match = (i: Init) =>
+        i.id === id && i.agentAddress === req.agentAddress && i.collectionId === req.collectionId
       return { intent: claimsRecord(at(data.intents), match, 'intent', id) }
     },
     '/ixo.claims.v1beta1.Query/IntentList': (req, at) => list(at(data.intents), (i) => i.id as string, req, 'intents'),
     '/ixo.claims.v1beta1.Query/CollectionMember': (req, at) => {
       const collectionId = required(req.collectionId, 'invalid request')
       const match = (m: Init) => m.collectionId === collectionId && m.memberAddress === req.memberAddress
-      return { memberBudget: claimsRecord(at(data.memberBudgets), match, 'member budget', `${collectionId}/${String(req.memberAddress)}`) }
+      return {
+        memberBudget: claimsRecord(
+          at(data.memberBudgets),
+          match,
+          'member budget',
+          `${collectionId}/${String(req.memberAddress)}`
+        )
+      }
     },
     '/ixo.claims.v1beta1.Query/CollectionMemberList': (req, at) => {
       const collectionId = required(req.collectionId, 'invalid request')
-      return list(at(data.memberBudgets).filter((m) => m.collectionId === collectionId), (m) => m.memberAddress as string, req, 'memberBudgets')
+      return list(
+        at(data.memberBudgets).filter((m) => m.collectionId === collectionId),
+        (m) => m.memberAddress as string,
+        req,
+        'memberBudgets'
+      )
     },
     '/ixo.claims.v1beta1.Query/DisputeBySubject': (req, at) => {
       const subjectId = required(req.subjectId, 'invalid request')
@@ -101,11 +127,23 @@ export function createHandlers (data: SampleData): Record<string, Handler> {
     '/ixo.claims.v1beta1.Query/AgentDepositBalance': (req, at) => {
       const collectionId = required(req.collectionId, 'invalid request')
       const match = (b: Init) => b.collectionId === collectionId && b.agentAddress === req.agentAddress
-      return { balance: claimsRecord(at(data.deposits), match, 'agent deposit balance', `${collectionId}/${String(req.agentAddress)}`) }
+      return {
+        balance: claimsRecord(
+          at(data.deposits),
+          match,
+          'agent deposit balance',
+          `${collectionId}/${String(req.agentAddress)}`
+        )
+      }
     },
     '/ixo.claims.v1beta1.Query/AgentDepositBalanceList': (req, at) => {
       const collectionId = required(req.collectionId, 'invalid request')
-      return list(at(data.deposits).filter((b) => b.collectionId === collectionId), (b) => b.agentAddress as string, req, 'balances')
+      return list(
+        at(data.deposits).filter((b) => b.collectionId === collectionId),
+        (b) => b.agentAddress as string,
+        req,
+        'balances'
+      )
     },
 
     '/ixo.token.v1beta1.Query/Params': () => ({ params: data.params.token }),
@@ -117,7 +155,12 @@ export function createHandlers (data: SampleData): Record<string, Handler> {
     },
     '/ixo.token.v1beta1.Query/TokenList': (req, at) => {
       const minter = required(req.minter, 'invalid request')
-      return list(at(data.tokens).filter((t) => t.minter === minter), (t) => t.contractAddress as string, req, 'tokenDocs')
+      return list(
+        at(data.tokens).filter((t) => t.minter === minter),
+        (t) => t.contractAddress as string,
+        req,
+        'tokenDocs'
+      )
     },
     '/ixo.token.v1beta1.Query/TokenDoc': (req, at) => {
       const minter = required(req.minter, 'invalid request')

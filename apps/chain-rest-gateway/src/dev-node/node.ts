@@ -55,7 +55,9 @@ export async function startDevNode (options: DevNodeOptions = {}): Promise<DevNo
   if (options.reflection === false) omitServices.add(REFLECTION_SERVICE)
   const files = withoutServices(bundledDescriptorFiles(), omitServices)
   const registry: FileRegistry = buildRegistry(files)
-  const reflectionAnswer = Buffer.from(toBinary(FileDescriptorSetSchema, create(FileDescriptorSetSchema, { file: files })))
+  const reflectionAnswer = Buffer.from(
+    toBinary(FileDescriptorSetSchema, create(FileDescriptorSetSchema, { file: files }))
+  )
   const handlers = createHandlers(buildSampleData())
   const startedAt = Date.now()
   const startHeight = options.startHeight ?? 100
@@ -70,16 +72,31 @@ export async function startDevNode (options: DevNodeOptions = {}): Promise<DevNo
     if (raw === undefined || raw === '' || raw === '0') return latest
     if (!/^\d+$/.test(raw)) throw new ChainStatusError(GrpcCode.INVALID_ARGUMENT, `invalid height header "${raw}"`)
     const requested = Number(raw)
-    if (requested > latest) throw new ChainStatusError(GrpcCode.INVALID_ARGUMENT, 'cannot query with height in the future; please provide a valid height')
+    if (requested > latest) {
+      throw new ChainStatusError(
+        GrpcCode.INVALID_ARGUMENT,
+        'cannot query with height in the future; please provide a valid height'
+      )
+    }
     return requested
   }
 
-  function unary (path: string, input: DescMessage, output: DescMessage, handler: Handler | undefined): grpc.handleUnaryCall<Buffer, Buffer> {
+  function unary (
+    path: string,
+    input: DescMessage,
+    output: DescMessage,
+    handler: Handler | undefined
+  ): grpc.handleUnaryCall<Buffer, Buffer> {
     return (call, callback) => {
       calls.set(path, (calls.get(path) ?? 0) + 1)
       const answerHeight = String(height())
       try {
-        if (handler === undefined) throw new ChainStatusError(GrpcCode.UNIMPLEMENTED, `unknown method ${path.split('/')[2] ?? ''} for service ${path.split('/')[1] ?? ''}`)
+        if (handler === undefined) {
+          throw new ChainStatusError(
+            GrpcCode.UNIMPLEMENTED,
+            `unknown method ${path.split('/')[2] ?? ''} for service ${path.split('/')[1] ?? ''}`
+          )
+        }
         const at = queryHeight(call.metadata)
         const headers = new grpc.Metadata()
         headers.set(HEIGHT_HEADER, String(at))
@@ -90,7 +107,8 @@ export async function startDevNode (options: DevNodeOptions = {}): Promise<DevNo
         if (delayMs > 0) setTimeout(() => callback(null, answer), delayMs)
         else callback(null, answer)
       } catch (error) {
-        const status = error instanceof ChainStatusError ? error : new ChainStatusError(GrpcCode.INTERNAL, (error as Error).message)
+        const status =
+          error instanceof ChainStatusError ? error : new ChainStatusError(GrpcCode.INTERNAL, (error as Error).message)
         const trailers = new grpc.Metadata()
         trailers.set(HEIGHT_HEADER, answerHeight)
         callback({ code: status.grpcCode, details: status.message, metadata: trailers })
@@ -105,10 +123,21 @@ export async function startDevNode (options: DevNodeOptions = {}): Promise<DevNo
     const implementation: grpc.UntypedServiceImplementation = {}
     for (const method of type.methods) {
       const path = `/${type.typeName}/${method.name}`
-      definition[method.name] = { path, requestStream: false, responseStream: false, requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity }
-      implementation[method.name] = type.typeName === REFLECTION_SERVICE
-        ? (_call: unknown, callback: grpc.sendUnaryData<Buffer>) => { callback(null, reflectionAnswer) }
-        : unary(path, method.input, method.output, omitMethods.has(path) ? undefined : handlers[path])
+      definition[method.name] = {
+        path,
+        requestStream: false,
+        responseStream: false,
+        requestSerialize: identity,
+        requestDeserialize: identity,
+        responseSerialize: identity,
+        responseDeserialize: identity
+      }
+      implementation[method.name] =
+        type.typeName === REFLECTION_SERVICE
+          ? (_call: unknown, callback: grpc.sendUnaryData<Buffer>) => {
+              callback(null, reflectionAnswer)
+            }
+          : unary(path, method.input, method.output, omitMethods.has(path) ? undefined : handlers[path])
     }
     server.addService(definition, implementation)
   }

@@ -32,9 +32,28 @@ function iidDocument (id: string, n: number): Init {
     service: [{ id: `${id}#api`, type: 'LinkedDomains', serviceEndpoint: 'https://example.org/dev' }],
     authentication: [`${id}#key-1`],
     assertionMethod: [`${id}#key-1`],
-    linkedResource: n % 2 === 0 ? [{ type: 'Settings', id: `${id}#profile`, description: 'Profile', mediaType: 'application/ld+json', serviceEndpoint: 'ipfs:bafydevprofile', proof: 'bafydevprofile', encrypted: 'false', right: '' }] : [],
+    linkedResource:
+      n % 2 === 0
+        ? [
+            {
+              type: 'Settings',
+              id: `${id}#profile`,
+              description: 'Profile',
+              mediaType: 'application/ld+json',
+              serviceEndpoint: 'ipfs:bafydevprofile',
+              proof: 'bafydevprofile',
+              encrypted: 'false',
+              right: ''
+            }
+          ]
+        : [],
     alsoKnownAs: '',
-    metadata: { versionId: `v${n}`, created: ts('2024-01-02T03:04:05Z'), updated: ts('2024-03-04T05:06:07.250Z'), deactivated: false }
+    metadata: {
+      versionId: `v${n}`,
+      created: ts('2024-01-02T03:04:05Z'),
+      updated: ts('2024-03-04T05:06:07.250Z'),
+      deactivated: false
+    }
   }
 }
 
@@ -60,7 +79,14 @@ export function buildSampleData () {
     { height: 1, value: iidDocument('did:x:zQ3shDevUser2', 101) }
   ]
 
-  const payment = (amount: string) => ({ account: ADMIN, amount: [coin(amount)], timeoutNs: { seconds: 0n, nanos: 0 }, cw20Payment: [], isOraclePayment: false, cw1155Payment: [] })
+  const payment = (amount: string) => ({
+    account: ADMIN,
+    amount: [coin(amount)],
+    timeoutNs: { seconds: 0n, nanos: 0 },
+    cw20Payment: [],
+    isOraclePayment: false,
+    cw1155Payment: []
+  })
   const collections: Versioned[] = [1, 2, 3].map((n) => ({
     height: 20 + n,
     value: {
@@ -77,7 +103,12 @@ export function buildSampleData () {
       rejected: 1n,
       disputed: n === 1 ? 1n : 0n,
       state: n - 1,
-      payments: { submission: payment('0'), evaluation: payment('1000'), approval: payment('250000'), rejection: payment('0') },
+      payments: {
+        submission: payment('0'),
+        evaluation: payment('1000'),
+        approval: payment('250000'),
+        rejection: payment('0')
+      },
       signer: ADMIN,
       escrowAccount: `ixo1dev0escrow${String(n).padStart(26, '0')}`,
       intents: n === 2 ? 2 : 0,
@@ -95,9 +126,21 @@ export function buildSampleData () {
       agentAddress: agentAddress(i),
       submissionDate: ts(`2024-05-${String(i + 1).padStart(2, '0')}T10:00:00.123456789Z`),
       claimId: `bafydevclaim${String(i).padStart(3, '0')}`,
-      evaluation: i % 4 === 0
-        ? undefined
-        : { claimId: `bafydevclaim${String(i).padStart(3, '0')}`, collectionId: String((i % 3) + 1), oracle: entityDid(5), agentDid: 'did:x:zQ3shDevEvaluator', agentAddress: agentAddress(99), status: i % 4, reason: 0, verificationProof: `bafydevproof${i}`, evaluationDate: ts('2024-06-01T00:00:00Z'), amount: [] },
+      evaluation:
+        i % 4 === 0
+          ? undefined
+          : {
+              claimId: `bafydevclaim${String(i).padStart(3, '0')}`,
+              collectionId: String((i % 3) + 1),
+              oracle: entityDid(5),
+              agentDid: 'did:x:zQ3shDevEvaluator',
+              agentAddress: agentAddress(99),
+              status: i % 4,
+              reason: 0,
+              verificationProof: `bafydevproof${i}`,
+              evaluationDate: ts('2024-06-01T00:00:00Z'),
+              amount: []
+            },
       paymentsStatus: { submission: 0, evaluation: 4, approval: i % 4 === 1 ? 4 : 1, rejection: 0 },
       useIntent: i === 2,
       amount: i === 2 ? [coin('250000')] : [],
@@ -150,10 +193,17 @@ export function buildSampleData () {
     }
   }]
 
-  const deposits: Versioned[] = [{
-    height: 26,
-    value: { collectionId: '1', agentAddress: agentAddress(1), amount: [coin('5000000')], withdrawableAt: ts('2024-05-03T00:00:00Z') }
-  }]
+  const deposits: Versioned[] = [
+    {
+      height: 26,
+      value: {
+        collectionId: '1',
+        agentAddress: agentAddress(1),
+        amount: [coin('5000000')],
+        withdrawableAt: ts('2024-05-03T00:00:00Z')
+      }
+    }
+  ]
 
   const tokenAddress = 'ixo1dev0contract00000000000000000000000000000000000000000000'
   const tokens: Versioned[] = [{
@@ -182,16 +232,51 @@ export function buildSampleData () {
       decimals: '0',
       image: 'https://example.org/carbon.png',
       index: hex(1),
-      properties: { class: entityDid(1), collection: entityDid(3), cap: '0', linkedResources: [{ uri: 'ipfs://bafydevcredential', encrypted: false, proof: 'bafydevcredential', type: 'application/json', id: `${entityDid(3)}#credential` }] }
+      properties: {
+        class: entityDid(1),
+        collection: entityDid(3),
+        cap: '0',
+        linkedResources: [
+          {
+            uri: 'ipfs://bafydevcredential',
+            encrypted: false,
+            proof: 'bafydevcredential',
+            type: 'application/json',
+            id: `${entityDid(3)}#credential`
+          }
+        ]
+      }
     }
   }
 
   const params = {
-    entity: { nftContractAddress: 'ixo1dev0nftcontract000000000000000000000000000000000000000000', nftContractMinter: ADMIN, createSequence: BigInt(entities.length) },
-    claims: { collectionSequence: 4n, ixoAccount: ADMIN, networkFeePercentage: '100000000000000000', nodeFeePercentage: '50000000000000000', intentSequence: 2n },
+    entity: {
+      nftContractAddress: 'ixo1dev0nftcontract000000000000000000000000000000000000000000',
+      nftContractMinter: ADMIN,
+      createSequence: BigInt(entities.length)
+    },
+    claims: {
+      collectionSequence: 4n,
+      ixoAccount: ADMIN,
+      networkFeePercentage: '100000000000000000',
+      nodeFeePercentage: '50000000000000000',
+      intentSequence: 2n
+    },
     token: { ixo1155ContractCode: 1n }
   }
-  return { entities, iidDocuments, collections, claims, disputes, intents, memberBudgets, deposits, tokens, tokenMetadata, params }
+  return {
+    entities,
+    iidDocuments,
+    collections,
+    claims,
+    disputes,
+    intents,
+    memberBudgets,
+    deposits,
+    tokens,
+    tokenMetadata,
+    params
+  }
 }
 
 export type SampleData = ReturnType<typeof buildSampleData>

@@ -10,12 +10,20 @@ const DevNodeConfigSchema = Type.Object({
   NODE_ENV: Type.String({ default: 'development' }),
   HOST: Type.String({ default: '127.0.0.1' }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 9190, description: 'gRPC port of the development node' }),
-  DEV_CHAIN_BLOCK_MS: Type.Integer({ minimum: 0, default: 5000, description: 'One block every this many ms (0: fixed height)' })
+  DEV_CHAIN_BLOCK_MS: Type.Integer({
+    minimum: 0,
+    default: 5000,
+    description: 'One block every this many ms (0: fixed height)'
+  })
 })
 
 let config
 try {
-  config = loadConfig(DevNodeConfigSchema, process.env, (c) => (c.NODE_ENV === 'production' ? ['the development chain node is a fixture and does not run with NODE_ENV=production'] : []))
+  config = loadConfig(DevNodeConfigSchema, process.env, (c) =>
+    c.NODE_ENV === 'production'
+      ? ['the development chain node is a fixture and does not run with NODE_ENV=production']
+      : []
+  )
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error
   process.stderr.write(`${error.message}\n`)
@@ -23,7 +31,9 @@ try {
 }
 
 const node = await startDevNode({ host: config.HOST, port: config.PORT, blockMs: config.DEV_CHAIN_BLOCK_MS })
-process.stdout.write(`development chain node (fixture, sample data) listening on ${node.url}, height ${node.height()}\n`)
+process.stdout.write(
+  `development chain node (fixture, sample data) listening on ${node.url}, height ${node.height()}\n`
+)
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {

@@ -19,7 +19,11 @@ const pause = async (ms: number) => await new Promise((resolve) => setTimeout(re
  * the binary exactly) or the set shipped with the gateway. In `auto` mode a node that is not up
  * yet is retried for `waitMs` before the bundled set is used.
  */
-export async function loadDescriptors (mode: 'auto' | 'reflection' | 'bundled', pool: UpstreamPool, waitMs: number): Promise<DescriptorSource> {
+export async function loadDescriptors (
+  mode: 'auto' | 'reflection' | 'bundled',
+  pool: UpstreamPool,
+  waitMs: number
+): Promise<DescriptorSource> {
   const notes: string[] = []
   if (mode !== 'bundled') {
     const until = Date.now() + waitMs
@@ -27,7 +31,9 @@ export async function loadDescriptors (mode: 'auto' | 'reflection' | 'bundled', 
     for (let attempt = 0; ; attempt++) {
       try {
         const answer = await pool.callAny(REFLECTION_PATH, Math.max(500, until - Date.now()))
-        const registry = buildRegistry(decodeFileDescriptors(answer.bytes), (file, missing) => notes.push(`left out ${file}: import ${missing} unavailable`))
+        const registry = buildRegistry(decodeFileDescriptors(answer.bytes), (file, missing) =>
+          notes.push(`left out ${file}: import ${missing} unavailable`)
+        )
         return { registry, source: 'reflection', notes }
       } catch (error) {
         reason = (error as Error).message

@@ -1,5 +1,14 @@
 import { readFileSync } from 'node:fs'
-import { createFileRegistry, fromBinary, getExtension, hasExtension, type DescExtension, type DescField, type DescMethod, type FileRegistry } from '@bufbuild/protobuf'
+import {
+  createFileRegistry,
+  fromBinary,
+  getExtension,
+  hasExtension,
+  type DescExtension,
+  type DescField,
+  type DescMethod,
+  type FileRegistry
+} from '@bufbuild/protobuf'
 import { FileDescriptorSetSchema, type FileDescriptorProto } from '@bufbuild/protobuf/wkt'
 
 /** The descriptor set generated from proto/ by `npm run descriptors` (same relative place from src/ and dist/). */
@@ -25,7 +34,10 @@ export function decodeFileDescriptors (bytes: Uint8Array): FileDescriptorProto[]
  * (well-known types, google/api, gogoproto) and leaving out files whose imports stay unresolved,
  * so one odd file on a node does not cost every route.
  */
-export function buildRegistry (files: FileDescriptorProto[], onSkip?: (file: string, missing: string) => void): FileRegistry {
+export function buildRegistry (
+  files: FileDescriptorProto[],
+  onSkip?: (file: string, missing: string) => void
+): FileRegistry {
   const byName = new Map<string, FileDescriptorProto>()
   for (const file of bundledDescriptorFiles()) byName.set(file.name, file)
   for (const file of files) byName.set(file.name, file)
@@ -104,9 +116,12 @@ export function createOptionReader (): OptionReader {
         const custom = hasExtension(options, customtype) ? String(getExtension(options, customtype)) : ''
         traits = {
           nonNullable: hasExtension(options, nullable) && getExtension(options, nullable) === false,
-          scalar: scalarName === 'cosmos.Dec' || /(^|\.)(Legacy)?Dec$/.test(custom)
-            ? 'dec'
-            : scalarName === 'cosmos.Int' || scalarName === 'cosmos.Uint' || /(^|\.)U?Int$/.test(custom) ? 'int' : undefined
+          scalar:
+            scalarName === 'cosmos.Dec' || /(^|\.)(Legacy)?Dec$/.test(custom)
+              ? 'dec'
+              : scalarName === 'cosmos.Int' || scalarName === 'cosmos.Uint' || /(^|\.)U?Int$/.test(custom)
+                ? 'int'
+                : undefined
         }
       }
       cache.set(field, traits)

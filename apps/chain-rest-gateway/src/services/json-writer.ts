@@ -62,11 +62,17 @@ function scalarJson (type: ScalarType, value: unknown, traits?: FieldTraits): st
     }
     case ScalarType.BOOL:
       return value === true ? 'true' : 'false'
-    case ScalarType.INT64: case ScalarType.UINT64: case ScalarType.SINT64: case ScalarType.FIXED64: case ScalarType.SFIXED64:
+    case ScalarType.INT64:
+    case ScalarType.UINT64:
+    case ScalarType.SINT64:
+    case ScalarType.FIXED64:
+    case ScalarType.SFIXED64:
       return `"${String(value)}"`
     case ScalarType.BYTES: {
       const bytes = value as Uint8Array
-      return bytes.length === 0 ? 'null' : `"${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')}"`
+      return bytes.length === 0
+        ? 'null'
+        : `"${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')}"`
     }
     case ScalarType.DOUBLE: case ScalarType.FLOAT: {
       const number = value as number
@@ -79,8 +85,19 @@ function scalarJson (type: ScalarType, value: unknown, traits?: FieldTraits): st
   }
 }
 
-const WRAPPERS = new Set(['DoubleValue', 'FloatValue', 'Int64Value', 'UInt64Value', 'Int32Value', 'UInt32Value', 'BoolValue', 'StringValue', 'BytesValue']
-  .map((name) => `google.protobuf.${name}`))
+const WRAPPERS = new Set(
+  [
+    'DoubleValue',
+    'FloatValue',
+    'Int64Value',
+    'UInt64Value',
+    'Int32Value',
+    'UInt32Value',
+    'BoolValue',
+    'StringValue',
+    'BytesValue'
+  ].map((name) => `google.protobuf.${name}`)
+)
 
 export function createJsonWriter (registry: Registry, traitsOf: (field: DescField) => FieldTraits): JsonWriter {
   function enumJson (field: DescField, value: number): string {
@@ -103,22 +120,31 @@ export function createJsonWriter (registry: Registry, traitsOf: (field: DescFiel
 
   function structJson (value: AnyRecord): string {
     const fields = value.fields as Record<string, AnyRecord>
-    return `{${Object.keys(fields).sort().map((key) => `${JSON.stringify(key)}:${structValue(fields[key])}`).join(',')}}`
+    return `{${Object.keys(fields)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${structValue(fields[key])}`)
+      .join(',')}}`
   }
 
   /** Well-known types with a JSON form of their own; undefined for ordinary messages. */
   function wellKnown (desc: DescMessage, value: AnyRecord): string | undefined {
     const name = desc.typeName
     if (!name.startsWith('google.protobuf.')) return undefined
-    if (name === 'google.protobuf.Timestamp') return `"${formatTimestamp(value.seconds as bigint, value.nanos as number)}"`
-    if (name === 'google.protobuf.Duration') return `"${formatDuration(value.seconds as bigint, value.nanos as number)}"`
+    if (name === 'google.protobuf.Timestamp') {
+      return `"${formatTimestamp(value.seconds as bigint, value.nanos as number)}"`
+    }
+    if (name === 'google.protobuf.Duration') {
+      return `"${formatDuration(value.seconds as bigint, value.nanos as number)}"`
+    }
     if (name === 'google.protobuf.Any') return anyJson(value)
     if (WRAPPERS.has(name)) return scalarJson(desc.fields[0]!.scalar!, value.value)
     if (name === 'google.protobuf.Struct') return structJson(value)
     if (name === 'google.protobuf.Value') return structValue(value)
     if (name === 'google.protobuf.ListValue') return `[${(value.values as AnyRecord[]).map(structValue).join(',')}]`
     if (name === 'google.protobuf.FieldMask') {
-      return JSON.stringify((value.paths as string[]).map((p) => p.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase())).join(','))
+      return JSON.stringify(
+        (value.paths as string[]).map((p) => p.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase())).join(',')
+      )
     }
     return undefined
   }
@@ -129,7 +155,8 @@ export function createJsonWriter (registry: Registry, traitsOf: (field: DescFiel
     const desc = registry.getMessage(typeUrl.slice(typeUrl.lastIndexOf('/') + 1))
     if (desc === undefined) {
       // An unknown packed type cannot be expanded; keep its bytes rather than failing the answer.
-      return `{"@type":${JSON.stringify(typeUrl)},"value":${bytes.length === 0 ? '""' : `"${Buffer.from(bytes).toString('base64')}"`}}`
+      const packed = bytes.length === 0 ? '""' : `"${Buffer.from(bytes).toString('base64')}"`
+      return `{"@type":${JSON.stringify(typeUrl)},"value":${packed}}`
     }
     const inner = fromBinary(desc, bytes) as unknown as AnyRecord
     const special = wellKnown(desc, inner)
@@ -164,17 +191,24 @@ export function createJsonWriter (registry: Registry, traitsOf: (field: DescFiel
           return `[${items.map((item) => scalarJson(field.scalar, item, traits)).join(',')}]`
         }
         if (field.listKind === 'enum') return `[${items.map((item) => enumJson(field, item as number)).join(',')}]`
-        return `[${items.map((item) => wellKnown(field.message, item as AnyRecord) ?? messageJson(field.message, item as AnyRecord)).join(',')}]`
+        const itemJson = (item: unknown) =>
+          wellKnown(field.message, item as AnyRecord) ?? messageJson(field.message, item as AnyRecord)
+        return `[${items.map(itemJson).join(',')}]`
       }
       case 'map': {
         const entries = (value as Record<string, unknown> | undefined) ?? {}
-        const parts = Object.keys(entries).sort().map((key) => {
-          const item = entries[key]
-          const json = field.mapKind === 'scalar'
-            ? scalarJson(field.scalar, item)
-            : field.mapKind === 'enum' ? enumJson(field, item as number) : messageValue(field, field.message, item as AnyRecord)
-          return `${JSON.stringify(key)}:${json}`
-        })
+        const parts = Object.keys(entries)
+          .sort()
+          .map((key) => {
+            const item = entries[key]
+            const json =
+              field.mapKind === 'scalar'
+                ? scalarJson(field.scalar, item)
+                : field.mapKind === 'enum'
+                  ? enumJson(field, item as number)
+                  : messageValue(field, field.message, item as AnyRecord)
+            return `${JSON.stringify(key)}:${json}`
+          })
         return `{${parts.join(',')}}`
       }
     }
@@ -202,10 +236,19 @@ export function createJsonWriter (registry: Registry, traitsOf: (field: DescFiel
 
 function defaultScalar (type: ScalarType): unknown {
   switch (type) {
-    case ScalarType.STRING: return ''
-    case ScalarType.BOOL: return false
-    case ScalarType.BYTES: return new Uint8Array(0)
-    case ScalarType.INT64: case ScalarType.UINT64: case ScalarType.SINT64: case ScalarType.FIXED64: case ScalarType.SFIXED64: return 0n
-    default: return 0
+    case ScalarType.STRING:
+      return ''
+    case ScalarType.BOOL:
+      return false
+    case ScalarType.BYTES:
+      return new Uint8Array(0)
+    case ScalarType.INT64:
+    case ScalarType.UINT64:
+    case ScalarType.SINT64:
+    case ScalarType.FIXED64:
+    case ScalarType.SFIXED64:
+      return 0n
+    default:
+      return 0
   }
 }

@@ -15,12 +15,18 @@ const MAX_QUERY_DEPTH = 3
 function scalarSchema (type: ScalarType, traits?: FieldTraits): Schema {
   switch (type) {
     case ScalarType.STRING:
-      if (traits?.scalar === 'dec') return { type: 'string', description: 'cosmos.Dec decimal', examples: ['0.100000000000000000'] }
+      if (traits?.scalar === 'dec') {
+        return { type: 'string', description: 'cosmos.Dec decimal', examples: ['0.100000000000000000'] }
+      }
       if (traits?.scalar === 'int') return { type: 'string', description: 'cosmos.Int integer' }
       return { type: 'string' }
-    case ScalarType.BOOL: return { type: 'boolean' }
-    case ScalarType.BYTES: return { type: ['string', 'null'], contentEncoding: 'base64', description: 'base64; null when empty' }
-    case ScalarType.INT64: case ScalarType.SINT64: case ScalarType.SFIXED64:
+    case ScalarType.BOOL:
+      return { type: 'boolean' }
+    case ScalarType.BYTES:
+      return { type: ['string', 'null'], contentEncoding: 'base64', description: 'base64; null when empty' }
+    case ScalarType.INT64:
+    case ScalarType.SINT64:
+    case ScalarType.SFIXED64:
       return { type: 'string', pattern: '^-?[0-9]+$', description: '64-bit integer as a string' }
     case ScalarType.UINT64: case ScalarType.FIXED64:
       return { type: 'string', pattern: '^[0-9]+$', description: 'unsigned 64-bit integer as a string' }
@@ -31,11 +37,16 @@ function scalarSchema (type: ScalarType, traits?: FieldTraits): Schema {
 
 function wellKnownSchema (desc: DescMessage): Schema | undefined {
   switch (desc.typeName) {
-    case 'google.protobuf.Timestamp': return { type: 'string', format: 'date-time' }
-    case 'google.protobuf.Duration': return { type: 'string', examples: ['3600s'] }
-    case 'google.protobuf.Any': return { type: 'object', properties: { '@type': { type: 'string' } }, additionalProperties: true }
-    case 'google.protobuf.Struct': return { type: 'object', additionalProperties: true }
-    case 'google.protobuf.Value': return {}
+    case 'google.protobuf.Timestamp':
+      return { type: 'string', format: 'date-time' }
+    case 'google.protobuf.Duration':
+      return { type: 'string', examples: ['3600s'] }
+    case 'google.protobuf.Any':
+      return { type: 'object', properties: { '@type': { type: 'string' } }, additionalProperties: true }
+    case 'google.protobuf.Struct':
+      return { type: 'object', additionalProperties: true }
+    case 'google.protobuf.Value':
+      return {}
   }
   return undefined
 }
@@ -69,7 +80,9 @@ export function createSchemaBuilder (traitsOf: (field: DescField) => FieldTraits
   function messageSchema (desc: DescMessage, depth = 0, seen = new Set<string>()): Schema {
     const known = wellKnownSchema(desc)
     if (known !== undefined) return known
-    if (depth > MAX_DEPTH || seen.has(desc.typeName)) return { type: 'object', additionalProperties: true, description: desc.typeName }
+    if (depth > MAX_DEPTH || seen.has(desc.typeName)) {
+      return { type: 'object', additionalProperties: true, description: desc.typeName }
+    }
     const inner = new Set(seen).add(desc.typeName)
     const properties: Record<string, Schema> = {}
     for (const field of desc.fields) properties[field.name] = fieldSchema(field, depth, inner)
@@ -84,11 +97,22 @@ export function createSchemaBuilder (traitsOf: (field: DescField) => FieldTraits
         const name = `${prefix}${field.name}`
         if (bound.has(name)) continue
         if (field.fieldKind === 'scalar') {
-          properties[name] = field.scalar === ScalarType.BYTES ? { type: 'string', contentEncoding: 'base64' } : scalarSchema(field.scalar, traitsOf(field))
-        } else if (field.fieldKind === 'enum') properties[name] = { type: 'string', enum: field.enum.values.map((v) => v.name) }
-        else if (field.fieldKind === 'list' && field.listKind !== 'message') {
-          properties[name] = { type: 'array', items: field.listKind === 'scalar' ? scalarSchema(field.scalar) : { type: 'string' } }
-        } else if (field.fieldKind === 'message' && depth < MAX_QUERY_DEPTH && wellKnownSchema(field.message) === undefined) {
+          properties[name] =
+            field.scalar === ScalarType.BYTES
+              ? { type: 'string', contentEncoding: 'base64' }
+              : scalarSchema(field.scalar, traitsOf(field))
+        } else if (field.fieldKind === 'enum') {
+          properties[name] = { type: 'string', enum: field.enum.values.map((v) => v.name) }
+        } else if (field.fieldKind === 'list' && field.listKind !== 'message') {
+          properties[name] = {
+            type: 'array',
+            items: field.listKind === 'scalar' ? scalarSchema(field.scalar) : { type: 'string' }
+          }
+        } else if (
+          field.fieldKind === 'message' &&
+          depth < MAX_QUERY_DEPTH &&
+          wellKnownSchema(field.message) === undefined
+        ) {
           walk(field.message, `${name}.`, depth + 1)
         }
       }

@@ -38,8 +38,14 @@ function parseSegments (text: string, nested: boolean): Segment[] {
       const body = rest.slice(1, end)
       const eq = body.indexOf('=')
       const fieldPath = eq < 0 ? body : body.slice(0, eq)
-      if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(fieldPath)) throw new TemplateError(`bad field path ${fieldPath}`)
-      segments.push({ kind: 'variable', fieldPath, segments: eq < 0 ? [{ kind: 'wildcard' }] : parseSegments(body.slice(eq + 1), true) })
+      if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(fieldPath)) {
+        throw new TemplateError(`bad field path ${fieldPath}`)
+      }
+      segments.push({
+        kind: 'variable',
+        fieldPath,
+        segments: eq < 0 ? [{ kind: 'wildcard' }] : parseSegments(body.slice(eq + 1), true)
+      })
       rest = rest.slice(end + 1)
     } else {
       const slash = rest.indexOf('/')
@@ -112,7 +118,9 @@ export function compileTemplate (template: string): CompiledTemplate {
         }
         return
       case 'variable': {
-        if (bindings.some((b) => b.fieldPath === segment.fieldPath)) throw new TemplateError(`${segment.fieldPath} bound twice`)
+        if (bindings.some((b) => b.fieldPath === segment.fieldPath)) {
+          throw new TemplateError(`${segment.fieldPath} bound twice`)
+        }
         const binding: PathBinding = { fieldPath: segment.fieldPath, parts: [], multiSegment: false }
         bindings.push(binding)
         segment.segments.forEach((inner) => emit(inner, binding))
@@ -130,7 +138,10 @@ export function compileTemplate (template: string): CompiledTemplate {
 }
 
 /** The value of each bound field from Fastify's decoded parameters; undefined when a value is not acceptable. */
-export function bindingValues (bindings: PathBinding[], params: Record<string, string | undefined>): Array<[string, string]> | undefined {
+export function bindingValues (
+  bindings: PathBinding[],
+  params: Record<string, string | undefined>
+): Array<[string, string]> | undefined {
   const values: Array<[string, string]> = []
   for (const binding of bindings) {
     const pieces: string[] = []

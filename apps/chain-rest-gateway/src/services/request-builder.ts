@@ -15,7 +15,18 @@ type Init = Record<string, unknown>
 type Resolved = DescField[]
 
 const BOOL_VALUES: Record<string, boolean> = {
-  1: true, t: true, T: true, TRUE: true, true: true, True: true, 0: false, f: false, F: false, FALSE: false, false: false, False: false
+  1: true,
+  t: true,
+  T: true,
+  TRUE: true,
+  true: true,
+  True: true,
+  0: false,
+  f: false,
+  F: false,
+  FALSE: false,
+  false: false,
+  False: false
 }
 const INT64_MIN = -(2n ** 63n)
 const INT64_MAX = 2n ** 63n - 1n
@@ -87,15 +98,23 @@ function parseDuration (text: string): Init {
 
 /** A leaf value: scalars, enums, and the well-known messages that have a string form. */
 function leafValue (field: DescField, text: string): unknown {
-  if (field.fieldKind === 'scalar' || (field.fieldKind === 'list' && field.listKind === 'scalar')) return parseScalar(field.scalar!, text)
-  if (field.fieldKind === 'enum' || (field.fieldKind === 'list' && field.listKind === 'enum')) return parseEnum(field, text)
+  if (field.fieldKind === 'scalar' || (field.fieldKind === 'list' && field.listKind === 'scalar')) {
+    return parseScalar(field.scalar!, text)
+  }
+  if (field.fieldKind === 'enum' || (field.fieldKind === 'list' && field.listKind === 'enum')) {
+    return parseEnum(field, text)
+  }
   const message = field.message
   switch (message?.typeName) {
     case 'google.protobuf.Timestamp': return parseTimestamp(text)
     case 'google.protobuf.Duration': return parseDuration(text)
     case 'google.protobuf.FieldMask': return { paths: text.split(',').filter((p) => p !== '') }
   }
-  if (message?.typeName.startsWith('google.protobuf.') === true && message.typeName.endsWith('Value') && message.fields[0]?.scalar !== undefined) {
+  if (
+    message?.typeName.startsWith('google.protobuf.') === true &&
+    message.typeName.endsWith('Value') &&
+    message.fields[0]?.scalar !== undefined
+  ) {
     return { value: parseScalar(message.fields[0].scalar, text) }
   }
   return undefined
@@ -154,7 +173,9 @@ function assign (init: Init, fields: Resolved, values: string[], key: string): v
 
 export function createRequestBuilder (desc: DescMessage, boundPaths: string[]): RequestBuilder {
   const bound = boundPaths.map((path) => resolvePath(desc, path))
-  const boundSet = new Set(bound.flatMap((fields) => (fields === undefined ? [] : [fields.map((f) => f.name).join('.')])))
+  const boundSet = new Set(
+    bound.flatMap((fields) => (fields === undefined ? [] : [fields.map((f) => f.name).join('.')]))
+  )
   const resolved = new Map<string, Resolved | null>()
   const lookup = (key: string): Resolved | null => {
     let fields = resolved.get(key)

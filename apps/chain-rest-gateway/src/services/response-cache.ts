@@ -49,7 +49,14 @@ export function createResponseCache (options: ResponseCacheOptions) {
     if (size > options.maxBytes) return undefined
     const previous = entries.get(key)
     if (previous !== undefined) remove(previous)
-    const entry: Entry = { key, answer, expires: ttlMs === Infinity ? Infinity : Date.now() + ttlMs, size, used: false, removed: false }
+    const entry: Entry = {
+      key,
+      answer,
+      expires: ttlMs === Infinity ? Infinity : Date.now() + ttlMs,
+      size,
+      used: false,
+      removed: false
+    }
     entries.set(key, entry)
     bytes += size
     // Oldest first; an entry used since the last sweep gets a second chance at the back.
@@ -98,7 +105,13 @@ export function createResponseCache (options: ResponseCacheOptions) {
      * The answer for (method, height, request): from the cache, from an identical call in flight,
      * or from `fetch`. `height` is the requested height, '' for latest.
      */
-    async get (method: string, height: string, request: Uint8Array, fetch: () => Promise<CachedAnswer>, rawKey?: string): Promise<CachedAnswer> {
+    async get (
+      method: string,
+      height: string,
+      request: Uint8Array,
+      fetch: () => Promise<CachedAnswer>,
+      rawKey?: string
+    ): Promise<CachedAnswer> {
       if (!options.enabled) return await fetch()
       const key = keyOf(method, height, request)
       const entry = entries.get(key)
@@ -109,17 +122,21 @@ export function createResponseCache (options: ResponseCacheOptions) {
       }
       const pending = inflight.get(key)
       if (pending !== undefined) return await pending
-      const call = fetch().then((answer) => {
-        let stored: Entry | undefined
-        if (height !== '') {
-          stored = store(key, answer, Infinity)
-        } else {
-          if (options.latestTtlMs > 0) stored = store(key, answer, options.latestTtlMs)
-          if (answer.height !== undefined && answer.height !== '0') store(keyOf(method, answer.height, request), answer, Infinity)
-        }
-        if (rawKey !== undefined) alias(rawKey, stored)
-        return answer
-      }).finally(() => inflight.delete(key))
+      const call = fetch()
+        .then((answer) => {
+          let stored: Entry | undefined
+          if (height !== '') {
+            stored = store(key, answer, Infinity)
+          } else {
+            if (options.latestTtlMs > 0) stored = store(key, answer, options.latestTtlMs)
+            if (answer.height !== undefined && answer.height !== '0') {
+              store(keyOf(method, answer.height, request), answer, Infinity)
+            }
+          }
+          if (rawKey !== undefined) alias(rawKey, stored)
+          return answer
+        })
+        .finally(() => inflight.delete(key))
       inflight.set(key, call)
       return await call
     },

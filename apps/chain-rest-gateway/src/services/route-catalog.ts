@@ -26,10 +26,15 @@ export interface Catalog {
   skipped: Array<{ rule: string, reason: string }>
 }
 
-function getBindings (rule: HttpRuleValue): Array<{ verb: string | undefined, path: string, body: string }> {
-  const own = rule.pattern.case === 'custom'
-    ? { verb: (rule.pattern.value as { kind: string }).kind.toLowerCase(), path: (rule.pattern.value as { path: string }).path, body: rule.body }
-    : { verb: rule.pattern.case, path: String(rule.pattern.value ?? ''), body: rule.body }
+function getBindings (rule: HttpRuleValue): Array<{ verb: string | undefined; path: string; body: string }> {
+  const own =
+    rule.pattern.case === 'custom'
+      ? {
+          verb: (rule.pattern.value as { kind: string }).kind.toLowerCase(),
+          path: (rule.pattern.value as { path: string }).path,
+          body: rule.body
+        }
+      : { verb: rule.pattern.case, path: String(rule.pattern.value ?? ''), body: rule.body }
   return [own, ...rule.additionalBindings.flatMap(getBindings)]
 }
 
@@ -74,7 +79,10 @@ export function buildCatalog (registry: FileRegistry, options: OptionReader, cat
       if (rule === undefined) continue
       for (const binding of getBindings(rule)) {
         if (binding.verb !== 'get' || binding.body !== '' || method.methodKind !== 'unary') {
-          skipped.push({ rule: `${binding.verb?.toUpperCase() ?? '?'} ${binding.path}`, reason: 'not a unary GET query' })
+          skipped.push({
+            rule: `${binding.verb?.toUpperCase() ?? '?'} ${binding.path}`,
+            reason: 'not a unary GET query'
+          })
           continue
         }
         methods.push([method, binding.path])

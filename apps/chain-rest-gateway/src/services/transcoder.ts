@@ -42,10 +42,18 @@ export function createTranscoder (route: GatewayRoute, deps: TranscoderDeps) {
     } catch {
       throw new ChainStatusError(GrpcCode.INTERNAL, `cannot decode the ${output.typeName} answer of the chain node`)
     }
-    return { body: Buffer.from(deps.writer(output, message as unknown as Record<string, unknown>), 'utf8'), height: result.height }
+    return {
+      body: Buffer.from(deps.writer(output, message as unknown as Record<string, unknown>), 'utf8'),
+      height: result.height
+    }
   }
 
-  return async function transcode (pathValues: Array<[string, string]>, query: Record<string, unknown>, height: string, rawKey?: string): Promise<CachedAnswer> {
+  return async function transcode (
+    pathValues: Array<[string, string]>,
+    query: Record<string, unknown>,
+    height: string,
+    rawKey?: string
+  ): Promise<CachedAnswer> {
     const request = builder.encode(pathValues, query)
     return await deps.cache.get(route.grpcPath, height, request, async () => await fetch(request, height), rawKey)
   }

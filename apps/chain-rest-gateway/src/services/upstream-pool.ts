@@ -29,7 +29,11 @@ interface Upstream {
 
 export const HEIGHT_HEADER = 'x-cosmos-block-height'
 /** Any status but these means the node is there and answering (Unimplemented included). */
-const TRANSPORT_FAILURES: ReadonlySet<number> = new Set([GrpcCode.UNAVAILABLE, GrpcCode.DEADLINE_EXCEEDED, GrpcCode.CANCELLED])
+const TRANSPORT_FAILURES: ReadonlySet<number> = new Set([
+  GrpcCode.UNAVAILABLE,
+  GrpcCode.DEADLINE_EXCEEDED,
+  GrpcCode.CANCELLED
+])
 const PROBE_PATH = '/grpc.health.v1.Health/Check'
 const identity = (value: Buffer) => value
 
@@ -67,15 +71,29 @@ export function createUpstreamPool (options: UpstreamPoolOptions) {
     options.onStateChange?.(upstream.url, up, reason)
   }
 
-  function unary (upstream: Upstream, path: string, request: Uint8Array, height: string | undefined, deadline: number): Promise<UnaryResult> {
+  function unary (
+    upstream: Upstream,
+    path: string,
+    request: Uint8Array,
+    height: string | undefined,
+    deadline: number
+  ): Promise<UnaryResult> {
     return new Promise((resolve, reject) => {
       const metadata = new grpc.Metadata()
       if (height !== undefined) metadata.set(HEIGHT_HEADER, height)
       let answeredHeight: string | undefined
-      const call = upstream.client.makeUnaryRequest(path, identity, identity, Buffer.from(request.buffer, request.byteOffset, request.byteLength), metadata, { deadline },
+      const call = upstream.client.makeUnaryRequest(
+        path,
+        identity,
+        identity,
+        Buffer.from(request.buffer, request.byteOffset, request.byteLength),
+        metadata,
+        { deadline },
         (error: grpc.ServiceError | null, response?: Buffer) => {
           if (error !== null) {
-            const status = new ChainStatusError(error.code, error.details, { fromNode: !TRANSPORT_FAILURES.has(error.code) })
+            const status = new ChainStatusError(error.code, error.details, {
+              fromNode: !TRANSPORT_FAILURES.has(error.code)
+            })
             status.height = answeredHeight ?? error.metadata?.get(HEIGHT_HEADER)[0]?.toString()
             reject(status)
             return
@@ -104,7 +122,12 @@ export function createUpstreamPool (options: UpstreamPoolOptions) {
     urls: options.urls,
 
     /** One query with failover; throws ChainStatusError (Unavailable when no node could be reached). */
-    async call (path: string, request: Uint8Array, height: string | undefined, timeoutMs: number): Promise<UnaryResult> {
+    async call (
+      path: string,
+      request: Uint8Array,
+      height: string | undefined,
+      timeoutMs: number
+    ): Promise<UnaryResult> {
       const deadline = Date.now() + timeoutMs
       const order = [...upstreams.filter((u) => u.up), ...upstreams.filter((u) => !u.up)]
       let last: ChainStatusError | undefined
@@ -121,7 +144,9 @@ export function createUpstreamPool (options: UpstreamPoolOptions) {
           last = status
         }
       }
-      if (last !== undefined && Date.now() < deadline) throw new ChainStatusError(GrpcCode.UNAVAILABLE, 'no chain node is reachable')
+      if (last !== undefined && Date.now() < deadline) {
+        throw new ChainStatusError(GrpcCode.UNAVAILABLE, 'no chain node is reachable')
+      }
       throw new ChainStatusError(GrpcCode.DEADLINE_EXCEEDED, 'the chain node did not answer in time')
     },
 

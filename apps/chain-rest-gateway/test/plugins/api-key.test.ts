@@ -10,11 +10,20 @@ describe('REST gating by API key', () => {
     expect(missing.statusCode).toBe(401)
     expect(missing.json()).toMatchObject({ code: 16, details: [] })
     expect(missing.headers['www-authenticate']).toBe('Bearer')
-    const wrong = await app.inject({ method: 'GET', url: '/ixo/token/params', headers: { authorization: 'Bearer nope' } })
+    const wrong = await app.inject({
+      method: 'GET',
+      url: '/ixo/token/params',
+      headers: { authorization: 'Bearer nope' }
+    })
     expect(wrong.statusCode).toBe(403)
     expect(wrong.json()).toEqual({ code: 7, message: 'API key not accepted', details: [] })
-    expect((await app.inject({ method: 'GET', url: '/ixo/token/params', headers: { authorization: `Bearer ${KEY}` } })).statusCode).toBe(200)
-    expect((await app.inject({ method: 'GET', url: '/ixo/token/params', headers: { 'x-api-key': KEY } })).statusCode).toBe(200)
+    expect(
+      (await app.inject({ method: 'GET', url: '/ixo/token/params', headers: { authorization: `Bearer ${KEY}` } }))
+        .statusCode
+    ).toBe(200)
+    expect(
+      (await app.inject({ method: 'GET', url: '/ixo/token/params', headers: { 'x-api-key': KEY } })).statusCode
+    ).toBe(200)
     expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200)
   })
 })

@@ -24,11 +24,23 @@ describe('GET /ixo/entity/{id}', () => {
     expect(body.iidDocument).toMatchObject({
       context: [{ key: 'ixo', val: 'https://w3id.org/ixo/context/v1' }],
       id: ENTITY_1,
-      verificationMethod: [{ id: `${ENTITY_1}#key-1`, type: 'EcdsaSecp256k1VerificationKey2019', controller: ENTITY_1, publicKeyMultibase: expect.stringMatching(/^zDev/) }],
+      verificationMethod: [
+        {
+          id: `${ENTITY_1}#key-1`,
+          type: 'EcdsaSecp256k1VerificationKey2019',
+          controller: ENTITY_1,
+          publicKeyMultibase: expect.stringMatching(/^zDev/)
+        }
+      ],
       keyAgreement: [],
       linkedResource: [],
       alsoKnownAs: '',
-      metadata: { versionId: 'v1', created: '2024-01-02T03:04:05Z', updated: '2024-03-04T05:06:07.250Z', deactivated: false }
+      metadata: {
+        versionId: 'v1',
+        created: '2024-01-02T03:04:05Z',
+        updated: '2024-03-04T05:06:07.250Z',
+        deactivated: false
+      }
     })
     expect(body.iidDocument.verificationMethod[0]).not.toHaveProperty('publicKeyHex')
   })
@@ -37,12 +49,16 @@ describe('GET /ixo/entity/{id}', () => {
     expect((await get(`/ixo/entity/${ENTITY_3}/metadata`)).json().entity.type).toBe('project')
     expect((await get(`/ixo/entity/${ENTITY_3}/iiddocument`)).json().iidDocument.id).toBe(ENTITY_3)
     expect((await get(`/ixo/entity/${ENTITY_3}/verified`)).json()).toEqual({ entity_verified: true })
-    expect((await get('/ixo/entity/did:ixo:entity:0000000000000000000000000000e002/verified')).json()).toEqual({ entity_verified: false })
+    expect((await get('/ixo/entity/did:ixo:entity:0000000000000000000000000000e002/verified')).json()).toEqual({
+      entity_verified: false
+    })
   })
 
   it('prefers the static /ixo/entity/params over {id}', async () => {
     const res = await get('/ixo/entity/params')
-    expect(res.json()).toEqual({ params: { nftContractAddress: expect.any(String), nftContractMinter: expect.any(String), createSequence: '7' } })
+    expect(res.json()).toEqual({
+      params: { nftContractAddress: expect.any(String), nftContractMinter: expect.any(String), createSequence: '7' }
+    })
   })
 
   it('answers 404 with the node message for an unknown entity and 400 for an empty id', async () => {

@@ -14,12 +14,21 @@ describe('query parameters → request message', () => {
   })
 
   it('parses booleans like Go ParseBool and ignores unknown keys', async () => {
-    const body = (await get('/ixo/claims/claims?pagination.limit=3&pagination.reverse=T&foo=bar&pagination.nope=1')).json()
+    const body = (
+      await get('/ixo/claims/claims?pagination.limit=3&pagination.reverse=T&foo=bar&pagination.nope=1')
+    ).json()
     expect(ids(body)).toEqual(['bafydevclaim011', 'bafydevclaim010', 'bafydevclaim009'])
   })
 
   it('answers 400 InvalidArgument for values that do not parse', async () => {
-    for (const query of ['pagination.limit=abc', 'pagination.limit=-1', 'pagination.limit=18446744073709551616', 'pagination.reverse=yes', 'pagination.key=%%%', 'pagination.limit=1&pagination.limit=2']) {
+    for (const query of [
+      'pagination.limit=abc',
+      'pagination.limit=-1',
+      'pagination.limit=18446744073709551616',
+      'pagination.reverse=yes',
+      'pagination.key=%%%',
+      'pagination.limit=1&pagination.limit=2'
+    ]) {
       const res = await get(`/ixo/claims/claims?${query}`)
       expect(res.statusCode, query).toBe(400)
       expect(res.json()).toMatchObject({ code: 3, details: [] })
@@ -35,7 +44,9 @@ describe('query parameters → request message', () => {
 
 describe('pagination as on Cosmos', () => {
   it('pages with offset and limit', async () => {
-    const body = (await get('/ixo/claims/claims?pagination.offset=10&pagination.limit=5&pagination.count_total=1')).json()
+    const body = (
+      await get('/ixo/claims/claims?pagination.offset=10&pagination.limit=5&pagination.count_total=1')
+    ).json()
     expect(ids(body)).toEqual(['bafydevclaim010', 'bafydevclaim011'])
     expect(body.pagination).toEqual({ next_key: null, total: '12' })
   })
@@ -43,8 +54,14 @@ describe('pagination as on Cosmos', () => {
   it('continues from next_key given as standard or URL-safe base64, ignoring count_total', async () => {
     const first = (await get('/ixo/claims/claims?pagination.limit=4')).json()
     const key = first.pagination.next_key as string
-    const std = (await get(`/ixo/claims/claims?pagination.limit=4&pagination.count_total=true&pagination.key=${encodeURIComponent(key)}`)).json()
-    const urlSafe = (await get(`/ixo/claims/claims?pagination.limit=4&pagination.key=${key.replace(/\+/g, '-').replace(/\//g, '_')}`)).json()
+    const std = (
+      await get(
+        `/ixo/claims/claims?pagination.limit=4&pagination.count_total=true&pagination.key=${encodeURIComponent(key)}`
+      )
+    ).json()
+    const urlSafe = (
+      await get(`/ixo/claims/claims?pagination.limit=4&pagination.key=${key.replace(/\+/g, '-').replace(/\//g, '_')}`)
+    ).json()
     expect(ids(std)).toEqual(['bafydevclaim004', 'bafydevclaim005', 'bafydevclaim006', 'bafydevclaim007'])
     expect(std.pagination.total).toBe('0')
     expect(ids(urlSafe)).toEqual(ids(std))
@@ -53,7 +70,11 @@ describe('pagination as on Cosmos', () => {
   it('fails key together with offset the way ixo list handlers do (500)', async () => {
     const res = await get('/ixo/claims/claims?pagination.key=YmFmeWRldmNsYWltMDA0&pagination.offset=1')
     expect(res.statusCode).toBe(500)
-    expect(res.json()).toEqual({ code: 13, message: 'invalid request, either offset or key is expected, got both', details: [] })
+    expect(res.json()).toEqual({
+      code: 13,
+      message: 'invalid request, either offset or key is expected, got both',
+      details: []
+    })
   })
 })
 
@@ -72,7 +93,8 @@ describe('routes and methods', () => {
       expect(res.statusCode).toBe(501)
       expect(res.json()).toEqual({ code: 12, message: 'Not Implemented', details: [] })
     }
-    expect((await gateway.app.inject({ method: 'POST', url: '/cosmos/tx/v1beta1/txs', payload: {} })).statusCode).toBe(404)
+    const post = await gateway.app.inject({ method: 'POST', url: '/cosmos/tx/v1beta1/txs', payload: {} })
+    expect(post.statusCode).toBe(404)
   })
 
   it('answers HEAD like GET without a body', async () => {

@@ -8,13 +8,19 @@ import { BUNDLED_SET_URL } from '../../src/services/descriptors.ts'
 describe('descriptor sources', () => {
   it('derives routes from the node\'s reflection service: a service the node lacks has no route (404)', async () => {
     const { app } = await nodeAndGateway({ omitServices: ['ixo.token.v1beta1.Query'] })
-    expect((await app.inject({ method: 'GET', url: '/' })).json()).toMatchObject({ descriptors: 'reflection', routes: 23 })
+    expect((await app.inject({ method: 'GET', url: '/' })).json()).toMatchObject({
+      descriptors: 'reflection',
+      routes: 23
+    })
     expect((await app.inject({ method: 'GET', url: '/ixo/token/params' })).statusCode).toBe(404)
     expect((await app.inject({ method: 'GET', url: '/ixo/claims/params' })).statusCode).toBe(200)
   })
 
   it('keeps bundled routes for services the node does not serve: 501 Unimplemented', async () => {
-    const { app } = await nodeAndGateway({ omitServices: ['ixo.token.v1beta1.Query'] }, { CHAIN_DESCRIPTOR_SOURCE: 'bundled' })
+    const { app } = await nodeAndGateway(
+      { omitServices: ['ixo.token.v1beta1.Query'] },
+      { CHAIN_DESCRIPTOR_SOURCE: 'bundled' }
+    )
     expect((await app.inject({ method: 'GET', url: '/' })).json()).toMatchObject({ descriptors: 'bundled', routes: 27 })
     const res = await app.inject({ method: 'GET', url: '/ixo/token/params' })
     expect(res.statusCode).toBe(501)
@@ -36,12 +42,19 @@ describe('descriptor sources', () => {
 
   it('refuses to start in reflection mode when the node cannot hand out descriptors', async () => {
     const node = await startNode({ reflection: false })
-    onTestFinished(async () => { await node.close() })
-    await expect(buildGateway({ CHAIN_GRPC_URL: node.url, CHAIN_DESCRIPTOR_SOURCE: 'reflection' })).rejects.toThrow(/Cannot load query descriptors/)
+    onTestFinished(async () => {
+      await node.close()
+    })
+    await expect(buildGateway({ CHAIN_GRPC_URL: node.url, CHAIN_DESCRIPTOR_SOURCE: 'reflection' })).rejects.toThrow(
+      /Cannot load query descriptors/
+    )
   })
 
   it('exposes only the configured services and serves legacy prefixes as aliases', async () => {
-    const { app } = await nodeAndGateway({}, { CHAIN_SERVICES: 'ixo.claims.,ixo.token.', CHAIN_ROUTE_ALIASES: '/legacy/ixo=/ixo,/api=/' })
+    const { app } = await nodeAndGateway(
+      {},
+      { CHAIN_SERVICES: 'ixo.claims.,ixo.token.', CHAIN_ROUTE_ALIASES: '/legacy/ixo=/ixo,/api=/' }
+    )
     expect((await app.inject({ method: 'GET', url: '/ixo/entity/params' })).statusCode).toBe(404)
     const canonical = await app.inject({ method: 'GET', url: '/ixo/claims/params' })
     expect((await app.inject({ method: 'GET', url: '/legacy/ixo/claims/params' })).body).toBe(canonical.body)

@@ -28,17 +28,26 @@ describe('gogo jsonpb formatting', () => {
     const writer = createJsonWriter(registry, createOptionReader().traits)
     const coinDesc = registry.getMessage('cosmos.base.v1beta1.Coin')!
     const packed = anyPack(coinDesc, create(coinDesc, { denom: 'uixo', amount: '5' }))
-    expect(writer(AnySchema, packed as never)).toBe('{"@type":"type.googleapis.com/cosmos.base.v1beta1.Coin","denom":"uixo","amount":"5"}')
+    expect(writer(AnySchema, packed as never)).toBe(
+      '{"@type":"type.googleapis.com/cosmos.base.v1beta1.Coin","denom":"uixo","amount":"5"}'
+    )
     const stamp = anyPack(TimestampSchema, create(TimestampSchema, { seconds: 0n }))
-    expect(writer(AnySchema, stamp as never)).toBe('{"@type":"type.googleapis.com/google.protobuf.Timestamp","value":"1970-01-01T00:00:00Z"}')
-    const unknown = create(AnySchema, { typeUrl: '/x.y.Z', value: toBinary(TimestampSchema, create(TimestampSchema, { seconds: 1n })) })
+    expect(writer(AnySchema, stamp as never)).toBe(
+      '{"@type":"type.googleapis.com/google.protobuf.Timestamp","value":"1970-01-01T00:00:00Z"}'
+    )
+    const unknown = create(AnySchema, {
+      typeUrl: '/x.y.Z',
+      value: toBinary(TimestampSchema, create(TimestampSchema, { seconds: 1n }))
+    })
     expect(writer(AnySchema, unknown as never)).toBe('{"@type":"/x.y.Z","value":"CAE="}')
   })
 })
 
 describe('path templates', () => {
   it('maps {x}, {x=**} and multi-segment variables onto router paths', () => {
-    expect(compileTemplate('/ixo/token/minter/{minter}/{contract_address}').fastifyPath).toBe('/ixo/token/minter/:minter/:contract_address')
+    expect(compileTemplate('/ixo/token/minter/{minter}/{contract_address}').fastifyPath).toBe(
+      '/ixo/token/minter/:minter/:contract_address'
+    )
     const deep = compileTemplate('/cosmos/bank/v1beta1/denoms_metadata/{denom=**}')
     expect(deep.fastifyPath).toBe('/cosmos/bank/v1beta1/denoms_metadata/*')
     expect(bindingValues(deep.bindings, { '*': 'ibc/ABC' })).toEqual([['denom', 'ibc/ABC']])

@@ -26,7 +26,11 @@ describe('x-cosmos-block-height', () => {
     }
     const future = await app.inject({ method: 'GET', url: '/ixo/entity', headers: { 'x-cosmos-block-height': '201' } })
     expect(future.statusCode).toBe(400)
-    expect(future.json()).toEqual({ code: 3, message: 'cannot query with height in the future; please provide a valid height', details: [] })
+    expect(future.json()).toEqual({
+      code: 3,
+      message: 'cannot query with height in the future; please provide a valid height',
+      details: []
+    })
     expect(future.headers['x-cosmos-block-height']).toBeUndefined()
     expect(future.headers['grpc-metadata-x-cosmos-block-height']).toBe('200')
   })
@@ -50,10 +54,15 @@ describe('upstream failures', () => {
     expect(down.json()).toMatchObject({ code: 14, details: [] })
     const health = await app.inject({ method: 'GET', url: '/health' })
     expect(health.statusCode).toBe(503)
-    expect(health.json()).toMatchObject({ status: 'degraded', chain: 'disconnected', [`upstream ${first.url}`]: 'disconnected' })
+    expect(health.json()).toMatchObject({
+      status: 'degraded',
+      chain: 'disconnected',
+      [`upstream ${first.url}`]: 'disconnected'
+    })
 
     node = await startNode({ port })
-    await until(async () => (await app.inject({ method: 'GET', url: '/ixo/token/params' })).statusCode === 200, { timeout: 5000, interval: 50 })
+    const recovered = async () => (await app.inject({ method: 'GET', url: '/ixo/token/params' })).statusCode === 200
+    await until(recovered, { timeout: 5000, interval: 50 })
     expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200)
   })
 
@@ -72,7 +81,11 @@ describe('upstream failures', () => {
     expect(live.calls.get('/ixo.claims.v1beta1.Query/Params')).toBe(1)
     const health = (await app.inject({ method: 'GET', url: '/health' }))
     expect(health.statusCode).toBe(200)
-    expect(health.json()).toMatchObject({ chain: 'connected', [`upstream ${deadUrl}`]: 'disconnected', [`upstream ${live.url}`]: 'connected' })
+    expect(health.json()).toMatchObject({
+      chain: 'connected',
+      [`upstream ${deadUrl}`]: 'disconnected',
+      [`upstream ${live.url}`]: 'connected'
+    })
   })
 
   it('answers 504 when the node misses the deadline', async () => {

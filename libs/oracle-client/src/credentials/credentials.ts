@@ -101,7 +101,10 @@ export class Credentials {
     if (expiration === undefined || !Number.isFinite(expiration)) {
       refreshAt = nowS + (this.#options.unknownExpiryTtlSeconds ?? 60)
     } else {
-      const margin = kind === 'invocation' ? this.#options.invocationMarginSeconds ?? 30 : this.#options.delegationMarginSeconds ?? 300
+      const margin =
+        kind === 'invocation'
+          ? (this.#options.invocationMarginSeconds ?? 30)
+          : (this.#options.delegationMarginSeconds ?? 300)
       // A token that lives shorter than twice the margin is renewed half-way through its life instead.
       refreshAt = expiration - Math.min(margin, Math.max(0, (expiration - nowS) / 2))
     }
@@ -118,7 +121,10 @@ export class Credentials {
   }
 
   async artifacts (): Promise<AuthArtifacts> {
-    const [delegation, invocation] = await Promise.all([this.get('delegation'), this.usesInvocation ? this.get('invocation') : undefined])
+    const [delegation, invocation] = await Promise.all([
+      this.get('delegation'),
+      this.usesInvocation ? this.get('invocation') : undefined
+    ])
     return invocation === undefined ? { delegation } : { delegation, invocation }
   }
 

@@ -111,7 +111,8 @@ class Reader {
 }
 
 const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
-const isCid = (value: Cbor): value is Cid => typeof value === 'object' && value !== null && !Array.isArray(value) && (value as Cid).cid instanceof Uint8Array
+const isCid = (value: Cbor): value is Cid =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && (value as Cid).cid instanceof Uint8Array
 
 function base64ToBytes (token: string): Uint8Array {
   if (token.length === 0 || token.length > MAX_TOKEN || !BASE64.test(token)) throw new TypeError('not a base64 token')
@@ -147,7 +148,9 @@ export function readUcanExpiry (token: string): number | undefined {
     const rootBlock = blocks.get(hex(root.cid))
     if (rootBlock === undefined) return undefined
     const variant = new Reader(rootBlock).cbor()
-    if (typeof variant !== 'object' || variant === null || Array.isArray(variant) || variant instanceof Uint8Array) return undefined
+    if (typeof variant !== 'object' || variant === null || Array.isArray(variant) || variant instanceof Uint8Array) {
+      return undefined
+    }
     const link = Object.entries(variant).find(([key]) => key.startsWith('ucan@'))?.[1]
     if (link === undefined || !isCid(link)) return undefined
 

@@ -38,7 +38,12 @@ export async function testUser (lifetimes: { delegation?: number, invocation?: n
     minted,
     async createDelegation ({ oracleDid }) {
       minted.delegation++
-      return await mintDelegation({ issuer: signer, audience: oracleDid, capabilities: [{ can: '*', with: 'ixo:oracle' }], lifetimeSeconds: lifetimes.delegation ?? 3600 })
+      return await mintDelegation({
+        issuer: signer,
+        audience: oracleDid,
+        capabilities: [{ can: '*', with: 'ixo:oracle' }],
+        lifetimeSeconds: lifetimes.delegation ?? 3600
+      })
     },
     async createInvocation ({ oracleDid }) {
       minted.invocation++

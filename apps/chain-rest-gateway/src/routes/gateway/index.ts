@@ -18,7 +18,9 @@ export interface GatewayRoutesOptions {
   apiKeys: string[]
 }
 
-const ERROR_RESPONSES = Object.fromEntries([400, 401, 403, 404, 429, 500, 501, 503, 504].map((status) => [status, { $ref: 'ChainStatus#' }]))
+const ERROR_RESPONSES = Object.fromEntries(
+  [400, 401, 403, 404, 429, 500, 501, 503, 504].map((status) => [status, { $ref: 'ChainStatus#' }])
+)
 /** Methods that would carry a transaction or a change: answered 501 like upstream, never forwarded. */
 const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as const
 
@@ -49,7 +51,11 @@ function registerRoute (
   const cache = deps.cache.enabled ? deps.cache : undefined
   const { bindings, fastifyPath, template } = route.compiled
   const method = route.method
-  const shared: RouteShorthandOptions = { validatorCompiler: passThroughValidator, serializerCompiler: passThroughSerializer }
+  const aliasPrefix = route.aliasOf !== undefined ? 'alias_' : ''
+  const shared: RouteShorthandOptions = {
+    validatorCompiler: passThroughValidator,
+    serializerCompiler: passThroughSerializer
+  }
 
   app.route({
     ...shared,
@@ -57,7 +63,7 @@ function registerRoute (
     url: fastifyPath,
     schema: {
       tags: [method.parent.typeName],
-      operationId: `${route.aliasOf !== undefined ? 'alias_' : ''}${method.parent.typeName.replace(/\./g, '_')}_${method.name}`,
+      operationId: `${aliasPrefix}${method.parent.typeName.replace(/\./g, '_')}_${method.name}`,
       summary: `${method.parent.name}.${method.name} (${route.grpcPath})`,
       description: route.aliasOf !== undefined ? `Legacy alias of ${route.aliasOf}` : `google.api.http GET ${template}`,
       hide: route.aliasOf !== undefined,
@@ -65,7 +71,13 @@ function registerRoute (
       querystring: schemas.querySchema(method.input, new Set(bindings.map((b) => b.fieldPath))),
       headers: {
         type: 'object',
-        properties: { 'x-cosmos-block-height': { type: 'string', pattern: '^[0-9]+$', description: 'Query at this height (0 or absent: latest)' } }
+        properties: {
+          'x-cosmos-block-height': {
+            type: 'string',
+            pattern: '^[0-9]+$',
+            description: 'Query at this height (0 or absent: latest)'
+          }
+        }
       },
       response: { 200: schemas.messageSchema(method.output), ...ERROR_RESPONSES }
     },
