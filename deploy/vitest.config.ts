@@ -1,6 +1,8 @@
 import { defineProject } from 'vitest/config'
+import { graphqlAlias } from '../vitest.shared.ts'
 
 export default defineProject({
   ssr: { resolve: { conditions: ['@impact/source'] } },
+  resolve: { alias: graphqlAlias },
   test: { name: 'deploy', environment: 'node' }
 })
