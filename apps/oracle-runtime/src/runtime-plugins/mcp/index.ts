@@ -64,7 +64,8 @@ export const mcpPlugin: PluginDefinition = {
       async health () {
         const results = await Promise.allSettled(connections.map(async (c) => { await c.ping(1500) }))
         const down = connections.filter((_c, i) => results[i]?.status === 'rejected').map((c) => c.server.name)
-        if (down.length > 0) throw Object.assign(new Error('MCP servers down'), { healthState: `disconnected: ${down.join(', ')}` })
+        if (down.length === 0) return
+        throw Object.assign(new Error('MCP servers down'), { healthState: `disconnected: ${down.join(', ')}` })
       },
       async close () {
         await Promise.all(connections.map(async (c) => { await c.close() }))

@@ -98,7 +98,9 @@ export function createMcpConnection (server: McpServerConfig, options: McpConnec
 
   async function connect (): Promise<void> {
     const next = new Client(CLIENT_INFO, {
-      listChanged: { tools: { autoRefresh: false, debounceMs: 100, onChanged: () => { refresh(next).catch(() => {}) } } }
+      listChanged: {
+        tools: { autoRefresh: false, debounceMs: 100, onChanged: () => { refresh(next).catch(() => {}) } }
+      }
     })
     const transport = new StreamableHTTPClientTransport(new URL(server.url), {
       fetch: fetchWithInvocation,
