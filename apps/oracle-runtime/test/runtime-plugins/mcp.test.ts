@@ -14,10 +14,12 @@ const getStove: McpTestTool = {
     properties: { id: { type: 'string', description: 'Stove serial number' } },
     required: ['id']
   },
-  run: (args) => ({
-    content: [{ type: 'text', text: `Stove ${String(args.id)} is verified` }],
-    structuredContent: { id: args.id, verified: true }
-  })
+  run: (args) => args.id === 'S-404'
+    ? { content: [{ type: 'text', text: 'no stove S-404' }], isError: true }
+    : {
+        content: [{ type: 'text', text: `Stove ${String(args.id)} is verified` }],
+        structuredContent: { id: args.id, verified: true }
+      }
 }
 const INVOCATION = Buffer.from('a UCAN invocation CAR for register_stove').toString('base64')
 const registerStove: McpTestTool = {
@@ -118,9 +120,17 @@ describe('MCP tools in a turn', { timeout: 60_000 }, () => {
 
   it('gives the model the server\'s error when the tool fails', async () => {
     const id = await h.newSession(user.headers)
-    const res = await h.send(user.headers, id, 'stoves__get_stove {}')
-    expect(res.json().message.content).toMatch(/stoves__get_stove: Error: /)
+    const res = await h.send(user.headers, id, 'stoves__get_stove {"id":"S-404"}')
+    expect(res.json().message.content).toContain('stoves__get_stove: Error: stoves__get_stove failed: no stove S-404')
     expect((await h.transcript(user.headers, id))[1].toolCalls[0].status).toBe('error')
+  })
+
+  it('checks arguments against the tool\'s input schema before calling the server', async () => {
+    const id = await h.newSession(user.headers)
+    const before = mcp.calls.length
+    const res = await h.send(user.headers, id, 'stoves__get_stove {"serial":"S-1"}')
+    expect(res.json().message.content).toMatch(/stoves__get_stove: Error: invalid arguments: .*id/)
+    expect(mcp.calls.length).toBe(before)
   })
 
   it('answers "authorisation required" for a protected tool without an invocation, calling nothing', async () => {

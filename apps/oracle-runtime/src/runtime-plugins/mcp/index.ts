@@ -20,6 +20,8 @@ function serverTool (connection: McpConnection, tool: McpTool, timeoutMs: number
     description: `${tool.description}${note}`,
     parameters: Type.Unsafe({ ...tool.inputSchema, [Kind]: MCP_INPUT }),
     async execute (args: Record<string, unknown>, context) {
+      const invalid = tool.invalid(args)
+      if (invalid !== undefined) throw new Error(`invalid arguments: ${invalid}`)
       const invocation = context.mcpInvocations?.[tool.name] ?? context.mcpInvocations?.[tool.mcpName]
       if (tool.protected && invocation === undefined) {
         throw new Error(`authorisation required: ${tool.name} is a protected tool; the user's app must send a UCAN ` +

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
 import type { FastifyBaseLogger } from 'fastify'
 import { namespacedToolName } from './names.ts'
 import type { McpServerConfig } from './servers.ts'
@@ -13,6 +14,8 @@ export interface McpTool {
   mcpName: string
   description: string
   inputSchema: Record<string, unknown>
+  /** Why the arguments do not fit the input schema, or undefined when they do. */
+  invalid: (args: unknown) => string | undefined
   protected: boolean
 }
 
@@ -65,23 +68,34 @@ export function createMcpConnection (server: McpServerConfig, options: McpConnec
   let closed = false
   let firstAttempt: Promise<void> | undefined
 
-  const describe = (tool: Tool): McpTool => {
+  const describe = (tool: Tool, validators: AjvJsonSchemaValidator): McpTool => {
     const { $schema: _schema, ...inputSchema } = tool.inputSchema as Record<string, unknown>
+    let invalid: McpTool['invalid'] = () => undefined
+    try {
+      const validate = validators.getValidator(inputSchema as never)
+      invalid = (args) => validate(args).errorMessage
+    } catch (err) {
+      // A schema this side cannot compile is left to the server, which checks its own arguments.
+      log.warn({ err, tool: tool.name }, 'MCP tool input schema does not compile')
+    }
     return {
       name: namespacedToolName(server.name, tool.name),
       mcpName: tool.name,
       description: tool.description ?? tool.title ?? `Tool ${tool.name} of the MCP server ${server.name}`,
       inputSchema,
+      invalid,
       protected: isProtected(tool.name)
     }
   }
 
   async function listAll (c: Client): Promise<McpTool[]> {
     const listed: McpTool[] = []
+    // One compiler per listing: its cache goes with the list it compiled.
+    const validators = new AjvJsonSchemaValidator()
     let cursor: string | undefined
     do {
       const page = await c.listTools(cursor === undefined ? {} : { cursor }, { timeout: connectTimeoutMs })
-      listed.push(...page.tools.map(describe))
+      listed.push(...page.tools.map((tool) => describe(tool, validators)))
       cursor = page.nextCursor
     } while (cursor !== undefined)
     return listed
