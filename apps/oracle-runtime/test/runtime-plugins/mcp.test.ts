@@ -185,14 +185,27 @@ describe('MCP tools in a turn', { timeout: 60_000 }, () => {
 })
 
 describe('MCP tools and a model on the wire', { timeout: 60_000 }, () => {
+  const cancelled: string[] = []
+  const slow: McpTestTool = {
+    name: 'slow',
+    description: 'Never answers before it is cancelled',
+    inputSchema: { type: 'object', properties: {} },
+    run: async (_args, _headers, signal) => await new Promise((resolve) => {
+      signal.addEventListener('abort', () => {
+        cancelled.push('slow')
+        resolve({ content: [{ type: 'text', text: 'cancelled' }] })
+      })
+    })
+  }
   let mcp: McpTestServer
   let llm: LoopbackLlm
   let h: Harness
 
   beforeAll(async () => {
-    mcp = await startMcpServer([getStove])
+    mcp = await startMcpServer([getStove, slow])
     llm = await startLoopbackLlm()
-    h = await createHarness({ LLM_BASE_URL: llm.url, ...servers({ name: 'stoves', url: mcp.url }) })
+    const env = { LLM_BASE_URL: llm.url, TOOL_TIMEOUT_MS: '2000', ...servers({ name: 'stoves', url: mcp.url }) }
+    h = await createHarness(env)
     await connected(h)
   }, HOOK_MS)
   afterAll(async () => {
@@ -219,6 +232,15 @@ describe('MCP tools and a model on the wire', { timeout: 60_000 }, () => {
     })
     expect(llm.requests.at(-1)?.body.messages.at(-1))
       .toEqual({ role: 'tool', tool_call_id: 'call_mcp', content: 'Stove S-9 is verified' })
+  })
+  it('stops a call at the tool deadline, cancels it on the server, and tells the model', async () => {
+    const user = await h.user()
+    const id = await h.newSession(user.headers)
+    llm.enqueue({ toolCalls: [{ id: 'call_slow', name: 'stoves__slow', args: {} }] }, { content: ['Too slow.'] })
+    const res = await h.send(user.headers, id, 'run the slow one')
+    expect(res.json().message.content).toBe('Too slow.')
+    expect(llm.requests.at(-1)?.body.messages.at(-1).content).toMatch(/did not finish within 2 s/)
+    expect(await until(async () => cancelled, (list) => list.length > 0)).toEqual(['slow'])
   })
 })
 

@@ -8,7 +8,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 
 export interface McpTestTool extends Tool {
-  run: (args: Record<string, unknown>, headers: IncomingMessage['headers']) =>
+  run: (args: Record<string, unknown>, headers: IncomingMessage['headers'], signal: AbortSignal) =>
     CallToolResult | Promise<CallToolResult>
 }
 
@@ -58,7 +58,7 @@ export async function startMcpServer (tools: McpTestTool[], port = 0): Promise<M
       if (tool === undefined) {
         return { content: [{ type: 'text', text: `unknown tool ${request.params.name}` }], isError: true }
       }
-      return await tool.run(request.params.arguments ?? {}, headers)
+      return await tool.run(request.params.arguments ?? {}, headers, extra.signal)
     })
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
