@@ -103,7 +103,8 @@ export function createMcpConnection (server: McpServerConfig, options: McpConnec
 
   async function refresh (c: Client) {
     try {
-      if (c === client) tools = await listAll(c)
+      if (c !== client) return
+      tools = await listAll(c)
       log.info({ tools: tools.length }, 'MCP tools changed')
     } catch (err) {
       log.warn({ err }, 'MCP tool list refresh failed')
