@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigError } from '@impact/service-kit'
+import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
 import { namespacedToolName, TOOL_NAME } from '../../src/services/mcp/names.ts'
 import { createHarness, type Harness, type TestUser } from '../support/harness.ts'
@@ -71,6 +72,13 @@ describe('ORACLE_MCP_SERVERS', () => {
     const secret = JSON.stringify([{ name: 's', url: 'nope', headers: { 'x-api-key': 'secret-key-123' } }])
     expect(() => loadConfig({ ORACLE_MCP_SERVERS: secret })).toThrow(/ORACLE_MCP_SERVERS at \/0\/url/)
     expect(() => loadConfig({ ORACLE_MCP_SERVERS: secret })).not.toThrow(/secret-key-123/)
+  })
+})
+
+describe('the mcp plugin', () => {
+  it('needs ORACLE_MCP_SERVERS when forced on', async () => {
+    const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: 'memory://', ORACLE_FEATURES: 'mcp' })
+    await expect(buildApp(config)).rejects.toThrow('plugin mcp is enabled but ORACLE_MCP_SERVERS is not set')
   })
 })
 
