@@ -107,6 +107,13 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
       ? createOpenAiModel({ ...provider, timeoutMs: config.LLM_TIMEOUT_MS })
       : createOfflineModel())
     cleanup.unshift(async () => { await model.close() })
+    // Plugins are set up after the app exists; their advisory checks are looked up when /health runs.
+    const plugins: LoadedPlugin[] = []
+    const pluginHealth = Object.fromEntries(resolved.enabled.flatMap((definition) => definition.health === undefined
+      ? []
+      : [[definition.health, async () => {
+          await plugins.find((p) => p.definition === definition)?.plugin.health?.()
+        }]]))
     const models = model.kind === 'offline'
       ? ['offline']
       : (config.LLM_MODELS ?? config.LLM_MODEL).split(',').map((m) => m.trim()).filter((m) => m !== '')
@@ -129,10 +136,13 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
       },
       health: {
         checks: { database: async () => { await database.ready() }, sharedState: async () => { await state.ping() } },
-        // The app serves without its model (errors per turn): degraded, not out of rotation.
-        ...(provider !== undefined
-          ? { advisory: { modelProvider: createProviderProbe({ ...provider, cacheMs: config.LLM_HEALTH_CACHE_MS }) } }
-          : {}),
+        // The app serves without its model (errors per turn) or a plugin's remote: degraded, not out of rotation.
+        advisory: {
+          ...(provider !== undefined
+            ? { modelProvider: createProviderProbe({ ...provider, cacheMs: config.LLM_HEALTH_CACHE_MS }) }
+            : {}),
+          ...pluginHealth
+        },
         landing: { message: `${APP_NAME} is running`, extra: () => ({ oracleDid: identity.did }) }
       }
     })
@@ -151,7 +161,6 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
     await turns.start()
     await revocations.start(app.log.child({ component: 'revocations' }))
 
-    const plugins: LoadedPlugin[] = []
     for (const definition of resolved.enabled) {
       const plugin = await definition.setup({
         db,

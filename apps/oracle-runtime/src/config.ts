@@ -1,12 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { baseConfigProperties, loadConfig as load } from '@impact/service-kit'
 import { rateLimitConfigProperties } from '@impact/service-kit/rate-limits'
+import { mcpServersIssues } from './services/mcp/servers.ts'
 
 /**
  * Environment of oracle-runtime. Besides the platform's common keys:
  * ORACLE_PRIVATE_KEY, ORACLE_DID, ORACLE_NAME, ORACLE_FEATURES, BLOCKSYNC_GRAPHQL_URL, UCAN_AUTH_MAX_TTL_SECONDS,
  * UCAN_ALLOW_BARE_DELEGATION_AUTH, UCAN_DELEGATION_MAX_TTL_SECONDS, LLM_PROVIDER, LLM_BASE_URL, LLM_API_KEY,
- * LLM_MODEL, LLM_MODELS, LLM_TIMEOUT_MS, LLM_HEALTH_CACHE_MS, AGENT_MAX_STEPS, TOOL_TIMEOUT_MS,
+ * LLM_MODEL, LLM_MODELS, ORACLE_MCP_SERVERS, LLM_TIMEOUT_MS, LLM_HEALTH_CACHE_MS, AGENT_MAX_STEPS, TOOL_TIMEOUT_MS,
  * BROWSER_TOOL_TIMEOUT_MS, ACTION_TIMEOUT_MS, CONTEXT_MAX_CHARS, TOOL_OUTPUT_MAX_CHARS, TURN_OWNER_TTL_MS,
  * SSE_HEARTBEAT_MS, REALTIME_HANDSHAKE_TIMEOUT_MS, REALTIME_MAX_CONNECTIONS, CREDITS_*, RATE_LIMIT_*.
  */
@@ -135,6 +136,10 @@ export const ConfigSchema = Type.Object({
     default: 10_000,
     description: 'WebSocket connections (socket.io and /ws) one process accepts; more are refused with ORACLE_WS_BUSY'
   }),
+  ORACLE_MCP_SERVERS: Type.Optional(Type.String({
+    description: 'MCP servers whose tools the agent gets (plugin `mcp`), a JSON array of ' +
+      '{ name, url, protected?: true | [tool…], headers? }; see the README section MCP tools'
+  })),
   CREDITS_ADMIN_TOKEN: Type.Optional(Type.String({
     minLength: 16,
     description: 'Operator bearer token of the credits plugin\'s grant and settle routes'
@@ -171,6 +176,7 @@ function refine (config: Config): string[] {
     issues.push('LLM_BASE_URL is required in production: set it to the model provider\'s API, ' +
       'or set LLM_PROVIDER=offline to run the built-in offline agent on purpose')
   }
+  issues.push(...mcpServersIssues(config.ORACLE_MCP_SERVERS))
   const named = new Map<string, boolean>()
   for (const [name, on] of featureEntries(config.ORACLE_FEATURES)) {
     if (named.has(name)) issues.push(`ORACLE_FEATURES names ${name} twice`)

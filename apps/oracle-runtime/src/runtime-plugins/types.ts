@@ -61,6 +61,8 @@ export interface RuntimePlugin {
   getAuthExcludedRoutes?: () => string[]
   loadState?: (turn: TurnContext) => Promise<PluginTurnState | undefined>
   onTurnEnd?: (turn: TurnContext, outcome: TurnOutcome) => Promise<void>
+  /** Advisory health check (throws when degraded), reported under the definition's `health` name. */
+  health?: () => Promise<void>
   close?: () => Promise<void>
 }
 
@@ -68,6 +70,8 @@ export interface PluginDefinition {
   name: string
   description: string
   attributes: PluginAttributes
+  /** Entry of `GET /health` its `health` check fills: down there means degraded, never out of rotation. */
+  health?: string
   setup: (context: PluginContext) => RuntimePlugin | Promise<RuntimePlugin>
 }
 

@@ -23,6 +23,8 @@ export interface TurnRequest {
   actions: ToolDeclaration[]
   attachments?: unknown[]
   metadata?: Record<string, unknown>
+  /** Tool name → UCAN invocation for protected MCP tools (never logged or stored). */
+  mcpInvocations?: Record<string, string>
   firstMessage: boolean
   /** The session's newest messages, read by the caller together with the session itself. */
   history: StoredMessage[]
@@ -165,6 +167,7 @@ export function createTurnService (deps: {
         browser: request.browserTools,
         actions: request.actions
       },
+      mcpInvocations: request.mcpInvocations,
       signal: turn.signal
     }).finally(storeUserMessage)
     await userMessageStored

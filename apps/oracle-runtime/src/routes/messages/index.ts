@@ -128,6 +128,7 @@ export const messageRoutes: FastifyPluginAsyncTypebox<MessageRoutesOptions> = as
       actions: body.agActions ?? [],
       ...(body.attachments !== undefined ? { attachments: body.attachments } : {}),
       ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
+      ...(body.mcpInvocations !== undefined ? { mcpInvocations: body.mcpInvocations } : {}),
       firstMessage: session.title === 'New chat',
       history
     }

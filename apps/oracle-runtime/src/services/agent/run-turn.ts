@@ -18,6 +18,8 @@ export interface TurnInput {
   /** System prompt, history and the new user message. */
   messages: ChatMessage[]
   tools: TurnTools
+  /** The message's `mcpInvocations`, handed to server tools. */
+  mcpInvocations?: Readonly<Record<string, string>> | undefined
   signal: AbortSignal
 }
 
@@ -235,7 +237,8 @@ export async function runTurn (deps: AgentDeps, input: TurnInput): Promise<TurnR
       })
       return record(call, args, outcome.status === 'error' ? 'error' : 'done', outcome.output, outcome.error)
     }
-    const run = await runServerTool(route.tool, args, { did, sessionId, requestId, signal, emit }, deps.toolTimeoutMs)
+    const toolContext = { did, sessionId, requestId, signal, emit, mcpInvocations: input.mcpInvocations }
+    const run = await runServerTool(route.tool, args, toolContext, deps.toolTimeoutMs)
     return record(call, args, run.status, run.output, run.status === 'error' ? run.error : undefined)
   }
 

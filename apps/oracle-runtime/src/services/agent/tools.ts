@@ -12,6 +12,8 @@ export interface ToolContext {
   signal: AbortSignal
   /** Emits a typed runtime event for this turn (e.g. `render_component`), forwarded to the user's sockets. */
   emit: (name: RuntimeEventName, data: Record<string, unknown>) => void
+  /** The message's `mcpInvocations`: tool name → base64 CAR UCAN invocation, for protected MCP tools. */
+  mcpInvocations?: Readonly<Record<string, string>> | undefined
 }
 
 /** A tool that runs in the runtime (contributed by a plugin). `parameters` is a TypeBox schema. */
