@@ -1,6 +1,7 @@
 import { defineProject } from 'vitest/config'
+import { bootTimeouts } from '../../vitest.shared.ts'
 
 export default defineProject({
   ssr: { resolve: { conditions: ['@impact/source'] } },
-  test: { name: 'chain-rest-gateway', environment: 'node' }
+  test: { name: 'chain-rest-gateway', environment: 'node', ...bootTimeouts }
 })

@@ -1,6 +1,7 @@
 import { defineProject } from 'vitest/config'
+import { bootTimeouts } from '../../vitest.shared.ts'
 
 export default defineProject({
   ssr: { resolve: { conditions: ['@impact/source'] } },
-  test: { name: 'service-kit', environment: 'node' }
+  test: { name: 'service-kit', environment: 'node', ...bootTimeouts }
 })
