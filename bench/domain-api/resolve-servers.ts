@@ -16,8 +16,11 @@ const RESULT_TYPE = 'application/did+ld+json;profile="https://w3id.org/did-resol
 const config = loadConfig()
 const app = await buildApp(config)
 const admin = { authorization: `Bearer ${config.DOMAIN_API_ADMIN_KEY}` }
+// Keys act with the roles their account is granted.
+const account = 'did:ixo:bench'
+await app.inject({ method: 'PUT', url: `/v1/accounts/${account}/roles`, headers: admin, payload: { roles: ['registrar'] } })
 const key = (await app.inject({
-  method: 'POST', url: '/v1/api-keys', headers: admin, payload: { name: 'bench', roles: ['registrar'] }
+  method: 'POST', url: '/v1/api-keys', headers: admin, payload: { name: 'bench', roles: ['registrar'], account }
 })).json().key as string
 
 // The baseline reads the same database on a server; on embedded PGlite, a twin in this process.

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url'
 import type autocannon from 'autocannon'
 import { createTestDatabase } from '@impact/persistence/testing'
 import { load, ratio, report } from '../lib.ts'
+import { formatSigner, generateSigner } from '@impact/ucan'
 
 const ROUNDS = 3
 const ROUND_S = 4
@@ -35,6 +36,7 @@ async function main () {
       NODE_ENV: 'production',
       LOG_LEVEL: 'warn',
       DOMAIN_API_ADMIN_KEY: randomBytes(36).toString('base64url'),
+      DOMAIN_API_PRIVATE_KEY: formatSigner(await generateSigner()),
       RATE_LIMIT_MAX: '1000000',
       RATE_LIMIT_PRINCIPAL_MAX: '1000000',
       VERIFICATION_SWEEP_INTERVAL_SECONDS: '0',

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { formatSigner, generateSigner } from '@impact/ucan'
 import { freePort } from '../lib.ts'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
@@ -11,10 +12,20 @@ const root = fileURLToPath(new URL('../../', import.meta.url))
  */
 export async function startDomainApi (env: Record<string, string>): Promise<{ url: string, stop: () => Promise<void> }> {
   const port = await freePort()
+  // Production requires the registry's own key; the bench makes a fresh one.
+  const privateKey = formatSigner(await generateSigner())
   const { DATABASE_URL: _db, REDIS_URL: _redis, ...inherited } = process.env
   const child: ChildProcess = spawn(process.execPath, ['--conditions=@impact/source', `${root}apps/domain-api/src/server.ts`], {
     cwd: root,
-    env: { ...inherited, NODE_ENV: 'production', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), ...env },
+    env: {
+      ...inherited,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DOMAIN_API_PRIVATE_KEY: privateKey,
+      ...env
+    },
     stdio: ['ignore', 'ignore', 'pipe']
   })
   let errors = ''
