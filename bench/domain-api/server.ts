@@ -9,17 +9,25 @@ const root = fileURLToPath(new URL('../../', import.meta.url))
  * loop and CPU, so the load generator in this process does not slow it down. Resolves once
  * /health answers (the database is reachable and migrated).
  */
-export async function startDomainApi (env: Record<string, string>): Promise<{ url: string, stop: () => Promise<void> }> {
+export async function startDomainApi (env: Record<string, string>): Promise<{ url: string; stop: () => Promise<void> }> {
   const port = await freePort()
   const { DATABASE_URL: _db, REDIS_URL: _redis, ...inherited } = process.env
-  const child: ChildProcess = spawn(process.execPath, ['--conditions=@impact/source', `${root}apps/domain-api/src/server.ts`], {
-    cwd: root,
-    env: { ...inherited, NODE_ENV: 'production', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), ...env },
-    stdio: ['ignore', 'ignore', 'pipe']
-  })
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--conditions=@impact/source', `${root}apps/domain-api/src/server.ts`],
+    {
+      cwd: root,
+      env: { ...inherited, NODE_ENV: 'production', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), ...env },
+      stdio: ['ignore', 'ignore', 'pipe']
+    }
+  )
   let errors = ''
-  child.stderr?.on('data', (chunk: Buffer) => { errors += chunk.toString() })
-  const exited = new Promise<never>((_resolve, reject) => child.once('exit', (code) => reject(new Error(`domain-api exited (${code}): ${errors}`))))
+  child.stderr?.on('data', (chunk: Buffer) => {
+    errors += chunk.toString()
+  })
+  const exited = new Promise<never>((_resolve, reject) =>
+    child.once('exit', (code) => reject(new Error(`domain-api exited (${code}): ${errors}`)))
+  )
   exited.catch(() => {})
   const url = `http://127.0.0.1:${port}`
   const up = (async () => {
