@@ -81,7 +81,7 @@ function fieldDetails (value: unknown): ErrorBody['details'] {
     (d) => typeof d === 'object' && d !== null && typeof d.field === 'string' && typeof d.message === 'string'
   )
   return valid
-    ? value.map((d: { field: string; message: string }) => ({ field: d.field, message: d.message }))
+    ? value.map((d: { field: string, message: string }) => ({ field: d.field, message: d.message }))
     : undefined
 }
 

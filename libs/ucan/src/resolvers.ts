@@ -77,7 +77,7 @@ export function createBlocksyncResolver (options: BlocksyncResolverOptions): Did
     })
     if (!response.ok) throw new Error(`blocksync answered ${response.status}`)
     const body = (await response.json()) as {
-      data?: { iids?: { nodes?: Array<{ id?: string; verificationMethod?: unknown }> } }
+      data?: { iids?: { nodes?: Array<{ id?: string, verificationMethod?: unknown }> } }
     }
     const node = body.data?.iids?.nodes?.find((n) => n.id === did)
     const methods = Array.isArray(node?.verificationMethod) ? node.verificationMethod as VerificationMethod[] : []

@@ -45,7 +45,7 @@ export async function listProposals (db: Db, did: string): Promise<ProposalRow[]
 /** Records a vote; resolves false when this key has already voted on the proposal. */
 export async function insertVote (
   trx: Transaction<DB>,
-  vote: { proposal_id: string; voter_key: string; voter_account: string; vote: string; cast_at: Date }
+  vote: { proposal_id: string, voter_key: string, voter_account: string, vote: string, cast_at: Date }
 ): Promise<boolean> {
   const row = await trx
     .insertInto('verification_votes')

@@ -56,7 +56,7 @@ export type TestSocket = Socket & Recorder
 /** A socket.io v4 client as the oracle SDK opens it (websocket transport, `sessionId` + `userDid` query, auth object). */
 export function openSocket (
   base: string,
-  options: { sessionId?: string; auth?: Record<string, unknown>; userDid?: string }
+  options: { sessionId?: string, auth?: Record<string, unknown>, userDid?: string }
 ): TestSocket {
   const query: Record<string, string> = {}
   if (options.sessionId !== undefined) query.sessionId = options.sessionId

@@ -4,7 +4,7 @@ export interface StreamResult {
   status: number
   headers: Headers
   text: string
-  frames: Array<{ event: string; data: any }>
+  frames: Array<{ event: string, data: any }>
 }
 
 /** POSTs a streaming message over real HTTP and reads the SSE body to its end. */

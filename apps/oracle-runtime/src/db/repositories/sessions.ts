@@ -16,7 +16,7 @@ export const NEW_SESSION_TITLE = 'New chat'
 
 export async function createSession (
   db: Kysely<DB>,
-  input: { did: string; oracleName: string; oracleDid: string }
+  input: { did: string, oracleName: string, oracleDid: string }
 ): Promise<ChatSession> {
   const row = await db
     .insertInto('oracle_sessions')
@@ -45,7 +45,7 @@ export async function findSession (
 export async function listSessions (
   db: Kysely<DB>,
   did: string,
-  page: { limit: number; offset: number },
+  page: { limit: number, offset: number },
   oracleDid: string
 ) {
   const [rows, count] = await Promise.all([

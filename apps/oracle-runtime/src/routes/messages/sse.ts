@@ -17,7 +17,7 @@ export interface SseStream {
 export function openSse (
   request: FastifyRequest,
   reply: FastifyReply,
-  options: { requestId: string; heartbeatMs: number }
+  options: { requestId: string, heartbeatMs: number }
 ): SseStream {
   reply.hijack()
   const res = reply.raw

@@ -71,7 +71,7 @@ describe.runIf(servers)('WebSocket gateway across two replicas on one PostgreSQL
   it('round-trips an AG-UI action answered on B for a turn on A', async () => {
     const id = await a.newSession(user.headers)
     const onB = await connectSocket(baseB, { sessionId: id, auth: { ucanDelegation: user.delegation } })
-    onB.on('action_call', (call: { toolCallId: string; sessionId: string }) => {
+    onB.on('action_call', (call: { toolCallId: string, sessionId: string }) => {
       onB.emit('action_call_result', {
         sessionId: call.sessionId,
         toolCallId: call.toolCallId,
