@@ -52,7 +52,9 @@ export function baseConfigProperties (defaults: { app: string, port: number }) {
       minLength: 1,
       default: DEFAULT_TRUSTED_PROXIES,
       description:
-        'With TRUST_PROXY_ENABLED: the proxies to trust (IP/CIDR list, or loopback, linklocal, uniquelocal). The client IP is the last X-Forwarded-For entry not from one of them, so an entry the client forged in front is ignored'
+        'With TRUST_PROXY_ENABLED: the proxies to trust (IP/CIDR list, or loopback, linklocal, uniquelocal). The ' +
+          'client IP is the last X-Forwarded-For entry not from one of them, so an entry the client forged in ' +
+          'front is ignored'
     }),
     SHUTDOWN_GRACE_MS: Type.Integer({
       minimum: 0,

@@ -18,7 +18,8 @@ export const DomainStatusSchema = Type.Union(
   DOMAIN_STATUSES.map((s) => Type.Literal(s)),
   {
     description:
-      'draft → verification_submitted → verified | rejected; expired once validUntil passes; deactivated by a controller'
+      'draft → verification_submitted → verified | rejected; expired once validUntil passes; deactivated by a ' +
+        'controller'
   }
 )
 export type DomainStatus = Static<typeof DomainStatusSchema>
@@ -39,7 +40,8 @@ export const CreateDomainBodySchema = Type.Object(
       minLength: 1,
       maxLength: 64,
       description:
-        'Entity type, case-insensitive: Organisation, Project, Asset, Device, Protocol, Oracle, Request, or an on-chain type (dao, asset/device, protocol/claim…)',
+        'Entity type, case-insensitive: Organisation, Project, Asset, Device, Protocol, Oracle, Request, or an ' +
+          'on-chain type (dao, asset/device, protocol/claim…)',
       examples: ['Project']
     }),
     class: Type.Optional(didField('DID of the protocol that defines the entity class')),
@@ -129,7 +131,8 @@ export const DomainEventSchema = Type.Object({
   id: Type.String({ description: 'Increasing sequence number of the entry' }),
   event: Type.String({
     description:
-      'created | updated | renewed | verification_proposed | verified | rejected | proposal_cancelled | expired | deactivated'
+      'created | updated | renewed | verification_proposed | verified | rejected | proposal_cancelled | expired | ' +
+        'deactivated'
   }),
   fromStatus: Nullable(DomainStatusSchema),
   toStatus: DomainStatusSchema,

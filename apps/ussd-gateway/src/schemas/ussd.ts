@@ -90,7 +90,8 @@ export const DebugRecordSchema = Type.Object({
       phoneNumber: PhoneNumberSchema,
       message: Type.String({
         description:
-          'Last screen sent (without CON/END); `(withheld: a logged-in screen)` once logged in, as those screens show the account'
+          'Last screen sent (without CON/END); `(withheld: a logged-in screen)` once logged in, as those screens ' +
+            'show the account'
       }),
       isAuthenticated: Type.Boolean()
     }),
@@ -107,7 +108,10 @@ export const SessionListSchema = Type.Object({
 const PLUS = 43
 const SPACE = 32
 
-/** `+<digits>` from an accepted phone input (one already in that form is returned as it is: every hop normalises twice). */
+/**
+ * `+<digits>` from an accepted phone input (one already in that form is returned as it is: every hop normalises
+ * twice).
+ */
 export function normalisePhone (value: string): string {
   const first = value.charCodeAt(0)
   if (first === PLUS) return value

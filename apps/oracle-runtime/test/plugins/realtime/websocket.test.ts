@@ -33,7 +33,8 @@ describe('plain WebSocket endpoint /ws (JSON { event, data } frames)', () => {
     client.ws.close()
   })
 
-  it('authenticates with the HTTP headers on the upgrade, and takes the session from the auth message too', async () => {
+  it('authenticates with the HTTP headers on the upgrade, and takes the session from the auth message ' +
+    'too', async () => {
     const id = await t.h.newSession(alice.headers)
     const byHeaders = openWs(t.base, `/ws?sessionId=${id}`, alice.headers)
     expect(await byHeaders.next('connected')).toMatchObject({ sessionId: id })
@@ -45,7 +46,8 @@ describe('plain WebSocket endpoint /ws (JSON { event, data } frames)', () => {
     byMessage.ws.close()
   })
 
-  it("refuses bad credentials, other users' sessions, missing sessionId and silence with connect_error and a 44xx close", async () => {
+  it("refuses bad credentials, other users' sessions, missing sessionId and silence with connect_error " +
+    'and a 44xx close', async () => {
     const id = await t.h.newSession(alice.headers)
     const cases: Array<[string, unknown, number, string]> = [
       [`/ws?sessionId=${id}`, { invocation: 'garbage' }, 4401, 'UCAN_INVALID_INVOCATION'],
@@ -97,7 +99,8 @@ describe('plain WebSocket endpoint /ws (JSON { event, data } frames)', () => {
 })
 
 describe('connection limit and shutdown', () => {
-  it('refuses connections beyond REALTIME_MAX_CONNECTIONS, and at shutdown closes socket.io and /ws ones so clients reconnect elsewhere', async () => {
+  it('refuses connections beyond REALTIME_MAX_CONNECTIONS, and at shutdown closes socket.io and /ws ones so ' +
+    'clients reconnect elsewhere', async () => {
     const h = await createHarness({ REALTIME_MAX_CONNECTIONS: '2' })
     try {
       const base = await h.app.listen({ host: '127.0.0.1', port: 0 })
