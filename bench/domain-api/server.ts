@@ -9,7 +9,9 @@ const root = fileURLToPath(new URL('../../', import.meta.url))
  * loop and CPU, so the load generator in this process does not slow it down. Resolves once
  * /health answers (the database is reachable and migrated).
  */
-export async function startDomainApi (env: Record<string, string>): Promise<{ url: string; stop: () => Promise<void> }> {
+export async function startDomainApi (
+  env: Record<string, string>
+): Promise<{ url: string, stop: () => Promise<void> }> {
   const port = await freePort()
   const { DATABASE_URL: _db, REDIS_URL: _redis, ...inherited } = process.env
   const child: ChildProcess = spawn(

@@ -141,7 +141,10 @@ export const SocketSubscribeSchema = Type.Object({
 })
 export type SocketSubscribe = Static<typeof SocketSubscribeSchema>
 
-/** `tool_result`: `result` on success; `result: null` and `error` on failure. `sessionId` defaults to the connection's. */
+/**
+ * `tool_result`: `result` on success; `result: null` and `error` on failure. `sessionId` defaults to the
+ * connection's.
+ */
 export const ToolResultSchema = Type.Object({
   toolCallId: Type.String({ minLength: 1, maxLength: 200 }),
   sessionId: Type.Optional(SocketSessionIdSchema),
@@ -150,7 +153,10 @@ export const ToolResultSchema = Type.Object({
 })
 export type ToolResult = Static<typeof ToolResultSchema>
 
-/** `action_call_result`: the same shape; on failure `result` is `{ success: false, error }` and `error` repeats the text. */
+/**
+ * `action_call_result`: the same shape; on failure `result` is `{ success: false, error }` and `error` repeats
+ * the text.
+ */
 export const ActionCallResultSchema = ToolResultSchema
 export type ActionCallResult = ToolResult
 

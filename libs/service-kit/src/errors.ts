@@ -74,7 +74,10 @@ export function toErrorBody (error: FastifyError, request: FastifyRequest): Erro
   }
 }
 
-/** `details` a client error carries (`[{ field, message }]`, e.g. a coded semantic validation error), when well-formed. */
+/**
+ * `details` a client error carries (`[{ field, message }]`, e.g. a coded semantic validation error), when
+ * well-formed.
+ */
 function fieldDetails (value: unknown): ErrorBody['details'] {
   if (!Array.isArray(value)) return undefined
   const valid = value.every(
@@ -85,7 +88,12 @@ function fieldDetails (value: unknown): ErrorBody['details'] {
     : undefined
 }
 
-export function errorHandler (this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+export function errorHandler (
+  this: FastifyInstance,
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply
+) {
   const body = toErrorBody(error, request)
   return reply.code(body.statusCode).type('application/json; charset=utf-8').send(body)
 }

@@ -53,7 +53,10 @@ function recorder (): Recorder & { push: (event: string, data: unknown) => void 
 
 export type TestSocket = Socket & Recorder
 
-/** A socket.io v4 client as the oracle SDK opens it (websocket transport, `sessionId` + `userDid` query, auth object). */
+/**
+ * A socket.io v4 client as the oracle SDK opens it (websocket transport, `sessionId` + `userDid` query, auth
+ * object).
+ */
 export function openSocket (
   base: string,
   options: { sessionId?: string, auth?: Record<string, unknown>, userDid?: string }

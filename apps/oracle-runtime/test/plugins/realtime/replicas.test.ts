@@ -39,7 +39,8 @@ describe.runIf(servers)('WebSocket gateway across two replicas on one PostgreSQL
     await llm?.close()
   })
 
-  it("delivers the events of a turn running on A to sockets on A and B, and routes B's tool result back to A", async () => {
+  it('delivers the events of a turn running on A to sockets on A and B, and routes ' +
+    "B's tool result back to A", async () => {
     const id = await a.newSession(user.headers)
     const onA = await connectSocket(baseA, { sessionId: id, auth: { invocation: user.invocation } })
     const onB = await connectSocket(baseB, { sessionId: id, auth: { invocation: user.invocation } })

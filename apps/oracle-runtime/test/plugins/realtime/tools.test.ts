@@ -239,7 +239,8 @@ describe('browser tools and AG-UI actions round trip over socket.io with the loo
     expect(frames.find((f) => f.event === 'tool_call' && f.data.status === 'done')?.data.output).toBe('genuine')
   })
 
-  it("forwards what plugins emit during a turn (render_component, router_update) to the session's sockets", async () => {
+  it('forwards what plugins emit during a turn (render_component, router_update) to the ' +
+    "session's sockets", async () => {
     const id = await t.h.newSession(alice.headers)
     const socket = await connect(alice, id)
     t.llm.enqueue(

@@ -211,7 +211,8 @@ describe('USSD sessions', () => {
       expect((await phone.send('11113')).screen).toMatch(/^Incorrect PIN \(1\/3\)/)
     })
 
-    it('keeps no PIN, typed ahead in the dialled code or at a prompt, and still tells retries from new inputs', async () => {
+    it('keeps no PIN, typed ahead in the dialled code or at a prompt, and still tells retries from new ' +
+    'inputs', async () => {
       const customerId = await newAccount(ctx.app)
       const phone = new Dialer(ctx.app, { serviceCode: '*384*123*2*1*48213#' })
       expect((await phone.dial()).screen).toMatch(/^Enter your Customer ID/)
@@ -241,7 +242,8 @@ describe('USSD sessions', () => {
       expect((await owner.send('1')).screen).toMatch(/^[^\n]*Impact Platform brings platform services/)
     })
 
-    it('tells a later hop of a session that ended or was freed to dial again, rather than take it for a shortcut dial', async () => {
+    it('tells a later hop of a session that ended or was freed to dial again, rather than take it for a ' +
+    'shortcut dial', async () => {
       const EXPIRED = 'END Your session has expired. Please dial again.'
       const notify = async (phone: Dialer) =>
         await ctx.app.inject({
