@@ -24,7 +24,8 @@ const key = (await app.inject({
 })).json().key as string
 
 // The baseline reads the same database on a server; on embedded PGlite, a twin in this process.
-const pool = config.DATABASE_URL !== undefined ? new pg.Pool({ connectionString: config.DATABASE_URL, max: 10 }) : undefined
+const pool =
+  config.DATABASE_URL !== undefined ? new pg.Pool({ connectionString: config.DATABASE_URL, max: 10 }) : undefined
 const twin = pool === undefined ? await openAppDatabase(loadConfig({ DATA_DIR: 'memory://' })) : undefined
 const exec = async (text: string, values: unknown[]): Promise<Array<Record<string, unknown>>> => {
   if (pool !== undefined) return (await pool.query(text, values)).rows

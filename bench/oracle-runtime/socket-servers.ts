@@ -25,8 +25,15 @@ export interface Shared { env: Record<string, string>, prefix: string }
 /** Wall-clock milliseconds with sub-millisecond resolution, comparable between processes on one machine. */
 export const preciseNow = () => performance.timeOrigin + performance.now()
 
-const send = (report: Report) => { process.send?.(report) }
-const envelope = (sessionId: string, seq: number) => ({ componentName: 'Bench', args: { seq, sentAt: preciseNow() }, status: 'done', eventId: `e${seq}` })
+const send = (report: Report) => {
+  process.send?.(report)
+}
+const envelope = (sessionId: string, seq: number) => ({
+  componentName: 'Bench',
+  args: { seq, sentAt: preciseNow() },
+  status: 'done',
+  eventId: `e${seq}`
+})
 
 async function runtimeServer (oracleKey: string, joining?: Shared) {
   // Loaded here only, so the bare baseline's memory carries none of the runtime's modules.
@@ -64,7 +71,10 @@ async function bareServer () {
     shared: undefined,
     connections: () => io.engine.clientsCount,
     publish: (sessionId: string, seq: number) => {
-      io.to(sessionId).emit('render_component', { eventName: 'render_component', payload: { ...envelope(sessionId, seq), sessionId, requestId: `bench-${seq}` } })
+      io.to(sessionId).emit('render_component', {
+        eventName: 'render_component',
+        payload: { ...envelope(sessionId, seq), sessionId, requestId: `bench-${seq}` }
+      })
     },
     stop: async () => {
       io.engine.close()
@@ -82,7 +92,13 @@ if (process.argv[2] === '--serve') {
     if (command.type === 'stats') {
       globalThis.gc?.()
       const memory = process.memoryUsage()
-      send({ type: 'stats', rss: memory.rss, heapUsed: memory.heapUsed, external: memory.external, connections: server.connections() })
+      send({
+        type: 'stats',
+        rss: memory.rss,
+        heapUsed: memory.heapUsed,
+        external: memory.external,
+        connections: server.connections()
+      })
     } else if (command.type === 'clock') {
       send({ type: 'clock', parentNow: command.parentNow, childNow: preciseNow() })
     } else if (command.type === 'publish') {
@@ -95,5 +111,10 @@ if (process.argv[2] === '--serve') {
       })
     }
   })
-  send({ type: 'ready', port: server.port, pid: process.pid, ...(server.oracleDid !== undefined ? { oracleDid: server.oracleDid, shared: server.shared } : {}) })
+  send({
+    type: 'ready',
+    port: server.port,
+    pid: process.pid,
+    ...(server.oracleDid !== undefined ? { oracleDid: server.oracleDid, shared: server.shared } : {})
+  })
 }

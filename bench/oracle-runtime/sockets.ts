@@ -40,16 +40,22 @@ async function startServer (kind: ServerKind, oracleKey: string, joining?: Share
     waiting.delete(key)
     resolve?.(message)
   })
-  const answer = async <T extends Report['type']>(key: string, command?: Command): Promise<Extract<Report, { type: T }>> => {
-    const reply = new Promise<Report>((resolve) => { waiting.set(key, resolve) })
+  const answer = async <T extends Report['type']>(
+    key: string,
+    command?: Command
+  ): Promise<Extract<Report, { type: T }>> => {
+    const reply = new Promise<Report>((resolve) => {
+      waiting.set(key, resolve)
+    })
     if (command !== undefined) child.send(command)
-    return await reply as Extract<Report, { type: T }>
+    return (await reply) as Extract<Report, { type: T }>
   }
   const ready = await answer<'ready'>('ready')
   return {
     ...ready,
     stats: async () => await answer<'stats'>('stats', { type: 'stats' }),
-    publish: async (sessionId: string, seq: number) => await answer<'published'>(`published:${seq}`, { type: 'publish', sessionId, seq }),
+    publish: async (sessionId: string, seq: number) =>
+      await answer<'published'>(`published:${seq}`, { type: 'publish', sessionId, seq }),
     /** Child clock minus ours, from the exchange with the shortest round trip (error <= half of it). */
     async clockOffset () {
       let best = { rtt: Infinity, offset: 0 }
@@ -70,7 +76,14 @@ async function startServer (kind: ServerKind, oracleKey: string, joining?: Share
 }
 
 async function openClient (port: number, sessionId: string, auth: Record<string, string>): Promise<Socket> {
-  const socket = io(`http://127.0.0.1:${port}`, { transports: ['websocket'], query: { sessionId }, auth, forceNew: true, reconnection: false, timeout: 20_000 })
+  const socket = io(`http://127.0.0.1:${port}`, {
+    transports: ['websocket'],
+    query: { sessionId },
+    auth,
+    forceNew: true,
+    reconnection: false,
+    timeout: 20_000
+  })
   return await new Promise((resolve, reject) => {
     socket.once('connected', () => { resolve(socket) })
     socket.once('connect_error', (err) => { reject(err) })
@@ -94,16 +107,27 @@ type ServerHandle = Awaited<ReturnType<typeof startServer>>
 /** Users with an invocation each and sessions they own (the runtime checks both on every handshake); slot i seats connection i. */
 async function seatingPlan (server: ServerHandle) {
   const base = `http://127.0.0.1:${server.port}`
-  const users = await Promise.all(Array.from({ length: USERS }, async (): Promise<{ auth: Record<string, string>, sessions: string[] }> => {
-    if (server.oracleDid === undefined) return { auth: {}, sessions: Array.from({ length: SESSIONS_PER_USER }, (_, i) => `s_bare_${Math.random()}_${i}`) }
-    const invocation = await mintInvocation({ issuer: await generateSigner(), audience: server.oracleDid, lifetimeSeconds: 900 })
-    const headers = { authorization: `Bearer ${invocation}`, 'x-auth-type': 'ucan' }
-    const sessions = await pool(SESSIONS_PER_USER, 5, async () => {
-      const res = await request(`${base}/sessions`, { method: 'POST', headers })
-      return (await res.body.json() as { sessionId: string }).sessionId
+  const users = await Promise.all(
+    Array.from({ length: USERS }, async (): Promise<{ auth: Record<string, string>, sessions: string[] }> => {
+      if (server.oracleDid === undefined) {
+        return {
+          auth: {},
+          sessions: Array.from({ length: SESSIONS_PER_USER }, (_, i) => `s_bare_${Math.random()}_${i}`)
+        }
+      }
+      const invocation = await mintInvocation({
+        issuer: await generateSigner(),
+        audience: server.oracleDid,
+        lifetimeSeconds: 900
+      })
+      const headers = { authorization: `Bearer ${invocation}`, 'x-auth-type': 'ucan' }
+      const sessions = await pool(SESSIONS_PER_USER, 5, async () => {
+        const res = await request(`${base}/sessions`, { method: 'POST', headers })
+        return ((await res.body.json()) as { sessionId: string }).sessionId
+      })
+      return { auth: { invocation }, sessions }
     })
-    return { auth: { invocation }, sessions }
-  }))
+  )
   return (i: number) => {
     const user = users[i % USERS] as typeof users[number]
     return { auth: user.auth, sessionId: user.sessions[Math.floor(i / USERS) % SESSIONS_PER_USER] as string }
@@ -133,7 +157,11 @@ async function measure (kind: ServerKind, oracleKey: string) {
 
   const idle = await server.stats()
   const started = performance.now()
-  const sockets = await pool(IDLE, HANDSHAKE_CONCURRENCY, async (i) => await openClient(server.port, slot(i).sessionId, slot(i).auth))
+  const sockets = await pool(
+    IDLE,
+    HANDSHAKE_CONCURRENCY,
+    async (i) => await openClient(server.port, slot(i).sessionId, slot(i).auth)
+  )
   const handshakesPerSec = IDLE / ((performance.now() - started) / 1000)
   await new Promise((resolve) => setTimeout(resolve, 500))
   const loaded = await server.stats()
@@ -148,7 +176,14 @@ async function measure (kind: ServerKind, oracleKey: string) {
 }
 
 /** Publishes `events` one at a time to a session with `receivers` sockets; delays from the child's stamp to each receipt. */
-async function latencyRun (publisher: ServerHandle, port: number, target: { sessionId: string, auth: Record<string, string> }, receivers: number, events: number, offset: number) {
+async function latencyRun (
+  publisher: ServerHandle,
+  port: number,
+  target: { sessionId: string, auth: Record<string, string> },
+  receivers: number,
+  events: number,
+  offset: number
+) {
   const delays: number[] = []
   const slowest: number[] = []
   let current: number[] = []
@@ -167,28 +202,46 @@ async function latencyRun (publisher: ServerHandle, port: number, target: { sess
     slowest.push(Math.max(...current))
   }
   for (const client of clients) client.disconnect()
-  return { p50: percentile(delays, 0.5), p99: percentile(delays, 0.99), slowestP50: percentile(slowest, 0.5), slowestP99: percentile(slowest, 0.99) }
+  return {
+    p50: percentile(delays, 0.5),
+    p99: percentile(delays, 0.99),
+    slowestP50: percentile(slowest, 0.5),
+    slowestP99: percentile(slowest, 0.99)
+  }
 }
 
 async function run () {
-  if (fdLimit < 2 * (IDLE + FANOUT) + 500) throw new Error(`ulimit -n is ${fdLimit}; this bench needs about ${2 * (IDLE + FANOUT) + 500} file descriptors`)
+  if (fdLimit < 2 * (IDLE + FANOUT) + 500) {
+    throw new Error(`ulimit -n is ${fdLimit}; this bench needs about ${2 * (IDLE + FANOUT) + 500} file descriptors`)
+  }
   const oracleKey = formatSigner(await generateSigner())
-  const mode = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '' ? 'PostgreSQL' : 'PGlite (embedded, in the server process)'
-  process.stdout.write(`oracle-runtime sockets bench: database ${mode}, shared state ${process.env.REDIS_URL !== undefined ? 'Redis' : 'memory'}, ulimit -n ${fdLimit}\n`)
+  const mode =
+    process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== ''
+      ? 'PostgreSQL'
+      : 'PGlite (embedded, in the server process)'
+  process.stdout.write(
+    `oracle-runtime sockets bench: database ${mode}, shared state ${process.env.REDIS_URL !== undefined ? 'Redis' : 'memory'}, ulimit -n ${fdLimit}\n`
+  )
   const bare = await measure('bare', oracleKey)
   const runtime = await measure('runtime', oracleKey)
   const perConnection = (m: typeof bare) => (m.loaded.rss - m.idle.rss) / 1024 / IDLE
   const heapPerConnection = (m: typeof bare) => (m.loaded.heapUsed - m.idle.heapUsed) / 1024 / IDLE
   report(`Idle connections: ${IDLE} socket.io clients (websocket), ${USERS} users x ${SESSIONS_PER_USER} sessions`, [
     ['connections held, runtime / bare', `${runtime.loaded.connections} / ${bare.loaded.connections}`],
-    ['RSS before connections, runtime / bare (MB)', `${(runtime.idle.rss / MB).toFixed(1)} / ${(bare.idle.rss / MB).toFixed(1)}`],
+    [
+      'RSS before connections, runtime / bare (MB)',
+      `${(runtime.idle.rss / MB).toFixed(1)} / ${(bare.idle.rss / MB).toFixed(1)}`
+    ],
     ['RSS at 2,000 connections, runtime (MB, target < 250)', runtime.loaded.rss / MB],
     ['RSS at 2,000 connections, bare socket.io (MB)', bare.loaded.rss / MB],
     ['memory per connection, runtime (KB)', perConnection(runtime)],
     ['memory per connection, bare socket.io (KB)', perConnection(bare)],
     ['ratio per-connection memory runtime/bare', ratio(perConnection(runtime), perConnection(bare))],
-    ['JS heap per connection, runtime / bare (KB)', `${heapPerConnection(runtime).toFixed(2)} / ${heapPerConnection(bare).toFixed(2)}`],
-    ['connections per GB at that rate, runtime', Math.floor(1024 * 1024 / perConnection(runtime))],
+    [
+      'JS heap per connection, runtime / bare (KB)',
+      `${heapPerConnection(runtime).toFixed(2)} / ${heapPerConnection(bare).toFixed(2)}`
+    ],
+    ['connections per GB at that rate, runtime', Math.floor((1024 * 1024) / perConnection(runtime))],
     ['handshakes/s, runtime (UCAN + session lookup)', runtime.handshakesPerSec],
     ['handshakes/s, bare socket.io', bare.handshakesPerSec],
     ['ratio handshake rate runtime/bare', ratio(runtime.handshakesPerSec, bare.handshakesPerSec)]
@@ -198,19 +251,34 @@ async function run () {
     [`${label}: p99 runtime / bare (ms)`, `${r.p99.toFixed(3)} / ${b.p99.toFixed(3)}`],
     [`${label}: ratio p50 runtime/bare`, ratio(r.p50, b.p50)]
   ]
-  report(`Fan-out latency, bus emit to client receipt, with ${IDLE} idle connections open (clock offset ${runtime.clock.offset.toFixed(3)} ms, +/- ${(runtime.clock.rtt / 2).toFixed(3)})`, [
-    ...row(`1 socket, ${EVENTS_SINGLE} events`, runtime.single, bare.single),
-    ...row(`${FANOUT} sockets, ${EVENTS_FANOUT} events, each receipt`, runtime.fanout, bare.fanout),
-    [`${FANOUT} sockets: slowest receipt p50 / p99, runtime (ms)`, `${runtime.fanout.slowestP50.toFixed(3)} / ${runtime.fanout.slowestP99.toFixed(3)}`],
-    [`${FANOUT} sockets: slowest receipt p50 / p99, bare (ms)`, `${bare.fanout.slowestP50.toFixed(3)} / ${bare.fanout.slowestP99.toFixed(3)}`]
-  ])
+  report(
+    `Fan-out latency, bus emit to client receipt, with ${IDLE} idle connections open (clock offset ${runtime.clock.offset.toFixed(3)} ms, +/- ${(runtime.clock.rtt / 2).toFixed(3)})`,
+    [
+      ...row(`1 socket, ${EVENTS_SINGLE} events`, runtime.single, bare.single),
+      ...row(`${FANOUT} sockets, ${EVENTS_FANOUT} events, each receipt`, runtime.fanout, bare.fanout),
+      [
+        `${FANOUT} sockets: slowest receipt p50 / p99, runtime (ms)`,
+        `${runtime.fanout.slowestP50.toFixed(3)} / ${runtime.fanout.slowestP99.toFixed(3)}`
+      ],
+      [
+        `${FANOUT} sockets: slowest receipt p50 / p99, bare (ms)`,
+        `${bare.fanout.slowestP50.toFixed(3)} / ${bare.fanout.slowestP99.toFixed(3)}`
+      ]
+    ]
+  )
   if (process.env.REDIS_URL !== undefined && process.env.DATABASE_URL !== undefined) {
     const across = await measureAcross(oracleKey)
     report('Across replicas: bus emit on replica A, sockets on replica B (one Redis hop)', [
       ['1 socket: p50 / p99 (ms)', `${across.single.p50.toFixed(3)} / ${across.single.p99.toFixed(3)}`],
       ['ratio p50 across / same replica', ratio(across.single.p50, runtime.single.p50)],
-      [`${FANOUT} sockets: each receipt p50 / p99 (ms)`, `${across.fanout.p50.toFixed(3)} / ${across.fanout.p99.toFixed(3)}`],
-      [`${FANOUT} sockets: slowest receipt p50 / p99 (ms)`, `${across.fanout.slowestP50.toFixed(3)} / ${across.fanout.slowestP99.toFixed(3)}`]
+      [
+        `${FANOUT} sockets: each receipt p50 / p99 (ms)`,
+        `${across.fanout.p50.toFixed(3)} / ${across.fanout.p99.toFixed(3)}`
+      ],
+      [
+        `${FANOUT} sockets: slowest receipt p50 / p99 (ms)`,
+        `${across.fanout.slowestP50.toFixed(3)} / ${across.fanout.slowestP99.toFixed(3)}`
+      ]
     ])
   }
 }

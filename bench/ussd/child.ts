@@ -27,7 +27,9 @@ const config = loadConfig({
   RATE_LIMIT_MAX: '100000000',
   RATE_LIMIT_PHONE_MAX: '1000',
   USSD_SESSION_TTL_SECONDS: '600',
-  ...(process.env.DATABASE_URL !== undefined ? { DATABASE_URL: process.env.DATABASE_URL, MIGRATE_ON_START: 'always' } : {})
+  ...(process.env.DATABASE_URL !== undefined
+    ? { DATABASE_URL: process.env.DATABASE_URL, MIGRATE_ON_START: 'always' }
+    : {})
 })
 
 async function bare () {

@@ -66,7 +66,12 @@ const form = (i: number, text: string) => new URLSearchParams(sessionFields(i, t
 // Set-up traffic goes over real HTTP, as an aggregator's would.
 const preparer = new Agent({ connections: 64 })
 async function post (url: string, path: string, payload: string, type = FORM): Promise<string> {
-  const res = await send(`${url}${path}`, { dispatcher: preparer, method: 'POST', headers: { 'content-type': type }, body: payload })
+  const res = await send(`${url}${path}`, {
+    dispatcher: preparer,
+    method: 'POST',
+    headers: { 'content-type': type },
+    body: payload
+  })
   return await res.body.text()
 }
 
@@ -91,7 +96,12 @@ async function prepare (url: string, from: number, to: number) {
 async function free (url: string, from: number, to: number) {
   await forEach(from, to, async (i) => {
     const { sessionId, phoneNumber } = sessionFields(i, '')
-    await post(url, '/api/ussd/events', JSON.stringify({ sessionId, phoneNumber, status: 'Success' }), 'application/json')
+    await post(
+      url,
+      '/api/ussd/events',
+      JSON.stringify({ sessionId, phoneNumber, status: 'Success' }),
+      'application/json'
+    )
   })
 }
 
@@ -203,8 +213,10 @@ function rows (pair: Pair): Array<[string, string | number]> {
     [`ratio, median of cycles (target >= ${pair.target})`, median(ratios)],
     ['ratio per cycle', ratios.map((value) => value.toFixed(2)).join('  ')],
     ['CPU-based ratio, median of cycles', median(cpuRatios)],
-    [`server CPU per request, ${baseline.name} / gateway (us)`,
-      `${mean(baseline.rounds.map((r) => r.cpuPerRequest)).toFixed(1)} / ${mean(gateway.rounds.map((r) => r.cpuPerRequest)).toFixed(1)}`],
+    [
+      `server CPU per request, ${baseline.name} / gateway (us)`,
+      `${mean(baseline.rounds.map((r) => r.cpuPerRequest)).toFixed(1)} / ${mean(gateway.rounds.map((r) => r.cpuPerRequest)).toFixed(1)}`
+    ],
     [`p50/p99 ms per round, ${baseline.name}`, latency(baseline.rounds)],
     ['p50/p99 ms per round, gateway', latency(gateway.rounds)],
     ['errors + non-2xx', failures]
@@ -228,10 +240,15 @@ try {
   const [bare, hopGateway, read, dialGateway] = await Promise.all([
     start('bare'), start('gateway'), start('read'), start('gateway')
   ])
-  const postgres = POSTGRES_URL === undefined
-    ? undefined
-    : { gateway: await start('gateway', true), read: await start('read', true) }
-  const servers = [bare, hopGateway, read, dialGateway, ...(postgres !== undefined ? [postgres.gateway, postgres.read] : [])]
+  const postgres =
+    POSTGRES_URL === undefined ? undefined : { gateway: await start('gateway', true), read: await start('read', true) }
+  const servers = [
+    bare,
+    hopGateway,
+    read,
+    dialGateway,
+    ...(postgres !== undefined ? [postgres.gateway, postgres.read] : [])
+  ]
 
   const live = liveSessions(hopGateway.url)
   const mirror = liveSessions(undefined)
@@ -254,12 +271,19 @@ try {
     pairs.push({
       title: 'first dial, PostgreSQL, vs bare Fastify + one indexed read',
       target: 0.5,
-      baseline: { name: 'bare Fastify + read', server: postgres.read, workload: firstDials(undefined).workload, rounds: [] },
+      baseline: {
+        name: 'bare Fastify + read',
+        server: postgres.read,
+        workload: firstDials(undefined).workload,
+        rounds: []
+      },
       gateway: { server: postgres.gateway, workload: pgDials.workload, rounds: [] },
       renew: pgDials.renew
     })
   }
-  for (const reply of await Promise.all(servers.map(async (server) => await post(server.url, '/api/ussd', form(1, ''))))) {
+  for (const reply of await Promise.all(
+    servers.map(async (server) => await post(server.url, '/api/ussd', form(1, '')))
+  )) {
     if (reply !== MAIN_MENU) throw new Error(`a server answered ${JSON.stringify(reply)}`)
   }
 

@@ -23,12 +23,19 @@ describe.runIf(servers)('two replicas on PostgreSQL and Redis', () => {
 
   it('stops accepting a key on every replica as soon as one revokes it', async () => {
     const registrar = await a.issueKey(['registrar'])
-    expect((await b.app.inject({ method: 'GET', url: '/v1/api-keys/current', headers: b.auth(registrar.key) })).statusCode).toBe(200)
-    const revoke = await a.app.inject({ method: 'DELETE', url: `/v1/api-keys/${registrar.id}`, headers: a.auth(ADMIN_KEY) })
+    expect(
+      (await b.app.inject({ method: 'GET', url: '/v1/api-keys/current', headers: b.auth(registrar.key) })).statusCode
+    ).toBe(200)
+    const revoke = await a.app.inject({
+      method: 'DELETE',
+      url: `/v1/api-keys/${registrar.id}`,
+      headers: a.auth(ADMIN_KEY)
+    })
     expect(revoke.statusCode).toBe(204)
     let status = 200
     for (let i = 0; i < 50 && status === 200; i++) {
-      status = (await b.app.inject({ method: 'GET', url: '/v1/api-keys/current', headers: b.auth(registrar.key) })).statusCode
+      status = (await b.app.inject({ method: 'GET', url: '/v1/api-keys/current', headers: b.auth(registrar.key) }))
+        .statusCode
       if (status === 200) await new Promise((resolve) => setTimeout(resolve, 20))
     }
     expect(status).toBe(401)
@@ -44,7 +51,11 @@ describe.runIf(servers)('two replicas on PostgreSQL and Redis', () => {
     })
     const results = await Promise.all([send(a), send(b), send(a), send(b)])
     expect(new Set(results.map((r) => r.json().did)).size).toBe(1)
-    const list = await a.app.inject({ method: 'GET', url: `/v1/domains?controller=${registrar.account}`, headers: a.auth(registrar.key) })
+    const list = await a.app.inject({
+      method: 'GET',
+      url: `/v1/domains?controller=${registrar.account}`,
+      headers: a.auth(registrar.key)
+    })
     expect(list.json().items).toHaveLength(1)
   })
 
@@ -52,13 +63,33 @@ describe.runIf(servers)('two replicas on PostgreSQL and Redis', () => {
     const owner = await a.issueKey(['registrar', 'compliance'])
     const voters = await Promise.all(Array.from({ length: 10 }, async () => await a.issueKey(['voter'])))
     const domain = await a.createDomain(owner.key)
-    const proposal = (await a.app.inject({ method: 'POST', url: `/v1/domains/${domain.did}/verification-proposals`, headers: a.auth(owner.key), payload: { evidence: 'https://e.example/p' } })).json()
-    const results = await Promise.all(voters.map(async (v, i) => {
-      const t = i % 2 === 0 ? a : b
-      return await t.app.inject({ method: 'POST', url: `/v1/verification-proposals/${proposal.id}/votes`, headers: t.auth(v.key), payload: { vote: i < 2 ? 'no' : 'abstain' } })
-    }))
+    const proposal = (
+      await a.app.inject({
+        method: 'POST',
+        url: `/v1/domains/${domain.did}/verification-proposals`,
+        headers: a.auth(owner.key),
+        payload: { evidence: 'https://e.example/p' }
+      })
+    ).json()
+    const results = await Promise.all(
+      voters.map(async (v, i) => {
+        const t = i % 2 === 0 ? a : b
+        return await t.app.inject({
+          method: 'POST',
+          url: `/v1/verification-proposals/${proposal.id}/votes`,
+          headers: t.auth(v.key),
+          payload: { vote: i < 2 ? 'no' : 'abstain' }
+        })
+      })
+    )
     expect(results.every((r) => r.statusCode === 201)).toBe(true)
-    const final = (await b.app.inject({ method: 'GET', url: `/v1/verification-proposals/${proposal.id}`, headers: b.auth(owner.key) })).json()
+    const final = (
+      await b.app.inject({
+        method: 'GET',
+        url: `/v1/verification-proposals/${proposal.id}`,
+        headers: b.auth(owner.key)
+      })
+    ).json()
     expect(final.tally).toEqual({ yes: 0, no: 2, abstain: 8, total: 10 })
   })
 })

@@ -21,7 +21,10 @@ describe.runIf(servers)('webhook delivery on PostgreSQL', () => {
     database = await createTestDatabase()
     const url = new URL(database.url!)
     relay = await startTcpRelay({ host: url.hostname, port: Number(url.port || 5432) })
-    a = await startApp({ ...FAST, LOG_LEVEL: 'warn', DATABASE_URL: relay.through(database.url!) }, { database, logStream: logs.stream })
+    a = await startApp(
+      { ...FAST, LOG_LEVEL: 'warn', DATABASE_URL: relay.through(database.url!) },
+      { database, logStream: logs.stream }
+    )
     b = await startApp(FAST, { database })
   }, 60_000)
   afterAll(async () => {
@@ -34,9 +37,18 @@ describe.runIf(servers)('webhook delivery on PostgreSQL', () => {
   it('sends each event once from two replicas claiming the same deliveries', async () => {
     const receiver = await startReceiver()
     try {
-      const hook = (await a.app.inject({ method: 'POST', url: '/v1/webhooks', headers: a.auth(ADMIN_KEY), payload: { url: receiver.url, events: ['created'] } })).json()
+      const hook = (
+        await a.app.inject({
+          method: 'POST',
+          url: '/v1/webhooks',
+          headers: a.auth(ADMIN_KEY),
+          payload: { url: receiver.url, events: ['created'] }
+        })
+      ).json()
       const owner = await a.issueKey(['registrar'])
-      const dids = await Promise.all(Array.from({ length: 30 }, async (_, i) => (await (i % 2 === 0 ? a : b).createDomain(owner.key)).did))
+      const dids = await Promise.all(
+        Array.from({ length: 30 }, async (_, i) => (await (i % 2 === 0 ? a : b).createDomain(owner.key)).did)
+      )
       await waitFor(() => receiver.received.length >= dids.length, 'every created event')
       await new Promise((resolve) => setTimeout(resolve, 300))
       expect(receiver.received).toHaveLength(dids.length)
@@ -50,17 +62,30 @@ describe.runIf(servers)('webhook delivery on PostgreSQL', () => {
   it('keeps delivering after its database was unreachable for a while', async () => {
     const receiver = await startReceiver()
     try {
-      const hook = (await a.app.inject({ method: 'POST', url: '/v1/webhooks', headers: a.auth(ADMIN_KEY), payload: { url: receiver.url, events: ['created'] } })).json()
+      const hook = (
+        await a.app.inject({
+          method: 'POST',
+          url: '/v1/webhooks',
+          headers: a.auth(ADMIN_KEY),
+          payload: { url: receiver.url, events: ['created'] }
+        })
+      ).json()
       // Replica b reaches the database directly; only a (behind the relay) is to lose it.
       await b.close()
       relay.cut()
-      await waitFor(() => logs.text().includes('webhook delivery worker: pass failed'), 'the worker to notice the outage')
+      await waitFor(
+        () => logs.text().includes('webhook delivery worker: pass failed'),
+        'the worker to notice the outage'
+      )
       const during = await a.app.inject({ method: 'GET', url: '/v1/events', headers: a.auth(ADMIN_KEY) })
       expect(during.statusCode).toBe(503)
       relay.restore()
       const owner = await a.issueKey(['registrar'])
       const domain = await a.createDomain(owner.key)
-      await waitFor(() => receiver.received.some((r) => JSON.parse(r.body).domainDid === domain.did), 'delivery after the outage')
+      await waitFor(
+        () => receiver.received.some((r) => JSON.parse(r.body).domainDid === domain.did),
+        'delivery after the outage'
+      )
       await a.app.inject({ method: 'DELETE', url: `/v1/webhooks/${hook.id}`, headers: a.auth(ADMIN_KEY) })
     } finally {
       relay.restore()

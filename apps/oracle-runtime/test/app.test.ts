@@ -15,8 +15,17 @@ describe('oracle-runtime service basics', () => {
   it('documents the UCAN schemes and the routes that need them', async () => {
     const spec = (await h.app.inject({ method: 'GET', url: '/docs/json' })).json()
     expect(spec.components.securitySchemes.ucanInvocation).toMatchObject({ type: 'http', scheme: 'bearer' })
-    expect(spec.components.securitySchemes.ucanDelegation).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-ucan-delegation' })
-    expect(spec.paths['/sessions'].post.security).toEqual([{ ucanInvocation: [], ucanAuthType: [] }, { ucanDelegation: [] }])
-    expect(spec.paths['/sessions'].post.responses['401'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBody' })
+    expect(spec.components.securitySchemes.ucanDelegation).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'x-ucan-delegation'
+    })
+    expect(spec.paths['/sessions'].post.security).toEqual([
+      { ucanInvocation: [], ucanAuthType: [] },
+      { ucanDelegation: [] }
+    ])
+    expect(spec.paths['/sessions'].post.responses['401'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/ErrorBody'
+    })
   })
 })

@@ -12,14 +12,46 @@ describe('logging', () => {
     let created = ''
     for (const input of ['Wairimu Kamande', '00', '80417', '80417']) created = (await phone.send(input)).screen
     const customerId = /C[0-9A-F]{8}/.exec(created)?.[0] ?? ''
-    const issued = await ctx.app.inject({ method: 'POST', url: `/api/ussd/accounts/${customerId}/pin-reset`, headers: { authorization: `Bearer ${SUPPORT_TOKEN}`, 'x-support-agent': 'agent-7' } })
+    const issued = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/ussd/accounts/${customerId}/pin-reset`,
+      headers: { authorization: `Bearer ${SUPPORT_TOKEN}`, 'x-support-agent': 'agent-7' }
+    })
     const { temporaryPin } = issued.json()
     await phone.post('x'.repeat(200))
-    await ctx.app.inject({ method: 'POST', url: '/api/ussd/events', payload: { sessionId: phone.sessionId, phoneNumber: phone.phoneNumber, input: phone.text, lastAppResponse: 'CON secret 80417', status: 'Success' } })
-    await ctx.app.inject({ method: 'POST', url: '/api/ussd/hubtel', payload: { Type: 'Response', Mobile: '233201234567', SessionId: 'h-log', ServiceCode: '713', Message: '80417', Sequence: 2 } })
+    await ctx.app.inject({
+      method: 'POST',
+      url: '/api/ussd/events',
+      payload: {
+        sessionId: phone.sessionId,
+        phoneNumber: phone.phoneNumber,
+        input: phone.text,
+        lastAppResponse: 'CON secret 80417',
+        status: 'Success'
+      }
+    })
+    await ctx.app.inject({
+      method: 'POST',
+      url: '/api/ussd/hubtel',
+      payload: {
+        Type: 'Response',
+        Mobile: '233201234567',
+        SessionId: 'h-log',
+        ServiceCode: '713',
+        Message: '80417',
+        Sequence: 2
+      }
+    })
     // Aggregators that call with GET put the text in the query: its value is left out of the url logged.
-    await ctx.app.inject({ method: 'GET', url: `/api/ussd?sessionId=${phone.sessionId}&phoneNumber=%2B254700000001&text=2*1*C0000000*80417` })
-    await ctx.app.inject({ method: 'POST', url: '/api/ussd?Text=80417&%ZZ=80417', payload: { sessionId: 'q-log', serviceCode: '*384*123#', phoneNumber: '+254700000001', text: '' } })
+    await ctx.app.inject({
+      method: 'GET',
+      url: `/api/ussd?sessionId=${phone.sessionId}&phoneNumber=%2B254700000001&text=2*1*C0000000*80417`
+    })
+    await ctx.app.inject({
+      method: 'POST',
+      url: '/api/ussd?Text=80417&%ZZ=80417',
+      payload: { sessionId: 'q-log', serviceCode: '*384*123#', phoneNumber: '+254700000001', text: '' }
+    })
     await ctx.app.inject({ method: 'GET', url: '/api/ussd?ussd_string=2*1*C0000000*80417;USERDATA=80417' })
     const text = logs.text()
     expect(text).toContain('incoming request')

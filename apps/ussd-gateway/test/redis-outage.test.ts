@@ -11,8 +11,16 @@ describe('Redis unreachable', () => {
     // All at once: each waits for the client's reconnection attempts before it fails.
     const [hop, events, sessions, health] = await Promise.all([
       new Dialer(ctx.app).dial(),
-      ctx.app.inject({ method: 'POST', url: '/api/ussd/events', payload: { sessionId: 'ATUid_gone', phoneNumber: '+254712345678', status: 'Success' } }),
-      ctx.app.inject({ method: 'GET', url: '/api/ussd/sessions', headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } }),
+      ctx.app.inject({
+        method: 'POST',
+        url: '/api/ussd/events',
+        payload: { sessionId: 'ATUid_gone', phoneNumber: '+254712345678', status: 'Success' }
+      }),
+      ctx.app.inject({
+        method: 'GET',
+        url: '/api/ussd/sessions',
+        headers: { authorization: `Bearer ${OPERATOR_TOKEN}` }
+      }),
       ctx.app.inject({ method: 'GET', url: '/health' })
     ])
     expect(hop).toMatchObject({ status: 200, body: 'END Service temporarily unavailable. Please try again later.' })
@@ -49,9 +57,15 @@ describe('Redis not answering', () => {
   it('ends the hop with the unavailable END within its deadline, rate limits included', async () => {
     const started = Date.now()
     const [first, second] = await Promise.all([new Dialer(ctx.app).dial(), new Dialer(ctx.app).dial()])
-    for (const hop of [first, second]) expect(hop).toMatchObject({ status: 200, body: 'END Service temporarily unavailable. Please try again later.' })
+    for (const hop of [first, second]) {
+      expect(hop).toMatchObject({ status: 200, body: 'END Service temporarily unavailable. Please try again later.' })
+    }
     expect(Date.now() - started).toBeLessThan(DEADLINE_MS)
-    const events = await ctx.app.inject({ method: 'POST', url: '/api/ussd/events', payload: { sessionId: 'ATUid_gone', phoneNumber: '+254712345678', status: 'Success' } })
+    const events = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/ussd/events',
+      payload: { sessionId: 'ATUid_gone', phoneNumber: '+254712345678', status: 'Success' }
+    })
     expect(events.statusCode).toBe(503)
     expect(events.json()).toMatchObject({ statusCode: 503, code: 'SERVICE_UNAVAILABLE' })
   })

@@ -4,7 +4,13 @@ import { PGlite } from '@electric-sql/pglite'
 import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { MigrationsPendingError, PersistenceError } from './errors.ts'
-import { migrateToLatest, migrationSetKey, pendingMigrations, type MigrateOptions, type MigrationSet } from './migrations.ts'
+import {
+  migrateToLatest,
+  migrationSetKey,
+  pendingMigrations,
+  type MigrateOptions,
+  type MigrationSet
+} from './migrations.ts'
 import { openMemoryEngine } from './memory-engine.ts'
 import { classifyingDialect } from './refusals.ts'
 
@@ -86,7 +92,9 @@ async function openMigratedMemoryEngine (options: MigrateOptions): Promise<PGlit
   return await openMemoryEngine({
     key: migrationSetKey(options),
     // Not destroyed after: that would close the engine, which goes on to serve the app.
-    prepare: async (pglite) => { await migrateToLatest(new Kysely({ dialect: new PGliteDialect({ pglite }) }), options) }
+    prepare: async (pglite) => {
+      await migrateToLatest(new Kysely({ dialect: new PGliteDialect({ pglite }) }), options)
+    }
   })
 }
 

@@ -51,7 +51,9 @@ export async function pendingMigrations (db: Kysely<any>, options: MigrateOption
   const names = Object.keys(options.migrations)
   if (names.length === 0) return []
   try {
-    const { rows } = await sql<{ name: string }>`select name from ${sql.table(options.migrationTable)} where name in (${sql.join(names)})`.execute(db)
+    const { rows } = await sql<{
+      name: string
+    }>`select name from ${sql.table(options.migrationTable)} where name in (${sql.join(names)})`.execute(db)
     const applied = new Set(rows.map((row) => row.name))
     return names.filter((name) => !applied.has(name))
   } catch (error) {

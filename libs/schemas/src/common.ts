@@ -5,7 +5,9 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox'
  * protocol sample `did:ixo:protocol/<name>` shows. Method names are lower-case alphanumerics;
  * the id allows the DID-core idchars, `:` separators and percent-escapes.
  */
-export const DID_PATTERN = '^did:[a-z0-9]+:(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+(?::(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+)*(?:/[A-Za-z0-9._~!$&\'()*+,;=:@%/-]*)?$'
+export const DID_PATTERN =
+  '^did:[a-z0-9]+:(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+(?::(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+)*' +
+  "(?:/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*)?$"
 export const DidSchema = Type.String({
   pattern: DID_PATTERN,
   maxLength: 512,

@@ -101,7 +101,11 @@ export const MessageCacheInvalidationEventSchema = Type.Object({ ...ids, status:
 
 // ── socket.io: diagnostics (server → client) ────────────────────────────────────────────────
 
-export const SocketConnectedEventSchema = Type.Object({ message: Type.String(), sessionId: Type.String(), timestamp: IsoTimestampSchema })
+export const SocketConnectedEventSchema = Type.Object({
+  message: Type.String(),
+  sessionId: Type.String(),
+  timestamp: IsoTimestampSchema
+})
 export const SocketPongEventSchema = Type.Object({ timestamp: IsoTimestampSchema, sessionId: Type.String() })
 export const SocketStatusEventSchema = Type.Object({
   connected: Type.Boolean(),
@@ -137,7 +141,10 @@ export const SocketSubscribeSchema = Type.Object({
 })
 export type SocketSubscribe = Static<typeof SocketSubscribeSchema>
 
-/** `tool_result`: `result` on success; `result: null` and `error` on failure. `sessionId` defaults to the connection's. */
+/**
+ * `tool_result`: `result` on success; `result: null` and `error` on failure. `sessionId` defaults to the
+ * connection's.
+ */
 export const ToolResultSchema = Type.Object({
   toolCallId: Type.String({ minLength: 1, maxLength: 200 }),
   sessionId: Type.Optional(SocketSessionIdSchema),
@@ -146,7 +153,10 @@ export const ToolResultSchema = Type.Object({
 })
 export type ToolResult = Static<typeof ToolResultSchema>
 
-/** `action_call_result`: the same shape; on failure `result` is `{ success: false, error }` and `error` repeats the text. */
+/**
+ * `action_call_result`: the same shape; on failure `result` is `{ success: false, error }` and `error` repeats
+ * the text.
+ */
 export const ActionCallResultSchema = ToolResultSchema
 export type ActionCallResult = ToolResult
 
@@ -179,12 +189,29 @@ export type OracleEventPayloads = { [K in OracleEventName]: Static<(typeof Oracl
 
 /** Event names an SSE reply may carry (§3.2); anything else is dropped by clients. */
 export const SSE_EVENT_NAMES = [
-  'message', 'reasoning', 'tool_call', 'action_call', 'error', 'done', 'run', 'router.update', 'render_component', 'browser_tool_call', 'message_cache_invalidation'
+  'message',
+  'reasoning',
+  'tool_call',
+  'action_call',
+  'error',
+  'done',
+  'run',
+  'router.update',
+  'render_component',
+  'browser_tool_call',
+  'message_cache_invalidation'
 ] as const satisfies readonly OracleEventName[]
 export type SseEventName = (typeof SSE_EVENT_NAMES)[number]
 
 /** The socket.io catalogue (§6), as `available-events` lists it. */
-export const SOCKET_CLIENT_EVENTS = ['ping', 'status', 'subscribe', 'list-events', 'tool_result', 'action_call_result'] as const
+export const SOCKET_CLIENT_EVENTS = [
+  'ping',
+  'status',
+  'subscribe',
+  'list-events',
+  'tool_result',
+  'action_call_result'
+] as const
 /** Events a connection receives only after asking for them (`subscribe { events: [...] }`). */
 export const SOCKET_OPTIONAL_EVENTS = ['reasoning'] as const
 export type SocketOptionalEventName = (typeof SOCKET_OPTIONAL_EVENTS)[number]

@@ -9,7 +9,12 @@ import { DidSchema, IsoTimestampSchema, Nullable } from './common.ts'
 
 // ── Sessions ────────────────────────────────────────────────────────────────────────────────
 
-export const SessionIdSchema = Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\s/]+$', description: 'Opaque session id (`s_<uuid>`)' })
+export const SessionIdSchema = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: '^[^\\s/]+$',
+  description: 'Opaque session id (`s_<uuid>`)'
+})
 
 export const ChatSessionSchema = Type.Object({
   sessionId: SessionIdSchema,
@@ -39,11 +44,16 @@ export type SessionDeleted = Static<typeof SessionDeletedSchema>
 
 // ── Sending a message ───────────────────────────────────────────────────────────────────────
 
-export const ToolDeclarationSchema = Type.Object({
-  name: Type.String({ pattern: '^[a-zA-Z0-9_-]{1,64}$', description: 'Tool name as the model will call it' }),
-  description: Type.String({ maxLength: 4000 }),
-  schema: Type.Record(Type.String(), Type.Unknown(), { description: 'JSON schema of the arguments (degenerate `{"$schema": …}` accepted)' })
-}, { additionalProperties: true })
+export const ToolDeclarationSchema = Type.Object(
+  {
+    name: Type.String({ pattern: '^[a-zA-Z0-9_-]{1,64}$', description: 'Tool name as the model will call it' }),
+    description: Type.String({ maxLength: 4000 }),
+    schema: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'JSON schema of the arguments (degenerate `{"$schema": …}` accepted)'
+    })
+  },
+  { additionalProperties: true }
+)
 export type ToolDeclaration = Static<typeof ToolDeclarationSchema>
 
 export const ActionDeclarationSchema = Type.Object({
@@ -66,20 +76,34 @@ export type Attachment = Static<typeof AttachmentSchema>
 export const MAX_ATTACHMENTS = 10
 
 /** SendMessageDto: exactly the keys the spec and the SDK use; anything else is a 400. */
-export const SendMessageSchema = Type.Object({
-  message: Type.String({ minLength: 1, maxLength: 100_000, pattern: '\\S', description: 'The user\'s message (not blank)' }),
-  stream: Type.Optional(Type.Boolean({ description: 'true: answer as an SSE stream' })),
-  returnAllMessages: Type.Optional(Type.Boolean({ description: 'Non-stream only: include the whole transcript' })),
-  model: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'One of GET /models' })),
-  tools: Type.Optional(Type.Array(ToolDeclarationSchema, { maxItems: 64, description: 'Browser tools' })),
-  agActions: Type.Optional(Type.Array(ActionDeclarationSchema, { maxItems: 64, description: 'AG-UI actions' })),
-  attachments: Type.Optional(Type.Array(AttachmentSchema, { maxItems: MAX_ATTACHMENTS })),
-  mcpInvocations: Type.Optional(Type.Record(Type.String({ maxLength: 200 }), Type.String({ maxLength: 8192, pattern: '^[A-Za-z0-9+/]+={0,2}$' }), { description: 'MCP tool name → base64 CAR invocation' })),
-  timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-  homeServer: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-  metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-  requestId: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._:-]{1,128}$' }))
-}, { additionalProperties: false })
+export const SendMessageSchema = Type.Object(
+  {
+    message: Type.String({
+      minLength: 1,
+      maxLength: 100_000,
+      pattern: '\\S',
+      description: "The user's message (not blank)"
+    }),
+    stream: Type.Optional(Type.Boolean({ description: 'true: answer as an SSE stream' })),
+    returnAllMessages: Type.Optional(Type.Boolean({ description: 'Non-stream only: include the whole transcript' })),
+    model: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'One of GET /models' })),
+    tools: Type.Optional(Type.Array(ToolDeclarationSchema, { maxItems: 64, description: 'Browser tools' })),
+    agActions: Type.Optional(Type.Array(ActionDeclarationSchema, { maxItems: 64, description: 'AG-UI actions' })),
+    attachments: Type.Optional(Type.Array(AttachmentSchema, { maxItems: MAX_ATTACHMENTS })),
+    mcpInvocations: Type.Optional(
+      Type.Record(
+        Type.String({ maxLength: 200 }),
+        Type.String({ maxLength: 8192, pattern: '^[A-Za-z0-9+/]+={0,2}$' }),
+        { description: 'MCP tool name → base64 CAR invocation' }
+      )
+    ),
+    timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    homeServer: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    requestId: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._:-]{1,128}$' }))
+  },
+  { additionalProperties: false }
+)
 export type SendMessage = Static<typeof SendMessageSchema>
 
 // ── Messages and history ────────────────────────────────────────────────────────────────────
@@ -120,11 +144,19 @@ export const LegacyHistorySchema = Type.Object({ messages: Type.Array(Type.Ref(M
 export type LegacyHistory = Static<typeof LegacyHistorySchema>
 
 export const MAX_HISTORY_PAGE = 100
-export const HistoryQuerySchema = Type.Object({
-  limit: Type.Integer({ minimum: 1, maximum: MAX_HISTORY_PAGE, default: 20, description: 'Turns per page (a human message and its answers)' }),
-  before: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-  after: Type.Optional(Type.String({ minLength: 1, maxLength: 200 }))
-}, { additionalProperties: false })
+export const HistoryQuerySchema = Type.Object(
+  {
+    limit: Type.Integer({
+      minimum: 1,
+      maximum: MAX_HISTORY_PAGE,
+      default: 20,
+      description: 'Turns per page (a human message and its answers)'
+    }),
+    before: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    after: Type.Optional(Type.String({ minLength: 1, maxLength: 200 }))
+  },
+  { additionalProperties: false }
+)
 export type HistoryQuery = Static<typeof HistoryQuerySchema>
 
 export const HistoryPageSchema = Type.Object({
@@ -136,7 +168,10 @@ export const HistoryPageSchema = Type.Object({
 })
 export type HistoryPage = Static<typeof HistoryPageSchema>
 
-export const AbortBodySchema = Type.Object({ sessionId: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false })
+export const AbortBodySchema = Type.Object(
+  { sessionId: Type.String({ minLength: 1, maxLength: 200 }) },
+  { additionalProperties: false }
+)
 export const AbortReplySchema = Type.Object({ success: Type.Boolean() })
 export type AbortReply = Static<typeof AbortReplySchema>
 export const RunReplySchema = Type.Object({ run: Type.Null() })
@@ -153,7 +188,10 @@ export type StoreDelegation = Static<typeof StoreDelegationSchema>
 
 export const CapabilitySchema = Type.Object({ can: Type.String(), with: Type.String() })
 export type Capability = Static<typeof CapabilitySchema>
-export const StoreDelegationReplySchema = Type.Object({ ok: Type.Literal(true), expiration: Type.Integer({ description: 'Unix seconds: the earliest expiry in the chain' }) })
+export const StoreDelegationReplySchema = Type.Object({
+  ok: Type.Literal(true),
+  expiration: Type.Integer({ description: 'Unix seconds: the earliest expiry in the chain' })
+})
 export type StoreDelegationReply = Static<typeof StoreDelegationReplySchema>
 export const DelegationStatusSchema = Type.Object({
   authorized: Type.Boolean(),
@@ -164,19 +202,51 @@ export type DelegationStatus = Static<typeof DelegationStatusSchema>
 export const RevokeReplySchema = Type.Object({ ok: Type.Literal(true) })
 export type RevokeReply = Static<typeof RevokeReplySchema>
 
-export const FORMALITIES = ['casual', 'friendly', 'neutral', 'semi-formal', 'professional', 'formal', 'technical', 'academic'] as const
+export const FORMALITIES = [
+  'casual',
+  'friendly',
+  'neutral',
+  'semi-formal',
+  'professional',
+  'formal',
+  'technical',
+  'academic'
+] as const
 
 const preferenceFields = {
-  agentName: Type.Optional(Type.String({ minLength: 1, maxLength: 80, description: 'What the user wants to call the agent' })),
-  userName: Type.Optional(Type.String({ minLength: 1, maxLength: 80, description: 'What the agent should call the user' })),
-  language: Type.Optional(Type.String({ minLength: 1, maxLength: 20, description: 'Language to answer in (name or BCP 47 tag)' })),
-  tone: Type.Optional(Type.String({ minLength: 1, maxLength: 80, description: 'Tone of voice, e.g. warm, direct, playful' })),
-  formality: Type.Optional(Type.Union(FORMALITIES.map((f) => Type.Literal(f)), { description: 'Register of the answers' })),
-  customInstructions: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'Standing behaviour instructions, e.g. answer length or format. Not one-turn requests, not facts about the user' }))
+  agentName: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 80, description: 'What the user wants to call the agent' })
+  ),
+  userName: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 80, description: 'What the agent should call the user' })
+  ),
+  language: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 20, description: 'Language to answer in (name or BCP 47 tag)' })
+  ),
+  tone: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 80, description: 'Tone of voice, e.g. warm, direct, playful' })
+  ),
+  formality: Type.Optional(
+    Type.Union(
+      FORMALITIES.map((f) => Type.Literal(f)),
+      { description: 'Register of the answers' }
+    )
+  ),
+  customInstructions: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 2000,
+      description:
+        'Standing behaviour instructions, e.g. answer length or format. Not one-turn requests, not facts about the user'
+    })
+  )
 }
 
 /** The stored preferences record (§8); `GET /user-preferences` answers it or JSON null. */
-export const UserPreferencesSchema = Type.Object({ ...preferenceFields, updatedAt: Type.Optional(IsoTimestampSchema) }, { additionalProperties: false })
+export const UserPreferencesSchema = Type.Object(
+  { ...preferenceFields, updatedAt: Type.Optional(IsoTimestampSchema) },
+  { additionalProperties: false }
+)
 export type UserPreferences = Static<typeof UserPreferencesSchema>
 
 /** Arguments of the `set_user_preferences` tool: the same fields minus updatedAt, all optional. */
@@ -203,7 +273,12 @@ export const ModelInfoSchema = Type.Object({
   blurb: Type.String(),
   vision: Type.Boolean(),
   isDefault: Type.Boolean(),
-  pricing: Type.Object({ inputPerMillion: Type.Number(), outputPerMillion: Type.Number(), currency: Type.Literal('USD'), unit: Type.Literal('per_million_tokens') })
+  pricing: Type.Object({
+    inputPerMillion: Type.Number(),
+    outputPerMillion: Type.Number(),
+    currency: Type.Literal('USD'),
+    unit: Type.Literal('per_million_tokens')
+  })
 })
 export type ModelInfo = Static<typeof ModelInfoSchema>
 export const ModelListSchema = Type.Object({ models: Type.Array(ModelInfoSchema), default: Nullable(Type.String()) })

@@ -2,8 +2,20 @@ import { describe, expect, it } from 'vitest'
 import { FormatRegistry } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import {
-  ActionCallResultSchema, ChatSessionSchema, DoneEventSchema, HistoryPageSchema, OracleEventPayloadSchemas, PaymentRequiredSchema, SendMessageSchema,
-  SOCKET_OPTIONAL_EVENTS, SOCKET_SERVER_EVENTS, SocketSubscribeSchema, SSE_EVENT_NAMES, ToolCallEventSchema, ToolResultSchema, UserPreferencesSchema
+  ActionCallResultSchema,
+  ChatSessionSchema,
+  DoneEventSchema,
+  HistoryPageSchema,
+  OracleEventPayloadSchemas,
+  PaymentRequiredSchema,
+  SendMessageSchema,
+  SOCKET_OPTIONAL_EVENTS,
+  SOCKET_SERVER_EVENTS,
+  SocketSubscribeSchema,
+  SSE_EVENT_NAMES,
+  ToolCallEventSchema,
+  ToolResultSchema,
+  UserPreferencesSchema
 } from '../src/index.ts'
 
 // Ajv checks formats on the server; TypeBox's Value needs them registered.
@@ -15,28 +27,71 @@ describe('oracle wire schemas', () => {
       message: 'hello',
       stream: true,
       timezone: 'Europe/Berlin',
-      tools: [{ name: 'get_page_title', description: 'Title of the open page', schema: { $schema: 'http://json-schema.org/draft-07/schema#' } }],
+      tools: [
+        {
+          name: 'get_page_title',
+          description: 'Title of the open page',
+          schema: { $schema: 'http://json-schema.org/draft-07/schema#' }
+        }
+      ],
       agActions: [{ name: 'show_notice', description: 'Shows a notice', schema: { type: 'object' }, hasRender: true }],
       attachments: [{ mxcUri: 'mxc://example.org/abc', filename: 'a.png', mimetype: 'image/png', size: 12 }]
     }
     expect(Value.Check(SendMessageSchema, body)).toBe(true)
     expect(Value.Check(SendMessageSchema, { ...body, extra: 1 })).toBe(false)
     expect(Value.Check(SendMessageSchema, { message: '   ' })).toBe(false)
-    expect(Value.Check(SendMessageSchema, { message: 'x', attachments: Array.from({ length: 11 }, () => body.attachments[0]) })).toBe(false)
+    expect(
+      Value.Check(SendMessageSchema, {
+        message: 'x',
+        attachments: Array.from({ length: 11 }, () => body.attachments[0])
+      })
+    ).toBe(false)
   })
 
   it('describe sessions, history pages, preferences and the 402 body', () => {
     const now = new Date().toISOString()
-    expect(Value.Check(ChatSessionSchema, { sessionId: 's_1', title: 'New chat', createdAt: now, lastUpdatedAt: now, oracleName: 'Oracle', oracleDid: 'did:key:z6Mkabc' })).toBe(true)
-    expect(Value.Check(HistoryPageSchema, { messages: [], prevCursor: null, nextCursor: null, hasOlder: false, hasNewer: false })).toBe(true)
+    expect(
+      Value.Check(ChatSessionSchema, {
+        sessionId: 's_1',
+        title: 'New chat',
+        createdAt: now,
+        lastUpdatedAt: now,
+        oracleName: 'Oracle',
+        oracleDid: 'did:key:z6Mkabc'
+      })
+    ).toBe(true)
+    expect(
+      Value.Check(HistoryPageSchema, {
+        messages: [],
+        prevCursor: null,
+        nextCursor: null,
+        hasOlder: false,
+        hasNewer: false
+      })
+    ).toBe(true)
     expect(Value.Check(UserPreferencesSchema, { formality: 'formal', agentName: 'Ava' })).toBe(true)
     expect(Value.Check(UserPreferencesSchema, { formality: 'rude' })).toBe(false)
-    expect(Value.Check(PaymentRequiredSchema, { statusCode: 402, error: 'Payment Required', message: 'Pay', claims: ['c1'], outstandingClaims: ['c1'] })).toBe(true)
+    expect(
+      Value.Check(PaymentRequiredSchema, {
+        statusCode: 402,
+        error: 'Payment Required',
+        message: 'Pay',
+        claims: ['c1'],
+        outstandingClaims: ['c1']
+      })
+    ).toBe(true)
   })
 
   it('describe the streamed frames of the wire notes, with room for extra fields', () => {
     expect(SSE_EVENT_NAMES.every((name) => name in OracleEventPayloadSchemas)).toBe(true)
-    const running = { sessionId: 'S', requestId: 'R', toolName: 'get_weather', args: { city: 'Paris' }, status: 'isRunning', eventId: 'call_1' }
+    const running = {
+      sessionId: 'S',
+      requestId: 'R',
+      toolName: 'get_weather',
+      args: { city: 'Paris' },
+      status: 'isRunning',
+      eventId: 'call_1'
+    }
     expect(Value.Check(ToolCallEventSchema, running)).toBe(true)
     expect(Value.Check(ToolCallEventSchema, { ...running, status: 'done', output: '22C', extra: true })).toBe(true)
     expect(Value.Check(ToolCallEventSchema, { ...running, status: 'pending' })).toBe(false)
@@ -48,7 +103,9 @@ describe('oracle wire schemas', () => {
   it('accept the socket results older SDKs send: no sessionId or result, error null', () => {
     for (const schema of [ToolResultSchema, ActionCallResultSchema]) {
       expect(Value.Check(schema, { toolCallId: 'c', error: null })).toBe(true)
-      expect(Value.Check(schema, { toolCallId: 'c', result: { success: true }, timestamp: 'extra keys pass' })).toBe(true)
+      expect(Value.Check(schema, { toolCallId: 'c', result: { success: true }, timestamp: 'extra keys pass' })).toBe(
+        true
+      )
       expect(Value.Check(schema, { toolCallId: '', result: 1 })).toBe(false)
       expect(Value.Check(schema, { toolCallId: 'c', error: 'x'.repeat(10_001) })).toBe(false)
     }

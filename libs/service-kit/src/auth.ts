@@ -19,7 +19,11 @@ export function readBearerToken (header: string | string[] | undefined): string 
   return match?.[1]
 }
 
-export const AuthMissingError = defineError('AUTH_MISSING', 'Missing credentials: send Authorization: Bearer <token>', 401)
+export const AuthMissingError = defineError(
+  'AUTH_MISSING',
+  'Missing credentials: send Authorization: Bearer <token>',
+  401
+)
 export const AuthInvalidError = defineError('AUTH_INVALID', 'Invalid credentials', 401)
 
 /**

@@ -29,21 +29,38 @@ export function baseConfigProperties (defaults: { app: string, port: number }) {
       description: 'pino log level'
     }),
     LOG_PRETTY: Bool(false, 'Human-readable logs instead of JSON lines (development terminals)'),
-    DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', description: 'PostgreSQL server; embedded PGlite when unset' })),
-    DATA_DIR: Type.String({ default: `.data/${defaults.app}`, description: 'Embedded database and generated dev secrets; memory:// for an in-memory database' }),
+    DATABASE_URL: Type.Optional(
+      Type.String({ pattern: '^postgres(ql)?://', description: 'PostgreSQL server; embedded PGlite when unset' })
+    ),
+    DATA_DIR: Type.String({
+      default: `.data/${defaults.app}`,
+      description: 'Embedded database and generated dev secrets; memory:// for an in-memory database'
+    }),
     MIGRATE_ON_START: Type.Union([Type.Literal('auto'), Type.Literal('always'), Type.Literal('never')], {
       default: 'auto',
       description: 'auto: migrate the embedded database at start, leave servers to `npm run migrate`'
     }),
-    REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'Redis for state shared across replicas; in-process when unset' })),
+    REDIS_URL: Type.Optional(
+      Type.String({
+        pattern: '^rediss?://',
+        description: 'Redis for state shared across replicas; in-process when unset'
+      })
+    ),
     CORS_ORIGIN: Type.Optional(Type.String({ description: 'Comma-separated allowed origins, or *' })),
     TRUST_PROXY_ENABLED: Bool(false, 'Trust X-Forwarded-* from a reverse proxy (client IP for rate limits and logs)'),
     TRUST_PROXY_ADDRESSES: Type.String({
       minLength: 1,
       default: DEFAULT_TRUSTED_PROXIES,
-      description: 'With TRUST_PROXY_ENABLED: the proxies to trust (IP/CIDR list, or loopback, linklocal, uniquelocal). The client IP is the last X-Forwarded-For entry not from one of them, so an entry the client forged in front is ignored'
+      description:
+        'With TRUST_PROXY_ENABLED: the proxies to trust (IP/CIDR list, or loopback, linklocal, uniquelocal). The ' +
+          'client IP is the last X-Forwarded-For entry not from one of them, so an entry the client forged in ' +
+          'front is ignored'
     }),
-    SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 0, default: 10_000, description: 'How long in-flight requests may take to finish on shutdown' })
+    SHUTDOWN_GRACE_MS: Type.Integer({
+      minimum: 0,
+      default: 10_000,
+      description: 'How long in-flight requests may take to finish on shutdown'
+    })
   }
 }
 

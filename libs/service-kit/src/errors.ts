@@ -47,14 +47,20 @@ export function toErrorBody (error: FastifyError, request: FastifyRequest): Erro
       details: validationDetails(error.validation as ValidationIssue[], error.validationContext)
     }
   }
-  const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500
+  const status =
+    error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500
   if (status >= 500) {
     request.log.error({ err: error }, 'request failed')
     if ((error as unknown as Record<symbol, unknown>)[PUBLIC_CODE] === true) {
       return { statusCode: status, error: reason(status), code: error.code, message: error.message }
     }
     if (status === 500 && isUnavailableError(error)) {
-      return { statusCode: 503, error: reason(503), code: 'SERVICE_UNAVAILABLE', message: 'A service this request depends on is unavailable; retry later' }
+      return {
+        statusCode: 503,
+        error: reason(503),
+        code: 'SERVICE_UNAVAILABLE',
+        message: 'A service this request depends on is unavailable; retry later'
+      }
     }
     return { statusCode: status, error: reason(status), message: reason(status) }
   }
@@ -68,14 +74,26 @@ export function toErrorBody (error: FastifyError, request: FastifyRequest): Erro
   }
 }
 
-/** `details` a client error carries (`[{ field, message }]`, e.g. a coded semantic validation error), when well-formed. */
+/**
+ * `details` a client error carries (`[{ field, message }]`, e.g. a coded semantic validation error), when
+ * well-formed.
+ */
 function fieldDetails (value: unknown): ErrorBody['details'] {
   if (!Array.isArray(value)) return undefined
-  const valid = value.every((d) => typeof d === 'object' && d !== null && typeof d.field === 'string' && typeof d.message === 'string')
-  return valid ? value.map((d: { field: string, message: string }) => ({ field: d.field, message: d.message })) : undefined
+  const valid = value.every(
+    (d) => typeof d === 'object' && d !== null && typeof d.field === 'string' && typeof d.message === 'string'
+  )
+  return valid
+    ? value.map((d: { field: string, message: string }) => ({ field: d.field, message: d.message }))
+    : undefined
 }
 
-export function errorHandler (this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+export function errorHandler (
+  this: FastifyInstance,
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply
+) {
   const body = toErrorBody(error, request)
   return reply.code(body.statusCode).type('application/json; charset=utf-8').send(body)
 }

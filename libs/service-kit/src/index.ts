@@ -1,5 +1,12 @@
 export { createApp, type App, type CreateAppOptions } from './create-app.ts'
-export { BaseConfigSchema, baseConfigProperties, loadConfig, parseOrigins, ConfigError, type BaseConfig } from './config.ts'
+export {
+  BaseConfigSchema,
+  baseConfigProperties,
+  loadConfig,
+  parseOrigins,
+  ConfigError,
+  type BaseConfig
+} from './config.ts'
 export { defineError, errorHandler, notFoundHandler, toErrorBody } from './errors.ts'
 export { loggerOptions, REDACT_PATHS, SECRET_HEADERS } from './logger.ts'
 export { registerHealthRoutes, type HealthCheck, type HealthOptions } from './plugins/health.ts'

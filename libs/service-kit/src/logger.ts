@@ -14,7 +14,18 @@ export const SECRET_HEADERS = [
 ]
 
 /** Fields that carry PINs and other secrets wherever they appear one or two levels deep. */
-const SECRET_FIELDS = ['pin', 'newPin', 'confirmPin', 'temporaryPin', 'password', 'secret', 'apiKey', 'token', 'invocation', 'ucanDelegation']
+const SECRET_FIELDS = [
+  'pin',
+  'newPin',
+  'confirmPin',
+  'temporaryPin',
+  'password',
+  'secret',
+  'apiKey',
+  'token',
+  'invocation',
+  'ucanDelegation'
+]
 
 const headerPaths = (prefix: string) => SECRET_HEADERS.map((h) => `${prefix}["${h}"]`)
 
@@ -65,18 +76,30 @@ export interface LoggerOptions {
 
 export function loggerOptions (options: LoggerOptions): FastifyServerOptions['logger'] {
   // `*.text` and `text` both name the field `text`: its values are secret in a query too.
-  const secretParams = new Set([...SECRET_PARAMS, ...(options.redact ?? []).map((path) => path.slice(path.lastIndexOf('.') + 1))].map((name) => name.toLowerCase()))
+  const secretParams = new Set(
+    [...SECRET_PARAMS, ...(options.redact ?? []).map((path) => path.slice(path.lastIndexOf('.') + 1))].map((name) =>
+      name.toLowerCase()
+    )
+  )
   return {
     level: options.level,
     ...(options.stream !== undefined
       ? { stream: options.stream }
-      : options.pretty === true ? { stream: pretty({ colorize: true, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname' }) } : {}),
+      : options.pretty === true
+        ? { stream: pretty({ colorize: true, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname' }) }
+        : {}),
     redact: { paths: [...REDACT_PATHS, ...(options.redact ?? [])], censor: '[redacted]' },
     serializers: {
       req (req) {
         const headers: Record<string, unknown> = {}
         for (const name of LOGGED_HEADERS) if (req.headers[name] !== undefined) headers[name] = req.headers[name]
-        return { method: req.method, url: redactUrl(req.url, secretParams), host: req.host, remoteAddress: req.ip, headers }
+        return {
+          method: req.method,
+          url: redactUrl(req.url, secretParams),
+          host: req.host,
+          remoteAddress: req.ip,
+          headers
+        }
       }
     }
   }

@@ -11,7 +11,9 @@ export interface RunServerOptions<C extends { HOST: string, PORT: number, SHUTDO
  * The whole of every `server.ts`: validate config, build, listen, and on SIGINT/SIGTERM drain
  * (new requests get 503 while in-flight ones finish), then close pools through `onClose` hooks.
  */
-export async function runServer<C extends { HOST: string, PORT: number, SHUTDOWN_GRACE_MS: number }> (options: RunServerOptions<C>): Promise<FastifyInstance | undefined> {
+export async function runServer<C extends { HOST: string; PORT: number; SHUTDOWN_GRACE_MS: number }> (
+  options: RunServerOptions<C>
+): Promise<FastifyInstance | undefined> {
   let config: C
   try {
     config = options.loadConfig()

@@ -10,7 +10,14 @@ const Schema = Type.Object({
 describe('loadConfig', () => {
   it('applies defaults and coerces numbers and booleans', () => {
     const config = loadConfig(Schema, { API_SECRET: 'x'.repeat(32), PORT: '4000', TRUST_PROXY_ENABLED: 'true' })
-    expect(config).toMatchObject({ PORT: 4000, TRUST_PROXY_ENABLED: true, NODE_ENV: 'development', HOST: '127.0.0.1', DATA_DIR: '.data/demo', LOG_LEVEL: 'info' })
+    expect(config).toMatchObject({
+      PORT: 4000,
+      TRUST_PROXY_ENABLED: true,
+      NODE_ENV: 'development',
+      HOST: '127.0.0.1',
+      DATA_DIR: '.data/demo',
+      LOG_LEVEL: 'info'
+    })
   })
 
   it('names every bad variable in one error and never echoes the values', () => {
@@ -43,7 +50,9 @@ describe('loadConfig', () => {
   })
 
   it('treats blank variables as unset', () => {
-    expect(loadConfig(Schema, { API_SECRET: 'x'.repeat(32), PORT: '  ', DATABASE_URL: '' })).toMatchObject({ PORT: 3100 })
+    expect(loadConfig(Schema, { API_SECRET: 'x'.repeat(32), PORT: '  ', DATABASE_URL: '' })).toMatchObject({
+      PORT: 3100
+    })
   })
 })
 

@@ -6,4 +6,5 @@ export const testAppOptions = (overrides: Partial<CreateAppOptions> = {}): Creat
   ...overrides
 })
 
-export const buildTestApp = async (overrides: Partial<CreateAppOptions> = {}) => await createApp(testAppOptions(overrides))
+export const buildTestApp = async (overrides: Partial<CreateAppOptions> = {}) =>
+  await createApp(testAppOptions(overrides))

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest'
 import { buildTestApp } from './helper.ts'
 
 describe('graceful shutdown', () => {
-  it('lets in-flight requests finish, answers requests that arrive meanwhile with 503, then stops listening', async () => {
+  it('lets in-flight requests finish, answers requests that arrive meanwhile with 503, then stops ' +
+    'listening', async () => {
     const app = await buildTestApp()
     let release!: () => void
     const released = new Promise<void>((resolve) => { release = resolve })

@@ -6,7 +6,9 @@ const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
 
 // Buffer where it exists (Node: fastest); atob/btoa elsewhere, so minting also works in a browser.
 export const fromBase64 = (text: string): Uint8Array =>
-  typeof Buffer === 'function' ? new Uint8Array(Buffer.from(text, 'base64')) : Uint8Array.from(atob(text), (c) => c.charCodeAt(0))
+  typeof Buffer === 'function'
+    ? new Uint8Array(Buffer.from(text, 'base64'))
+    : Uint8Array.from(atob(text), (c) => c.charCodeAt(0))
 export const toBase64 = (bytes: Uint8Array): string => {
   if (typeof Buffer === 'function') return Buffer.from(bytes).toString('base64')
   let binary = ''
@@ -28,7 +30,14 @@ export async function decodeBase64Car (token: string, maxLength = MAX_TOKEN_LENG
   const result = await Delegation.extract(fromBase64(token))
   if (result.error !== undefined) throw result.error
   const delegation = result.ok
-  const touched = [delegation.issuer.did(), delegation.audience.did(), delegation.capabilities, delegation.expiration, delegation.notBefore, delegation.proofs]
+  const touched = [
+    delegation.issuer.did(),
+    delegation.audience.did(),
+    delegation.capabilities,
+    delegation.expiration,
+    delegation.notBefore,
+    delegation.proofs
+  ]
   if (touched.length === 0) throw new TypeError('unreachable')
   return delegation
 }

@@ -34,8 +34,11 @@ export function didKeysOf (methods: VerificationMethod[]): string[] {
     if (!type.includes('Ed25519') && type !== 'JsonWebKey2020' && !(method.id ?? '').includes('signing')) continue
     try {
       if (method.publicKeyMultibase?.startsWith('z6Mk') === true) keys.add(`did:key:${method.publicKeyMultibase}`)
-      else if (method.publicKeyHex !== undefined && /^[0-9a-fA-F]{64}$/.test(method.publicKeyHex)) keys.add(ed25519DidKey(Buffer.from(method.publicKeyHex, 'hex')))
-      else if (method.publicKeyBase58 !== undefined) keys.add(ed25519DidKey(base58btc.baseDecode(method.publicKeyBase58)))
+      else if (method.publicKeyHex !== undefined && /^[0-9a-fA-F]{64}$/.test(method.publicKeyHex)) {
+        keys.add(ed25519DidKey(Buffer.from(method.publicKeyHex, 'hex')))
+      } else if (method.publicKeyBase58 !== undefined) {
+        keys.add(ed25519DidKey(base58btc.baseDecode(method.publicKeyBase58)))
+      }
     } catch {
       // A key we cannot read is not a key that can verify anything; the others still count.
     }
@@ -73,7 +76,9 @@ export function createBlocksyncResolver (options: BlocksyncResolverOptions): Did
       signal: AbortSignal.timeout(timeoutMs)
     })
     if (!response.ok) throw new Error(`blocksync answered ${response.status}`)
-    const body = await response.json() as { data?: { iids?: { nodes?: Array<{ id?: string, verificationMethod?: unknown }> } } }
+    const body = (await response.json()) as {
+      data?: { iids?: { nodes?: Array<{ id?: string, verificationMethod?: unknown }> } }
+    }
     const node = body.data?.iids?.nodes?.find((n) => n.id === did)
     const methods = Array.isArray(node?.verificationMethod) ? node.verificationMethod as VerificationMethod[] : []
     const keys = didKeysOf(methods)

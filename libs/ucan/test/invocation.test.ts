@@ -34,26 +34,81 @@ describe('verifyInvocation', () => {
   })
 
   it.each([
-    ['expired', async () => await mintInvocation({ issuer: user, audience: oracle, expiration: nowS() - 60 }), 'expired'],
-    ['addressed to another oracle', async () => await mintInvocation({ issuer: user, audience: (await generateSigner()).did() }), 'wrong_audience'],
-    ['without expiry', async () => await mintInvocation({ issuer: user, audience: oracle, expiration: Infinity }), 'no_expiry'],
-    ['living 24 hours', async () => await mintInvocation({ issuer: user, audience: oracle, lifetimeSeconds: 24 * 3600 }), 'lifetime_too_long'],
-    ['not valid yet', async () => await mintInvocation({ issuer: user, audience: oracle, notBefore: nowS() + 120 }), 'not_yet_valid'],
-    ['with nbf equal to now', async () => await mintInvocation({ issuer: user, audience: oracle, notBefore: nowS() }), 'not_yet_valid'],
-    ['for another ability', async () => await mintInvocation({ issuer: user, audience: oracle, capability: { can: 'memory/read', with: 'ixo:oracle' } }), 'unauthorized'],
-    ['for another resource', async () => await mintInvocation({ issuer: user, audience: oracle, capability: { can: '*', with: 'ixo:memory' } }), 'unauthorized'],
-    ['that is a multi-capability delegation', async () => await mintDelegation({ issuer: user, audience: oracle, lifetimeSeconds: 300, capabilities: [{ can: '*', with: 'ixo:oracle' }, { can: 'memory/*', with: 'ixo:memory' }] }), 'capability_count']
+    [
+      'expired',
+      async () => await mintInvocation({ issuer: user, audience: oracle, expiration: nowS() - 60 }),
+      'expired'
+    ],
+    [
+      'addressed to another oracle',
+      async () => await mintInvocation({ issuer: user, audience: (await generateSigner()).did() }),
+      'wrong_audience'
+    ],
+    [
+      'without expiry',
+      async () => await mintInvocation({ issuer: user, audience: oracle, expiration: Infinity }),
+      'no_expiry'
+    ],
+    [
+      'living 24 hours',
+      async () => await mintInvocation({ issuer: user, audience: oracle, lifetimeSeconds: 24 * 3600 }),
+      'lifetime_too_long'
+    ],
+    [
+      'not valid yet',
+      async () => await mintInvocation({ issuer: user, audience: oracle, notBefore: nowS() + 120 }),
+      'not_yet_valid'
+    ],
+    [
+      'with nbf equal to now',
+      async () => await mintInvocation({ issuer: user, audience: oracle, notBefore: nowS() }),
+      'not_yet_valid'
+    ],
+    [
+      'for another ability',
+      async () =>
+        await mintInvocation({
+          issuer: user,
+          audience: oracle,
+          capability: { can: 'memory/read', with: 'ixo:oracle' }
+        }),
+      'unauthorized'
+    ],
+    [
+      'for another resource',
+      async () =>
+        await mintInvocation({ issuer: user, audience: oracle, capability: { can: '*', with: 'ixo:memory' } }),
+      'unauthorized'
+    ],
+    [
+      'that is a multi-capability delegation',
+      async () =>
+        await mintDelegation({
+          issuer: user,
+          audience: oracle,
+          lifetimeSeconds: 300,
+          capabilities: [
+            { can: '*', with: 'ixo:oracle' },
+            { can: 'memory/*', with: 'ixo:memory' }
+          ]
+        }),
+      'capability_count'
+    ]
   ])('refuses an invocation %s', async (_name, mint, reason) => {
     expect(await reasonOf(await mint())).toBe(reason)
   })
 
   it('refuses a signature tampered in its S half', async () => {
-    const token = await tamperSignature(await mintInvocation({ issuer: user, audience: oracle }), (s) => { s[50] = (s[50] ?? 0) ^ 1 })
+    const token = await tamperSignature(await mintInvocation({ issuer: user, audience: oracle }), (s) => {
+      s[50] = (s[50] ?? 0) ^ 1
+    })
     expect(await reasonOf(token)).toMatch(/unauthorized|invalid_signature/)
   })
 
   it('refuses a signature whose R half is not a curve point, without throwing', async () => {
-    const token = await tamperSignature(await mintInvocation({ issuer: user, audience: oracle }), (s) => { s.fill(0xff, 0, 32) })
+    const token = await tamperSignature(await mintInvocation({ issuer: user, audience: oracle }), (s) => {
+      s.fill(0xff, 0, 32)
+    })
     expect(await reasonOf(token)).toMatch(/unauthorized|invalid_signature/)
   })
 
@@ -92,7 +147,10 @@ describe('verifyInvocation', () => {
     const ixoVerifier = createUcanVerifier({ oracleDid: ixoOracle, oracleKeyDid: oracleKey.did() })
     const token = await mintInvocation({ issuer: user, audience: ixoOracle })
     expect((await ixoVerifier.verifyInvocation(token)).ok?.did).toBe(user.did())
-    expect((await ixoVerifier.verifyInvocation(await mintInvocation({ issuer: user, audience: oracleKey.did() }))).error?.reason).toBe('wrong_audience')
+    expect(
+      (await ixoVerifier.verifyInvocation(await mintInvocation({ issuer: user, audience: oracleKey.did() }))).error
+        ?.reason
+    ).toBe('wrong_audience')
   })
 
   it('keeps refusing after the refusal was cached', async () => {

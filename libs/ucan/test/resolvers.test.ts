@@ -2,7 +2,15 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { base58btc } from '@ucanto/core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createBlocksyncResolver, createUcanVerifier, didKeysOf, ed25519DidKey, generateSigner, mintInvocation, VerdictCache } from '../src/index.ts'
+import {
+  createBlocksyncResolver,
+  createUcanVerifier,
+  didKeysOf,
+  ed25519DidKey,
+  generateSigner,
+  mintInvocation,
+  VerdictCache
+} from '../src/index.ts'
 
 const signer = await generateSigner()
 const rawKey = Buffer.from(base58btc.decode(signer.did().slice('did:key:'.length))).subarray(2)
@@ -31,9 +39,21 @@ describe('Blocksync resolver', () => {
       req.on('end', () => {
         calls++
         const { variables } = JSON.parse(body) as { variables: { id: string } }
-        const nodes = variables.id === 'did:ixo:ixo1known'
-          ? [{ id: variables.id, verificationMethod: [{ id: `${variables.id}#signing`, type: 'Ed25519VerificationKey2018', publicKeyHex: rawKey.toString('hex') }] }]
-          : []
+        const nodes =
+          variables.id === 'did:ixo:ixo1known'
+            ? [
+                {
+                  id: variables.id,
+                  verificationMethod: [
+                    {
+                      id: `${variables.id}#signing`,
+                      type: 'Ed25519VerificationKey2018',
+                      publicKeyHex: rawKey.toString('hex')
+                    }
+                  ]
+                }
+              ]
+            : []
         res.setHeader('content-type', 'application/json')
         res.end(JSON.stringify({ data: { iids: { nodes } } }))
       })
@@ -64,7 +84,10 @@ describe('Blocksync resolver', () => {
     let up = false
     const verifier = createUcanVerifier({
       oracleDid: oracle.did(),
-      resolveDidKey: async (did) => { if (!up) throw new Error('down'); return await createBlocksyncResolver({ url })(did) }
+      resolveDidKey: async (did) => {
+        if (!up) throw new Error('down')
+        return await createBlocksyncResolver({ url })(did)
+      }
     })
     const token = await mintInvocation({ issuer: signer.withDID('did:ixo:ixo1known'), audience: oracle })
     expect((await verifier.verifyInvocation(token)).error?.reason).toBe('unresolvable_did')

@@ -26,6 +26,8 @@ export async function revokeApiKey (db: Db, id: string, by: string, at: Date): P
 /** Keys oldest first, after the keyset position `after` ([createdAt, id]). */
 export async function listApiKeys (db: Db, after: [Date, string] | undefined, limit: number): Promise<ApiKeyRow[]> {
   let query = db.selectFrom('api_keys').selectAll()
-  if (after !== undefined) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after[0], after[1])))
+  if (after !== undefined) {
+    query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after[0], after[1])))
+  }
   return await query.orderBy('created_at').orderBy('id').limit(limit).execute()
 }

@@ -72,7 +72,9 @@ export async function listDomains (db: Db, filters: DomainFilters, after: [Date,
   if (filters.type !== undefined) query = query.where('domains.type', '=', filters.type)
   if (filters.class !== undefined) query = query.where('domains.class', '=', filters.class)
   if (filters.status !== undefined) query = query.where('domains.status', '=', filters.status)
-  if (filters.controller !== undefined) query = query.where(sql<boolean>`domains.controllers @> array[${filters.controller}]::text[]`)
+  if (filters.controller !== undefined) {
+    query = query.where(sql<boolean>`domains.controllers @> array[${filters.controller}]::text[]`)
+  }
   if (after !== undefined) {
     query = query.where((eb) => eb(eb.refTuple('domains.created_at', 'domains.did'), '<', eb.tuple(after[0], after[1])))
   }

@@ -28,8 +28,18 @@ export type EventListRow = Awaited<ReturnType<typeof listEvents>>[number]
  */
 export async function listEventsOf (db: Db, dids: readonly string[], afterId: string | undefined, limit: number) {
   if (dids.length === 0) return []
-  let ranked = db.selectFrom('domain_events')
-    .select(['domain_did', 'event', 'from_status', 'to_status', 'actor_kind', 'actor_key', 'actor_account', 'actor_service'])
+  let ranked = db
+    .selectFrom('domain_events')
+    .select([
+      'domain_did',
+      'event',
+      'from_status',
+      'to_status',
+      'actor_kind',
+      'actor_key',
+      'actor_account',
+      'actor_service'
+    ])
     .select(['proposal_id', 'reason', 'details', 'at'])
     .select(sql<string>`id::text`.as('id'))
     .select(sql<number>`row_number() over (partition by domain_did order by id)`.as('rank'))

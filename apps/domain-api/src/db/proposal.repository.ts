@@ -3,7 +3,10 @@ import type { DB, ProposalRow, VerificationProposalsTable } from './types.ts'
 
 type Db = Kysely<DB> | Transaction<DB>
 
-export async function insertProposal (trx: Transaction<DB>, proposal: Insertable<VerificationProposalsTable>): Promise<ProposalRow> {
+export async function insertProposal (
+  trx: Transaction<DB>,
+  proposal: Insertable<VerificationProposalsTable>
+): Promise<ProposalRow> {
   return await trx.insertInto('verification_proposals').values(proposal).returningAll().executeTakeFirstOrThrow()
 }
 
@@ -16,17 +19,37 @@ export async function lockProposal (trx: Transaction<DB>, id: string): Promise<P
   return await trx.selectFrom('verification_proposals').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
 }
 
-export async function updateProposal (trx: Transaction<DB>, id: string, changes: Updateable<VerificationProposalsTable>): Promise<ProposalRow> {
-  return await trx.updateTable('verification_proposals').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+export async function updateProposal (
+  trx: Transaction<DB>,
+  id: string,
+  changes: Updateable<VerificationProposalsTable>
+): Promise<ProposalRow> {
+  return await trx
+    .updateTable('verification_proposals')
+    .set(changes)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow()
 }
 
 export async function listProposals (db: Db, did: string): Promise<ProposalRow[]> {
-  return await db.selectFrom('verification_proposals').selectAll().where('domain_did', '=', did).orderBy('created_at', 'desc').limit(100).execute()
+  return await db
+    .selectFrom('verification_proposals')
+    .selectAll()
+    .where('domain_did', '=', did)
+    .orderBy('created_at', 'desc')
+    .limit(100)
+    .execute()
 }
 
 /** Records a vote; resolves false when this key has already voted on the proposal. */
-export async function insertVote (trx: Transaction<DB>, vote: { proposal_id: string, voter_key: string, voter_account: string, vote: string, cast_at: Date }): Promise<boolean> {
-  const row = await trx.insertInto('verification_votes').values(vote)
+export async function insertVote (
+  trx: Transaction<DB>,
+  vote: { proposal_id: string, voter_key: string, voter_account: string, vote: string, cast_at: Date }
+): Promise<boolean> {
+  const row = await trx
+    .insertInto('verification_votes')
+    .values(vote)
     .onConflict((oc) => oc.columns(['proposal_id', 'voter_key']).doNothing())
     .returning('voter_key').executeTakeFirst()
   return row !== undefined

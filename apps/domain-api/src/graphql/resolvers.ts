@@ -27,7 +27,9 @@ const given = <T>(value: T | null | undefined): T | undefined => value ?? undefi
 export const linksOf = (domain: Domain): LinkNode[] => [
   { relationship: 'protocol', did: domain.class },
   ...(domain.links?.parent !== undefined ? [{ relationship: 'parent', did: domain.links.parent }] : []),
-  ...(domain.links?.organisation !== undefined ? [{ relationship: 'organisation', did: domain.links.organisation }] : [])
+  ...(domain.links?.organisation !== undefined
+    ? [{ relationship: 'organisation', did: domain.links.organisation }]
+    : [])
 ]
 
 export function createResolvers (

@@ -51,5 +51,9 @@ export const NullableTimestampSchema = Nullable(IsoTimestampSchema)
 export const didField = (description: string) => Type.String({ pattern: DID_PATTERN, maxLength: 512, description })
 
 export const MAX_CONTROLLERS = 20
-export const controllersField = (options: { minItems?: number, description: string }) =>
-  Type.Array(Type.String({ pattern: DID_PATTERN, maxLength: 512 }), { maxItems: MAX_CONTROLLERS, uniqueItems: true, ...options })
+export const controllersField = (options: { minItems?: number; description: string }) =>
+  Type.Array(Type.String({ pattern: DID_PATTERN, maxLength: 512 }), {
+    maxItems: MAX_CONTROLLERS,
+    uniqueItems: true,
+    ...options
+  })

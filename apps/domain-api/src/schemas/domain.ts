@@ -6,38 +6,66 @@ import {
   UuidSchema
 } from './common.ts'
 
-export const DOMAIN_STATUSES = ['draft', 'verification_submitted', 'verified', 'rejected', 'expired', 'deactivated'] as const
-export const DomainStatusSchema = Type.Union(DOMAIN_STATUSES.map((s) => Type.Literal(s)), {
-  description: 'draft → verification_submitted → verified | rejected; expired once validUntil passes; deactivated by a controller'
-})
+export const DOMAIN_STATUSES = [
+  'draft',
+  'verification_submitted',
+  'verified',
+  'rejected',
+  'expired',
+  'deactivated'
+] as const
+export const DomainStatusSchema = Type.Union(
+  DOMAIN_STATUSES.map((s) => Type.Literal(s)),
+  {
+    description:
+      'draft → verification_submitted → verified | rejected; expired once validUntil passes; deactivated by a ' +
+        'controller'
+  }
+)
 export type DomainStatus = Static<typeof DomainStatusSchema>
 
-export const MetadataSchema = Type.Object({}, {
-  additionalProperties: true,
-  maxProperties: 100,
-  description: 'Domain settings, free-form JSON (at most 16 KiB), e.g. { "name": "Clean Cooking Project" }',
-  examples: [{ name: 'Clean Cooking Project' }]
-})
+export const MetadataSchema = Type.Object(
+  {},
+  {
+    additionalProperties: true,
+    maxProperties: 100,
+    description: 'Domain settings, free-form JSON (at most 16 KiB), e.g. { "name": "Clean Cooking Project" }',
+    examples: [{ name: 'Clean Cooking Project' }]
+  }
+)
 
-export const CreateDomainBodySchema = Type.Object({
-  type: Type.String({
-    minLength: 1,
-    maxLength: 64,
-    description: 'Entity type, case-insensitive: Organisation, Project, Asset, Device, Protocol, Oracle, Request, or an on-chain type (dao, asset/device, protocol/claim…)',
-    examples: ['Project']
-  }),
-  class: Type.Optional(didField('DID of the protocol that defines the entity class')),
-  protocol: Type.Optional(didField('Same as class (the docs sample sends it under this name); if both are sent they must be equal')),
-  metadata: Type.Optional(MetadataSchema),
-  validFrom: Type.Optional(IsoTimestampSchema),
-  validUntil: Type.Optional(IsoTimestampSchema),
-  onBehalfOf: Type.Optional(accountField('Register for this controller instead of the calling account (role ' +
-    'registrar): e.g. a field agent registering a household\'s stove. The caller is recorded as creator')),
-  controllers: Type.Optional(controllersField({
-    description: 'Controllers in addition to the calling account (or to onBehalfOf)'
-  })),
-  ...documentFields
-}, { additionalProperties: false })
+export const CreateDomainBodySchema = Type.Object(
+  {
+    type: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description:
+        'Entity type, case-insensitive: Organisation, Project, Asset, Device, Protocol, Oracle, Request, or an ' +
+          'on-chain type (dao, asset/device, protocol/claim…)',
+      examples: ['Project']
+    }),
+    class: Type.Optional(didField('DID of the protocol that defines the entity class')),
+    protocol: Type.Optional(
+      didField('Same as class (the docs sample sends it under this name); if both are sent they must be equal')
+    ),
+    metadata: Type.Optional(MetadataSchema),
+    validFrom: Type.Optional(IsoTimestampSchema),
+    validUntil: Type.Optional(IsoTimestampSchema),
+    onBehalfOf: Type.Optional(
+      accountField(
+        'Register for this controller instead of the calling account (role ' +
+          "registrar): e.g. a field agent registering a household's stove. The caller is recorded as creator"
+      )
+    ),
+    controllers: Type.Optional(
+      controllersField({
+        description: 'Controllers in addition to the calling account (or to onBehalfOf)'
+      })
+    ),
+    ...documentFields
+  },
+  { additionalProperties: false }
+)
 export type CreateDomainBody = Static<typeof CreateDomainBodySchema>
 
 export const UpdateDomainBodySchema = Type.Object({
@@ -61,7 +89,9 @@ export const VerificationSummarySchema = Type.Object({
 
 export const DomainSchema = Type.Object({
   did: EntityDidSchema,
-  type: Type.String({ description: 'On-chain entity type (lower case), e.g. project, dao, asset/device, protocol, oracle, deed/request' }),
+  type: Type.String({
+    description: 'On-chain entity type (lower case), e.g. project, dao, asset/device, protocol, oracle, deed/request'
+  }),
   class: DidSchema,
   protocol: didField('Same value as class'),
   controllers: Type.Array(Type.String()),
@@ -69,8 +99,12 @@ export const DomainSchema = Type.Object({
   validFrom: NullableTimestampSchema,
   validUntil: NullableTimestampSchema,
   status: DomainStatusSchema,
-  verified: Type.Boolean({ description: 'Passed governance verification (stays true after expiry, like the chain flag entity_verified)' }),
-  usable: Type.Boolean({ description: 'May take part in platform activities now: verified, within its validity period, not deactivated' }),
+  verified: Type.Boolean({
+    description: 'Passed governance verification (stays true after expiry, like the chain flag entity_verified)'
+  }),
+  usable: Type.Boolean({
+    description: 'May take part in platform activities now: verified, within its validity period, not deactivated'
+  }),
   verification: Nullable(VerificationSummarySchema),
   createdBy: CallerRefSchema,
   createdAt: IsoTimestampSchema,
@@ -95,7 +129,11 @@ export const DomainPageSchema = CursorPageSchema(DomainSchema)
 
 export const DomainEventSchema = Type.Object({
   id: Type.String({ description: 'Increasing sequence number of the entry' }),
-  event: Type.String({ description: 'created | updated | renewed | verification_proposed | verified | rejected | proposal_cancelled | expired | deactivated' }),
+  event: Type.String({
+    description:
+      'created | updated | renewed | verification_proposed | verified | rejected | proposal_cancelled | expired | ' +
+        'deactivated'
+  }),
   fromStatus: Nullable(DomainStatusSchema),
   toStatus: DomainStatusSchema,
   actor: ActorSchema,

@@ -8,16 +8,26 @@ export const VOTES = ['yes', 'no', 'abstain'] as const
 export const VoteChoiceSchema = Type.Union(VOTES.map((v) => Type.Literal(v)))
 export type VoteChoice = Static<typeof VoteChoiceSchema>
 
-export const CreateProposalBodySchema = Type.Object({
-  evidence: Type.String({
-    format: 'uri',
-    maxLength: 2048,
-    description: 'Reference to the evidence package voters review (https://, ipfs://, a DID URL…)',
-    examples: ['ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi']
-  }),
-  evidenceHash: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9:_-]{8,256}$', description: 'Digest of the package (e.g. sha256:<hex>), so voters can check what they review' })),
-  note: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'Why the domain should be verified' }))
-}, { additionalProperties: false })
+export const CreateProposalBodySchema = Type.Object(
+  {
+    evidence: Type.String({
+      format: 'uri',
+      maxLength: 2048,
+      description: 'Reference to the evidence package voters review (https://, ipfs://, a DID URL…)',
+      examples: ['ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi']
+    }),
+    evidenceHash: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9:_-]{8,256}$',
+        description: 'Digest of the package (e.g. sha256:<hex>), so voters can check what they review'
+      })
+    ),
+    note: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 2000, description: 'Why the domain should be verified' })
+    )
+  },
+  { additionalProperties: false }
+)
 export type CreateProposalBody = Static<typeof CreateProposalBodySchema>
 
 export const VoteBodySchema = Type.Object({ vote: VoteChoiceSchema }, { additionalProperties: false })

@@ -117,13 +117,21 @@ export function createApiKeyService (options: ApiKeyServiceOptions) {
     async authenticate (token: string): Promise<Caller> {
       if (token.length > MAX_TOKEN_LENGTH) throw new DomainApiKeyInvalidError()
       const presented = digest(token)
-      if (bootstrapDigest !== undefined && bootstrapCaller !== undefined && timingSafeEqual(presented, bootstrapDigest)) return bootstrapCaller
+      if (
+        bootstrapDigest !== undefined &&
+        bootstrapCaller !== undefined &&
+        timingSafeEqual(presented, bootstrapDigest)
+      ) {
+        return bootstrapCaller
+      }
       const hash = presented.toString('hex')
       const cached = cache.get(hash)
       if (cached !== undefined && cached.expiresAt > Date.now()) return await toCaller(cached.key)
       const row = await findApiKeyByHash(db, hash)
       // The index found the row by digest; compare in constant time anyway (defence in depth).
-      if (row === undefined || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), presented)) throw new DomainApiKeyInvalidError()
+      if (row === undefined || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), presented)) {
+        throw new DomainApiKeyInvalidError()
+      }
       if (row.revoked_at !== null) throw new DomainApiKeyRevokedError()
       const key = toKey(row)
       remember(hash, key)

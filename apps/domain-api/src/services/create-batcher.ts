@@ -16,7 +16,8 @@ export function createInsertBatcher (db: Kysely<DB>, retentionMs: number) {
   let queue: Pending[] = []
   let scheduled = false
 
-  const claimOf = (p: Pending) => (p.row.claim !== undefined ? `${p.row.claim.apiKeyId}\u0000${p.row.claim.key}` : undefined)
+  const claimOf = (p: Pending) =>
+    p.row.claim !== undefined ? `${p.row.claim.apiKeyId}\u0000${p.row.claim.key}` : undefined
 
   async function run (batch: Pending[]) {
     try {

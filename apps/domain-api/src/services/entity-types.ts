@@ -14,17 +14,51 @@ const DOCS_NAMES: Record<string, string> = {
   request: 'deed/request'
 }
 
-const PROTOCOL_KINDS = ['claim', 'deed', 'dao', 'system', 'asset', 'project', 'oracle', 'investment', 'group', 'request',
-  'verifiableClaim', 'verifiableCredential', 'impact', 'flow']
+const PROTOCOL_KINDS = [
+  'claim',
+  'deed',
+  'dao',
+  'system',
+  'asset',
+  'project',
+  'oracle',
+  'investment',
+  'group',
+  'request',
+  'verifiableClaim',
+  'verifiableCredential',
+  'impact',
+  'flow'
+]
 
 const CHAIN_TYPES = [
   'dao', 'dao/pod', 'dao/group',
   'project',
-  'asset/device', 'asset/collection', 'asset/voucher', 'asset/impactcredit', 'asset/coin', 'asset/data', 'asset/learnership', 'asset/membershipAsset',
-  'protocol', ...PROTOCOL_KINDS.map((kind) => `protocol/${kind}`),
-  'oracle', 'oracle/evaluation',
-  'deed/request', 'deed/offer', 'deed/subscription', 'deed/proposal', 'deed/flow',
-  'investment', 'group', 'pod', 'user', 'agent', 'document', 'image', 'text'
+  'asset/device',
+  'asset/collection',
+  'asset/voucher',
+  'asset/impactcredit',
+  'asset/coin',
+  'asset/data',
+  'asset/learnership',
+  'asset/membershipAsset',
+  'protocol',
+  ...PROTOCOL_KINDS.map((kind) => `protocol/${kind}`),
+  'oracle',
+  'oracle/evaluation',
+  'deed/request',
+  'deed/offer',
+  'deed/subscription',
+  'deed/proposal',
+  'deed/flow',
+  'investment',
+  'group',
+  'pod',
+  'user',
+  'agent',
+  'document',
+  'image',
+  'text'
 ]
 
 /**
@@ -43,4 +77,13 @@ export function canonicalEntityType (input: string): string | undefined {
 
 export const isProtocolType = (type: string) => type === 'protocol' || type.startsWith('protocol/')
 
-export const ACCEPTED_TYPE_NAMES = ['Organisation', 'Project', 'Asset', 'Device', 'Asset/Device', 'Protocol', 'Oracle', 'Request']
+export const ACCEPTED_TYPE_NAMES = [
+  'Organisation',
+  'Project',
+  'Asset',
+  'Device',
+  'Asset/Device',
+  'Protocol',
+  'Oracle',
+  'Request'
+]

@@ -7,7 +7,13 @@ export function decodeKeyset (cursor: string | undefined): [Date, string] | unde
   const position = decodeCursor(cursor)
   const [at, id] = position ?? []
   const date = typeof at === 'string' ? new Date(at) : undefined
-  if (position?.length !== 2 || date === undefined || Number.isNaN(date.getTime()) || typeof id !== 'string' || id.length > 512) {
+  if (
+    position?.length !== 2 ||
+    date === undefined ||
+    Number.isNaN(date.getTime()) ||
+    typeof id !== 'string' ||
+    id.length > 512
+  ) {
     throw new DomainInvalidCursorError()
   }
   return [date, id]
@@ -18,7 +24,9 @@ export function decodeSequence (cursor: string | undefined): string | undefined 
   if (cursor === undefined) return undefined
   const position = decodeCursor(cursor)
   const sequence = position?.[0]
-  if (position?.length !== 1 || typeof sequence !== 'string' || !/^[0-9]{1,19}$/.test(sequence)) throw new DomainInvalidCursorError()
+  if (position?.length !== 1 || typeof sequence !== 'string' || !/^[0-9]{1,19}$/.test(sequence)) {
+    throw new DomainInvalidCursorError()
+  }
   return sequence
 }
 

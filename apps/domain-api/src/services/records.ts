@@ -25,7 +25,8 @@ export function effectiveStatus (row: DomainWithProposal, now: Date): DomainStat
   return row.status as DomainStatus
 }
 
-const proposalEnded = (row: DomainWithProposal, now: Date) => row.p_status === 'open' && row.p_deadline !== null && row.p_deadline <= now
+const proposalEnded = (row: DomainWithProposal, now: Date) =>
+  row.p_status === 'open' && row.p_deadline !== null && row.p_deadline <= now
 
 export function toDomain (row: DomainWithProposal, now: Date): Domain {
   const status = effectiveStatus(row, now)
@@ -42,9 +43,14 @@ export function toDomain (row: DomainWithProposal, now: Date): Domain {
     status,
     verified: row.verified_at !== null,
     usable: status === 'verified' && started,
-    verification: row.latest_proposal_id !== null && row.p_status !== null && row.p_deadline !== null
-      ? { proposalId: row.latest_proposal_id, status: proposalEnded(row, now) ? 'rejected' : row.p_status, deadline: row.p_deadline.toISOString() }
-      : null,
+    verification:
+      row.latest_proposal_id !== null && row.p_status !== null && row.p_deadline !== null
+        ? {
+            proposalId: row.latest_proposal_id,
+            status: proposalEnded(row, now) ? 'rejected' : row.p_status,
+            deadline: row.p_deadline.toISOString()
+          }
+        : null,
     createdBy: { keyId: row.created_by_key, account: row.created_by_account, service: row.created_by_service },
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),

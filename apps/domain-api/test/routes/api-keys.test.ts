@@ -8,7 +8,8 @@ const logs = captureLogs()
 beforeAll(async () => { t = await startApp({ LOG_LEVEL: 'trace' }, { logStream: logs.stream }) })
 afterAll(async () => { await t?.close() })
 
-const issue = (payload: object, key = ADMIN_KEY) => t.app.inject({ method: 'POST', url: '/v1/api-keys', headers: t.auth(key), payload })
+const issue = (payload: object, key = ADMIN_KEY) =>
+  t.app.inject({ method: 'POST', url: '/v1/api-keys', headers: t.auth(key), payload })
 
 describe('POST /v1/api-keys', () => {
   it('issues a key once, with its roles and account, and keeps only a digest', async () => {
@@ -58,7 +59,12 @@ describe('POST /v1/api-keys', () => {
 
 describe('authentication', () => {
   it('answers 401 to a missing, malformed or unknown key', async () => {
-    for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer dk_unknown' }, { authorization: `Bearer ${'x'.repeat(600)}` }]) {
+    for (const headers of [
+      {},
+      { authorization: 'Basic abc' },
+      { authorization: 'Bearer dk_unknown' },
+      { authorization: `Bearer ${'x'.repeat(600)}` }
+    ]) {
       const res = await t.app.inject({ method: 'GET', url: '/v1/domains', headers })
       expect(res.statusCode).toBe(401)
       expect(res.json()).toMatchObject({ statusCode: 401, error: 'Unauthorized' })
@@ -69,19 +75,36 @@ describe('authentication', () => {
   it('stops accepting a revoked key at once (cached or not), and revoking is idempotent', async () => {
     const registrar = await t.issueKey(['registrar'])
     expect((await t.createDomain(registrar.key)).status).toBe('draft')
-    const revoke = await t.app.inject({ method: 'DELETE', url: `/v1/api-keys/${registrar.id}`, headers: t.auth(ADMIN_KEY) })
+    const revoke = await t.app.inject({
+      method: 'DELETE',
+      url: `/v1/api-keys/${registrar.id}`,
+      headers: t.auth(ADMIN_KEY)
+    })
     expect(revoke.statusCode).toBe(204)
-    const res = await t.app.inject({ method: 'POST', url: '/v1/domains', headers: t.auth(registrar.key), payload: { type: 'Project', class: PROTOCOL } })
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/domains',
+      headers: t.auth(registrar.key),
+      payload: { type: 'Project', class: PROTOCOL }
+    })
     expect(res.statusCode).toBe(401)
     expect(res.json().code).toBe('DOMAIN_API_KEY_REVOKED')
-    const again = await t.app.inject({ method: 'DELETE', url: `/v1/api-keys/${registrar.id}`, headers: t.auth(ADMIN_KEY) })
+    const again = await t.app.inject({
+      method: 'DELETE',
+      url: `/v1/api-keys/${registrar.id}`,
+      headers: t.auth(ADMIN_KEY)
+    })
     expect(again.statusCode).toBe(204)
     const read = await t.app.inject({ method: 'GET', url: `/v1/api-keys/${registrar.id}`, headers: t.auth(ADMIN_KEY) })
     expect(read.json().revokedAt).not.toBeNull()
   })
 
   it('answers 404 when revoking an unknown key', async () => {
-    const res = await t.app.inject({ method: 'DELETE', url: '/v1/api-keys/00000000-0000-4000-8000-000000000000', headers: t.auth(ADMIN_KEY) })
+    const res = await t.app.inject({
+      method: 'DELETE',
+      url: '/v1/api-keys/00000000-0000-4000-8000-000000000000',
+      headers: t.auth(ADMIN_KEY)
+    })
     expect(res.statusCode).toBe(404)
     expect(res.json().code).toBe('DOMAIN_API_KEY_NOT_FOUND')
   })

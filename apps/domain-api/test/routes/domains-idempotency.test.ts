@@ -11,14 +11,19 @@ beforeAll(async () => {
 afterAll(async () => { await t?.close() })
 
 const body = { type: 'Project', class: PROTOCOL, metadata: { name: 'Clean Cooking Project', region: 'Nairobi' } }
-const create = (key: string, idempotencyKey: string | undefined, payload: object = body, apiKey = registrar.key) => t.app.inject({
-  method: 'POST',
-  url: '/v1/domains',
-  headers: { ...t.auth(apiKey), ...(idempotencyKey !== undefined ? { 'idempotency-key': idempotencyKey } : {}) },
-  payload
-})
+const create = (key: string, idempotencyKey: string | undefined, payload: object = body, apiKey = registrar.key) =>
+  t.app.inject({
+    method: 'POST',
+    url: '/v1/domains',
+    headers: { ...t.auth(apiKey), ...(idempotencyKey !== undefined ? { 'idempotency-key': idempotencyKey } : {}) },
+    payload
+  })
 const countDomains = async (account: string) => {
-  const res = await t.app.inject({ method: 'GET', url: `/v1/domains?controller=${account}&limit=100`, headers: t.auth(registrar.key) })
+  const res = await t.app.inject({
+    method: 'GET',
+    url: `/v1/domains?controller=${account}&limit=100`,
+    headers: t.auth(registrar.key)
+  })
   return (res.json().items as unknown[]).length
 }
 
@@ -29,7 +34,12 @@ describe('Idempotency-Key on POST /v1/domains', () => {
     const first = await create(registrar.key, 'retry-1', payload)
     expect(first.statusCode).toBe(201)
     expect(first.headers['idempotent-replayed']).toBeUndefined()
-    const retry = await create(registrar.key, 'retry-1', { controllers: [account], metadata: { region: 'Nairobi', name: 'Clean Cooking Project' }, class: PROTOCOL, type: 'Project' })
+    const retry = await create(registrar.key, 'retry-1', {
+      controllers: [account],
+      metadata: { region: 'Nairobi', name: 'Clean Cooking Project' },
+      class: PROTOCOL,
+      type: 'Project'
+    })
     expect(retry.statusCode).toBe(201)
     expect(retry.headers['idempotent-replayed']).toBe('true')
     expect(retry.headers.location).toBe(first.headers.location)
@@ -41,13 +51,19 @@ describe('Idempotency-Key on POST /v1/domains', () => {
     await create(registrar.key, 'reuse-1')
     const res = await create(registrar.key, 'reuse-1', { ...body, type: 'Oracle' })
     expect(res.statusCode).toBe(422)
-    expect(res.json()).toMatchObject({ statusCode: 422, error: 'Unprocessable Entity', code: 'DOMAIN_IDEMPOTENCY_KEY_REUSED' })
+    expect(res.json()).toMatchObject({
+      statusCode: 422,
+      error: 'Unprocessable Entity',
+      code: 'DOMAIN_IDEMPOTENCY_KEY_REUSED'
+    })
   })
 
   it('creates exactly one domain from concurrent requests with the same key', async () => {
     const account = randomAccount()
     const payload = { ...body, controllers: [account] }
-    const results = await Promise.all(Array.from({ length: 20 }, async () => await create(registrar.key, 'concurrent-1', payload)))
+    const results = await Promise.all(
+      Array.from({ length: 20 }, async () => await create(registrar.key, 'concurrent-1', payload))
+    )
     expect(results.map((r) => r.statusCode)).toEqual(Array(20).fill(201))
     expect(new Set(results.map((r) => r.json().did)).size).toBe(1)
     expect(results.filter((r) => r.headers['idempotent-replayed'] === undefined)).toHaveLength(1)

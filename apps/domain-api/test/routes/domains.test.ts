@@ -10,12 +10,18 @@ beforeAll(async () => {
 })
 afterAll(async () => { await t?.close() })
 
-const post = (body: unknown, key = registrar.key) => t.app.inject({ method: 'POST', url: '/v1/domains', headers: t.auth(key), payload: body as object })
+const post = (body: unknown, key = registrar.key) =>
+  t.app.inject({ method: 'POST', url: '/v1/domains', headers: t.auth(key), payload: body as object })
 
 describe('POST /v1/domains', () => {
   it('registers a draft domain with a fresh entity DID, the caller as controller and a Location', async () => {
     const extra = randomAccount()
-    const res = await post({ type: 'Project', protocol: PROTOCOL, metadata: { name: 'Clean Cooking Project' }, controllers: [extra] })
+    const res = await post({
+      type: 'Project',
+      protocol: PROTOCOL,
+      metadata: { name: 'Clean Cooking Project' },
+      controllers: [extra]
+    })
     expect(res.statusCode).toBe(201)
     const domain = res.json()
     expect(domain.did).toMatch(/^did:ixo:entity:[0-9a-f]{32}$/)
@@ -34,7 +40,11 @@ describe('POST /v1/domains', () => {
       validUntil: null,
       createdBy: { keyId: registrar.id, account: registrar.account }
     })
-    const read = await t.app.inject({ method: 'GET', url: res.headers.location as string, headers: t.auth(registrar.key) })
+    const read = await t.app.inject({
+      method: 'GET',
+      url: res.headers.location as string,
+      headers: t.auth(registrar.key)
+    })
     expect(read.statusCode).toBe(200)
     expect(read.json()).toEqual(domain)
   })
@@ -45,9 +55,17 @@ describe('POST /v1/domains', () => {
   })
 
   it.each([
-    ['Organisation', 'dao'], ['organization', 'dao'], ['PROJECT', 'project'], ['Asset', 'asset/device'], ['device', 'asset/device'],
-    ['Asset/Device', 'asset/device'], ['Protocol', 'protocol'], ['oracle', 'oracle'], ['Request', 'deed/request'],
-    ['protocol/Claim', 'protocol/claim'], ['asset/membershipasset', 'asset/membershipAsset']
+    ['Organisation', 'dao'],
+    ['organization', 'dao'],
+    ['PROJECT', 'project'],
+    ['Asset', 'asset/device'],
+    ['device', 'asset/device'],
+    ['Asset/Device', 'asset/device'],
+    ['Protocol', 'protocol'],
+    ['oracle', 'oracle'],
+    ['Request', 'deed/request'],
+    ['protocol/Claim', 'protocol/claim'],
+    ['asset/membershipasset', 'asset/membershipAsset']
   ])('stores the entity type %s as %s', async (input, stored) => {
     const res = await post({ type: input, class: PROTOCOL })
     expect(res.statusCode).toBe(201)
@@ -65,9 +83,18 @@ describe('POST /v1/domains', () => {
   })
 
   it('refuses class and protocol that differ', async () => {
-    const res = await post({ type: 'Project', class: PROTOCOL, protocol: 'did:ixo:entity:ffffffffffffffffffffffffffffffff' })
+    const res = await post({
+      type: 'Project',
+      class: PROTOCOL,
+      protocol: 'did:ixo:entity:ffffffffffffffffffffffffffffffff'
+    })
     expect(res.statusCode).toBe(400)
-    expect(res.json()).toMatchObject({ statusCode: 400, error: 'Bad Request', code: 'DOMAIN_INVALID_REQUEST', details: [{ field: '/protocol' }] })
+    expect(res.json()).toMatchObject({
+      statusCode: 400,
+      error: 'Bad Request',
+      code: 'DOMAIN_INVALID_REQUEST',
+      details: [{ field: '/protocol' }]
+    })
   })
 
   it('requires class or protocol', async () => {
@@ -100,9 +127,17 @@ describe('POST /v1/domains', () => {
   })
 
   it('requires validFrom before validUntil', async () => {
-    const res = await post({ type: 'Project', class: PROTOCOL, validFrom: t.clock.at(2 * 86_400_000), validUntil: t.clock.at(86_400_000) })
+    const res = await post({
+      type: 'Project',
+      class: PROTOCOL,
+      validFrom: t.clock.at(2 * 86_400_000),
+      validUntil: t.clock.at(86_400_000)
+    })
     expect(res.statusCode).toBe(400)
-    expect(res.json()).toMatchObject({ code: 'DOMAIN_INVALID_REQUEST', details: [{ field: '/validUntil', message: 'must be after validFrom' }] })
+    expect(res.json()).toMatchObject({
+      code: 'DOMAIN_INVALID_REQUEST',
+      details: [{ field: '/validUntil', message: 'must be after validFrom' }]
+    })
   })
 
   it('refuses a validUntil in the past', async () => {
@@ -112,7 +147,12 @@ describe('POST /v1/domains', () => {
   })
 
   it('keeps validity timestamps with offsets as instants', async () => {
-    const res = await post({ type: 'Project', class: PROTOCOL, validFrom: '2030-01-01T02:00:00+02:00', validUntil: '2031-01-01T00:00:00Z' })
+    const res = await post({
+      type: 'Project',
+      class: PROTOCOL,
+      validFrom: '2030-01-01T02:00:00+02:00',
+      validUntil: '2031-01-01T00:00:00Z'
+    })
     expect(res.statusCode).toBe(201)
     expect(res.json()).toMatchObject({ validFrom: '2030-01-01T00:00:00.000Z', validUntil: '2031-01-01T00:00:00.000Z' })
   })
@@ -133,7 +173,11 @@ describe('POST /v1/domains', () => {
   })
 
   it('answers 401 without a key and 403 for a key without the registrar role', async () => {
-    const none = await t.app.inject({ method: 'POST', url: '/v1/domains', payload: { type: 'Project', class: PROTOCOL } })
+    const none = await t.app.inject({
+      method: 'POST',
+      url: '/v1/domains',
+      payload: { type: 'Project', class: PROTOCOL }
+    })
     expect(none.statusCode).toBe(401)
     expect(none.json().code).toBe('DOMAIN_AUTH_MISSING')
     expect(none.headers['www-authenticate']).toBe('Bearer')
@@ -146,10 +190,18 @@ describe('POST /v1/domains', () => {
 
 describe('GET /v1/domains/:did', () => {
   it('answers 404 for an unknown DID and 400 for a malformed one', async () => {
-    const missing = await t.app.inject({ method: 'GET', url: '/v1/domains/did:ixo:entity:00000000000000000000000000000000', headers: t.auth(registrar.key) })
+    const missing = await t.app.inject({
+      method: 'GET',
+      url: '/v1/domains/did:ixo:entity:00000000000000000000000000000000',
+      headers: t.auth(registrar.key)
+    })
     expect(missing.statusCode).toBe(404)
     expect(missing.json().code).toBe('DOMAIN_NOT_FOUND')
-    const malformed = await t.app.inject({ method: 'GET', url: '/v1/domains/did:ixo:entity:XYZ', headers: t.auth(registrar.key) })
+    const malformed = await t.app.inject({
+      method: 'GET',
+      url: '/v1/domains/did:ixo:entity:XYZ',
+      headers: t.auth(registrar.key)
+    })
     expect(malformed.statusCode).toBe(400)
   })
 })
@@ -190,7 +242,11 @@ describe('GET /v1/domains', () => {
     const bad = await t.app.inject({ method: 'GET', url: '/v1/domains?cursor=bm9wZQ', headers: t.auth(registrar.key) })
     expect(bad.statusCode).toBe(400)
     expect(bad.json().code).toBe('DOMAIN_INVALID_CURSOR')
-    const type = await t.app.inject({ method: 'GET', url: '/v1/domains?type=spaceship', headers: t.auth(registrar.key) })
+    const type = await t.app.inject({
+      method: 'GET',
+      url: '/v1/domains?type=spaceship',
+      headers: t.auth(registrar.key)
+    })
     expect(type.statusCode).toBe(400)
   })
 })
@@ -203,30 +259,60 @@ describe('PATCH /v1/domains/:did', () => {
       method: 'PATCH',
       url: `/v1/domains/${domain.did}`,
       headers: t.auth(registrar.key),
-      payload: { metadata: { name: 'Renamed' }, validUntil: t.clock.at(86_400_000), controllers: [registrar.account, next] }
+      payload: {
+        metadata: { name: 'Renamed' },
+        validUntil: t.clock.at(86_400_000),
+        controllers: [registrar.account, next]
+      }
     })
     expect(res.statusCode).toBe(200)
-    expect(res.json()).toMatchObject({ metadata: { name: 'Renamed' }, controllers: [registrar.account, next], status: 'draft' })
-    const history = await t.app.inject({ method: 'GET', url: `/v1/domains/${domain.did}/history`, headers: t.auth(registrar.key) })
+    expect(res.json()).toMatchObject({
+      metadata: { name: 'Renamed' },
+      controllers: [registrar.account, next],
+      status: 'draft'
+    })
+    const history = await t.app.inject({
+      method: 'GET',
+      url: `/v1/domains/${domain.did}/history`,
+      headers: t.auth(registrar.key)
+    })
     expect(history.json().items.map((e: { event: string }) => e.event)).toEqual(['created', 'updated'])
-    expect(history.json().items[1]).toMatchObject({ actor: { kind: 'api-key', keyId: registrar.id }, details: { changed: ['metadata', 'validUntil', 'controllers'] } })
+    expect(history.json().items[1]).toMatchObject({
+      actor: { kind: 'api-key', keyId: registrar.id },
+      details: { changed: ['metadata', 'validUntil', 'controllers'] }
+    })
   })
 
   it('refuses a registrar that does not control the domain, but lets an admin', async () => {
     const domain = await t.createDomain(registrar.key)
     const stranger = await t.issueKey(['registrar'], randomAccount())
-    const res = await t.app.inject({ method: 'PATCH', url: `/v1/domains/${domain.did}`, headers: t.auth(stranger.key), payload: { metadata: { x: 1 } } })
+    const res = await t.app.inject({
+      method: 'PATCH',
+      url: `/v1/domains/${domain.did}`,
+      headers: t.auth(stranger.key),
+      payload: { metadata: { x: 1 } }
+    })
     expect(res.statusCode).toBe(403)
     expect(res.json().code).toBe('DOMAIN_NOT_CONTROLLER')
     const admin = await t.issueKey(['admin'])
-    const ok = await t.app.inject({ method: 'PATCH', url: `/v1/domains/${domain.did}`, headers: t.auth(admin.key), payload: { metadata: { x: 1 } } })
+    const ok = await t.app.inject({
+      method: 'PATCH',
+      url: `/v1/domains/${domain.did}`,
+      headers: t.auth(admin.key),
+      payload: { metadata: { x: 1 } }
+    })
     expect(ok.statusCode).toBe(200)
   })
 
   it('refuses an empty patch and an empty controller list', async () => {
     const domain = await t.createDomain(registrar.key)
     for (const payload of [{}, { controllers: [] }]) {
-      const res = await t.app.inject({ method: 'PATCH', url: `/v1/domains/${domain.did}`, headers: t.auth(registrar.key), payload })
+      const res = await t.app.inject({
+        method: 'PATCH',
+        url: `/v1/domains/${domain.did}`,
+        headers: t.auth(registrar.key),
+        payload
+      })
       expect(res.statusCode).toBe(400)
     }
   })
@@ -235,15 +321,38 @@ describe('PATCH /v1/domains/:did', () => {
 describe('POST /v1/domains/:did/deactivate', () => {
   it('deactivates once, with the reason in the history', async () => {
     const domain = await t.createDomain(registrar.key)
-    const res = await t.app.inject({ method: 'POST', url: `/v1/domains/${domain.did}/deactivate`, headers: t.auth(registrar.key), payload: { reason: 'project closed' } })
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/v1/domains/${domain.did}/deactivate`,
+      headers: t.auth(registrar.key),
+      payload: { reason: 'project closed' }
+    })
     expect(res.statusCode).toBe(200)
     expect(res.json()).toMatchObject({ status: 'deactivated', usable: false })
     expect(res.json().deactivatedAt).not.toBeNull()
-    const again = await t.app.inject({ method: 'POST', url: `/v1/domains/${domain.did}/deactivate`, headers: t.auth(registrar.key) })
+    const again = await t.app.inject({
+      method: 'POST',
+      url: `/v1/domains/${domain.did}/deactivate`,
+      headers: t.auth(registrar.key)
+    })
     expect(again.statusCode).toBe(409)
-    const patch = await t.app.inject({ method: 'PATCH', url: `/v1/domains/${domain.did}`, headers: t.auth(registrar.key), payload: { metadata: {} } })
+    const patch = await t.app.inject({
+      method: 'PATCH',
+      url: `/v1/domains/${domain.did}`,
+      headers: t.auth(registrar.key),
+      payload: { metadata: {} }
+    })
     expect(patch.statusCode).toBe(409)
-    const history = await t.app.inject({ method: 'GET', url: `/v1/domains/${domain.did}/history`, headers: t.auth(registrar.key) })
-    expect(history.json().items.at(-1)).toMatchObject({ event: 'deactivated', fromStatus: 'draft', toStatus: 'deactivated', reason: 'project closed' })
+    const history = await t.app.inject({
+      method: 'GET',
+      url: `/v1/domains/${domain.did}/history`,
+      headers: t.auth(registrar.key)
+    })
+    expect(history.json().items.at(-1)).toMatchObject({
+      event: 'deactivated',
+      fromStatus: 'draft',
+      toStatus: 'deactivated',
+      reason: 'project closed'
+    })
   })
 })

@@ -54,12 +54,27 @@ async function readUntil (after: string, dids: string[], count: number, extra = 
 
 async function verifyDomain () {
   const domain = await t.createDomain(registrar.key)
-  const update = await t.app.inject({ method: 'PATCH', url: `/v1/domains/${domain.did}`, headers: t.auth(registrar.key), payload: { metadata: { name: 'Stoves II' } } })
+  const update = await t.app.inject({
+    method: 'PATCH',
+    url: `/v1/domains/${domain.did}`,
+    headers: t.auth(registrar.key),
+    payload: { metadata: { name: 'Stoves II' } }
+  })
   expect(update.statusCode).toBe(200)
-  const proposal = await t.app.inject({ method: 'POST', url: `/v1/domains/${domain.did}/verification-proposals`, headers: t.auth(compliance.key), payload: { evidence: 'https://evidence.example/site-visit' } })
+  const proposal = await t.app.inject({
+    method: 'POST',
+    url: `/v1/domains/${domain.did}/verification-proposals`,
+    headers: t.auth(compliance.key),
+    payload: { evidence: 'https://evidence.example/site-visit' }
+  })
   expect(proposal.statusCode).toBe(201)
   for (const voter of voters) {
-    const vote = await t.app.inject({ method: 'POST', url: `/v1/verification-proposals/${proposal.json().id}/votes`, headers: t.auth(voter.key), payload: { vote: 'yes' } })
+    const vote = await t.app.inject({
+      method: 'POST',
+      url: `/v1/verification-proposals/${proposal.json().id}/votes`,
+      headers: t.auth(voter.key),
+      payload: { vote: 'yes' }
+    })
     expect(vote.statusCode).toBe(201)
   }
   return domain.did
@@ -70,7 +85,12 @@ describe('GET /v1/events', () => {
     const { cursor: start } = await readAll()
     const did = await verifyDomain()
     const other = await t.createDomain(registrar.key)
-    const deactivate = await t.app.inject({ method: 'POST', url: `/v1/domains/${other.did}/deactivate`, headers: t.auth(registrar.key), payload: { reason: 'duplicate' } })
+    const deactivate = await t.app.inject({
+      method: 'POST',
+      url: `/v1/domains/${other.did}/deactivate`,
+      headers: t.auth(registrar.key),
+      payload: { reason: 'duplicate' }
+    })
     expect(deactivate.statusCode).toBe(200)
 
     const { items, cursor } = await readUntil(start, [did, other.did], 9)
@@ -80,8 +100,16 @@ describe('GET /v1/events', () => {
       [other.did, 'created'], [other.did, 'deactivated']
     ])
     expect(new Set(items.map((e) => e.id)).size).toBe(items.length)
-    expect(items[3]).toMatchObject({ fromStatus: 'verification_submitted', toStatus: 'verification_submitted', details: { vote: 'yes' } })
-    expect(items[6]).toMatchObject({ fromStatus: 'verification_submitted', toStatus: 'verified', actor: { kind: 'governance' } })
+    expect(items[3]).toMatchObject({
+      fromStatus: 'verification_submitted',
+      toStatus: 'verification_submitted',
+      details: { vote: 'yes' }
+    })
+    expect(items[6]).toMatchObject({
+      fromStatus: 'verification_submitted',
+      toStatus: 'verified',
+      actor: { kind: 'governance' }
+    })
 
     const caughtUp = (await feed(`?after=${cursor}`)).json() as FeedPage
     expect(caughtUp).toEqual({ items: [], nextCursor: cursor, hasMore: false })
@@ -92,19 +120,35 @@ describe('GET /v1/events', () => {
 
   it('keeps votes out of a domain\'s history of transitions', async () => {
     const did = await verifyDomain()
-    const history = await t.app.inject({ method: 'GET', url: `/v1/domains/${did}/history`, headers: t.auth(registrar.key) })
-    expect(history.json().items.map((e: { event: string }) => e.event)).toEqual(['created', 'updated', 'verification_proposed', 'verified'])
+    const history = await t.app.inject({
+      method: 'GET',
+      url: `/v1/domains/${did}/history`,
+      headers: t.auth(registrar.key)
+    })
+    expect(history.json().items.map((e: { event: string }) => e.event)).toEqual([
+      'created',
+      'updated',
+      'verification_proposed',
+      'verified'
+    ])
   })
 
   it('carries the time-driven transitions once they are settled', async () => {
     const { cursor: start } = await readAll()
     const expiring = await t.createDomain(registrar.key, { validUntil: t.clock.at(2 * 3_600_000) })
     const reviewed = await t.createDomain(registrar.key)
-    const proposal = await t.app.inject({ method: 'POST', url: `/v1/domains/${reviewed.did}/verification-proposals`, headers: t.auth(compliance.key), payload: { evidence: 'https://evidence.example/desk-review' } })
+    const proposal = await t.app.inject({
+      method: 'POST',
+      url: `/v1/domains/${reviewed.did}/verification-proposals`,
+      headers: t.auth(compliance.key),
+      payload: { evidence: 'https://evidence.example/desk-review' }
+    })
     expect(proposal.statusCode).toBe(201)
     t.clock.advance(2 * 3_600_000)
     for (const did of [expiring.did, reviewed.did]) {
-      expect((await t.app.inject({ method: 'GET', url: `/v1/domains/${did}`, headers: t.auth(registrar.key) })).statusCode).toBe(200)
+      expect(
+        (await t.app.inject({ method: 'GET', url: `/v1/domains/${did}`, headers: t.auth(registrar.key) })).statusCode
+      ).toBe(200)
     }
     const { items } = await readUntil(start, [expiring.did, reviewed.did], 2, '&types=expired,rejected')
     expect(items.map((e) => [e.domainDid, e.event, e.actor.kind])).toEqual([
@@ -153,9 +197,17 @@ describe('GET /v1/events', () => {
     let inserted!: () => void
     const insertDone = new Promise<void>((resolve) => { inserted = resolve })
     const slow = side.db.transaction().execute(async (trx) => {
-      await trx.insertInto('domain_events').values({
-        domain_did: domain.did, event: 'updated', from_status: 'draft', to_status: 'draft', actor_kind: 'system', at: new Date()
-      }).execute()
+      await trx
+        .insertInto('domain_events')
+        .values({
+          domain_did: domain.did,
+          event: 'updated',
+          from_status: 'draft',
+          to_status: 'draft',
+          actor_kind: 'system',
+          at: new Date()
+        })
+        .execute()
       inserted()
       await held
     })
@@ -178,7 +230,9 @@ describe('GET /v1/events', () => {
   it('is in the OpenAPI document', async () => {
     const spec = (await t.app.inject({ method: 'GET', url: '/docs/json' })).json()
     const route = spec.paths['/v1/events'].get
-    expect(route.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['after', 'types', 'limit']))
+    expect(route.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(['after', 'types', 'limit'])
+    )
     expect(Object.keys(route.responses)).toEqual(expect.arrayContaining(['200', '400', '401']))
   })
 })

@@ -24,8 +24,14 @@ const registrar: Caller = {
   via: 'api-key',
   service: null
 }
-const voter = (i: number): Caller =>
-  ({ keyId: `k-voter-${i}`, name: 'voter', roles: ['voter'], account: `did:ixo:voter${i}`, via: 'api-key', service: null })
+const voter = (i: number): Caller => ({
+  keyId: `k-voter-${i}`,
+  name: 'voter',
+  roles: ['voter'],
+  account: `did:ixo:voter${i}`,
+  via: 'api-key',
+  service: null
+})
 
 /** The GraphQL routes alone on a bare Fastify, over a database handle that counts its statements. */
 async function countingGraphql () {

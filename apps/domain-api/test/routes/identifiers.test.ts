@@ -64,7 +64,10 @@ describe('GET /1.0/identifiers/:did', () => {
     const controllerMethod = `${controllerKey.did}#${controllerKey.multikey}`
     expect(doc.verificationMethod).toEqual([
       {
-        id: controllerMethod, type: 'Multikey', controller: controllerKey.did, publicKeyMultibase: controllerKey.multikey
+        id: controllerMethod,
+        type: 'Multikey',
+        controller: controllerKey.did,
+        publicKeyMultibase: controllerKey.multikey
       },
       { id: `${did}#stove`, type: 'Multikey', controller: did, publicKeyMultibase: deviceKey.multikey }
     ])

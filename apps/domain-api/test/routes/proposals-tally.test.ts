@@ -16,17 +16,29 @@ afterAll(async () => { await t?.close() })
 describe('POST /v1/verification-proposals/:id/votes under concurrency', () => {
   it('tallies concurrent votes exactly and refuses every duplicate', async () => {
     const domain = await t.createDomain(owner.key)
-    const opened = await t.app.inject({ method: 'POST', url: `/v1/domains/${domain.did}/verification-proposals`, headers: t.auth(owner.key), payload: { evidence: 'https://evidence.example/pkg.zip' } })
+    const opened = await t.app.inject({
+      method: 'POST',
+      url: `/v1/domains/${domain.did}/verification-proposals`,
+      headers: t.auth(owner.key),
+      payload: { evidence: 'https://evidence.example/pkg.zip' }
+    })
     const id = opened.json().id as string
     const choices = electorate.map((_, i) => (['yes', 'no', 'abstain'] as const)[i % 3])
     const cast = (v: { key: string }, i: number) =>
-      t.app.inject({ method: 'POST', url: `/v1/verification-proposals/${id}/votes`, headers: t.auth(v.key), payload: { vote: choices[i] } })
+      t.app.inject({
+        method: 'POST',
+        url: `/v1/verification-proposals/${id}/votes`,
+        headers: t.auth(v.key),
+        payload: { vote: choices[i] }
+      })
     const results = await Promise.all(electorate.flatMap((v, i) => [cast(v, i), cast(v, i)]))
     expect(results.filter((r) => r.statusCode === 201)).toHaveLength(30)
     const refused = results.filter((r) => r.statusCode === 409)
     expect(refused).toHaveLength(30)
     expect(refused.every((r) => r.json().code === 'DOMAIN_ALREADY_VOTED')).toBe(true)
-    const proposal = (await t.app.inject({ method: 'GET', url: `/v1/verification-proposals/${id}`, headers: t.auth(owner.key) })).json()
+    const proposal = (
+      await t.app.inject({ method: 'GET', url: `/v1/verification-proposals/${id}`, headers: t.auth(owner.key) })
+    ).json()
     expect(proposal).toMatchObject({ status: 'open', tally: { yes: 10, no: 10, abstain: 10, total: 30 } })
     expect(new Set(proposal.votes.map((v: { keyId: string }) => v.keyId))).toEqual(new Set(electorate.map((v) => v.id)))
   })

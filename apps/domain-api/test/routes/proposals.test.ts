@@ -15,13 +15,36 @@ beforeAll(async () => {
 })
 afterAll(async () => { await t?.close() })
 
-const propose = (did: string, key = compliance.key, body: object = { evidence: 'ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi', note: 'site visit done' }) =>
-  t.app.inject({ method: 'POST', url: `/v1/domains/${did}/verification-proposals`, headers: t.auth(key), payload: body })
+const propose = (
+  did: string,
+  key = compliance.key,
+  body: object = {
+    evidence: 'ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi',
+    note: 'site visit done'
+  }
+) =>
+  t.app.inject({
+    method: 'POST',
+    url: `/v1/domains/${did}/verification-proposals`,
+    headers: t.auth(key),
+    payload: body
+  })
 const vote = (id: string, key: string, choice: string) =>
-  t.app.inject({ method: 'POST', url: `/v1/verification-proposals/${id}/votes`, headers: t.auth(key), payload: { vote: choice } })
-const getDomain = async (did: string) => (await t.app.inject({ method: 'GET', url: `/v1/domains/${did}`, headers: t.auth(registrar.key) })).json()
-const getProposal = async (id: string) => (await t.app.inject({ method: 'GET', url: `/v1/verification-proposals/${id}`, headers: t.auth(registrar.key) })).json()
-const history = async (did: string) => (await t.app.inject({ method: 'GET', url: `/v1/domains/${did}/history`, headers: t.auth(registrar.key) })).json().items as Array<Record<string, any>>
+  t.app.inject({
+    method: 'POST',
+    url: `/v1/verification-proposals/${id}/votes`,
+    headers: t.auth(key),
+    payload: { vote: choice }
+  })
+const getDomain = async (did: string) =>
+  (await t.app.inject({ method: 'GET', url: `/v1/domains/${did}`, headers: t.auth(registrar.key) })).json()
+const getProposal = async (id: string) =>
+  (
+    await t.app.inject({ method: 'GET', url: `/v1/verification-proposals/${id}`, headers: t.auth(registrar.key) })
+  ).json()
+const history = async (did: string) =>
+  (await t.app.inject({ method: 'GET', url: `/v1/domains/${did}/history`, headers: t.auth(registrar.key) })).json()
+    .items as Array<Record<string, any>>
 
 async function openProposal (body: Record<string, unknown> = {}) {
   const domain = await t.createDomain(registrar.key, body)
@@ -43,17 +66,36 @@ describe('verification by governance', () => {
       proposedBy: { keyId: compliance.id, account: compliance.account }
     })
     expect(Date.parse(proposal.deadline) - t.clock.now()).toBe(HOUR)
-    expect(await getDomain(did)).toMatchObject({ status: 'verification_submitted', usable: false, verification: { proposalId: proposal.id, status: 'open' } })
+    expect(await getDomain(did)).toMatchObject({
+      status: 'verification_submitted',
+      usable: false,
+      verification: { proposalId: proposal.id, status: 'open' }
+    })
 
-    expect((await vote(proposal.id, voters[0]!.key, 'yes')).json().tally).toEqual({ yes: 1, no: 0, abstain: 0, total: 1 })
+    expect((await vote(proposal.id, voters[0]!.key, 'yes')).json().tally).toEqual({
+      yes: 1,
+      no: 0,
+      abstain: 0,
+      total: 1
+    })
     expect((await vote(proposal.id, voters[1]!.key, 'no')).json().status).toBe('open')
     const passing = await vote(proposal.id, voters[2]!.key, 'yes')
     expect(passing.statusCode).toBe(201)
     expect(passing.json()).toMatchObject({ status: 'passed', tally: { yes: 2, no: 1, abstain: 0, total: 3 } })
-    expect(passing.json().votes.map((v: { keyId: string }) => v.keyId).sort()).toEqual([voters[0]!.id, voters[1]!.id, voters[2]!.id].sort())
+    expect(
+      passing
+        .json()
+        .votes.map((v: { keyId: string }) => v.keyId)
+        .sort()
+    ).toEqual([voters[0]!.id, voters[1]!.id, voters[2]!.id].sort())
 
     const domain = await getDomain(did)
-    expect(domain).toMatchObject({ status: 'verified', verified: true, usable: true, verification: { proposalId: proposal.id, status: 'passed' } })
+    expect(domain).toMatchObject({
+      status: 'verified',
+      verified: true,
+      usable: true,
+      verification: { proposalId: proposal.id, status: 'passed' }
+    })
     expect(domain.verifiedAt).not.toBeNull()
     const events = await history(did)
     expect(events.map((e) => [e.event, e.fromStatus, e.toStatus])).toEqual([
@@ -61,7 +103,11 @@ describe('verification by governance', () => {
       ['verification_proposed', 'draft', 'verification_submitted'],
       ['verified', 'verification_submitted', 'verified']
     ])
-    expect(events[1]).toMatchObject({ actor: { kind: 'api-key', keyId: compliance.id, account: compliance.account }, proposalId: proposal.id, reason: 'site visit done' })
+    expect(events[1]).toMatchObject({
+      actor: { kind: 'api-key', keyId: compliance.id, account: compliance.account },
+      proposalId: proposal.id,
+      reason: 'site visit done'
+    })
     expect(events[2]).toMatchObject({ actor: { kind: 'governance' }, proposalId: proposal.id })
     expect(events[2]!.reason).toContain('2 yes, 1 no, 0 abstain')
 
@@ -75,15 +121,26 @@ describe('verification by governance', () => {
 
   it('does not pass below the threshold, and rejects when the period ends', async () => {
     const { did, proposal } = await openProposal()
-    for (const [i, choice] of ['yes', 'no', 'no', 'yes', 'abstain'].entries()) expect((await vote(proposal.id, voters[i]!.key, choice)).statusCode).toBe(201)
-    expect(await getProposal(proposal.id)).toMatchObject({ status: 'open', tally: { yes: 2, no: 2, abstain: 1, total: 5 } })
+    for (const [i, choice] of ['yes', 'no', 'no', 'yes', 'abstain'].entries()) {
+      expect((await vote(proposal.id, voters[i]!.key, choice)).statusCode).toBe(201)
+    }
+    expect(await getProposal(proposal.id)).toMatchObject({
+      status: 'open',
+      tally: { yes: 2, no: 2, abstain: 1, total: 5 }
+    })
     t.clock.advance(HOUR)
     const settled = await getProposal(proposal.id)
     expect(settled).toMatchObject({ status: 'rejected', closedAt: proposal.deadline })
     expect(settled.outcomeReason).toContain('voting period ended without passing')
     expect(await getDomain(did)).toMatchObject({ status: 'rejected', verified: false, usable: false })
     const last = (await history(did)).at(-1)
-    expect(last).toMatchObject({ event: 'rejected', fromStatus: 'verification_submitted', toStatus: 'rejected', actor: { kind: 'governance' }, at: proposal.deadline })
+    expect(last).toMatchObject({
+      event: 'rejected',
+      fromStatus: 'verification_submitted',
+      toStatus: 'rejected',
+      actor: { kind: 'governance' },
+      at: proposal.deadline
+    })
     const late = await vote(proposal.id, voters[6]!.key, 'yes')
     expect(late.statusCode).toBe(409)
   })
@@ -93,7 +150,10 @@ describe('verification by governance', () => {
     await vote(proposal.id, voters[0]!.key, 'yes')
     await vote(proposal.id, voters[1]!.key, 'yes')
     t.clock.advance(HOUR + 1)
-    expect(await getDomain(did)).toMatchObject({ status: 'rejected', verification: { proposalId: proposal.id, status: 'rejected' } })
+    expect(await getDomain(did)).toMatchObject({
+      status: 'rejected',
+      verification: { proposalId: proposal.id, status: 'rejected' }
+    })
     const retry = await propose(did)
     expect(retry.statusCode).toBe(201)
     for (const v of voters.slice(0, 3)) await vote(retry.json().id, v.key, 'yes')
@@ -111,7 +171,11 @@ describe('verification by governance', () => {
   it('settles ended periods in listings too', async () => {
     const { did } = await openProposal()
     t.clock.advance(HOUR)
-    const res = await t.app.inject({ method: 'GET', url: `/v1/domains?status=rejected&controller=${registrar.account}&limit=100`, headers: t.auth(registrar.key) })
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/v1/domains?status=rejected&controller=${registrar.account}&limit=100`,
+      headers: t.auth(registrar.key)
+    })
     expect(res.json().items.map((d: { did: string }) => d.did)).toContain(did)
   })
 
@@ -122,9 +186,18 @@ describe('verification by governance', () => {
     t.clock.advance(3 * HOUR)
     expect(await getDomain(did)).toMatchObject({ status: 'expired', verified: true, usable: false })
     const last = (await history(did)).at(-1)
-    expect(last).toMatchObject({ event: 'expired', fromStatus: 'verified', toStatus: 'expired', actor: { kind: 'system' } })
+    expect(last).toMatchObject({
+      event: 'expired',
+      fromStatus: 'verified',
+      toStatus: 'expired',
+      actor: { kind: 'system' }
+    })
     expect((await propose(did)).statusCode).toBe(409)
-    const frozen = await t.app.inject({ method: 'GET', url: `/v1/domains?status=expired&controller=${registrar.account}&limit=100`, headers: t.auth(registrar.key) })
+    const frozen = await t.app.inject({
+      method: 'GET',
+      url: `/v1/domains?status=expired&controller=${registrar.account}&limit=100`,
+      headers: t.auth(registrar.key)
+    })
     expect(frozen.json().items.map((d: { did: string }) => d.did)).toContain(did)
   })
 
@@ -140,7 +213,12 @@ describe('verification by governance', () => {
   it('renews an expired domain to draft when a controller sets a new validUntil', async () => {
     const domain = await t.createDomain(registrar.key, { validUntil: t.clock.at(HOUR) })
     t.clock.advance(HOUR)
-    const res = await t.app.inject({ method: 'PATCH', url: `/v1/domains/${domain.did}`, headers: t.auth(registrar.key), payload: { validUntil: t.clock.at(HOUR) } })
+    const res = await t.app.inject({
+      method: 'PATCH',
+      url: `/v1/domains/${domain.did}`,
+      headers: t.auth(registrar.key),
+      payload: { validUntil: t.clock.at(HOUR) }
+    })
     expect(res.statusCode).toBe(200)
     expect(res.json().status).toBe('draft')
     expect((await history(domain.did)).map((e) => e.event)).toEqual(['created', 'expired', 'renewed'])
@@ -156,7 +234,8 @@ describe('verification by governance', () => {
 
   it('freezes metadata and validity under review and after verification, but not controllers', async () => {
     const { did } = await openProposal()
-    const patch = (payload: object) => t.app.inject({ method: 'PATCH', url: `/v1/domains/${did}`, headers: t.auth(registrar.key), payload })
+    const patch = (payload: object) =>
+      t.app.inject({ method: 'PATCH', url: `/v1/domains/${did}`, headers: t.auth(registrar.key), payload })
     expect((await patch({ metadata: { name: 'sneaky' } })).statusCode).toBe(409)
     expect((await patch({ controllers: [registrar.account, randomAccount()] })).statusCode).toBe(200)
   })
@@ -175,7 +254,9 @@ describe('verification by governance', () => {
     const results = await Promise.all(voters.map(async (v) => await vote(proposal.id, v.key, 'yes')))
     const accepted = results.filter((r) => r.statusCode === 201)
     expect(accepted).toHaveLength(3)
-    expect(results.filter((r) => r.statusCode === 409).every((r) => r.json().code === 'DOMAIN_PROPOSAL_CLOSED')).toBe(true)
+    expect(results.filter((r) => r.statusCode === 409).every((r) => r.json().code === 'DOMAIN_PROPOSAL_CLOSED')).toBe(
+      true
+    )
     expect((await getProposal(proposal.id)).tally).toEqual({ yes: 3, no: 0, abstain: 0, total: 3 })
     expect((await history(did)).filter((e) => e.event === 'verified')).toHaveLength(1)
   })
@@ -205,9 +286,16 @@ describe('verification by governance', () => {
   it('refuses a second open proposal and cancels the open one on deactivation', async () => {
     const { did, proposal } = await openProposal()
     expect((await propose(did)).statusCode).toBe(409)
-    const res = await t.app.inject({ method: 'POST', url: `/v1/domains/${did}/deactivate`, headers: t.auth(registrar.key) })
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/v1/domains/${did}/deactivate`,
+      headers: t.auth(registrar.key)
+    })
     expect(res.statusCode).toBe(200)
-    expect(await getProposal(proposal.id)).toMatchObject({ status: 'cancelled', outcomeReason: 'the domain was deactivated' })
+    expect(await getProposal(proposal.id)).toMatchObject({
+      status: 'cancelled',
+      outcomeReason: 'the domain was deactivated'
+    })
     expect((await vote(proposal.id, voters[0]!.key, 'yes')).statusCode).toBe(409)
   })
 })

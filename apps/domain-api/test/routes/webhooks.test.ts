@@ -56,17 +56,37 @@ async function feedOf (did: string, count: number) {
 
 async function verifyDomain () {
   const domain = await t.createDomain(registrar.key)
-  await t.app.inject({ method: 'PATCH', url: `/v1/domains/${domain.did}`, headers: t.auth(registrar.key), payload: { metadata: { name: 'Stoves II' } } })
-  const proposal = await t.app.inject({ method: 'POST', url: `/v1/domains/${domain.did}/verification-proposals`, headers: t.auth(compliance.key), payload: { evidence: 'https://evidence.example/visit' } })
+  await t.app.inject({
+    method: 'PATCH',
+    url: `/v1/domains/${domain.did}`,
+    headers: t.auth(registrar.key),
+    payload: { metadata: { name: 'Stoves II' } }
+  })
+  const proposal = await t.app.inject({
+    method: 'POST',
+    url: `/v1/domains/${domain.did}/verification-proposals`,
+    headers: t.auth(compliance.key),
+    payload: { evidence: 'https://evidence.example/visit' }
+  })
   for (const voter of voters) {
-    await t.app.inject({ method: 'POST', url: `/v1/verification-proposals/${proposal.json().id}/votes`, headers: t.auth(voter.key), payload: { vote: 'yes' } })
+    await t.app.inject({
+      method: 'POST',
+      url: `/v1/verification-proposals/${proposal.json().id}/votes`,
+      headers: t.auth(voter.key),
+      payload: { vote: 'yes' }
+    })
   }
   return domain.did
 }
 
 describe('POST /v1/webhooks and the hook routes', () => {
   it('registers a hook, returns its secret once, lists, reads and deletes it', async () => {
-    const created = await t.app.inject({ method: 'POST', url: '/v1/webhooks', headers: admin(), payload: { url: 'http://127.0.0.1:9/hooks', events: ['verified', 'rejected'] } })
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/v1/webhooks',
+      headers: admin(),
+      payload: { url: 'http://127.0.0.1:9/hooks', events: ['verified', 'rejected'] }
+    })
     expect(created.statusCode).toBe(201)
     expect(created.headers['cache-control']).toBe('no-store')
     const hook = created.json()
@@ -81,20 +101,31 @@ describe('POST /v1/webhooks and the hook routes', () => {
     expect(list.json().items.map((h: { id: string }) => h.id)).toContain(hook.id)
     expect(list.body).not.toContain(hook.secret)
 
-    expect((await t.app.inject({ method: 'DELETE', url: `/v1/webhooks/${hook.id}`, headers: admin() })).statusCode).toBe(204)
+    expect(
+      (await t.app.inject({ method: 'DELETE', url: `/v1/webhooks/${hook.id}`, headers: admin() })).statusCode
+    ).toBe(204)
     const gone = await t.app.inject({ method: 'GET', url: `/v1/webhooks/${hook.id}`, headers: admin() })
     expect(gone.statusCode).toBe(404)
     expect(gone.json().code).toBe('DOMAIN_WEBHOOK_NOT_FOUND')
-    expect((await t.app.inject({ method: 'DELETE', url: `/v1/webhooks/${hook.id}`, headers: admin() })).statusCode).toBe(404)
+    expect(
+      (await t.app.inject({ method: 'DELETE', url: `/v1/webhooks/${hook.id}`, headers: admin() })).statusCode
+    ).toBe(404)
   })
 
   it('lets only an admin manage hooks', async () => {
     const payload = { url: 'http://127.0.0.1:9/hooks', events: ['*'] }
-    const registrarTry = await t.app.inject({ method: 'POST', url: '/v1/webhooks', headers: t.auth(registrar.key), payload })
+    const registrarTry = await t.app.inject({
+      method: 'POST',
+      url: '/v1/webhooks',
+      headers: t.auth(registrar.key),
+      payload
+    })
     expect(registrarTry.statusCode).toBe(403)
     expect(registrarTry.json().code).toBe('DOMAIN_FORBIDDEN')
     expect((await t.app.inject({ method: 'POST', url: '/v1/webhooks', payload })).statusCode).toBe(401)
-    expect((await t.app.inject({ method: 'GET', url: '/v1/webhooks', headers: t.auth(voters[0]!.key) })).statusCode).toBe(403)
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/v1/webhooks', headers: t.auth(voters[0]!.key) })).statusCode
+    ).toBe(403)
   })
 
   it('refuses malformed hooks with 400', async () => {
@@ -122,7 +153,15 @@ describe('webhook deliveries', () => {
       const hook = await register({ url: receiver.url, events: ['*'] })
       const did = await verifyDomain()
       const events = await feedOf(did, 7)
-      expect(events.map((e) => e.event)).toEqual(['created', 'updated', 'verification_proposed', 'vote_cast', 'vote_cast', 'vote_cast', 'verified'])
+      expect(events.map((e) => e.event)).toEqual([
+        'created',
+        'updated',
+        'verification_proposed',
+        'vote_cast',
+        'vote_cast',
+        'vote_cast',
+        'verified'
+      ])
       await waitFor(() => events.every((e) => receiver.eventIds().includes(e.id)), 'every event')
       for (const event of events) {
         const got = receiver.received.filter((r) => r.headers['x-event-id'] === event.id)
@@ -133,8 +172,13 @@ describe('webhook deliveries', () => {
         expect(JSON.parse(got[0]!.body)).toEqual(event)
       }
       const ours = async () => (await deliveries(hook.id)).filter((d) => events.some((e) => e.id === d.eventId))
-      await waitFor(async () => (await ours()).every((d) => d.status === 'delivered'), 'the log to record every delivery')
-      expect((await ours()).map((d) => [d.status, d.attempts, d.lastStatusCode])).toEqual(events.map(() => ['delivered', 1, 204]))
+      await waitFor(
+        async () => (await ours()).every((d) => d.status === 'delivered'),
+        'the log to record every delivery'
+      )
+      expect((await ours()).map((d) => [d.status, d.attempts, d.lastStatusCode])).toEqual(
+        events.map(() => ['delivered', 1, 204])
+      )
       await t.app.inject({ method: 'DELETE', url: `/v1/webhooks/${hook.id}`, headers: admin() })
     } finally {
       await receiver.shut()
@@ -165,7 +209,10 @@ describe('webhook deliveries', () => {
       await waitFor(() => receiver.refused() >= 10, 'retries against the 503s')
       await receiver.shut()
       const second = await verifyDomain()
-      await waitFor(async () => (await deliveries(hook.id)).some((d) => d.lastError !== null && d.attempts > 1), 'failed connections')
+      await waitFor(
+        async () => (await deliveries(hook.id)).some((d) => d.lastError !== null && d.attempts > 1),
+        'failed connections'
+      )
       const pending = await deliveries(hook.id, '&status=pending')
       expect(pending.length).toBeGreaterThan(0)
       expect(pending.every((d) => d.nextAttemptAt !== null)).toBe(true)
@@ -176,11 +223,16 @@ describe('webhook deliveries', () => {
       expect(expected).toHaveLength(14)
       await waitFor(() => expected.every((id) => receiver.eventIds().includes(id)), 'every event after the outage')
       expect(receiver.eventIds().sort()).toEqual([...expected].sort())
-      await waitFor(async () => (await deliveries(hook.id)).every((d) => d.status === 'delivered'), 'the log to catch up')
+      await waitFor(
+        async () => (await deliveries(hook.id)).every((d) => d.status === 'delivered'),
+        'the log to catch up'
+      )
       const log = await deliveries(hook.id)
       expect(log).toHaveLength(14)
       const retried = log.find((d) => d.attempts > 2)!
-      const detail = (await t.app.inject({ method: 'GET', url: `/v1/webhooks/${hook.id}/deliveries/${retried.id}`, headers: admin() })).json()
+      const detail = (
+        await t.app.inject({ method: 'GET', url: `/v1/webhooks/${hook.id}/deliveries/${retried.id}`, headers: admin() })
+      ).json()
       expect(detail.log.length).toBe(retried.attempts)
       expect(detail.log.at(-1)).toMatchObject({ statusCode: 204, error: null })
       expect(detail.log.slice(0, -1).every((a: { statusCode: number | null }) => a.statusCode !== 204)).toBe(true)
@@ -194,18 +246,36 @@ describe('webhook deliveries', () => {
     const limited = await startApp({ ...FAST, WEBHOOK_MAX_ATTEMPTS: '3' })
     const receiver = await startReceiver()
     try {
-      const hook = (await limited.app.inject({ method: 'POST', url: '/v1/webhooks', headers: limited.auth(ADMIN_KEY), payload: { url: receiver.url, events: ['created'] } })).json()
+      const hook = (
+        await limited.app.inject({
+          method: 'POST',
+          url: '/v1/webhooks',
+          headers: limited.auth(ADMIN_KEY),
+          payload: { url: receiver.url, events: ['created'] }
+        })
+      ).json()
       receiver.setUnavailable(true)
       const owner = await limited.issueKey(['registrar'])
       await limited.createDomain(owner.key)
-      const list = async () => (await limited.app.inject({ method: 'GET', url: `/v1/webhooks/${hook.id}/deliveries`, headers: limited.auth(ADMIN_KEY) })).json().items
+      const list = async () =>
+        (
+          await limited.app.inject({
+            method: 'GET',
+            url: `/v1/webhooks/${hook.id}/deliveries`,
+            headers: limited.auth(ADMIN_KEY)
+          })
+        ).json().items
       await waitFor(async () => (await list())[0]?.status === 'failed', 'the delivery to fail')
       const [failed] = await list()
       expect(failed).toMatchObject({ status: 'failed', attempts: 3, lastStatusCode: 503, nextAttemptAt: null })
       expect(receiver.refused()).toBe(3)
 
       receiver.setUnavailable(false)
-      const redeliver = await limited.app.inject({ method: 'POST', url: `/v1/webhooks/${hook.id}/deliveries/${failed.id}/redeliver`, headers: limited.auth(ADMIN_KEY) })
+      const redeliver = await limited.app.inject({
+        method: 'POST',
+        url: `/v1/webhooks/${hook.id}/deliveries/${failed.id}/redeliver`,
+        headers: limited.auth(ADMIN_KEY)
+      })
       expect(redeliver.statusCode).toBe(202)
       expect(redeliver.json()).toMatchObject({ id: failed.id, status: 'pending', attempts: 0 })
       await waitFor(() => receiver.received.length === 1, 'the redelivery')
@@ -213,12 +283,20 @@ describe('webhook deliveries', () => {
       expect(verifySignature(hook.secret, receiver.received[0]!)).toBe(true)
 
       await waitFor(async () => (await list())[0]?.status === 'delivered', 'the delivery to be logged')
-      const again = await limited.app.inject({ method: 'POST', url: `/v1/webhooks/${hook.id}/deliveries/${failed.id}/redeliver`, headers: limited.auth(ADMIN_KEY) })
+      const again = await limited.app.inject({
+        method: 'POST',
+        url: `/v1/webhooks/${hook.id}/deliveries/${failed.id}/redeliver`,
+        headers: limited.auth(ADMIN_KEY)
+      })
       expect(again.statusCode).toBe(202)
       await waitFor(() => receiver.received.length === 2, 'a second redelivery of a delivered event')
       expect(receiver.eventIds()).toEqual([failed.eventId])
 
-      const unknown = await limited.app.inject({ method: 'POST', url: `/v1/webhooks/${hook.id}/deliveries/00000000-0000-4000-8000-000000000000/redeliver`, headers: limited.auth(ADMIN_KEY) })
+      const unknown = await limited.app.inject({
+        method: 'POST',
+        url: `/v1/webhooks/${hook.id}/deliveries/00000000-0000-4000-8000-000000000000/redeliver`,
+        headers: limited.auth(ADMIN_KEY)
+      })
       expect(unknown.statusCode).toBe(404)
       expect(unknown.json().code).toBe('DOMAIN_WEBHOOK_DELIVERY_NOT_FOUND')
     } finally {
@@ -250,12 +328,29 @@ describe('webhook targets outside development', () => {
   it('refuses loopback and private addresses unless configured to allow them', async () => {
     const strict = await startApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' })
     try {
-      for (const url of ['http://127.0.0.1:8080/x', 'http://localhost/x', 'http://10.1.2.3/x', 'http://[::1]/x', 'http://169.254.169.254/latest', 'http://[::ffff:192.168.0.1]/x']) {
-        const res = await strict.app.inject({ method: 'POST', url: '/v1/webhooks', headers: strict.auth(ADMIN_KEY), payload: { url, events: ['*'] } })
+      for (const url of [
+        'http://127.0.0.1:8080/x',
+        'http://localhost/x',
+        'http://10.1.2.3/x',
+        'http://[::1]/x',
+        'http://169.254.169.254/latest',
+        'http://[::ffff:192.168.0.1]/x'
+      ]) {
+        const res = await strict.app.inject({
+          method: 'POST',
+          url: '/v1/webhooks',
+          headers: strict.auth(ADMIN_KEY),
+          payload: { url, events: ['*'] }
+        })
         expect(res.statusCode, url).toBe(400)
         expect(res.json().details[0].field).toBe('/url')
       }
-      const publicTarget = await strict.app.inject({ method: 'POST', url: '/v1/webhooks', headers: strict.auth(ADMIN_KEY), payload: { url: 'https://93.184.215.14/hooks', events: ['*'] } })
+      const publicTarget = await strict.app.inject({
+        method: 'POST',
+        url: '/v1/webhooks',
+        headers: strict.auth(ADMIN_KEY),
+        payload: { url: 'https://93.184.215.14/hooks', events: ['*'] }
+      })
       expect(publicTarget.statusCode).toBe(201)
     } finally {
       await strict.close()
@@ -266,11 +361,21 @@ describe('webhook targets outside development', () => {
 describe('webhooks in the OpenAPI document', () => {
   it('lists every webhook route with its errors', async () => {
     const spec = (await t.app.inject({ method: 'GET', url: '/docs/json' })).json()
-    expect(Object.keys(spec.paths)).toEqual(expect.arrayContaining([
-      '/v1/events', '/v1/webhooks', '/v1/webhooks/{id}', '/v1/webhooks/{id}/deliveries',
-      '/v1/webhooks/{id}/deliveries/{deliveryId}', '/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver'
-    ]))
-    expect(Object.keys(spec.paths['/v1/webhooks'].post.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '403']))
-    expect(Object.keys(spec.paths['/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver'].post.responses)).toEqual(expect.arrayContaining(['202', '404', '409']))
+    expect(Object.keys(spec.paths)).toEqual(
+      expect.arrayContaining([
+        '/v1/events',
+        '/v1/webhooks',
+        '/v1/webhooks/{id}',
+        '/v1/webhooks/{id}/deliveries',
+        '/v1/webhooks/{id}/deliveries/{deliveryId}',
+        '/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver'
+      ])
+    )
+    expect(Object.keys(spec.paths['/v1/webhooks'].post.responses)).toEqual(
+      expect.arrayContaining(['201', '400', '401', '403'])
+    )
+    expect(Object.keys(spec.paths['/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver'].post.responses)).toEqual(
+      expect.arrayContaining(['202', '404', '409'])
+    )
   })
 })

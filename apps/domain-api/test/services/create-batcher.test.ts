@@ -25,7 +25,9 @@ const row = (overrides: Partial<DomainInsert['domain']> = {}, claimKey?: string)
       ...overrides
     },
     reason: 'test',
-    ...(claimKey !== undefined ? { claim: { apiKeyId: 'k1', key: claimKey, fingerprint: 'f', response: { ok: true } } } : {})
+    ...(claimKey !== undefined
+      ? { claim: { apiKeyId: 'k1', key: claimKey, fingerprint: 'f', response: { ok: true } } }
+      : {})
   }
 }
 
@@ -34,7 +36,15 @@ describe('create batching', () => {
     const batcher = createInsertBatcher(file.database.db, 60_000)
     const rows = Array.from({ length: 40 }, () => row())
     expect(await Promise.all(rows.map(async (r) => await batcher.insert(r)))).toEqual(Array(40).fill(true))
-    const events = await file.database.db.selectFrom('domain_events').select('domain_did').where('domain_did', 'in', rows.map((r) => r.domain.did)).execute()
+    const events = await file.database.db
+      .selectFrom('domain_events')
+      .select('domain_did')
+      .where(
+        'domain_did',
+        'in',
+        rows.map((r) => r.domain.did)
+      )
+      .execute()
     expect(events).toHaveLength(40)
   })
 
@@ -44,7 +54,15 @@ describe('create batching', () => {
     const bad = row({ validFrom: new Date('2031-01-01T00:00:00Z'), validUntil: new Date('2030-01-01T00:00:00Z') })
     const results = await Promise.allSettled([batcher.insert(good[0]!), batcher.insert(bad), batcher.insert(good[1]!)])
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
-    const stored = await file.database.db.selectFrom('domains').select('did').where('did', 'in', [...good, bad].map((r) => r.domain.did)).execute()
+    const stored = await file.database.db
+      .selectFrom('domains')
+      .select('did')
+      .where(
+        'did',
+        'in',
+        [...good, bad].map((r) => r.domain.did)
+      )
+      .execute()
     expect(stored.map((r) => r.did).sort()).toEqual(good.map((r) => r.domain.did).sort())
   })
 

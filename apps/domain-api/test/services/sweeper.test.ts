@@ -23,22 +23,45 @@ describe('background sweep', () => {
     const clock = testClock()
     const { db } = file.database
     const domains = createDomainService({ db, clock: clock.date, idempotencyTtlMs: 60_000 })
-    const governance = createGovernanceService({ db, clock: clock.date, settings: { quorum: 2, threshold: 0.5, periodMs: 1000 } })
+    const governance = createGovernanceService({
+      db,
+      clock: clock.date,
+      settings: { quorum: 2, threshold: 0.5, periodMs: 1000 }
+    })
     const reviewed = await domains.create(caller, { type: 'Project', class: PROTOCOL })
     const proposal = await governance.propose(caller, reviewed.domain.did, { evidence: 'https://evidence.example/a' })
-    const expiring = await domains.create(caller, { type: 'Project', class: PROTOCOL, validUntil: clock.at(500) }, 'idem-1')
+    const expiring = await domains.create(
+      caller,
+      { type: 'Project', class: PROTOCOL, validUntil: clock.at(500) },
+      'idem-1'
+    )
     clock.advance(61_000)
 
     const sweeper = startSweeper({ db, clock: clock.date, log: silentLog, intervalMs: 0, idempotencyTtlMs: 60_000 })
     await sweeper.run()
     await sweeper.stop()
 
-    const statuses = await db.selectFrom('domains').select(['did', 'status']).where('did', 'in', [reviewed.domain.did, expiring.domain.did]).execute()
-    expect(Object.fromEntries(statuses.map((r) => [r.did, r.status]))).toEqual({ [reviewed.domain.did]: 'rejected', [expiring.domain.did]: 'expired' })
-    const stored = await db.selectFrom('verification_proposals').select('status').where('id', '=', proposal.id).executeTakeFirstOrThrow()
+    const statuses = await db
+      .selectFrom('domains')
+      .select(['did', 'status'])
+      .where('did', 'in', [reviewed.domain.did, expiring.domain.did])
+      .execute()
+    expect(Object.fromEntries(statuses.map((r) => [r.did, r.status]))).toEqual({
+      [reviewed.domain.did]: 'rejected',
+      [expiring.domain.did]: 'expired'
+    })
+    const stored = await db
+      .selectFrom('verification_proposals')
+      .select('status')
+      .where('id', '=', proposal.id)
+      .executeTakeFirstOrThrow()
     expect(stored.status).toBe('rejected')
     expect(await db.selectFrom('idempotency_keys').selectAll().execute()).toHaveLength(0)
-    const events = await db.selectFrom('domain_events').select('event').where('domain_did', '=', expiring.domain.did).execute()
+    const events = await db
+      .selectFrom('domain_events')
+      .select('event')
+      .where('domain_did', '=', expiring.domain.did)
+      .execute()
     expect(events.map((e) => e.event)).toEqual(['created', 'expired'])
   })
 })

@@ -51,7 +51,11 @@ export const unknownOutcome = (toolName: string, seconds: number): string =>
 
 const stringify = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value ?? null))
 
-export function createClientToolPort (deps: { bus: EventBus, state: SharedState, timeouts: Record<ClientToolKind, number> }): ClientToolPort {
+export function createClientToolPort (deps: {
+  bus: EventBus
+  state: SharedState
+  timeouts: Record<ClientToolKind, number>
+}): ClientToolPort {
   const waiting = new Map<string, (result: ClientToolResult) => void>()
   const key = (sessionId: string, toolCallId: string) => `${sessionId}\0${toolCallId}`
   let unsubscribe: Unsubscribe | undefined
@@ -67,8 +71,12 @@ export function createClientToolPort (deps: { bus: EventBus, state: SharedState,
           call.signal.removeEventListener('abort', onAbort)
           resolve(outcome)
         }
-        const timer = setTimeout(() => finish({ status: 'unknown', output: unknownOutcome(toolName, Math.round(timeoutMs / 1000)) }), timeoutMs)
-        const onAbort = () => finish({ status: 'unknown', output: 'The turn was aborted before the frontend answered.' })
+        const timer = setTimeout(
+          () => finish({ status: 'unknown', output: unknownOutcome(toolName, Math.round(timeoutMs / 1000)) }),
+          timeoutMs
+        )
+        const onAbort = () =>
+          finish({ status: 'unknown', output: 'The turn was aborted before the frontend answered.' })
         call.signal.addEventListener('abort', onAbort, { once: true })
         waiting.set(key(sessionId, toolCallId), (result) => {
           finish(result.error !== undefined && result.error !== null
@@ -76,10 +84,17 @@ export function createClientToolPort (deps: { bus: EventBus, state: SharedState,
             : { status: 'done', output: stringify(result.result), result: result.result })
         })
       })
-      const payload = kind === 'browser'
-        ? { sessionId, requestId, toolCallId, toolName, args }
-        : { sessionId, requestId, toolCallId, toolName, args, status: 'isRunning' }
-      deps.bus.publish({ name: kind === 'browser' ? 'browser_tool_call' : 'action_call', sessionId, requestId, did, data: payload })
+      const payload =
+        kind === 'browser'
+          ? { sessionId, requestId, toolCallId, toolName, args }
+          : { sessionId, requestId, toolCallId, toolName, args, status: 'isRunning' }
+      deps.bus.publish({
+        name: kind === 'browser' ? 'browser_tool_call' : 'action_call',
+        sessionId,
+        requestId,
+        did,
+        data: payload
+      })
       return await answer
     },
     async resolve (result) {

@@ -10,8 +10,10 @@ describe('/delegation', () => {
   let alice: TestUser
   beforeAll(async () => { alice = await t.h.user() })
 
-  const store = async (user: TestUser, payload: Record<string, unknown>) => await t.h.app.inject({ method: 'POST', url: '/delegation', headers: user.headers, payload })
-  const status = async (user: TestUser) => (await t.h.app.inject({ method: 'GET', url: '/delegation', headers: user.headers })).json()
+  const store = async (user: TestUser, payload: Record<string, unknown>) =>
+    await t.h.app.inject({ method: 'POST', url: '/delegation', headers: user.headers, payload })
+  const status = async (user: TestUser) =>
+    (await t.h.app.inject({ method: 'GET', url: '/delegation', headers: user.headers })).json()
 
   it('reports no delegation before one is stored', async () => {
     expect(await status(await t.h.user())).toEqual({ authorized: false })
@@ -21,7 +23,12 @@ describe('/delegation', () => {
     const user = await t.h.user()
     const expiration = nowS() + 3600
     const raw = await mintDelegation({ issuer: user.signer, audience: t.h.oracleDid, capabilities: caps, expiration })
-    const res = await store(user, { raw, issuer: 'did:key:zLies', audience: 'did:key:zMoreLies', expiration: 99999999999 })
+    const res = await store(user, {
+      raw,
+      issuer: 'did:key:zLies',
+      audience: 'did:key:zMoreLies',
+      expiration: 99999999999
+    })
     expect(res.statusCode).toBe(200)
     expect(res.json()).toEqual({ ok: true, expiration })
     expect(await status(user)).toEqual({ authorized: true, expiration, capabilities: caps })
@@ -31,8 +38,19 @@ describe('/delegation', () => {
     const user = await t.h.user()
     const root = await generateSigner()
     const rootExpiry = nowS() + 600
-    const proof = await mintDelegation({ issuer: root, audience: user.signer, capabilities: caps, expiration: rootExpiry })
-    const raw = await mintDelegation({ issuer: user.signer, audience: t.h.oracleDid, capabilities: caps, expiration: nowS() + 7200, proofs: [proof] })
+    const proof = await mintDelegation({
+      issuer: root,
+      audience: user.signer,
+      capabilities: caps,
+      expiration: rootExpiry
+    })
+    const raw = await mintDelegation({
+      issuer: user.signer,
+      audience: t.h.oracleDid,
+      capabilities: caps,
+      expiration: nowS() + 7200,
+      proofs: [proof]
+    })
     expect((await store(user, { raw })).json()).toEqual({ ok: true, expiration: rootExpiry })
   })
 
@@ -44,9 +62,29 @@ describe('/delegation', () => {
   })
 
   it.each([
-    ['addressed to another oracle', async (u: TestUser) => await mintDelegation({ issuer: u.signer, audience: (await generateSigner()).did(), capabilities: caps }), 'not addressed to this oracle'],
-    ['expired', async (u: TestUser) => await mintDelegation({ issuer: u.signer, audience: t.h.oracleDid, capabilities: caps, expiration: nowS() - 10 }), 'expired'],
-    ['that never expires', async (u: TestUser) => await mintDelegation({ issuer: u.signer, audience: t.h.oracleDid, capabilities: caps, expiration: Infinity }), 'it must expire'],
+    [
+      'addressed to another oracle',
+      async (u: TestUser) =>
+        await mintDelegation({ issuer: u.signer, audience: (await generateSigner()).did(), capabilities: caps }),
+      'not addressed to this oracle'
+    ],
+    [
+      'expired',
+      async (u: TestUser) =>
+        await mintDelegation({
+          issuer: u.signer,
+          audience: t.h.oracleDid,
+          capabilities: caps,
+          expiration: nowS() - 10
+        }),
+      'expired'
+    ],
+    [
+      'that never expires',
+      async (u: TestUser) =>
+        await mintDelegation({ issuer: u.signer, audience: t.h.oracleDid, capabilities: caps, expiration: Infinity }),
+      'it must expire'
+    ],
     ['that is garbage', async () => 'Z2FyYmFnZQ==', 'not a base64 UCAN delegation']
   ])('answers 400 to a delegation %s', async (_name, mint, reason) => {
     const res = await store(alice, { raw: await mint(alice) })
@@ -62,7 +100,11 @@ describe('/delegation', () => {
     const bob = await t.h.user()
     await store(alice, { raw: alice.delegation })
     await store(bob, { raw: bob.delegation })
-    const res = await t.h.app.inject({ method: 'DELETE', url: '/delegation', headers: { ...alice.headers, 'content-type': 'application/json' } })
+    const res = await t.h.app.inject({
+      method: 'DELETE',
+      url: '/delegation',
+      headers: { ...alice.headers, 'content-type': 'application/json' }
+    })
     expect(res.statusCode).toBe(200)
     expect(res.json()).toEqual({ ok: true })
     expect(await status(alice)).toEqual({ authorized: false })

@@ -14,7 +14,12 @@ describe('messages (offline agent, JSON replies)', () => {
   })
 
   const send = async (user: TestUser, sessionId: string, payload: Record<string, unknown>) =>
-    await t.h.app.inject({ method: 'POST', url: `/messages/${encodeURIComponent(sessionId)}`, headers: user.headers, payload })
+    await t.h.app.inject({
+      method: 'POST',
+      url: `/messages/${encodeURIComponent(sessionId)}`,
+      headers: user.headers,
+      payload
+    })
 
   describe('POST /messages/:sessionId', () => {
     it('answers with a single JSON reply and stores both messages', async () => {
@@ -31,12 +36,22 @@ describe('messages (offline agent, JSON replies)', () => {
 
     it('streams the offline agent\'s answer as SSE, ending with done', async () => {
       const id = await t.h.newSession(alice.headers)
-      const res = await t.h.app.inject({ method: 'POST', url: `/messages/${id}`, headers: { ...alice.headers, 'x-request-id': 'offline-1' }, payload: { message: 'stream me', stream: true } })
+      const res = await t.h.app.inject({
+        method: 'POST',
+        url: `/messages/${id}`,
+        headers: { ...alice.headers, 'x-request-id': 'offline-1' },
+        payload: { message: 'stream me', stream: true }
+      })
       expect(res.statusCode).toBe(200)
       expect(res.headers['x-request-id']).toBe('offline-1')
       const frames = parseSse(res.body)
       expect(frames.at(-1)?.event).toBe('done')
-      expect(frames.filter((f) => f.event === 'message').map((f) => f.data.content).join('')).toContain('You said: "stream me"')
+      expect(
+        frames
+          .filter((f) => f.event === 'message')
+          .map((f) => f.data.content)
+          .join('')
+      ).toContain('You said: "stream me"')
     })
 
     it('returns the whole transcript with returnAllMessages', async () => {
@@ -55,13 +70,30 @@ describe('messages (offline agent, JSON replies)', () => {
         metadata: { editorRoomId: '!room:example.org' },
         homeServer: 'https://matrix.example.org',
         attachments: [{ mxcUri: 'mxc://example.org/abc', filename: 'a.png', mimetype: 'image/png', size: 12 }],
-        tools: [{ name: 'read_page', description: 'Reads the page', schema: { $schema: 'http://json-schema.org/draft-07/schema#' } }],
-        agActions: [{ name: 'show_chart', description: 'Shows a chart', schema: { type: 'object', properties: {} }, hasRender: true }]
+        tools: [
+          {
+            name: 'read_page',
+            description: 'Reads the page',
+            schema: { $schema: 'http://json-schema.org/draft-07/schema#' }
+          }
+        ],
+        agActions: [
+          {
+            name: 'show_chart',
+            description: 'Shows a chart',
+            schema: { type: 'object', properties: {} },
+            hasRender: true
+          }
+        ]
       })
       expect(res.statusCode).toBe(200)
       const history = await t.h.app.inject({ method: 'GET', url: `/messages/${aliceSession}`, headers: alice.headers })
       const human = history.json().messages.findLast((m: { type: string }) => m.type === 'human')
-      expect(human).toMatchObject({ content: 'hello', attachments: [{ mxcUri: 'mxc://example.org/abc' }], metadata: { editorRoomId: '!room:example.org' } })
+      expect(human).toMatchObject({
+        content: 'hello',
+        attachments: [{ mxcUri: 'mxc://example.org/abc' }],
+        metadata: { editorRoomId: '!room:example.org' }
+      })
     })
 
     it.each([
@@ -69,8 +101,17 @@ describe('messages (offline agent, JSON replies)', () => {
       ['an empty message', { message: '' }],
       ['a blank message', { message: '   ' }],
       ['no message', { stream: false }],
-      ['eleven attachments', { message: 'hi', attachments: Array.from({ length: 11 }, () => ({ eventId: '$e', filename: 'f', mimetype: 'text/plain' })) }],
-      ['an attachment without mxcUri or eventId', { message: 'hi', attachments: [{ filename: 'f', mimetype: 'text/plain' }] }],
+      [
+        'eleven attachments',
+        {
+          message: 'hi',
+          attachments: Array.from({ length: 11 }, () => ({ eventId: '$e', filename: 'f', mimetype: 'text/plain' }))
+        }
+      ],
+      [
+        'an attachment without mxcUri or eventId',
+        { message: 'hi', attachments: [{ filename: 'f', mimetype: 'text/plain' }] }
+      ],
       ['a non-boolean stream', { message: 'hi', stream: 'yes' }],
       ['an unknown model', { message: 'hi', model: 'gpt-17' }],
       ['an unknown time zone', { message: 'hi', timezone: 'Mars/Olympus' }]
@@ -91,8 +132,11 @@ describe('messages (offline agent, JSON replies)', () => {
       const id = await t.h.newSession(alice.headers)
       const res = await send(alice, id, { message: 'please call me Grace' })
       expect(res.json().message.content).toContain('set_user_preferences: Updated.')
-      const history = (await t.h.app.inject({ method: 'GET', url: `/messages/${id}`, headers: alice.headers })).json().messages
-      expect(history[1].toolCalls).toEqual([expect.objectContaining({ name: 'set_user_preferences', args: { userName: 'Grace' }, status: 'done' })])
+      const history = (await t.h.app.inject({ method: 'GET', url: `/messages/${id}`, headers: alice.headers })).json()
+        .messages
+      expect(history[1].toolCalls).toEqual([
+        expect.objectContaining({ name: 'set_user_preferences', args: { userName: 'Grace' }, status: 'done' })
+      ])
     })
   })
 
@@ -102,7 +146,9 @@ describe('messages (offline agent, JSON replies)', () => {
       expect(res.statusCode).toBe(200)
       const types = res.json().messages.map((m: { type: string }) => m.type)
       expect(types.slice(0, 2)).toEqual(['human', 'ai'])
-      expect((await t.h.app.inject({ method: 'GET', url: `/messages/${aliceSession}`, headers: bob.headers })).statusCode).toBe(404)
+      expect(
+        (await t.h.app.inject({ method: 'GET', url: `/messages/${aliceSession}`, headers: bob.headers })).statusCode
+      ).toBe(404)
     })
 
     it('pages by turns with cursors in both directions', async () => {
@@ -110,18 +156,30 @@ describe('messages (offline agent, JSON replies)', () => {
       for (let i = 1; i <= 5; i++) await send(bob, id, { message: `turn ${i}` })
       const url = (q: string) => `/sessions/${encodeURIComponent(id)}/messages?${q}`
       const first = (await t.h.app.inject({ method: 'GET', url: url('limit=2'), headers: bob.headers })).json()
-      expect(first.messages.filter((m: { type: string }) => m.type === 'human').map((m: { content: string }) => m.content)).toEqual(['turn 4', 'turn 5'])
+      expect(
+        first.messages.filter((m: { type: string }) => m.type === 'human').map((m: { content: string }) => m.content)
+      ).toEqual(['turn 4', 'turn 5'])
       expect(first).toMatchObject({ hasOlder: true, hasNewer: false })
-      const older = (await t.h.app.inject({ method: 'GET', url: url(`limit=2&before=${first.prevCursor}`), headers: bob.headers })).json()
-      expect(older.messages.filter((m: { type: string }) => m.type === 'human').map((m: { content: string }) => m.content)).toEqual(['turn 2', 'turn 3'])
+      const older = (
+        await t.h.app.inject({ method: 'GET', url: url(`limit=2&before=${first.prevCursor}`), headers: bob.headers })
+      ).json()
+      expect(
+        older.messages.filter((m: { type: string }) => m.type === 'human').map((m: { content: string }) => m.content)
+      ).toEqual(['turn 2', 'turn 3'])
       expect(older).toMatchObject({ hasOlder: true, hasNewer: true })
-      const oldest = (await t.h.app.inject({ method: 'GET', url: url(`limit=2&before=${older.prevCursor}`), headers: bob.headers })).json()
+      const oldest = (
+        await t.h.app.inject({ method: 'GET', url: url(`limit=2&before=${older.prevCursor}`), headers: bob.headers })
+      ).json()
       expect(oldest.messages.map((m: { type: string }) => m.type)).toEqual(['human', 'ai'])
       expect(oldest.hasOlder).toBe(false)
-      const none = (await t.h.app.inject({ method: 'GET', url: url(`after=${first.nextCursor}`), headers: bob.headers })).json()
+      const none = (
+        await t.h.app.inject({ method: 'GET', url: url(`after=${first.nextCursor}`), headers: bob.headers })
+      ).json()
       expect(none).toMatchObject({ messages: [], hasNewer: false, nextCursor: first.nextCursor })
       await send(bob, id, { message: 'turn 6' })
-      const newer = (await t.h.app.inject({ method: 'GET', url: url(`after=${first.nextCursor}`), headers: bob.headers })).json()
+      const newer = (
+        await t.h.app.inject({ method: 'GET', url: url(`after=${first.nextCursor}`), headers: bob.headers })
+      ).json()
       expect(newer.messages.map((m: { content: string }) => m.content)[0]).toBe('turn 6')
       expect(newer.messages).toHaveLength(2)
     })
@@ -131,7 +189,11 @@ describe('messages (offline agent, JSON replies)', () => {
       ['a garbage cursor', 'before=zzz'],
       ['a limit over 100', 'limit=101']
     ])('answers 400 to %s', async (_name, query) => {
-      const res = await t.h.app.inject({ method: 'GET', url: `/sessions/${aliceSession}/messages?${query}`, headers: alice.headers })
+      const res = await t.h.app.inject({
+        method: 'GET',
+        url: `/sessions/${aliceSession}/messages?${query}`,
+        headers: alice.headers
+      })
       expect(res.statusCode).toBe(400)
       expect(res.json().statusCode).toBe(400)
     })
@@ -143,20 +205,41 @@ describe('messages (offline agent, JSON replies)', () => {
     })
 
     it('GET /sessions/:id/run reports no durable run', async () => {
-      expect((await t.h.app.inject({ method: 'GET', url: `/sessions/${aliceSession}/run`, headers: alice.headers })).json()).toEqual({ run: null })
-      expect((await t.h.app.inject({ method: 'GET', url: `/sessions/${aliceSession}/run`, headers: bob.headers })).statusCode).toBe(404)
+      expect(
+        (await t.h.app.inject({ method: 'GET', url: `/sessions/${aliceSession}/run`, headers: alice.headers })).json()
+      ).toEqual({ run: null })
+      expect(
+        (await t.h.app.inject({ method: 'GET', url: `/sessions/${aliceSession}/run`, headers: bob.headers })).statusCode
+      ).toBe(404)
     })
   })
 
   describe('POST /messages/abort', () => {
     it('answers success false when nothing is running', async () => {
-      const res = await t.h.app.inject({ method: 'POST', url: '/messages/abort', headers: alice.headers, payload: { sessionId: aliceSession } })
+      const res = await t.h.app.inject({
+        method: 'POST',
+        url: '/messages/abort',
+        headers: alice.headers,
+        payload: { sessionId: aliceSession }
+      })
       expect(res.json()).toEqual({ success: false })
     })
 
-    it('answers 404 for another user\'s session and 400 without a sessionId', async () => {
-      expect((await t.h.app.inject({ method: 'POST', url: '/messages/abort', headers: alice.headers, payload: { sessionId: bobSession } })).statusCode).toBe(404)
-      expect((await t.h.app.inject({ method: 'POST', url: '/messages/abort', headers: alice.headers, payload: {} })).statusCode).toBe(400)
+    it("answers 404 for another user's session and 400 without a sessionId", async () => {
+      expect(
+        (
+          await t.h.app.inject({
+            method: 'POST',
+            url: '/messages/abort',
+            headers: alice.headers,
+            payload: { sessionId: bobSession }
+          })
+        ).statusCode
+      ).toBe(404)
+      expect(
+        (await t.h.app.inject({ method: 'POST', url: '/messages/abort', headers: alice.headers, payload: {} }))
+          .statusCode
+      ).toBe(400)
     })
   })
 })

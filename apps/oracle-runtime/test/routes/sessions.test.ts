@@ -7,7 +7,12 @@ describe('sessions', () => {
   let bob: TestUser
   beforeAll(async () => { [alice, bob] = [await t.h.user(), await t.h.user()] })
 
-  const create = async (user: TestUser) => await t.h.app.inject({ method: 'POST', url: '/sessions', headers: { ...user.headers, 'content-type': 'application/json' } })
+  const create = async (user: TestUser) =>
+    await t.h.app.inject({
+      method: 'POST',
+      url: '/sessions',
+      headers: { ...user.headers, 'content-type': 'application/json' }
+    })
 
   describe('POST /sessions', () => {
     it('creates a session from an empty JSON body', async () => {
@@ -21,7 +26,12 @@ describe('sessions', () => {
     })
 
     it('still refuses malformed JSON', async () => {
-      const res = await t.h.app.inject({ method: 'POST', url: '/sessions', headers: { ...alice.headers, 'content-type': 'application/json' }, payload: '{oops' })
+      const res = await t.h.app.inject({
+        method: 'POST',
+        url: '/sessions',
+        headers: { ...alice.headers, 'content-type': 'application/json' },
+        payload: '{oops'
+      })
       expect(res.statusCode).toBe(400)
       expect(res.json().statusCode).toBe(400)
     })
@@ -58,14 +68,25 @@ describe('sessions', () => {
   describe('DELETE /sessions/:sessionId', () => {
     it('deletes the session with its messages and says so in JSON', async () => {
       const id = (await create(alice)).json().sessionId
-      await t.h.app.inject({ method: 'POST', url: `/messages/${id}`, headers: alice.headers, payload: { message: 'hello' } })
-      const res = await t.h.app.inject({ method: 'DELETE', url: `/sessions/${id}`, headers: { ...alice.headers, 'content-type': 'application/json' } })
+      await t.h.app.inject({
+        method: 'POST',
+        url: `/messages/${id}`,
+        headers: alice.headers,
+        payload: { message: 'hello' }
+      })
+      const res = await t.h.app.inject({
+        method: 'DELETE',
+        url: `/sessions/${id}`,
+        headers: { ...alice.headers, 'content-type': 'application/json' }
+      })
       expect(res.statusCode).toBe(200)
       expect(res.json()).toEqual({ message: 'Session deleted successfully' })
       const again = await t.h.app.inject({ method: 'DELETE', url: `/sessions/${id}`, headers: alice.headers })
       expect(again.statusCode).toBe(404)
       expect(again.json()).toMatchObject({ statusCode: 404, message: 'Session not found' })
-      expect((await t.h.app.inject({ method: 'GET', url: `/messages/${id}`, headers: alice.headers })).statusCode).toBe(404)
+      expect((await t.h.app.inject({ method: 'GET', url: `/messages/${id}`, headers: alice.headers })).statusCode).toBe(
+        404
+      )
     })
 
     it('answers 404 for another user\'s session and leaves it alone', async () => {

@@ -4,7 +4,14 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createMemoryState, type SharedState } from '@impact/shared-state'
 import { decodeBase64Car, mintDelegation } from '@impact/ucan'
-import { createHarness, testPlugin, testSharedState, type Harness, type TestSharedState, type TestUser } from '../support/harness.ts'
+import {
+  createHarness,
+  testPlugin,
+  testSharedState,
+  type Harness,
+  type TestSharedState,
+  type TestUser
+} from '../support/harness.ts'
 import { connectSocket, openSocket, openWs } from '../support/socket-client.ts'
 
 const serverDatabase = (process.env.DATABASE_URL ?? '') !== ''

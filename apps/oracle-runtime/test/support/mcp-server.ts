@@ -12,7 +12,12 @@ export interface McpTestTool extends Tool {
     CallToolResult | Promise<CallToolResult>
 }
 
-export interface McpCall { name: string, args: unknown, authorization: string | undefined, authType: string | undefined }
+export interface McpCall {
+  name: string
+  args: unknown
+  authorization: string | undefined
+  authType: string | undefined
+}
 
 export interface McpTestServer {
   url: string

@@ -25,8 +25,18 @@ function recorder (): Recorder & { push: (event: string, data: unknown) => void 
       const seen = events.find((e) => e.event === event && where(e.data))
       if (seen !== undefined) return seen.data
       return await new Promise((resolve, reject) => {
-        const waiter = { event, where, resolve: (data: any) => { clearTimeout(timer); resolve(data) } }
-        const timer = setTimeout(() => { waiters.delete(waiter); reject(new Error(`no ${event} within ${timeoutMs} ms; got ${events.map((e) => e.event).join(', ')}`)) }, timeoutMs)
+        const waiter = {
+          event,
+          where,
+          resolve: (data: any) => {
+            clearTimeout(timer)
+            resolve(data)
+          }
+        }
+        const timer = setTimeout(() => {
+          waiters.delete(waiter)
+          reject(new Error(`no ${event} within ${timeoutMs} ms; got ${events.map((e) => e.event).join(', ')}`))
+        }, timeoutMs)
         waiters.add(waiter)
       })
     },
@@ -34,23 +44,44 @@ function recorder (): Recorder & { push: (event: string, data: unknown) => void 
       const before = events.filter((e) => e.event === event).length
       await new Promise((resolve) => setTimeout(resolve, ms))
       const after = events.filter((e) => e.event === event).length
-      if (after !== before) throw new Error(`unexpected ${event}: ${JSON.stringify(events.filter((e) => e.event === event).at(-1)?.data)}`)
+      if (after !== before) {
+        throw new Error(`unexpected ${event}: ${JSON.stringify(events.filter((e) => e.event === event).at(-1)?.data)}`)
+      }
     }
   }
 }
 
 export type TestSocket = Socket & Recorder
 
-/** A socket.io v4 client as the oracle SDK opens it (websocket transport, `sessionId` + `userDid` query, auth object). */
-export function openSocket (base: string, options: { sessionId?: string, auth?: Record<string, unknown>, userDid?: string }): TestSocket {
+/**
+ * A socket.io v4 client as the oracle SDK opens it (websocket transport, `sessionId` + `userDid` query, auth
+ * object).
+ */
+export function openSocket (
+  base: string,
+  options: { sessionId?: string, auth?: Record<string, unknown>, userDid?: string }
+): TestSocket {
   const query: Record<string, string> = {}
   if (options.sessionId !== undefined) query.sessionId = options.sessionId
   if (options.userDid !== undefined) query.userDid = options.userDid
-  const socket = io(base, { transports: ['websocket'], query, auth: options.auth ?? {}, forceNew: true, reconnection: false, timeout: 5000 })
+  const socket = io(base, {
+    transports: ['websocket'],
+    query,
+    auth: options.auth ?? {},
+    forceNew: true,
+    reconnection: false,
+    timeout: 5000
+  })
   const record = recorder()
-  socket.onAny((event: string, data: unknown) => { record.push(event, data) })
-  socket.on('connect_error', (err: Error & { data?: unknown }) => { record.push('connect_error', { message: err.message, data: err.data }) })
-  socket.on('disconnect', (reason) => { record.push('disconnect', { reason }) })
+  socket.onAny((event: string, data: unknown) => {
+    record.push(event, data)
+  })
+  socket.on('connect_error', (err: Error & { data?: unknown }) => {
+    record.push('connect_error', { message: err.message, data: err.data })
+  })
+  socket.on('disconnect', (reason) => {
+    record.push('disconnect', { reason })
+  })
   return Object.assign(socket, { events: record.events, next: record.next, none: record.none })
 }
 
@@ -87,6 +118,8 @@ export function openWs (base: string, path: string, headers?: Record<string, str
     events: record.events,
     next: record.next,
     none: record.none,
-    send: (event: string, data?: unknown, id?: string | number) => { ws.send(JSON.stringify({ event, data, ...(id !== undefined ? { id } : {}) })) }
+    send: (event: string, data?: unknown, id?: string | number) => {
+      ws.send(JSON.stringify({ event, data, ...(id !== undefined ? { id } : {}) }))
+    }
   }
 }

@@ -1,20 +1,40 @@
 import { parseSse } from './harness.ts'
 
-export interface StreamResult { status: number, headers: Headers, text: string, frames: Array<{ event: string, data: any }> }
+export interface StreamResult {
+  status: number
+  headers: Headers
+  text: string
+  frames: Array<{ event: string, data: any }>
+}
 
 /** POSTs a streaming message over real HTTP and reads the SSE body to its end. */
-export async function streamMessage (base: string, sessionId: string, headers: Record<string, string>, body: Record<string, unknown>): Promise<StreamResult> {
+export async function streamMessage (
+  base: string,
+  sessionId: string,
+  headers: Record<string, string>,
+  body: Record<string, unknown>
+): Promise<StreamResult> {
   const res = await fetch(`${base}/messages/${encodeURIComponent(sessionId)}`, {
     method: 'POST',
     headers: { ...headers, 'content-type': 'application/json' },
     body: JSON.stringify({ stream: true, ...body })
   })
   const text = await res.text()
-  return { status: res.status, headers: res.headers, text, frames: res.headers.get('content-type')?.startsWith('text/event-stream') === true ? parseSse(text) : [] }
+  return {
+    status: res.status,
+    headers: res.headers,
+    text,
+    frames: res.headers.get('content-type')?.startsWith('text/event-stream') === true ? parseSse(text) : []
+  }
 }
 
 /** Opens a stream and hands back a reader that resolves frames as they arrive. */
-export async function openStream (base: string, sessionId: string, headers: Record<string, string>, body: Record<string, unknown>) {
+export async function openStream (
+  base: string,
+  sessionId: string,
+  headers: Record<string, string>,
+  body: Record<string, unknown>
+) {
   const controller = new AbortController()
   const res = await fetch(`${base}/messages/${encodeURIComponent(sessionId)}`, {
     method: 'POST',

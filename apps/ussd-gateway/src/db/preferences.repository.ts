@@ -2,7 +2,11 @@ import { sql, type Kysely } from 'kysely'
 import type { DB, Language } from './types.ts'
 
 export async function findLanguage (db: Kysely<DB>, phoneNumber: string): Promise<Language | undefined> {
-  const row = await db.selectFrom('ussd_phone_preferences').select('language').where('phone_number', '=', phoneNumber).executeTakeFirst()
+  const row = await db
+    .selectFrom('ussd_phone_preferences')
+    .select('language')
+    .where('phone_number', '=', phoneNumber)
+    .executeTakeFirst()
   return row?.language
 }
 

@@ -17,18 +17,46 @@ const TEXT_PATTERN = '^[^\\uffff]*$'
 
 /** What a user typed, as an aggregator forwards it: at most 182 characters, no U+FFFF. */
 export const ussdText = (description: string, examples?: string[]) =>
-  Type.String({ maxLength: MAX_TEXT, pattern: TEXT_PATTERN, description, ...(examples !== undefined ? { examples } : {}) })
+  Type.String({
+    maxLength: MAX_TEXT,
+    pattern: TEXT_PATTERN,
+    description,
+    ...(examples !== undefined ? { examples } : {})
+  })
 
-export const SessionIdSchema = Type.String({ minLength: 1, maxLength: 100, pattern: '^[\\x21-\\x7e]+$', description: 'Aggregator-assigned session id (printable ASCII, at most 100 characters)' })
+export const SessionIdSchema = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: '^[\\x21-\\x7e]+$',
+  description: 'Aggregator-assigned session id (printable ASCII, at most 100 characters)'
+})
 
 /** The Africa's Talking request, as JSON or form body; unknown fields are accepted and ignored. */
-export const UssdRequestSchema = Type.Object({
-  sessionId: SessionIdSchema,
-  serviceCode: Type.String({ pattern: SERVICE_CODE_PATTERN, maxLength: 64, description: 'Dialled code, e.g. *384*123#', examples: ['*384*123#'] }),
-  phoneNumber: Type.String({ pattern: PHONE_INPUT_PATTERN, description: 'E.164 phone number; the + may be omitted', examples: ['+254712345678'] }),
-  text: ussdText('Cumulative input joined with *; empty on the first request', ['', '1', '2*2*Jane Doe']),
-  networkCode: Type.Optional(Type.String({ maxLength: 16, description: 'MCC+MNC of the subscriber\'s network (Africa\'s Talking), kept with the session', examples: ['63902'] }))
-}, { additionalProperties: true })
+export const UssdRequestSchema = Type.Object(
+  {
+    sessionId: SessionIdSchema,
+    serviceCode: Type.String({
+      pattern: SERVICE_CODE_PATTERN,
+      maxLength: 64,
+      description: 'Dialled code, e.g. *384*123#',
+      examples: ['*384*123#']
+    }),
+    phoneNumber: Type.String({
+      pattern: PHONE_INPUT_PATTERN,
+      description: 'E.164 phone number; the + may be omitted',
+      examples: ['+254712345678']
+    }),
+    text: ussdText('Cumulative input joined with *; empty on the first request', ['', '1', '2*2*Jane Doe']),
+    networkCode: Type.Optional(
+      Type.String({
+        maxLength: 16,
+        description: "MCC+MNC of the subscriber's network (Africa's Talking), kept with the session",
+        examples: ['63902']
+      })
+    )
+  },
+  { additionalProperties: true }
+)
 export type UssdRequest = Static<typeof UssdRequestSchema>
 
 export const UssdTextReplySchema = Type.String({
@@ -60,7 +88,11 @@ export const DebugRecordSchema = Type.Object({
     context: Type.Object({
       sessionId: Type.String(),
       phoneNumber: PhoneNumberSchema,
-      message: Type.String({ description: 'Last screen sent (without CON/END); `(withheld: a logged-in screen)` once logged in, as those screens show the account' }),
+      message: Type.String({
+        description:
+          'Last screen sent (without CON/END); `(withheld: a logged-in screen)` once logged in, as those screens ' +
+            'show the account'
+      }),
       isAuthenticated: Type.Boolean()
     }),
     status: Type.Literal('active')
@@ -76,7 +108,10 @@ export const SessionListSchema = Type.Object({
 const PLUS = 43
 const SPACE = 32
 
-/** `+<digits>` from an accepted phone input (one already in that form is returned as it is: every hop normalises twice). */
+/**
+ * `+<digits>` from an accepted phone input (one already in that form is returned as it is: every hop normalises
+ * twice).
+ */
 export function normalisePhone (value: string): string {
   const first = value.charCodeAt(0)
   if (first === PLUS) return value
@@ -86,6 +121,9 @@ export function normalisePhone (value: string): string {
 /** Support's PIN reset: the temporary PIN to hand to the user, and until when it is good. */
 export const PinResetSchema = Type.Object({
   customerId: Type.String({ examples: ['C1A2B3C4D'] }),
-  temporaryPin: Type.String({ pattern: '^\\d{5}$', description: 'Give it to the user only; at login it leads to choosing a new PIN' }),
+  temporaryPin: Type.String({
+    pattern: '^\\d{5}$',
+    description: 'Give it to the user only; at login it leads to choosing a new PIN'
+  }),
   expiresAt: Type.String({ format: 'date-time' })
 })

@@ -78,7 +78,9 @@ function developmentKey (dataDir: string): Buffer {
   }
   chmodSync(file, 0o600)
   const material = parseKeyMaterial(readFileSync(file, 'utf8'))
-  if (material === undefined) throw new Error(`${file} does not hold a 32-byte hex key; delete it to generate a new one`)
+  if (material === undefined) {
+    throw new Error(`${file} does not hold a 32-byte hex key; delete it to generate a new one`)
+  }
   return material
 }
 
@@ -96,18 +98,24 @@ export function keyringIssues (config: KeyringConfig): string[] {
     issues.push('PIN_ENCRYPTION_KEY must be 32 bytes written as 64 hex characters or base64')
   }
   if (parsePreviousKeys(config.PIN_ENCRYPTION_PREVIOUS_KEYS) === undefined) {
-    issues.push('PIN_ENCRYPTION_PREVIOUS_KEYS must be id:key pairs separated by commas (ids of 1-16 letters, digits, _ or -)')
+    issues.push(
+      'PIN_ENCRYPTION_PREVIOUS_KEYS must be id:key pairs separated by commas (ids of 1-16 letters, digits, _ or -)'
+    )
   }
   return issues
 }
 
 export function loadKeyring (config: KeyringConfig): Keyring {
   const configured = config.PIN_ENCRYPTION_KEY !== undefined ? parseKeyMaterial(config.PIN_ENCRYPTION_KEY) : undefined
-  if (config.PIN_ENCRYPTION_KEY !== undefined && configured === undefined) throw new Error('PIN_ENCRYPTION_KEY is malformed')
+  if (config.PIN_ENCRYPTION_KEY !== undefined && configured === undefined) {
+    throw new Error('PIN_ENCRYPTION_KEY is malformed')
+  }
   const material = configured ?? developmentKey(config.DATA_DIR)
   const current = deriveKey(config.PIN_ENCRYPTION_KEY_ID ?? keyFingerprint(material), material)
   const byId = new Map<string, PinKey>()
-  for (const previous of parsePreviousKeys(config.PIN_ENCRYPTION_PREVIOUS_KEYS) ?? []) byId.set(previous.id, deriveKey(previous.id, previous.material))
+  for (const previous of parsePreviousKeys(config.PIN_ENCRYPTION_PREVIOUS_KEYS) ?? []) {
+    byId.set(previous.id, deriveKey(previous.id, previous.material))
+  }
   byId.set(current.id, current)
   return { current, byId }
 }

@@ -41,13 +41,17 @@ describe('rate limits behind a trusted proxy', () => {
     expect((await hop(ctx.app, { 'x-forwarded-for': '203.0.113.11' })).status).toBe(200)
   })
 
-  it('takes the client IP from X-Forwarded-For: the proxy\'s own address is not throttled for everyone', async () => {
-    for (let i = 0; i < 5; i++) expect((await hop(ctx.app, { 'x-forwarded-for': `203.0.113.${20 + i}` })).status).toBe(200)
+  it("takes the client IP from X-Forwarded-For: the proxy's own address is not throttled for everyone", async () => {
+    for (let i = 0; i < 5; i++) {
+      expect((await hop(ctx.app, { 'x-forwarded-for': `203.0.113.${20 + i}` })).status).toBe(200)
+    }
   })
 
   it('takes the address the proxy saw, not an entry the client forged in front of it', async () => {
     // The proxy (loopback here) appends the address it saw to what the client sent: the client's own entry is ignored.
-    for (let i = 0; i < 3; i++) expect((await hop(ctx.app, { 'x-forwarded-for': `10.9.9.${i}, 203.0.113.30` })).status).toBe(200)
+    for (let i = 0; i < 3; i++) {
+      expect((await hop(ctx.app, { 'x-forwarded-for': `10.9.9.${i}, 203.0.113.30` })).status).toBe(200)
+    }
     expect((await hop(ctx.app, { 'x-forwarded-for': '10.9.9.99, 203.0.113.30' })).body).toBe(LIMITED)
   })
 
@@ -73,7 +77,14 @@ describe('rate limits behind a trusted proxy', () => {
       method: 'POST',
       url: '/api/ussd/hubtel',
       headers: { 'x-forwarded-for': '203.0.113.47' },
-      payload: { Type: 'Initiation', Mobile: phoneNumber.slice(1), SessionId: `hb-${phoneNumber}`, ServiceCode: '713', Message: '*713#', Sequence: 1 }
+      payload: {
+        Type: 'Initiation',
+        Mobile: phoneNumber.slice(1),
+        SessionId: `hb-${phoneNumber}`,
+        ServiceCode: '713',
+        Message: '*713#',
+        Sequence: 1
+      }
     })
     expect(hubtel.statusCode).toBe(429)
     expect(hubtel.json()).toMatchObject({ Type: 'release', SessionId: `hb-${phoneNumber}` })
@@ -117,18 +128,30 @@ describe('rate limits behind a trusted proxy', () => {
     }
   })
 
-  const hubtel = (ip: string, sessionId: unknown = `h${Math.random()}`) => ctx.app.inject({
-    method: 'POST',
-    url: '/api/ussd/hubtel',
-    headers: { 'x-forwarded-for': ip },
-    payload: { Type: 'Initiation', Mobile: newPhone().slice(1), SessionId: sessionId, ServiceCode: '713', Message: '*713#', Sequence: 1 }
-  })
+  const hubtel = (ip: string, sessionId: unknown = `h${Math.random()}`) =>
+    ctx.app.inject({
+      method: 'POST',
+      url: '/api/ussd/hubtel',
+      headers: { 'x-forwarded-for': ip },
+      payload: {
+        Type: 'Initiation',
+        Mobile: newPhone().slice(1),
+        SessionId: sessionId,
+        ServiceCode: '713',
+        Message: '*713#',
+        Sequence: 1
+      }
+    })
 
   it('answers 429 on the Hubtel route as a JSON release that names the session', async () => {
     for (let i = 0; i < 3; i++) expect((await hubtel('203.0.113.60')).statusCode).toBe(200)
     const limited = await hubtel('203.0.113.60', 'hubtel-over-the-limit')
     expect(limited.statusCode).toBe(429)
-    expect(limited.json()).toMatchObject({ SessionId: 'hubtel-over-the-limit', Type: 'release', Message: 'Too many requests. Please wait a minute and try again.' })
+    expect(limited.json()).toMatchObject({
+      SessionId: 'hubtel-over-the-limit',
+      Type: 'release',
+      Message: 'Too many requests. Please wait a minute and try again.'
+    })
     expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1)
     // A malformed body over the limit is refused too, without echoing what is not a session id.
     const malformed = await hubtel('203.0.113.60', 'x'.repeat(101))
@@ -172,7 +195,9 @@ describe('rate limits without a trusted proxy', () => {
   const ctx = fileApp({ RATE_LIMIT_MAX: '3' })
 
   it('ignores X-Forwarded-For, so a client cannot dodge the limit by forging it', async () => {
-    for (let i = 0; i < 3; i++) expect((await hop(ctx.app, { 'x-forwarded-for': `203.0.113.${80 + i}` })).status).toBe(200)
+    for (let i = 0; i < 3; i++) {
+      expect((await hop(ctx.app, { 'x-forwarded-for': `203.0.113.${80 + i}` })).status).toBe(200)
+    }
     expect((await hop(ctx.app, { 'x-forwarded-for': '203.0.113.99' })).body).toBe(LIMITED)
   })
 })

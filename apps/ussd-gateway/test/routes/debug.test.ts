@@ -18,9 +18,23 @@ describe('operator routes', () => {
     expect(Object.keys(record.debugInfo).sort()).toEqual(['context', 'state', 'status'])
     expect(record).toMatchObject({
       sessionId: phone.sessionId,
-      debugInfo: { state: 'preMenu', status: 'active', context: { sessionId: phone.sessionId, phoneNumber: phone.phoneNumber, message: welcome.screen, isAuthenticated: false } }
+      debugInfo: {
+        state: 'preMenu',
+        status: 'active',
+        context: {
+          sessionId: phone.sessionId,
+          phoneNumber: phone.phoneNumber,
+          message: welcome.screen,
+          isAuthenticated: false
+        }
+      }
     })
-    expect(Object.keys(record.debugInfo.context).sort()).toEqual(['isAuthenticated', 'message', 'phoneNumber', 'sessionId'])
+    expect(Object.keys(record.debugInfo.context).sort()).toEqual([
+      'isAuthenticated',
+      'message',
+      'phoneNumber',
+      'sessionId'
+    ])
     expect(record.activeSessions).toContain(phone.sessionId)
   })
 
@@ -41,7 +55,10 @@ describe('operator routes', () => {
     await phone.send('1')
     await phone.send('1')
     const details = await ctx.app.inject({ method: 'GET', url: `/api/ussd/debug/${phone.sessionId}`, headers: auth })
-    expect(details.json().debugInfo).toMatchObject({ state: 'accountDetails', context: { message: '(withheld: a logged-in screen)', isAuthenticated: true } })
+    expect(details.json().debugInfo).toMatchObject({
+      state: 'accountDetails',
+      context: { message: '(withheld: a logged-in screen)', isAuthenticated: true }
+    })
     expect(details.body).not.toMatch(new RegExp(`${customerId ?? 'C'}|Esther|esther@`))
   })
 
@@ -58,11 +75,20 @@ describe('operator routes', () => {
   it('answers 404 JSON with a clear message for unknown sessions', async () => {
     const res = await ctx.app.inject({ method: 'GET', url: '/api/ussd/debug/never-started', headers: auth })
     expect(res.statusCode).toBe(404)
-    expect(res.json()).toEqual({ statusCode: 404, error: 'Not Found', code: 'USSD_SESSION_NOT_FOUND', message: 'Session never-started not found: it expired after inactivity, ended, or never started' })
+    expect(res.json()).toEqual({
+      statusCode: 404,
+      error: 'Not Found',
+      code: 'USSD_SESSION_NOT_FOUND',
+      message: 'Session never-started not found: it expired after inactivity, ended, or never started'
+    })
   })
 
   it('requires the operator bearer token', async () => {
-    for (const headers of [{}, { authorization: 'Bearer wrong-token-0123456789' }, { authorization: `Basic ${OPERATOR_TOKEN}` }]) {
+    for (const headers of [
+      {},
+      { authorization: 'Bearer wrong-token-0123456789' },
+      { authorization: `Basic ${OPERATOR_TOKEN}` }
+    ]) {
       for (const url of ['/api/ussd/sessions', '/api/ussd/debug/x']) {
         const res = await ctx.app.inject({ method: 'GET', url, headers })
         expect(res.statusCode).toBe(401)
@@ -73,8 +99,18 @@ describe('operator routes', () => {
   })
 
   it('is off in production and in tests without a token, and open in development only', async () => {
-    const base = { LOG_LEVEL: 'silent', DATA_DIR: 'memory://', PIN_ENCRYPTION_KEY: TEST_PIN_KEY, MIGRATE_ON_START: 'never', DATABASE_URL: 'postgres://unused.invalid/none' }
-    for (const [env, expected] of [['production', 404], ['test', 404], ['development', 200]] as const) {
+    const base = {
+      LOG_LEVEL: 'silent',
+      DATA_DIR: 'memory://',
+      PIN_ENCRYPTION_KEY: TEST_PIN_KEY,
+      MIGRATE_ON_START: 'never',
+      DATABASE_URL: 'postgres://unused.invalid/none'
+    }
+    for (const [env, expected] of [
+      ['production', 404],
+      ['test', 404],
+      ['development', 200]
+    ] as const) {
       const app = await buildApp(loadConfig({ ...base, NODE_ENV: env }))
       try {
         expect((await app.inject({ method: 'GET', url: '/api/ussd/sessions' })).statusCode, env).toBe(expected)

@@ -62,7 +62,10 @@ describe('POST /api/ussd/events (end-of-session notification)', () => {
   it('answers 400 JSON to an events call without a session id or phone number, and frees nothing', async () => {
     const phone = new Dialer(ctx.app)
     await phone.dial()
-    const incomplete = [{ status: 'Success', phoneNumber: phone.phoneNumber }, { sessionId: phone.sessionId, status: 'Success' }]
+    const incomplete = [
+      { status: 'Success', phoneNumber: phone.phoneNumber },
+      { sessionId: phone.sessionId, status: 'Success' }
+    ]
     for (const payload of incomplete) {
       const res = await ctx.app.inject({ method: 'POST', url: '/api/ussd/events', payload })
       expect(res.statusCode).toBe(400)

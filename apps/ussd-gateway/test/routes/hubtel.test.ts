@@ -11,7 +11,17 @@ describe('POST /api/ussd/hubtel (latest-input aggregator)', () => {
       const res = await ctx.app.inject({
         method: 'POST',
         url: '/api/ussd/hubtel',
-        payload: { Type, Mobile, SessionId, ServiceCode: '713*20', Message, Operator: 'mtn', Sequence: String(Sequence), ClientState: '', Platform: 'USSD' }
+        payload: {
+          Type,
+          Mobile,
+          SessionId,
+          ServiceCode: '713*20',
+          Message,
+          Operator: 'mtn',
+          Sequence: String(Sequence),
+          ClientState: '',
+          Platform: 'USSD'
+        }
       })
       expect(res.statusCode).toBe(200)
       expect(res.headers['content-type']).toMatch(/^application\/json/)
@@ -24,7 +34,12 @@ describe('POST /api/ussd/hubtel (latest-input aggregator)', () => {
     const mobile = newPhone().slice(1)
     const session = hubtel(randomUUID().replace(/-/g, ''), mobile)
     const welcome = await session.send('Initiation', '*713*20#')
-    expect(welcome).toMatchObject({ Type: 'response', DataType: 'input', Label: 'Welcome to Impact Platform', Message: 'Welcome to Impact Platform\n1. Know More\n2. Account\n3. Language/Lugha\n*. Exit' })
+    expect(welcome).toMatchObject({
+      Type: 'response',
+      DataType: 'input',
+      Label: 'Welcome to Impact Platform',
+      Message: 'Welcome to Impact Platform\n1. Know More\n2. Account\n3. Language/Lugha\n*. Exit'
+    })
     expect((await session.send('Response', '2')).Message).toBe('Account\n1. Log in\n2. Create account\n0. Back')
     expect((await session.send('Response', '2')).Message).toBe('Enter your full name:\n0. Back')
     expect((await session.send('Response', 'Kofi*Mensah')).Message).toMatch(/^Please enter a name/)
@@ -48,13 +63,24 @@ describe('POST /api/ussd/hubtel (latest-input aggregator)', () => {
   it('releases with END texts: exit, expired session, release request, invalid input', async () => {
     const session = hubtel(randomUUID(), newPhone().slice(1))
     await session.send('Initiation', '*713*20#')
-    expect(await session.send('Response', '*')).toMatchObject({ Type: 'release', DataType: 'display', Message: 'Thank you for using Impact Platform. Goodbye!' })
+    expect(await session.send('Response', '*')).toMatchObject({
+      Type: 'release',
+      DataType: 'display',
+      Message: 'Thank you for using Impact Platform. Goodbye!'
+    })
     const unknown = hubtel(randomUUID(), newPhone().slice(1))
-    expect(await unknown.send('Response', '1', 4)).toMatchObject({ Type: 'release', Message: 'Your session has expired. Please dial again.' })
+    expect(await unknown.send('Response', '1', 4)).toMatchObject({
+      Type: 'release',
+      Message: 'Your session has expired. Please dial again.'
+    })
     const released = hubtel(randomUUID(), newPhone().slice(1))
     await released.send('Initiation', '*713*20#')
     expect(await released.send('Release', '')).toMatchObject({ Type: 'release', Message: '' })
-    const bad = await ctx.app.inject({ method: 'POST', url: '/api/ussd/hubtel', payload: { Type: 'Response', Mobile: 'abc', SessionId: 'x', ServiceCode: '713', Message: '1', Sequence: 2 } })
+    const bad = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/ussd/hubtel',
+      payload: { Type: 'Response', Mobile: 'abc', SessionId: 'x', ServiceCode: '713', Message: '1', Sequence: 2 }
+    })
     expect(bad.statusCode).toBe(200)
     expect(bad.json()).toMatchObject({ Type: 'release', SessionId: 'x', Message: 'Invalid input. Please try again.' })
   })

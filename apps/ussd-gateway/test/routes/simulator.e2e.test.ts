@@ -6,7 +6,16 @@ import { loadConfig } from '../../src/config.ts'
 import { OPERATOR_TOKEN, setupApp, TEST_PIN_KEY, type TestContext } from '../helper.ts'
 
 const CHROMIUM = '/usr/bin/chromium'
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync'
+]
 
 // Chromium comes from Debian's package (scripts/ensure-test-tools.sh in CI); without it this file is skipped.
 describe.runIf(existsSync(CHROMIUM))('phone simulator in headless Chromium', () => {
@@ -46,7 +55,9 @@ describe.runIf(existsSync(CHROMIUM))('phone simulator in headless Chromium', () 
     for (const key of ['*', '3', '8', '4', '*', '1', '2', '3', '#']) await page.click(`[data-key="${key}"]`)
     expect(await page.inputValue('#input')).toBe('*384*123#')
     await page.click('#call')
-    expect(await waitFor(/^Welcome to Impact Platform/)).toBe('Welcome to Impact Platform\n1. Know More\n2. Account\n3. Language/Lugha\n*. Exit')
+    expect(await waitFor(/^Welcome to Impact Platform/)).toBe(
+      'Welcome to Impact Platform\n1. Know More\n2. Account\n3. Language/Lugha\n*. Exit'
+    )
 
     await type('1')
     await waitFor(/Information/)
@@ -69,15 +80,32 @@ describe.runIf(existsSync(CHROMIUM))('phone simulator in headless Chromium', () 
     await waitFor(/Confirm/)
     await type('48213')
     const created = await waitFor(/Account created!/)
-    if (process.env.SIMULATOR_SCREENSHOT !== undefined) await page.screenshot({ path: process.env.SIMULATOR_SCREENSHOT })
+    if (process.env.SIMULATOR_SCREENSHOT !== undefined) {
+      await page.screenshot({ path: process.env.SIMULATOR_SCREENSHOT })
+    }
     expect(created).toMatch(/Your Customer ID: C[0-9A-F]{8}/)
     expect(await page.textContent('#session-state')).toBe('Session')
 
-    const sessions = await ctx.app.inject({ method: 'GET', url: '/api/ussd/sessions', headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })
+    const sessions = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/ussd/sessions',
+      headers: { authorization: `Bearer ${OPERATOR_TOKEN}` }
+    })
     expect(sessions.json().count).toBe(1)
     await page.click('#hangup')
     await waitFor(/^Session ended\./)
-    await expect.poll(async () => (await ctx.app.inject({ method: 'GET', url: '/api/ussd/sessions', headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })).json().count).toBe(0)
+    await expect
+      .poll(
+        async () =>
+          (
+            await ctx.app.inject({
+              method: 'GET',
+              url: '/api/ussd/sessions',
+              headers: { authorization: `Bearer ${OPERATOR_TOKEN}` }
+            })
+          ).json().count
+      )
+      .toBe(0)
     expect(errors).toEqual([])
   })
 
@@ -99,9 +127,21 @@ describe.runIf(existsSync(CHROMIUM))('phone simulator in headless Chromium', () 
 
 describe('GET /simulator', () => {
   it('is off in production unless enabled', async () => {
-    const base = { NODE_ENV: 'production', LOG_LEVEL: 'silent', DATA_DIR: 'memory://', PIN_ENCRYPTION_KEY: TEST_PIN_KEY, MIGRATE_ON_START: 'never', DATABASE_URL: 'postgres://unused.invalid/none' }
-    for (const [enabled, status] of [[undefined, 404], ['true', 200]] as const) {
-      const app = await buildApp(loadConfig({ ...base, ...(enabled !== undefined ? { SIMULATOR_ENABLED: enabled } : {}) }))
+    const base = {
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'silent',
+      DATA_DIR: 'memory://',
+      PIN_ENCRYPTION_KEY: TEST_PIN_KEY,
+      MIGRATE_ON_START: 'never',
+      DATABASE_URL: 'postgres://unused.invalid/none'
+    }
+    for (const [enabled, status] of [
+      [undefined, 404],
+      ['true', 200]
+    ] as const) {
+      const app = await buildApp(
+        loadConfig({ ...base, ...(enabled !== undefined ? { SIMULATOR_ENABLED: enabled } : {}) })
+      )
       try {
         expect((await app.inject({ method: 'GET', url: '/simulator' })).statusCode).toBe(status)
       } finally {

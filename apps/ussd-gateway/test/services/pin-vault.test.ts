@@ -40,16 +40,22 @@ describe('PIN vault', () => {
   })
 
   it('stores the key id in each record and reads records of a retired key after rotation', async () => {
-    const old = createPinVault(loadKeyring({ PIN_ENCRYPTION_KEY: OTHER, PIN_ENCRYPTION_KEY_ID: 'k2025', DATA_DIR: 'memory://' }))
+    const old = createPinVault(
+      loadKeyring({ PIN_ENCRYPTION_KEY: OTHER, PIN_ENCRYPTION_KEY_ID: 'k2025', DATA_DIR: 'memory://' })
+    )
     const record = await old.seal('48213')
     expect(record.split('$')[1]).toBe('k2025')
-    const rotated = createPinVault(loadKeyring({ PIN_ENCRYPTION_KEY: KEY, PIN_ENCRYPTION_PREVIOUS_KEYS: `k2025:${OTHER}`, DATA_DIR: 'memory://' }))
+    const rotated = createPinVault(
+      loadKeyring({ PIN_ENCRYPTION_KEY: KEY, PIN_ENCRYPTION_PREVIOUS_KEYS: `k2025:${OTHER}`, DATA_DIR: 'memory://' })
+    )
     expect(await rotated.verify('48213', record)).toEqual({ ok: true, stale: true })
     expect(rotated.keyId).toBe(keyFingerprint(Buffer.from(KEY, 'hex')))
   })
 
   it('refuses repeated digits and straight runs', () => {
-    for (const pin of ['00000', '11111', '99999', '12345', '54321', '01234', '56789', '98765', '43210']) expect(isWeakPin(pin)).toBe(true)
+    for (const pin of ['00000', '11111', '99999', '12345', '54321', '01234', '56789', '98765', '43210']) {
+      expect(isWeakPin(pin)).toBe(true)
+    }
     for (const pin of ['48213', '12346', '10203', '13579']) expect(isWeakPin(pin)).toBe(false)
   })
 })

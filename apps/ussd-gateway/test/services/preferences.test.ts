@@ -19,7 +19,15 @@ describe('phone language preferences without Redis', () => {
 
   beforeAll(async () => {
     testDb = await createTestDatabase()
-    database = await openAppDatabase(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', PIN_ENCRYPTION_KEY: TEST_PIN_KEY, ...testDb.env, MIGRATE_ON_START: 'always' }))
+    database = await openAppDatabase(
+      loadConfig({
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'silent',
+        PIN_ENCRYPTION_KEY: TEST_PIN_KEY,
+        ...testDb.env,
+        MIGRATE_ON_START: 'always'
+      })
+    )
     state = createSharedState({ url: undefined, prefix: 'test:' })
   })
   afterAll(async () => {

@@ -19,12 +19,26 @@ export async function registerDocs (app: FastifyInstance, options: DocsOptions) 
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: options.title, version: options.version, ...(options.description !== undefined ? { description: options.description } : {}) },
+      info: {
+        title: options.title,
+        version: options.version,
+        ...(options.description !== undefined ? { description: options.description } : {})
+      },
       components: { ...(options.securitySchemes !== undefined ? { securitySchemes: options.securitySchemes } : {}) }
     },
     // Shared schemas appear under their own names (ErrorBody, ChatSession…) instead of def-0, def-1…
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' && /^[A-Za-z0-9._-]+$/.test(json.$id) ? json.$id : `def-${i}`) },
-    ...(options.hide !== undefined ? { transform: ({ schema, url }) => ({ schema: options.hide?.(url) === true ? { ...schema, hide: true } : schema, url }) } : {})
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === 'string' && /^[A-Za-z0-9._-]+$/.test(json.$id) ? json.$id : `def-${i}`
+    },
+    ...(options.hide !== undefined
+      ? {
+          transform: ({ schema, url }) => ({
+            schema: options.hide?.(url) === true ? { ...schema, hide: true } : schema,
+            url
+          })
+        }
+      : {})
   })
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true })
 }

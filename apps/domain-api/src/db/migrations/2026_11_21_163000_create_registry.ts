@@ -26,7 +26,11 @@ export async function up (db: Kysely<any>): Promise<void> {
     .addColumn('metadata', 'jsonb', (c) => c.notNull())
     .addColumn('valid_from', 'timestamptz')
     .addColumn('valid_until', 'timestamptz')
-    .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('draft', 'verification_submitted', 'verified', 'rejected', 'expired', 'deactivated')`))
+    .addColumn('status', 'text', (c) =>
+      c
+        .notNull()
+        .check(sql`status in ('draft', 'verification_submitted', 'verified', 'rejected', 'expired', 'deactivated')`)
+    )
     .addColumn('latest_proposal_id', 'uuid')
     .addColumn('created_by_key', 'text', (c) => c.notNull())
     .addColumn('created_by_account', 'text', (c) => c.notNull())
@@ -34,7 +38,10 @@ export async function up (db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
     .addColumn('verified_at', 'timestamptz')
     .addColumn('deactivated_at', 'timestamptz')
-    .addCheckConstraint('domains_validity_order', sql`valid_from is null or valid_until is null or valid_from < valid_until`)
+    .addCheckConstraint(
+      'domains_validity_order',
+      sql`valid_from is null or valid_until is null or valid_from < valid_until`
+    )
     .execute()
   await db.schema.createIndex('domains_created_idx').on('domains').columns(['created_at', 'did']).execute()
   await db.schema.createIndex('domains_type_idx').on('domains').columns(['type', 'created_at']).execute()
@@ -65,12 +72,28 @@ export async function up (db: Kysely<any>): Promise<void> {
     .addColumn('outcome_reason', 'text')
     .execute()
   // At most one open proposal per domain, enforced by the database under concurrency.
-  await db.schema.createIndex('proposals_one_open_idx').on('verification_proposals').column('domain_did').unique()
-    .where(sql.ref('status'), '=', 'open').execute()
-  await db.schema.createIndex('proposals_deadline_idx').on('verification_proposals').column('deadline')
-    .where(sql.ref('status'), '=', 'open').execute()
-  await db.schema.createIndex('proposals_domain_idx').on('verification_proposals').columns(['domain_did', 'created_at']).execute()
-  await db.schema.alterTable('domains').addForeignKeyConstraint('domains_latest_proposal_fk', ['latest_proposal_id'], 'verification_proposals', ['id']).execute()
+  await db.schema
+    .createIndex('proposals_one_open_idx')
+    .on('verification_proposals')
+    .column('domain_did')
+    .unique()
+    .where(sql.ref('status'), '=', 'open')
+    .execute()
+  await db.schema
+    .createIndex('proposals_deadline_idx')
+    .on('verification_proposals')
+    .column('deadline')
+    .where(sql.ref('status'), '=', 'open')
+    .execute()
+  await db.schema
+    .createIndex('proposals_domain_idx')
+    .on('verification_proposals')
+    .columns(['domain_did', 'created_at'])
+    .execute()
+  await db.schema
+    .alterTable('domains')
+    .addForeignKeyConstraint('domains_latest_proposal_fk', ['latest_proposal_id'], 'verification_proposals', ['id'])
+    .execute()
 
   await db.schema.createTable('verification_votes')
     .addColumn('proposal_id', 'uuid', (c) => c.notNull().references('verification_proposals.id'))

@@ -3,13 +3,24 @@ import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import { CursorPageQuerySchema } from '@impact/schemas'
 import { authorize, callerOf } from '../../plugins/auth.ts'
 import { errorResponses, KEY_SECURITY } from '../../schemas/security.ts'
-import { ApiKeyPageSchema, ApiKeyParamsSchema, ApiKeySchema, CreateApiKeyBodySchema, CreatedApiKeySchema } from '../../schemas/api-key.ts'
+import {
+  ApiKeyPageSchema,
+  ApiKeyParamsSchema,
+  ApiKeySchema,
+  CreateApiKeyBodySchema,
+  CreatedApiKeySchema
+} from '../../schemas/api-key.ts'
 import { RoleSchema } from '../../schemas/common.ts'
 import type { ApiKeyService } from '../../services/api-keys.ts'
 
 export interface ApiKeyRoutesOptions { apiKeys: ApiKeyService }
 
-const CurrentKeySchema = Type.Object({ id: Type.String(), name: Type.String(), roles: Type.Array(RoleSchema), account: Type.String() })
+const CurrentKeySchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  roles: Type.Array(RoleSchema),
+  account: Type.String()
+})
 
 export const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRoutesOptions> = async (app, { apiKeys }) => {
   const tags = ['api keys']
@@ -28,7 +39,11 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRoutesOptions> = asyn
   }, async (request, reply) => {
     const created = await apiKeys.issue(callerOf(request), request.body)
     // The answer carries a secret: no cache may keep it.
-    return await reply.code(201).header('cache-control', 'no-store').header('location', `/v1/api-keys/${created.id}`).send(created)
+    return await reply
+      .code(201)
+      .header('cache-control', 'no-store')
+      .header('location', `/v1/api-keys/${created.id}`)
+      .send(created)
   })
 
   app.get('/v1/api-keys', {

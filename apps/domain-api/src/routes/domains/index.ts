@@ -25,13 +25,17 @@ const IdempotencyHeadersSchema = Type.Object({
     minLength: 1,
     maxLength: 255,
     pattern: '^[\\x21-\\x7E]+$',
-    description: 'Makes retries safe: a repeat with the same key and body returns the first result (for 24 h by default) instead of registering a twin; the same key with another body is 422'
+    description: 'Makes retries safe: a repeat with the same key and body returns the first result (for 24 h by ' +
+      'default) instead of registering a twin; the same key with another body is 422'
   }))
 })
 
 const CreatedHeaders = {
   location: Type.String({ description: 'URL of the new domain' }),
-  'idempotent-replayed': Type.Optional(Type.Literal('true', { description: 'Present when this is the stored answer to an earlier request with the same Idempotency-Key' }))
+  'idempotent-replayed': Type.Optional(Type.Literal('true', {
+    description: 'Present when this is the stored answer ' +
+    'to an earlier request with the same Idempotency-Key'
+  }))
 }
 
 const domainUrl = (did: string) => `/v1/domains/${did}`
@@ -67,7 +71,8 @@ export const domainRoutes: FastifyPluginAsyncTypebox<DomainRoutesOptions> = asyn
       }
     }
   }, async (request, reply) => {
-    const { domain, replayed } = await domains.create(callerOf(request), request.body, request.headers['idempotency-key'])
+    const idempotencyKey = request.headers['idempotency-key']
+    const { domain, replayed } = await domains.create(callerOf(request), request.body, idempotencyKey)
     reply.code(201).header('location', domainUrl(domain.did))
     if (replayed) reply.header('idempotent-replayed', 'true')
     return domain

@@ -10,7 +10,11 @@ export async function up (db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('last_updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute()
-  await db.schema.createIndex('oracle_sessions_did_updated').on('oracle_sessions').columns(['did', 'last_updated_at desc', 'id']).execute()
+  await db.schema
+    .createIndex('oracle_sessions_did_updated')
+    .on('oracle_sessions')
+    .columns(['did', 'last_updated_at desc', 'id'])
+    .execute()
 
   await db.schema.createTable('oracle_messages')
     .addColumn('seq', 'bigserial', (c) => c.primaryKey())
@@ -25,7 +29,11 @@ export async function up (db: Kysely<any>): Promise<void> {
     .addColumn('metadata', 'jsonb')
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute()
-  await db.schema.createIndex('oracle_messages_session_seq').on('oracle_messages').columns(['session_id', 'seq']).execute()
+  await db.schema
+    .createIndex('oracle_messages_session_seq')
+    .on('oracle_messages')
+    .columns(['session_id', 'seq'])
+    .execute()
 
   await db.schema.createTable('oracle_delegations')
     .addColumn('did', 'text', (c) => c.primaryKey())

@@ -24,7 +24,11 @@ export async function up (db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('settled_at', 'timestamptz')
     .execute()
-  await db.schema.createIndex('oracle_credit_claims_did_status').on('oracle_credit_claims').columns(['did', 'status']).execute()
+  await db.schema
+    .createIndex('oracle_credit_claims_did_status')
+    .on('oracle_credit_claims')
+    .columns(['did', 'status'])
+    .execute()
 }
 
 export async function down (db: Kysely<any>): Promise<void> {

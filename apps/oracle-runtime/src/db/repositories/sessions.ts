@@ -14,8 +14,12 @@ const toSession = (row: Selectable<SessionTable>, oracleDid: string): ChatSessio
 
 export const NEW_SESSION_TITLE = 'New chat'
 
-export async function createSession (db: Kysely<DB>, input: { did: string, oracleName: string, oracleDid: string }): Promise<ChatSession> {
-  const row = await db.insertInto('oracle_sessions')
+export async function createSession (
+  db: Kysely<DB>,
+  input: { did: string, oracleName: string, oracleDid: string }
+): Promise<ChatSession> {
+  const row = await db
+    .insertInto('oracle_sessions')
     .values({ id: `s_${randomUUID()}`, did: input.did, title: NEW_SESSION_TITLE, oracle_name: input.oracleName })
     .returningAll()
     .executeTakeFirstOrThrow()
@@ -23,23 +27,48 @@ export async function createSession (db: Kysely<DB>, input: { did: string, oracl
 }
 
 /** The caller's session, or undefined: another user's session is indistinguishable from a missing one. */
-export async function findSession (db: Kysely<DB>, did: string, sessionId: string, oracleDid: string): Promise<ChatSession | undefined> {
-  const row = await db.selectFrom('oracle_sessions').selectAll().where('id', '=', sessionId).where('did', '=', did).executeTakeFirst()
+export async function findSession (
+  db: Kysely<DB>,
+  did: string,
+  sessionId: string,
+  oracleDid: string
+): Promise<ChatSession | undefined> {
+  const row = await db
+    .selectFrom('oracle_sessions')
+    .selectAll()
+    .where('id', '=', sessionId)
+    .where('did', '=', did)
+    .executeTakeFirst()
   return row === undefined ? undefined : toSession(row, oracleDid)
 }
 
-export async function listSessions (db: Kysely<DB>, did: string, page: { limit: number, offset: number }, oracleDid: string) {
+export async function listSessions (
+  db: Kysely<DB>,
+  did: string,
+  page: { limit: number, offset: number },
+  oracleDid: string
+) {
   const [rows, count] = await Promise.all([
     db.selectFrom('oracle_sessions').selectAll().where('did', '=', did)
       .orderBy('activity', 'desc')
-      .limit(page.limit).offset(page.offset).execute(),
-    db.selectFrom('oracle_sessions').select((eb) => eb.fn.countAll().as('total')).where('did', '=', did).executeTakeFirstOrThrow()
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
+    db
+      .selectFrom('oracle_sessions')
+      .select((eb) => eb.fn.countAll().as('total'))
+      .where('did', '=', did)
+      .executeTakeFirstOrThrow()
   ])
   return { sessions: rows.map((r) => toSession(r, oracleDid)), total: Number(count.total) }
 }
 
 export async function deleteSession (db: Kysely<DB>, did: string, sessionId: string): Promise<boolean> {
-  const result = await db.deleteFrom('oracle_sessions').where('id', '=', sessionId).where('did', '=', did).executeTakeFirst()
+  const result = await db
+    .deleteFrom('oracle_sessions')
+    .where('id', '=', sessionId)
+    .where('did', '=', did)
+    .executeTakeFirst()
   return result.numDeletedRows > 0n
 }
 

@@ -25,7 +25,8 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
   app.get('/sessions/:id/messages', {
     schema: {
       tags: ['messages'],
-      summary: 'A page of history by turns: newest first page, then `before=prevCursor` for older, `after=nextCursor` for newer',
+      summary: 'A page of history by turns: newest first page, then `before=prevCursor` for older, ' +
+        '`after=nextCursor` for newer',
       security: SECURITY,
       params: SessionIdParamsSchema,
       querystring: HistoryQuerySchema,
@@ -38,7 +39,11 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
     if (session === undefined) throw new SessionNotFoundError()
     const beforeSeq = cursorSeq(before)
     const afterSeq = cursorSeq(after)
-    const page = await historyPage(db, session.sessionId, { limit, ...(beforeSeq !== undefined ? { before: beforeSeq } : {}), ...(afterSeq !== undefined ? { after: afterSeq } : {}) })
+    const page = await historyPage(db, session.sessionId, {
+      limit,
+      ...(beforeSeq !== undefined ? { before: beforeSeq } : {}),
+      ...(afterSeq !== undefined ? { after: afterSeq } : {})
+    })
     return {
       messages: page.messages.map(toDto),
       prevCursor: cursor(page.prevCursor),

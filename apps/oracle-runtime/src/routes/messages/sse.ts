@@ -14,7 +14,11 @@ export interface SseStream {
  * hooks (X-Request-Id, CORS) are kept; headers are flushed at once, followed by a heartbeat
  * comment, and a heartbeat goes out every `heartbeatMs` so proxies keep the stream open.
  */
-export function openSse (request: FastifyRequest, reply: FastifyReply, options: { requestId: string, heartbeatMs: number }): SseStream {
+export function openSse (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: { requestId: string, heartbeatMs: number }
+): SseStream {
   reply.hijack()
   const res = reply.raw
   const headers: Record<string, string | number | string[]> = {}

@@ -18,7 +18,9 @@ export const modelRoutes: FastifyPluginAsyncTypebox<ModelRoutesOptions> = async 
     tier: 'standard',
     costLabel: offline ? 'Free' : 'Provider pricing',
     badge: i === 0 ? 'Default' : '',
-    blurb: offline ? 'Built-in deterministic agent used when no model provider is configured' : `Served by the configured OpenAI-compatible provider as ${id}`,
+    blurb: offline
+      ? 'Built-in deterministic agent used when no model provider is configured'
+      : `Served by the configured OpenAI-compatible provider as ${id}`,
     vision: false,
     isDefault: i === 0,
     pricing: { inputPerMillion: 0, outputPerMillion: 0, currency: 'USD', unit: 'per_million_tokens' }

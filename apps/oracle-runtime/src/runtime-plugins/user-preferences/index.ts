@@ -29,7 +29,7 @@ function promptFor (preferences: UserPreferences): string {
   return [
     `User preferences (JSON): ${JSON.stringify(behaviour)}`,
     'Apply them to every answer from the start of the conversation: call yourself agentName and the user userName when set, ' +
-    'answer in language, keep the tone and formality, and follow customInstructions.'
+      'answer in language, keep the tone and formality, and follow customInstructions.'
   ].join('\n')
 }
 
@@ -40,40 +40,55 @@ function promptFor (preferences: UserPreferences): string {
  */
 export const userPreferencesPlugin: PluginDefinition = {
   name: 'user-preferences',
-  description: 'Per-user behaviour preferences (tone, length, format, language, formality, agent name) applied to every turn',
-  attributes: { visibility: 'always', stability: 'stable', category: 'core', defaultEnabled: true, dependencies: [], requiredEnv: [] },
+  description:
+    'Per-user behaviour preferences (tone, length, format, language, formality, agent name) applied to every turn',
+  attributes: {
+    visibility: 'always',
+    stability: 'stable',
+    category: 'core',
+    defaultEnabled: true,
+    dependencies: [],
+    requiredEnv: []
+  },
   setup (context) {
     const store = preferencesStore(context)
     return {
-      tools: [{
-        name: 'set_user_preferences',
-        description: 'Save how the user wants you to behave from now on, in every session: the name to call you or them, language, tone, ' +
-          'formality, standing instructions on length or format. Only for lasting behaviour changes the user asks for; do not save ' +
-          'one-turn requests ("answer this one briefly") or facts about the user. Pass only the fields that change.',
-        parameters: SetPreferencesArgsSchema,
-        async execute (args: Record<string, unknown>, turn) {
-          try {
-            const changes = Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined))
-            if (Object.keys(changes).length === 0) throw new Error('no preference given')
-            const saved = await store.write(turn.did, changes)
-            return `Updated. New preferences: ${JSON.stringify(saved, null, 2)}`
-          } catch (error) {
-            return `[Error updating user preferences: ${(error as Error).message}]`
+      tools: [
+        {
+          name: 'set_user_preferences',
+          description:
+            'Save how the user wants you to behave from now on, in every session: the name to call you or them, language, tone, ' +
+            'formality, standing instructions on length or format. Only for lasting behaviour changes the user asks for; do not save ' +
+            'one-turn requests ("answer this one briefly") or facts about the user. Pass only the fields that change.',
+          parameters: SetPreferencesArgsSchema,
+          async execute (args: Record<string, unknown>, turn) {
+            try {
+              const changes = Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined))
+              if (Object.keys(changes).length === 0) throw new Error('no preference given')
+              const saved = await store.write(turn.did, changes)
+              return `Updated. New preferences: ${JSON.stringify(saved, null, 2)}`
+            } catch (error) {
+              return `[Error updating user preferences: ${(error as Error).message}]`
+            }
           }
         }
-      }],
+      ],
       async routes (app) {
-        app.get('/user-preferences', {
-          schema: {
-            tags: ['user-preferences'],
-            summary: 'The caller\'s behaviour preferences, or null when none are set',
-            security: [{ ucanInvocation: [] }, { ucanDelegation: [] }],
-            response: { 200: Nullable(UserPreferencesSchema), 401: Type.Ref('ErrorBody') }
+        app.get(
+          '/user-preferences',
+          {
+            schema: {
+              tags: ['user-preferences'],
+              summary: "The caller's behaviour preferences, or null when none are set",
+              security: [{ ucanInvocation: [] }, { ucanDelegation: [] }],
+              response: { 200: Nullable(UserPreferencesSchema), 401: Type.Ref('ErrorBody') }
+            }
+          },
+          async (request, reply) => {
+            const preferences = await store.read(request.auth?.did as string)
+            return await reply.type('application/json; charset=utf-8').send(preferences)
           }
-        }, async (request, reply) => {
-          const preferences = await store.read(request.auth?.did as string)
-          return await reply.type('application/json; charset=utf-8').send(preferences)
-        })
+        )
       },
       async loadState (turn) {
         const preferences = await store.read(turn.did)

@@ -36,6 +36,7 @@ export class UpstreamError extends Error {
     super(message, { cause: options.cause })
     this.name = 'UpstreamError'
     this.status = options.status
-    this.retryable = options.retryable ?? (options.status === undefined || options.status === 429 || options.status >= 500)
+    this.retryable =
+      options.retryable ?? (options.status === undefined || options.status === 429 || options.status >= 500)
   }
 }

@@ -18,7 +18,9 @@ function preferenceIntent (text: string): Record<string, string> | undefined {
   const agentName = /\b(?:call yourself|your name is|i'?ll call you)\s+([\p{L}][\p{L}\p{N}_-]{0,40})/iu.exec(text)?.[1]
   const userName = /\bcall me\s+([\p{L}][\p{L}\p{N}_-]{0,40})/iu.exec(text)?.[1]
   const language = /\b(?:answer|reply|respond|speak|talk|write)\s+in\s+([\p{L}]{2,20})/iu.exec(text)?.[1]
-  const formality = new RegExp(`\\bbe (?:more |very )?(${FORMALITIES.join('|')})\\b`, 'i').exec(text)?.[1]?.toLowerCase()
+  const formality = new RegExp(`\\bbe (?:more |very )?(${FORMALITIES.join('|')})\\b`, 'i')
+    .exec(text)?.[1]
+    ?.toLowerCase()
   const tone = /\buse an? ([\p{L}-]{2,30}) tone\b/iu.exec(text)?.[1]
   if (agentName !== undefined) intent.agentName = agentName
   if (userName !== undefined) intent.userName = userName
@@ -69,7 +71,9 @@ function answerFor (messages: ChatMessage[]): string {
   ].join('')
   if (last?.role === 'tool') {
     const names = new Map<string, string>()
-    for (const m of messages) if (m.role === 'assistant') for (const c of m.tool_calls ?? []) names.set(c.id, c.function.name)
+    for (const m of messages) {
+      if (m.role === 'assistant') for (const c of m.tool_calls ?? []) names.set(c.id, c.function.name)
+    }
     const results: string[] = []
     for (let i = messages.length - 1; i >= 0; i--) {
       const m = messages[i]
@@ -92,13 +96,21 @@ export function createOfflineModel (): ChatModel {
     const last = req.messages.at(-1)
     yield { type: 'reasoning', text: 'Matching the message against the available tools and preferences.' }
     if (last?.role === 'user') {
-      const prefs = req.tools.some((t) => t.name === 'set_user_preferences') ? preferenceIntent(last.content) : undefined
+      const prefs = req.tools.some((t) => t.name === 'set_user_preferences')
+        ? preferenceIntent(last.content)
+        : undefined
       const mention = mentionedTool(last.content, req.tools)
       const call = prefs !== undefined
         ? { name: 'set_user_preferences', args: prefs }
         : mention !== undefined ? { name: mention.tool.name, args: jsonArgs(last.content, mention.at) } : undefined
       if (call !== undefined) {
-        yield { type: 'tool_call', index: 0, id: `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`, name: call.name, arguments: JSON.stringify(call.args) }
+        yield {
+          type: 'tool_call',
+          index: 0,
+          id: `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`,
+          name: call.name,
+          arguments: JSON.stringify(call.args)
+        }
         return
       }
     }

@@ -14,7 +14,10 @@ interface Delta {
   reasoning?: string | null
   tool_calls?: Array<{ index?: number, id?: string, function?: { name?: string, arguments?: string } }>
 }
-interface StreamChunk { choices?: Array<{ delta?: Delta, finish_reason?: string | null }>, error?: { message?: string } }
+interface StreamChunk {
+  choices?: Array<{ delta?: Delta, finish_reason?: string | null }>
+  error?: { message?: string }
+}
 
 function describe (text: string): string {
   try {
@@ -33,7 +36,12 @@ function describe (text: string): string {
  */
 export function createOpenAiModel (options: OpenAiModelOptions): ChatModel {
   const url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`
-  const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 64, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs })
+  const dispatcher = new Agent({
+    keepAliveTimeout: 30_000,
+    connections: 64,
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs
+  })
 
   async function * stream (req: ChatRequest): AsyncIterable<ModelChunk> {
     const body = {
@@ -62,8 +70,14 @@ export function createOpenAiModel (options: OpenAiModelOptions): ChatModel {
     if (response.statusCode !== 200) {
       const text = await response.body.text().catch(() => '')
       // Credential problems are the operator's business: their details (masked keys, account ids) stay in the logs.
-      const detail = response.statusCode === 401 || response.statusCode === 403 ? 'the provider refused the oracle\'s credentials' : describe(text)
-      throw new UpstreamError(`provider answered ${response.statusCode}: ${detail}`, { status: response.statusCode, cause: new Error(describe(text)) })
+      const detail =
+        response.statusCode === 401 || response.statusCode === 403
+          ? "the provider refused the oracle's credentials"
+          : describe(text)
+      throw new UpstreamError(`provider answered ${response.statusCode}: ${detail}`, {
+        status: response.statusCode,
+        cause: new Error(describe(text))
+      })
     }
     let buffer = ''
     let finished = false
@@ -89,9 +103,17 @@ export function createOpenAiModel (options: OpenAiModelOptions): ChatModel {
             const delta = choice.delta ?? {}
             const reasoning = delta.reasoning_content ?? delta.reasoning
             if (typeof reasoning === 'string' && reasoning !== '') yield { type: 'reasoning', text: reasoning }
-            if (typeof delta.content === 'string' && delta.content !== '') yield { type: 'content', text: delta.content }
+            if (typeof delta.content === 'string' && delta.content !== '') {
+              yield { type: 'content', text: delta.content }
+            }
             for (const call of delta.tool_calls ?? []) {
-              yield { type: 'tool_call', index: call.index ?? 0, id: call.id, name: call.function?.name, arguments: call.function?.arguments }
+              yield {
+                type: 'tool_call',
+                index: call.index ?? 0,
+                id: call.id,
+                name: call.function?.name,
+                arguments: call.function?.arguments
+              }
             }
             if (choice.finish_reason !== undefined && choice.finish_reason !== null) finished = true
           }

@@ -28,7 +28,11 @@ export function toWire (event: RuntimeEvent): WireEvent | undefined {
   }
   if (ENVELOPED[event.name] !== true) return undefined
   // Plugins may emit bare payloads; the envelope always names the session and request it belongs to.
-  return { name: event.name, data: { eventName: event.name, payload: { ...event.data, sessionId: event.sessionId, requestId: event.requestId } } }
+  return {
+    name: event.name,
+    data: { eventName: event.name, payload: { ...event.data, sessionId: event.sessionId, requestId: event.requestId } }
+  }
 }
 
-export const isOptional = (name: string): name is SocketOptionalEventName => (SOCKET_OPTIONAL_EVENTS as readonly string[]).includes(name)
+export const isOptional = (name: string): name is SocketOptionalEventName =>
+  (SOCKET_OPTIONAL_EVENTS as readonly string[]).includes(name)

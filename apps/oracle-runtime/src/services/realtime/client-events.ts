@@ -1,7 +1,12 @@
 import type { TSchema, Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import {
-  ActionCallResultSchema, SOCKET_CLIENT_EVENTS, SOCKET_OPTIONAL_EVENTS, SOCKET_SERVER_EVENTS, SocketSubscribeSchema, ToolResultSchema
+  ActionCallResultSchema,
+  SOCKET_CLIENT_EVENTS,
+  SOCKET_OPTIONAL_EVENTS,
+  SOCKET_SERVER_EVENTS,
+  SocketSubscribeSchema,
+  ToolResultSchema
 } from '@impact/schemas'
 import type { Kysely } from 'kysely'
 import { findSession } from '../../db/repositories/sessions.ts'
@@ -29,7 +34,10 @@ const now = () => new Date().toISOString()
 function parse<T extends TSchema> (schema: T, payload: unknown): { value: Static<T> } | { problem: string } {
   if (Value.Check(schema, payload)) return { value: payload }
   const first = Value.Errors(schema, payload).First()
-  return { problem: `${first?.path !== undefined && first.path !== '' ? first.path : 'payload'} ${first?.message ?? 'is invalid'}`.trim() }
+  return {
+    problem:
+      `${first?.path !== undefined && first.path !== '' ? first.path : 'payload'} ${first?.message ?? 'is invalid'}`.trim()
+  }
 }
 
 /**
@@ -37,7 +45,12 @@ function parse<T extends TSchema> (schema: T, payload: unknown): { value: Static
  * tool and action results are accepted only for a session the connection was admitted or
  * subscribed to (so only from its owner), and reach the waiting turn on any replica.
  */
-export async function handleClientEvent (deps: ClientEventDeps, member: Attached, name: string, payload: unknown): Promise<Ack> {
+export async function handleClientEvent (
+  deps: ClientEventDeps,
+  member: Attached,
+  name: string,
+  payload: unknown
+): Promise<Ack> {
   const { conn } = member
   const sessionId = conn.sessionId
   switch (name) {
@@ -48,21 +61,38 @@ export async function handleClientEvent (deps: ClientEventDeps, member: Attached
       conn.send('status', { connected: true, sessionId, ...deps.stats(), timestamp: now() })
       return OK
     case 'list-events':
-      conn.send('available-events', { clientEvents: SOCKET_CLIENT_EVENTS, serverEvents: SOCKET_SERVER_EVENTS, optionalEvents: SOCKET_OPTIONAL_EVENTS, sessionId, timestamp: now() })
+      conn.send('available-events', {
+        clientEvents: SOCKET_CLIENT_EVENTS,
+        serverEvents: SOCKET_SERVER_EVENTS,
+        optionalEvents: SOCKET_OPTIONAL_EVENTS,
+        sessionId,
+        timestamp: now()
+      })
       return OK
     case 'subscribe': {
       const parsed = parse(SocketSubscribeSchema, payload ?? {})
       if ('problem' in parsed) return refused(`Invalid subscribe: ${parsed.problem}`, 'ORACLE_WS_INVALID_PAYLOAD')
       const { events = [] } = parsed.value
       const unknown = events.find((event) => !isOptional(event))
-      if (unknown !== undefined) return refused(`Unknown optional event ${unknown}; optional events: ${SOCKET_OPTIONAL_EVENTS.join(', ')}`, 'ORACLE_WS_UNKNOWN_EVENT')
+      if (unknown !== undefined) {
+        return refused(
+          `Unknown optional event ${unknown}; optional events: ${SOCKET_OPTIONAL_EVENTS.join(', ')}`,
+          'ORACLE_WS_UNKNOWN_EVENT'
+        )
+      }
       const target = parsed.value.sessionId ?? sessionId
       if (!member.sessions.has(target)) {
-        if (await findSession(deps.db, conn.did, target, deps.oracleDid) === undefined) return refused('Session not found', 'ORACLE_SESSION_NOT_FOUND')
-        if (!await deps.subscribe(target)) return refused('Connection closed', 'ORACLE_WS_CLOSED')
+        if ((await findSession(deps.db, conn.did, target, deps.oracleDid)) === undefined) {
+          return refused('Session not found', 'ORACLE_SESSION_NOT_FOUND')
+        }
+        if (!(await deps.subscribe(target))) return refused('Connection closed', 'ORACLE_WS_CLOSED')
       }
-      if (events.length > 0) member.optional = new Set([...member.optional ?? [], ...events])
-      conn.send('subscribed', { sessionId: target, ...(member.optional !== undefined ? { events: [...member.optional] } : {}), timestamp: now() })
+      if (events.length > 0) member.optional = new Set([...(member.optional ?? []), ...events])
+      conn.send('subscribed', {
+        sessionId: target,
+        ...(member.optional !== undefined ? { events: [...member.optional] } : {}),
+        timestamp: now()
+      })
       return OK
     }
     case 'tool_result':
@@ -71,8 +101,18 @@ export async function handleClientEvent (deps: ClientEventDeps, member: Attached
       if ('problem' in parsed) return refused(`Invalid ${name}: ${parsed.problem}`, 'ORACLE_WS_INVALID_PAYLOAD')
       const { toolCallId, result, error } = parsed.value
       const target = parsed.value.sessionId ?? sessionId
-      if (!member.sessions.has(target)) return refused('Results are accepted only for the sessions this connection joined', 'ORACLE_WS_FORBIDDEN_SESSION')
-      await deps.clientTools.resolve({ sessionId: target, toolCallId, result: result ?? null, ...(typeof error === 'string' ? { error } : {}) })
+      if (!member.sessions.has(target)) {
+        return refused(
+          'Results are accepted only for the sessions this connection joined',
+          'ORACLE_WS_FORBIDDEN_SESSION'
+        )
+      }
+      await deps.clientTools.resolve({
+        sessionId: target,
+        toolCallId,
+        result: result ?? null,
+        ...(typeof error === 'string' ? { error } : {})
+      })
       return OK
     }
     default:

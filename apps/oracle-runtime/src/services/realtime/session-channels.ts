@@ -12,7 +12,11 @@ interface Channel { refs: number, ready: Promise<Unsubscribe | undefined> }
  * a replica hears its own events back from Redis and skips them unparsed (it delivered them
  * directly). Without Redis there is no other replica and all of this is a no-op.
  */
-export function createSessionChannels (deps: { state: SharedState, log: FastifyBaseLogger, deliver: (sessionId: string, event: WireEvent) => void }) {
+export function createSessionChannels (deps: {
+  state: SharedState
+  log: FastifyBaseLogger
+  deliver: (sessionId: string, event: WireEvent) => void
+}) {
   const remote = deps.state.kind === 'redis'
   const own = `${randomUUID()} `
   const channels = new Map<string, Channel>()

@@ -31,9 +31,19 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
   afterEach(() => { for (const socket of sockets.splice(0)) socket.disconnect() })
 
   it('accepts a valid invocation (with its delegation), joins the session and says connected', async () => {
-    const socket = track(await connectSocket(t.base, { sessionId: aliceSession, userDid: alice.did, auth: { invocation: alice.invocation, ucanDelegation: alice.delegation } }))
+    const socket = track(
+      await connectSocket(t.base, {
+        sessionId: aliceSession,
+        userDid: alice.did,
+        auth: { invocation: alice.invocation, ucanDelegation: alice.delegation }
+      })
+    )
     const connected = socket.events.find((e) => e.event === 'connected')?.data
-    expect(connected).toEqual({ message: 'Connected successfully', sessionId: aliceSession, timestamp: expect.any(String) })
+    expect(connected).toEqual({
+      message: 'Connected successfully',
+      sessionId: aliceSession,
+      timestamp: expect.any(String)
+    })
     expect(Number.isNaN(Date.parse(connected.timestamp))).toBe(false)
     expect(socket.events[0]?.event).toBe('connected')
   })
@@ -56,24 +66,42 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
   })
 
   it('refuses an expired, a garbage and a foreign-audience invocation', async () => {
-    const expired = await mintInvocation({ issuer: alice.signer, audience: t.h.oracleDid, expiration: Math.floor(Date.now() / 1000) - 60 })
+    const expired = await mintInvocation({
+      issuer: alice.signer,
+      audience: t.h.oracleDid,
+      expiration: Math.floor(Date.now() / 1000) - 60
+    })
     const elsewhere = await mintInvocation({ issuer: alice.signer, audience: (await generateSigner()).did() })
     for (const invocation of [expired, 'not-a-ucan', elsewhere]) {
       const error = await refusal({ sessionId: aliceSession, auth: { invocation, ucanDelegation: alice.delegation } })
-      expect(error).toEqual({ message: 'Unauthorized: Invalid UCAN invocation', data: { code: 'UCAN_INVALID_INVOCATION', statusCode: 401 } })
+      expect(error).toEqual({
+        message: 'Unauthorized: Invalid UCAN invocation',
+        data: { code: 'UCAN_INVALID_INVOCATION', statusCode: 401 }
+      })
     }
   })
 
   it('refuses an invalid bare delegation', async () => {
-    const expired = await mintDelegation({ issuer: alice.signer, audience: t.h.oracleDid, capabilities: [{ can: '*', with: 'ixo:oracle' }], expiration: Math.floor(Date.now() / 1000) - 60 })
+    const expired = await mintDelegation({
+      issuer: alice.signer,
+      audience: t.h.oracleDid,
+      capabilities: [{ can: '*', with: 'ixo:oracle' }],
+      expiration: Math.floor(Date.now() / 1000) - 60
+    })
     const error = await refusal({ sessionId: aliceSession, auth: { ucanDelegation: expired } })
-    expect(error).toEqual({ message: 'Unauthorized: Invalid UCAN delegation', data: { code: 'UCAN_INVALID_DELEGATION', statusCode: 401 } })
+    expect(error).toEqual({
+      message: 'Unauthorized: Invalid UCAN delegation',
+      data: { code: 'UCAN_INVALID_DELEGATION', statusCode: 401 }
+    })
   })
 
   it('refuses another user\'s session and an unknown one alike, even with the owner\'s DID as userDid', async () => {
     const theirs = await refusal({ sessionId: bobSession, userDid: bob.did, auth: { invocation: alice.invocation } })
     const unknown = await refusal({ sessionId: 's_missing', auth: { invocation: alice.invocation } })
-    expect(theirs).toEqual({ message: 'Session not found', data: { code: 'ORACLE_SESSION_NOT_FOUND', statusCode: 404 } })
+    expect(theirs).toEqual({
+      message: 'Session not found',
+      data: { code: 'ORACLE_SESSION_NOT_FOUND', statusCode: 404 }
+    })
     expect(unknown).toEqual(theirs)
   })
 
@@ -91,7 +119,9 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
     refused.ws.send('40{"invocation":"garbage"}')
     expect((await refused.closed) - sent).toBeLessThan(500)
     expect(refused.frames[0]).toMatch(/^0\{"sid"/)
-    expect(refused.frames[1]).toBe('44{"message":"Unauthorized: Invalid UCAN invocation","data":{"code":"UCAN_INVALID_INVOCATION","statusCode":401}}')
+    expect(refused.frames[1]).toBe(
+      '44{"message":"Unauthorized: Invalid UCAN invocation","data":{"code":"UCAN_INVALID_INVOCATION","statusCode":401}}'
+    )
 
     const idle = raw('')
     await idle.opened
@@ -109,15 +139,40 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
     expect(await socket.next('pong')).toEqual({ timestamp: expect.any(String), sessionId: aliceSession })
     socket.emit('status')
     const status = await socket.next('status')
-    expect(status).toEqual({ connected: true, sessionId: aliceSession, activeSessions: expect.any(Number), totalConnections: expect.any(Number), timestamp: expect.any(String) })
+    expect(status).toEqual({
+      connected: true,
+      sessionId: aliceSession,
+      activeSessions: expect.any(Number),
+      totalConnections: expect.any(Number),
+      timestamp: expect.any(String)
+    })
     expect(status.totalConnections).toBeGreaterThanOrEqual(2)
     expect(status.activeSessions).toBeGreaterThanOrEqual(2)
     socket.emit('list-events')
     const catalog = await socket.next('available-events')
-    expect(catalog.clientEvents).toEqual(['ping', 'status', 'subscribe', 'list-events', 'tool_result', 'action_call_result'])
-    expect(catalog.serverEvents).toEqual(expect.arrayContaining([
-      'connected', 'pong', 'status', 'subscribed', 'available-events', 'render_component', 'tool_call', 'action_call', 'browser_tool_call', 'router_update', 'message_cache_invalidation'
-    ]))
+    expect(catalog.clientEvents).toEqual([
+      'ping',
+      'status',
+      'subscribe',
+      'list-events',
+      'tool_result',
+      'action_call_result'
+    ])
+    expect(catalog.serverEvents).toEqual(
+      expect.arrayContaining([
+        'connected',
+        'pong',
+        'status',
+        'subscribed',
+        'available-events',
+        'render_component',
+        'tool_call',
+        'action_call',
+        'browser_tool_call',
+        'router_update',
+        'message_cache_invalidation'
+      ])
+    )
     expect(catalog).toMatchObject({ sessionId: aliceSession, optionalEvents: ['reasoning'] })
     await other.none('pong', 50)
   })
@@ -125,9 +180,17 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
   it('acknowledges client events when asked to, and reports refused ones as error', async () => {
     const socket = await aliceSocket()
     expect(await socket.emitWithAck('ping')).toEqual({ ok: true })
-    expect(await socket.emitWithAck('tool_result', { result: 1 })).toMatchObject({ ok: false, code: 'ORACLE_WS_INVALID_PAYLOAD', error: expect.stringMatching(/toolCallId/) })
+    expect(await socket.emitWithAck('tool_result', { result: 1 })).toMatchObject({
+      ok: false,
+      code: 'ORACLE_WS_INVALID_PAYLOAD',
+      error: expect.stringMatching(/toolCallId/)
+    })
     socket.emit('launch_missiles', {})
-    expect(await socket.next('error')).toMatchObject({ event: 'launch_missiles', code: 'ORACLE_WS_UNKNOWN_EVENT', sessionId: aliceSession })
+    expect(await socket.next('error')).toMatchObject({
+      event: 'launch_missiles',
+      code: 'ORACLE_WS_UNKNOWN_EVENT',
+      sessionId: aliceSession
+    })
   })
 
   it('subscribes to the caller\'s own sessions only', async () => {
@@ -138,11 +201,27 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
     const second = await t.h.newSession(alice.headers)
     socket.emit('subscribe', { sessionId: second })
     expect(await socket.next('subscribed', (d) => d.sessionId === second)).toMatchObject({ sessionId: second })
-    t.h.runtime.bus.publish({ name: 'render_component', sessionId: second, requestId: 'r-sub', did: alice.did, data: { componentName: 'Card' } })
-    expect(await socket.next('render_component')).toEqual({ eventName: 'render_component', payload: { componentName: 'Card', sessionId: second, requestId: 'r-sub' } })
+    t.h.runtime.bus.publish({
+      name: 'render_component',
+      sessionId: second,
+      requestId: 'r-sub',
+      did: alice.did,
+      data: { componentName: 'Card' }
+    })
+    expect(await socket.next('render_component')).toEqual({
+      eventName: 'render_component',
+      payload: { componentName: 'Card', sessionId: second, requestId: 'r-sub' }
+    })
 
-    expect(await socket.emitWithAck('subscribe', { sessionId: bobSession })).toEqual({ ok: false, error: 'Session not found', code: 'ORACLE_SESSION_NOT_FOUND' })
-    expect(await socket.emitWithAck('subscribe', { events: ['everything'] })).toMatchObject({ ok: false, code: 'ORACLE_WS_UNKNOWN_EVENT' })
+    expect(await socket.emitWithAck('subscribe', { sessionId: bobSession })).toEqual({
+      ok: false,
+      error: 'Session not found',
+      code: 'ORACLE_SESSION_NOT_FOUND'
+    })
+    expect(await socket.emitWithAck('subscribe', { events: ['everything'] })).toMatchObject({
+      ok: false,
+      code: 'ORACLE_WS_UNKNOWN_EVENT'
+    })
   })
 
   it('forwards socket-bound bus events of the session in the notes\' shapes, and nothing else', async () => {
@@ -154,23 +233,102 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
     publish('message', { content: 'token', timestamp: 'now' })
     publish('reasoning', { reasoning: 'hmm', isComplete: false })
     publish('done', {})
-    publish('tool_call', { sessionId: aliceSession, requestId: 'r1', toolName: 'get_weather', args: { city: 'Paris' }, status: 'isRunning', eventId: 'call_1' })
+    publish('tool_call', {
+      sessionId: aliceSession,
+      requestId: 'r1',
+      toolName: 'get_weather',
+      args: { city: 'Paris' },
+      status: 'isRunning',
+      eventId: 'call_1'
+    })
     publish('render_component', { componentName: 'Chart', args: { points: 3 }, status: 'done', eventId: 'c1' })
     publish('router_update', { step: 'Routing to the research agent' })
-    publish('browser_tool_call', { sessionId: aliceSession, requestId: 'r1', toolCallId: 'call_2', toolName: 'read_page', args: {} })
-    publish('action_call', { sessionId: aliceSession, requestId: 'r1', toolCallId: 'call_3', toolName: 'open_modal', args: { id: 1 }, status: 'isRunning' })
-    publish('action_call', { sessionId: aliceSession, requestId: 'r1', toolCallId: 'call_3', toolName: 'open_modal', args: { id: 1 }, status: 'done', output: 'ok' })
+    publish('browser_tool_call', {
+      sessionId: aliceSession,
+      requestId: 'r1',
+      toolCallId: 'call_2',
+      toolName: 'read_page',
+      args: {}
+    })
+    publish('action_call', {
+      sessionId: aliceSession,
+      requestId: 'r1',
+      toolCallId: 'call_3',
+      toolName: 'open_modal',
+      args: { id: 1 },
+      status: 'isRunning'
+    })
+    publish('action_call', {
+      sessionId: aliceSession,
+      requestId: 'r1',
+      toolCallId: 'call_3',
+      toolName: 'open_modal',
+      args: { id: 1 },
+      status: 'done',
+      output: 'ok'
+    })
     publish('message_cache_invalidation', { sessionId: aliceSession, requestId: 'r1', status: 'done' })
 
     await socket.next('message_cache_invalidation')
     const received = socket.events.filter((e) => !['connected'].includes(e.event))
     expect(received).toEqual([
-      { event: 'tool_call', data: { eventName: 'tool_call', payload: { sessionId: aliceSession, requestId: 'r1', toolName: 'get_weather', args: { city: 'Paris' }, status: 'isRunning', eventId: 'call_1' } } },
-      { event: 'render_component', data: { eventName: 'render_component', payload: { componentName: 'Chart', args: { points: 3 }, status: 'done', eventId: 'c1', sessionId: aliceSession, requestId: 'r1' } } },
-      { event: 'router_update', data: { eventName: 'router_update', payload: { step: 'Routing to the research agent', sessionId: aliceSession, requestId: 'r1' } } },
-      { event: 'browser_tool_call', data: { sessionId: aliceSession, requestId: 'r1', toolCallId: 'call_2', toolName: 'read_page', args: {} } },
-      { event: 'action_call', data: { sessionId: aliceSession, requestId: 'r1', toolCallId: 'call_3', toolName: 'open_modal', args: { id: 1 }, status: 'isRunning' } },
-      { event: 'message_cache_invalidation', data: { eventName: 'message_cache_invalidation', payload: { sessionId: aliceSession, requestId: 'r1', status: 'done' } } }
+      {
+        event: 'tool_call',
+        data: {
+          eventName: 'tool_call',
+          payload: {
+            sessionId: aliceSession,
+            requestId: 'r1',
+            toolName: 'get_weather',
+            args: { city: 'Paris' },
+            status: 'isRunning',
+            eventId: 'call_1'
+          }
+        }
+      },
+      {
+        event: 'render_component',
+        data: {
+          eventName: 'render_component',
+          payload: {
+            componentName: 'Chart',
+            args: { points: 3 },
+            status: 'done',
+            eventId: 'c1',
+            sessionId: aliceSession,
+            requestId: 'r1'
+          }
+        }
+      },
+      {
+        event: 'router_update',
+        data: {
+          eventName: 'router_update',
+          payload: { step: 'Routing to the research agent', sessionId: aliceSession, requestId: 'r1' }
+        }
+      },
+      {
+        event: 'browser_tool_call',
+        data: { sessionId: aliceSession, requestId: 'r1', toolCallId: 'call_2', toolName: 'read_page', args: {} }
+      },
+      {
+        event: 'action_call',
+        data: {
+          sessionId: aliceSession,
+          requestId: 'r1',
+          toolCallId: 'call_3',
+          toolName: 'open_modal',
+          args: { id: 1 },
+          status: 'isRunning'
+        }
+      },
+      {
+        event: 'message_cache_invalidation',
+        data: {
+          eventName: 'message_cache_invalidation',
+          payload: { sessionId: aliceSession, requestId: 'r1', status: 'done' }
+        }
+      }
     ])
     expect(stranger.events.map((e) => e.event)).toEqual(['connected'])
   })
@@ -180,8 +338,17 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
     const curious = await aliceSocket()
     curious.emit('subscribe', { events: ['reasoning'] })
     expect(await curious.next('subscribed')).toMatchObject({ sessionId: aliceSession, events: ['reasoning'] })
-    t.h.runtime.bus.publish({ name: 'reasoning', sessionId: aliceSession, requestId: 'r2', did: alice.did, data: { reasoning: 'Thinking', isComplete: false } })
-    expect(await curious.next('reasoning')).toEqual({ eventName: 'reasoning', payload: { reasoning: 'Thinking', isComplete: false, sessionId: aliceSession, requestId: 'r2' } })
+    t.h.runtime.bus.publish({
+      name: 'reasoning',
+      sessionId: aliceSession,
+      requestId: 'r2',
+      did: alice.did,
+      data: { reasoning: 'Thinking', isComplete: false }
+    })
+    expect(await curious.next('reasoning')).toEqual({
+      eventName: 'reasoning',
+      payload: { reasoning: 'Thinking', isComplete: false, sessionId: aliceSession, requestId: 'r2' }
+    })
     await plain.none('reasoning', 50)
   })
 

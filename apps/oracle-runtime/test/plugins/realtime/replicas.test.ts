@@ -39,7 +39,8 @@ describe.runIf(servers)('WebSocket gateway across two replicas on one PostgreSQL
     await llm?.close()
   })
 
-  it('delivers the events of a turn running on A to sockets on A and B, and routes B\'s tool result back to A', async () => {
+  it('delivers the events of a turn running on A to sockets on A and B, and routes ' +
+    "B's tool result back to A", async () => {
     const id = await a.newSession(user.headers)
     const onA = await connectSocket(baseA, { sessionId: id, auth: { invocation: user.invocation } })
     const onB = await connectSocket(baseB, { sessionId: id, auth: { invocation: user.invocation } })
@@ -49,8 +50,13 @@ describe.runIf(servers)('WebSocket gateway across two replicas on one PostgreSQL
       onB.emit('tool_result', { toolCallId: call.toolCallId, sessionId: call.sessionId, result: { answeredBy: 'B' } })
     })
     llm.enqueue({ toolCalls: [{ id: 'call_rep', name: 'locate', args: {} }] }, { content: ['You are on B.'] })
-    const res = await streamMessage(baseA, id, user.headers, { message: 'where?', tools: [{ name: 'locate', description: 'Where the user is', schema: {} }] })
-    expect(res.frames.find((f) => f.event === 'tool_call' && f.data.status === 'done')?.data.output).toBe('{"answeredBy":"B"}')
+    const res = await streamMessage(baseA, id, user.headers, {
+      message: 'where?',
+      tools: [{ name: 'locate', description: 'Where the user is', schema: {} }]
+    })
+    expect(res.frames.find((f) => f.event === 'tool_call' && f.data.status === 'done')?.data.output).toBe(
+      '{"answeredBy":"B"}'
+    )
 
     const expected = ['connected', 'tool_call', 'browser_tool_call', 'tool_call', 'message_cache_invalidation']
     for (const client of [onA, onB, wsOnB]) {
@@ -67,11 +73,20 @@ describe.runIf(servers)('WebSocket gateway across two replicas on one PostgreSQL
     const id = await a.newSession(user.headers)
     const onB = await connectSocket(baseB, { sessionId: id, auth: { ucanDelegation: user.delegation } })
     onB.on('action_call', (call: { toolCallId: string, sessionId: string }) => {
-      onB.emit('action_call_result', { sessionId: call.sessionId, toolCallId: call.toolCallId, result: { success: true } })
+      onB.emit('action_call_result', {
+        sessionId: call.sessionId,
+        toolCallId: call.toolCallId,
+        result: { success: true }
+      })
     })
     llm.enqueue({ toolCalls: [{ id: 'call_act', name: 'open_modal', args: { id: 2 } }] }, { content: ['Opened.'] })
-    const res = await streamMessage(baseA, id, user.headers, { message: 'open', agActions: [{ name: 'open_modal', description: 'Opens a modal', schema: {}, hasRender: false }] })
-    expect(res.frames.find((f) => f.event === 'action_call' && f.data.status === 'done')?.data.output).toBe('{"success":true}')
+    const res = await streamMessage(baseA, id, user.headers, {
+      message: 'open',
+      agActions: [{ name: 'open_modal', description: 'Opens a modal', schema: {}, hasRender: false }]
+    })
+    expect(res.frames.find((f) => f.event === 'action_call' && f.data.status === 'done')?.data.output).toBe(
+      '{"success":true}'
+    )
     onB.disconnect()
   })
 

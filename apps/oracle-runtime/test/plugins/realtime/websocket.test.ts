@@ -14,7 +14,11 @@ describe('plain WebSocket endpoint /ws (JSON { event, data } frames)', () => {
     const client = openWs(t.base, `/ws?sessionId=${id}`)
     await client.opened
     client.send('auth', { invocation: alice.invocation, ucanDelegation: alice.delegation })
-    expect(await client.next('connected')).toEqual({ message: 'Connected successfully', sessionId: id, timestamp: expect.any(String) })
+    expect(await client.next('connected')).toEqual({
+      message: 'Connected successfully',
+      sessionId: id,
+      timestamp: expect.any(String)
+    })
     client.send('ping')
     expect(await client.next('pong')).toEqual({ timestamp: expect.any(String), sessionId: id })
     client.send('status', undefined, 'req-1')
@@ -29,7 +33,8 @@ describe('plain WebSocket endpoint /ws (JSON { event, data } frames)', () => {
     client.ws.close()
   })
 
-  it('authenticates with the HTTP headers on the upgrade, and takes the session from the auth message too', async () => {
+  it('authenticates with the HTTP headers on the upgrade, and takes the session from the auth message ' +
+    'too', async () => {
     const id = await t.h.newSession(alice.headers)
     const byHeaders = openWs(t.base, `/ws?sessionId=${id}`, alice.headers)
     expect(await byHeaders.next('connected')).toMatchObject({ sessionId: id })
@@ -41,7 +46,8 @@ describe('plain WebSocket endpoint /ws (JSON { event, data } frames)', () => {
     byMessage.ws.close()
   })
 
-  it('refuses bad credentials, other users\' sessions, missing sessionId and silence with connect_error and a 44xx close', async () => {
+  it("refuses bad credentials, other users' sessions, missing sessionId and silence with connect_error " +
+    'and a 44xx close', async () => {
     const id = await t.h.newSession(alice.headers)
     const cases: Array<[string, unknown, number, string]> = [
       [`/ws?sessionId=${id}`, { invocation: 'garbage' }, 4401, 'UCAN_INVALID_INVOCATION'],
@@ -67,7 +73,10 @@ describe('plain WebSocket endpoint /ws (JSON { event, data } frames)', () => {
     const socket = await connectSocket(t.base, { sessionId: id, auth: { invocation: alice.invocation } })
     await client.next('connected')
     t.llm.enqueue({ toolCalls: [{ id: 'call_ws', name: 'read_page', args: {} }] }, { content: ['ok'] })
-    const turn = streamMessage(t.base, id, alice.headers, { message: 'read', tools: [{ name: 'read_page', description: 'Reads the page', schema: {} }] })
+    const turn = streamMessage(t.base, id, alice.headers, {
+      message: 'read',
+      tools: [{ name: 'read_page', description: 'Reads the page', schema: {} }]
+    })
     const call = await client.next('browser_tool_call')
     client.send('tool_result', { toolCallId: call.toolCallId, result: 'from ws' }, 7)
     expect(await client.next('ack')).toEqual({ id: 7, ok: true })
@@ -90,17 +99,22 @@ describe('plain WebSocket endpoint /ws (JSON { event, data } frames)', () => {
 })
 
 describe('connection limit and shutdown', () => {
-  it('refuses connections beyond REALTIME_MAX_CONNECTIONS, and at shutdown closes socket.io and /ws ones so clients reconnect elsewhere', async () => {
+  it('refuses connections beyond REALTIME_MAX_CONNECTIONS, and at shutdown closes socket.io and /ws ones so ' +
+    'clients reconnect elsewhere', async () => {
     const h = await createHarness({ REALTIME_MAX_CONNECTIONS: '2' })
     try {
       const base = await h.app.listen({ host: '127.0.0.1', port: 0 })
       const user = await h.user()
-      const id = (await h.app.inject({ method: 'POST', url: '/sessions', headers: user.headers })).json().sessionId as string
+      const id = (await h.app.inject({ method: 'POST', url: '/sessions', headers: user.headers })).json()
+        .sessionId as string
       const socket = await connectSocket(base, { sessionId: id, auth: { invocation: user.invocation } })
       const client = openWs(base, `/ws?sessionId=${id}`, user.headers)
       await client.next('connected')
       const extra = openSocket(base, { sessionId: id, auth: { invocation: user.invocation } })
-      expect(await extra.next('connect_error')).toEqual({ message: 'Too many connections on this server; retry later', data: { code: 'ORACLE_WS_BUSY', statusCode: 503 } })
+      expect(await extra.next('connect_error')).toEqual({
+        message: 'Too many connections on this server; retry later',
+        data: { code: 'ORACLE_WS_BUSY', statusCode: 503 }
+      })
       const started = Date.now()
       await h.app.close()
       expect(Date.now() - started).toBeLessThan(5000)

@@ -6,7 +6,8 @@ import { simulatorJs } from './script.ts'
 import { simulatorCss } from './style.ts'
 
 // Everything is served from this origin and nothing inline runs, so the policy can be this strict.
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 const asset = (type: string, body: string) => ({ type, body })
 

@@ -9,7 +9,9 @@ async function storedValues (prefix: string): Promise<string> {
   const redis = new Redis(process.env.REDIS_URL)
   try {
     const keys = await redis.keys(`${prefix}*`)
-    const values = await Promise.all(keys.map(async (key) => (await redis.type(key)) === 'string' ? await redis.get(key) : ''))
+    const values = await Promise.all(
+      keys.map(async (key) => ((await redis.type(key)) === 'string' ? await redis.get(key) : ''))
+    )
     expect(values.length).toBeGreaterThan(0)
     return values.join('\n')
   } finally {
@@ -18,7 +20,11 @@ async function storedValues (prefix: string): Promise<string> {
 }
 
 const debug = (app: TestApp, sessionId: string) =>
-  app.inject({ method: 'GET', url: `/api/ussd/debug/${encodeURIComponent(sessionId)}`, headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })
+  app.inject({
+    method: 'GET',
+    url: `/api/ussd/debug/${encodeURIComponent(sessionId)}`,
+    headers: { authorization: `Bearer ${OPERATOR_TOKEN}` }
+  })
 
 async function newAccount (app: TestApp) {
   const phone = new Dialer(app)
@@ -34,7 +40,10 @@ describe('USSD sessions', () => {
   let ctx: TestContext
   const clock = testClock()
   beforeAll(async () => {
-    ctx = await setupApp({ USSD_SERVICE_CODES: '*384*123#', USSD_SESSION_TTL_SECONDS: String(TTL_MS / 1000) }, { now: clock.now })
+    ctx = await setupApp(
+      { USSD_SERVICE_CODES: '*384*123#', USSD_SESSION_TTL_SECONDS: String(TTL_MS / 1000) },
+      { now: clock.now }
+    )
   })
   afterAll(async () => { await ctx?.close() })
 
@@ -195,12 +204,15 @@ describe('USSD sessions', () => {
     it('stops at the first free-input prompt: shortcuts never log in, create accounts or try PINs', async () => {
       const customerId = await newAccount(ctx.app)
       const phone = new Dialer(ctx.app)
-      expect((await phone.dial(`2*1*${customerId}*11112`)).screen).toBe('Enter your Customer ID (e.g. C1A2B3C4D):\n0. Back')
+      expect((await phone.dial(`2*1*${customerId}*11112`)).screen).toBe(
+        'Enter your Customer ID (e.g. C1A2B3C4D):\n0. Back'
+      )
       await phone.send(customerId)
       expect((await phone.send('11113')).screen).toMatch(/^Incorrect PIN \(1\/3\)/)
     })
 
-    it('keeps no PIN, typed ahead in the dialled code or at a prompt, and still tells retries from new inputs', async () => {
+    it('keeps no PIN, typed ahead in the dialled code or at a prompt, and still tells retries from new ' +
+    'inputs', async () => {
       const customerId = await newAccount(ctx.app)
       const phone = new Dialer(ctx.app, { serviceCode: '*384*123*2*1*48213#' })
       expect((await phone.dial()).screen).toMatch(/^Enter your Customer ID/)
@@ -214,7 +226,9 @@ describe('USSD sessions', () => {
     })
 
     it('stops at the first refused input and says why', async () => {
-      expect((await new Dialer(ctx.app).dial('9*1')).screen).toMatch(/^Invalid choice\. Please pick a number from the menu\.\nWelcome/)
+      expect((await new Dialer(ctx.app).dial('9*1')).screen).toMatch(
+        /^Invalid choice\. Please pick a number from the menu\.\nWelcome/
+      )
     })
   })
 
@@ -228,9 +242,15 @@ describe('USSD sessions', () => {
       expect((await owner.send('1')).screen).toMatch(/^[^\n]*Impact Platform brings platform services/)
     })
 
-    it('tells a later hop of a session that ended or was freed to dial again, rather than take it for a shortcut dial', async () => {
+    it('tells a later hop of a session that ended or was freed to dial again, rather than take it for a ' +
+    'shortcut dial', async () => {
       const EXPIRED = 'END Your session has expired. Please dial again.'
-      const notify = async (phone: Dialer) => await ctx.app.inject({ method: 'POST', url: '/api/ussd/events', payload: { sessionId: phone.sessionId, phoneNumber: phone.phoneNumber, status: 'Success' } })
+      const notify = async (phone: Dialer) =>
+        await ctx.app.inject({
+          method: 'POST',
+          url: '/api/ussd/events',
+          payload: { sessionId: phone.sessionId, phoneNumber: phone.phoneNumber, status: 'Success' }
+        })
       // Ended by the user, then notified as Africa's Talking always does: the text goes on from the END.
       const exited = new Dialer(ctx.app)
       await exited.dial()
@@ -253,15 +273,18 @@ describe('USSD sessions', () => {
       expect((await freed.dial()).body).toMatch(/^CON Welcome/)
     })
 
-    it.runIf(process.env.REDIS_URL !== undefined && process.env.REDIS_URL !== '')('lets any replica serve the next hop through Redis', async () => {
-      const other = await ctx.replica()
-      const phone = new Dialer(ctx.app)
-      await phone.dial()
-      await phone.send('2')
-      const onOther = new Dialer(other, { phoneNumber: phone.phoneNumber })
-      Object.assign(onOther, { sessionId: phone.sessionId, text: phone.text })
-      expect((await onOther.send('2')).screen).toBe('Enter your full name:\n0. Back')
-    })
+    it.runIf(process.env.REDIS_URL !== undefined && process.env.REDIS_URL !== '')(
+      'lets any replica serve the next hop through Redis',
+      async () => {
+        const other = await ctx.replica()
+        const phone = new Dialer(ctx.app)
+        await phone.dial()
+        await phone.send('2')
+        const onOther = new Dialer(other, { phoneNumber: phone.phoneNumber })
+        Object.assign(onOther, { sessionId: phone.sessionId, text: phone.text })
+        expect((await onOther.send('2')).screen).toBe('Enter your full name:\n0. Back')
+      }
+    )
   })
 
   describe('expiry', () => {
@@ -290,10 +313,18 @@ describe('USSD sessions', () => {
       clock.advance(TTL_MS + 1000)
       // The aggregator's session outlived ours: its next hop is not a new dial (no jump into the menu).
       const expired = await phone.send('2')
-      expect(expired).toMatchObject({ status: 200, con: false, body: 'END Muda wa kipindi chako umekwisha. Tafadhali piga tena.' })
+      expect(expired).toMatchObject({
+        status: 200,
+        con: false,
+        body: 'END Muda wa kipindi chako umekwisha. Tafadhali piga tena.'
+      })
       expect((await phone.post(phone.text)).body).toBe(expired.body)
       expect((await debug(ctx.app, phone.sessionId)).statusCode).toBe(404)
-      const list = await ctx.app.inject({ method: 'GET', url: '/api/ussd/sessions', headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })
+      const list = await ctx.app.inject({
+        method: 'GET',
+        url: '/api/ussd/sessions',
+        headers: { authorization: `Bearer ${OPERATOR_TOKEN}` }
+      })
       expect(list.json().activeSessions).not.toContain(phone.sessionId)
       // A session never seen that opens with text is a shortcut dial, as before.
       expect((await new Dialer(ctx.app).dial('2')).screen).toMatch(/^Account/)
@@ -304,7 +335,15 @@ describe('USSD sessions', () => {
       await phone.dial()
       await phone.send('1')
       clock.advance(TTL_MS + 1000)
-      expect((await ctx.app.inject({ method: 'POST', url: '/api/ussd/events', payload: { sessionId: phone.sessionId, phoneNumber: phone.phoneNumber, status: 'Success' } })).statusCode).toBe(200)
+      expect(
+        (
+          await ctx.app.inject({
+            method: 'POST',
+            url: '/api/ussd/events',
+            payload: { sessionId: phone.sessionId, phoneNumber: phone.phoneNumber, status: 'Success' }
+          })
+        ).statusCode
+      ).toBe(200)
       expect((await phone.post('2')).screen).toMatch(/^Account/)
 
       const exited = new Dialer(ctx.app)
