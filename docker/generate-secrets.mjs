@@ -35,8 +35,9 @@ function base58btc (bytes) {
 }
 
 /**
- * A new Ed25519 identity in the form ORACLE_PRIVATE_KEY and DOMAIN_API_PRIVATE_KEY take (ucanto's signer format: multibase `M`,
- * padded base64, of varint(0x1300) ‖ private key ‖ varint(0xed) ‖ public key) and its did:key.
+ * A new Ed25519 identity in the form ORACLE_PRIVATE_KEY and DOMAIN_API_PRIVATE_KEY take (ucanto's signer
+ * format: multibase `M`, padded base64, of varint(0x1300) ‖ private key ‖ varint(0xed) ‖ public key) and its
+ * did:key.
  * @returns {{ key: string, did: string }}
  */
 export function generateOracleIdentity () {
@@ -66,7 +67,10 @@ export function generateSecrets (options = {}) {
   let databaseUrl = options.databaseUrl
   if (databaseUrl === undefined) {
     const password = randomBytes(24).toString('hex')
-    files.postgres = { values: { POSTGRES_PASSWORD: password }, comments: ['Password of the bundled PostgreSQL (user and database: impact)'] }
+    files.postgres = {
+      values: { POSTGRES_PASSWORD: password },
+      comments: ['Password of the bundled PostgreSQL (user and database: impact)']
+    }
     databaseUrl = `postgres://impact:${password}@postgres:5432/impact`
   }
   const shared = { DATABASE_URL: databaseUrl, REDIS_URL: options.redisUrl ?? 'redis://redis:6379' }
@@ -133,4 +137,5 @@ function main (argv) {
   process.stdout.write(`wrote ${Object.keys(files).map((name) => `${name}.env`).join(', ')} to ${dir}\n`)
 }
 
-if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main(process.argv.slice(2))
+const invokedDirectly = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)
+if (invokedDirectly) main(process.argv.slice(2))

@@ -18,7 +18,8 @@ const app = await buildApp(config)
 const admin = { authorization: `Bearer ${config.DOMAIN_API_ADMIN_KEY}` }
 // Keys act with the roles their account is granted.
 const account = 'did:ixo:bench'
-await app.inject({ method: 'PUT', url: `/v1/accounts/${account}/roles`, headers: admin, payload: { roles: ['registrar'] } })
+const grant = { roles: ['registrar'] }
+await app.inject({ method: 'PUT', url: `/v1/accounts/${account}/roles`, headers: admin, payload: grant })
 const key = (await app.inject({
   method: 'POST', url: '/v1/api-keys', headers: admin, payload: { name: 'bench', roles: ['registrar'], account }
 })).json().key as string

@@ -10,12 +10,15 @@ const root = fileURLToPath(new URL('../../', import.meta.url))
  * loop and CPU, so the load generator in this process does not slow it down. Resolves once
  * /health answers (the database is reachable and migrated).
  */
-export async function startDomainApi (env: Record<string, string>): Promise<{ url: string, stop: () => Promise<void> }> {
+export async function startDomainApi (
+  env: Record<string, string>
+): Promise<{ url: string, stop: () => Promise<void> }> {
   const port = await freePort()
   // Production requires the registry's own key; the bench makes a fresh one.
   const privateKey = formatSigner(await generateSigner())
   const { DATABASE_URL: _db, REDIS_URL: _redis, ...inherited } = process.env
-  const child: ChildProcess = spawn(process.execPath, ['--conditions=@impact/source', `${root}apps/domain-api/src/server.ts`], {
+  const entry = `${root}apps/domain-api/src/server.ts`
+  const child: ChildProcess = spawn(process.execPath, ['--conditions=@impact/source', entry], {
     cwd: root,
     env: {
       ...inherited,
@@ -30,7 +33,9 @@ export async function startDomainApi (env: Record<string, string>): Promise<{ ur
   })
   let errors = ''
   child.stderr?.on('data', (chunk: Buffer) => { errors += chunk.toString() })
-  const exited = new Promise<never>((_resolve, reject) => child.once('exit', (code) => reject(new Error(`domain-api exited (${code}): ${errors}`))))
+  const exited = new Promise<never>((_resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`domain-api exited (${code}): ${errors}`)))
+  })
   exited.catch(() => {})
   const url = `http://127.0.0.1:${port}`
   const up = (async () => {

@@ -104,7 +104,10 @@ async function pool<T> (count: number, concurrency: number, task: (i: number) =>
 
 type ServerHandle = Awaited<ReturnType<typeof startServer>>
 
-/** Users with an invocation each and sessions they own (the runtime checks both on every handshake); slot i seats connection i. */
+/**
+ * Users with an invocation each and sessions they own (the runtime checks both on every handshake);
+ * slot i seats connection i.
+ */
 async function seatingPlan (server: ServerHandle) {
   const base = `http://127.0.0.1:${server.port}`
   const users = await Promise.all(
@@ -166,7 +169,8 @@ async function measure (kind: ServerKind, oracleKey: string) {
   await new Promise((resolve) => setTimeout(resolve, 500))
   const loaded = await server.stats()
 
-  // Latency with the idle connections still open: events published one at a time, each awaited at every receiving socket.
+  // Latency with the idle connections still open: events published one at a time, each awaited at every
+  // receiving socket.
   const single = await latencyRun(server, server.port, slot(IDLE + 1), 1, EVENTS_SINGLE, clock.offset)
   const fanout = await latencyRun(server, server.port, slot(IDLE + 2), FANOUT, EVENTS_FANOUT, clock.offset)
 
@@ -175,7 +179,10 @@ async function measure (kind: ServerKind, oracleKey: string) {
   return { kind, clock, idle, loaded, handshakesPerSec, single, fanout }
 }
 
-/** Publishes `events` one at a time to a session with `receivers` sockets; delays from the child's stamp to each receipt. */
+/**
+ * Publishes `events` one at a time to a session with `receivers` sockets; delays from the child's stamp to each
+ * receipt.
+ */
 async function latencyRun (
   publisher: ServerHandle,
   port: number,
@@ -220,7 +227,8 @@ async function run () {
       ? 'PostgreSQL'
       : 'PGlite (embedded, in the server process)'
   process.stdout.write(
-    `oracle-runtime sockets bench: database ${mode}, shared state ${process.env.REDIS_URL !== undefined ? 'Redis' : 'memory'}, ulimit -n ${fdLimit}\n`
+    `oracle-runtime sockets bench: database ${mode}, ` +
+      `shared state ${process.env.REDIS_URL !== undefined ? 'Redis' : 'memory'}, ulimit -n ${fdLimit}\n`
   )
   const bare = await measure('bare', oracleKey)
   const runtime = await measure('runtime', oracleKey)
@@ -252,7 +260,8 @@ async function run () {
     [`${label}: ratio p50 runtime/bare`, ratio(r.p50, b.p50)]
   ]
   report(
-    `Fan-out latency, bus emit to client receipt, with ${IDLE} idle connections open (clock offset ${runtime.clock.offset.toFixed(3)} ms, +/- ${(runtime.clock.rtt / 2).toFixed(3)})`,
+    `Fan-out latency, bus emit to client receipt, with ${IDLE} idle connections open ` +
+      `(clock offset ${runtime.clock.offset.toFixed(3)} ms, +/- ${(runtime.clock.rtt / 2).toFixed(3)})`,
     [
       ...row(`1 socket, ${EVENTS_SINGLE} events`, runtime.single, bare.single),
       ...row(`${FANOUT} sockets, ${EVENTS_FANOUT} events, each receipt`, runtime.fanout, bare.fanout),

@@ -215,7 +215,7 @@ function rows (pair: Pair): Array<[string, string | number]> {
     ['CPU-based ratio, median of cycles', median(cpuRatios)],
     [
       `server CPU per request, ${baseline.name} / gateway (us)`,
-      `${mean(baseline.rounds.map((r) => r.cpuPerRequest)).toFixed(1)} / ${mean(gateway.rounds.map((r) => r.cpuPerRequest)).toFixed(1)}`
+      [baseline, gateway].map((side) => mean(side.rounds.map((r) => r.cpuPerRequest)).toFixed(1)).join(' / ')
     ],
     [`p50/p99 ms per round, ${baseline.name}`, latency(baseline.rounds)],
     ['p50/p99 ms per round, gateway', latency(gateway.rounds)],

@@ -62,7 +62,8 @@ export async function insertDomains (db: Kysely<DB>, rows: DomainInsert[], reten
       insert into idempotency_keys (api_key_id, key, fingerprint, domain_did, response, created_at)
       select claim_api_key, claim_key, fingerprint, did, response, created_at from input where claim_key is not null
       on conflict (api_key_id, key) do update
-        set fingerprint = excluded.fingerprint, domain_did = excluded.domain_did, response = excluded.response, created_at = excluded.created_at
+        set fingerprint = excluded.fingerprint, domain_did = excluded.domain_did, response = excluded.response,
+          created_at = excluded.created_at
         where idempotency_keys.created_at < excluded.created_at - ${retentionMs} * interval '1 millisecond'
       returning domain_did
     ),

@@ -12,7 +12,8 @@ export function entityTypeOf (input: string, field = '/type'): string {
     throw invalid(`Unknown entity type "${input.slice(0, 64)}"`, [
       {
         field,
-        message: `must be one of ${ACCEPTED_TYPE_NAMES.join(', ')} (any case) or an on-chain entity type such as dao, asset/device, protocol/claim`
+        message: `must be one of ${ACCEPTED_TYPE_NAMES.join(', ')} (any case) ` +
+          'or an on-chain entity type such as dao, asset/device, protocol/claim'
       }
     ])
   }

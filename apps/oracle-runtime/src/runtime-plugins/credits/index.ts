@@ -40,7 +40,8 @@ export const creditsPlugin: PluginDefinition = {
               statusCode: 402,
               error: 'Payment Required',
               code: 'ORACLE_PAYMENT_REQUIRED',
-              message: `Payment required: your balance of ${balance} credits does not cover a message (${cost}). Pay the outstanding claims to continue.`,
+              message: `Payment required: your balance of ${balance} credits does not cover a message (${cost}). ` +
+                'Pay the outstanding claims to continue.',
               claims,
               outstandingClaims: claims
             } satisfies PaymentRequired)

@@ -28,8 +28,8 @@ function promptFor (preferences: UserPreferences): string {
   const { updatedAt: _updatedAt, ...behaviour } = preferences
   return [
     `User preferences (JSON): ${JSON.stringify(behaviour)}`,
-    'Apply them to every answer from the start of the conversation: call yourself agentName and the user userName when set, ' +
-      'answer in language, keep the tone and formality, and follow customInstructions.'
+    'Apply them to every answer from the start of the conversation: call yourself agentName and the user ' +
+      'userName when set, answer in language, keep the tone and formality, and follow customInstructions.'
   ].join('\n')
 }
 
@@ -57,9 +57,10 @@ export const userPreferencesPlugin: PluginDefinition = {
         {
           name: 'set_user_preferences',
           description:
-            'Save how the user wants you to behave from now on, in every session: the name to call you or them, language, tone, ' +
-            'formality, standing instructions on length or format. Only for lasting behaviour changes the user asks for; do not save ' +
-            'one-turn requests ("answer this one briefly") or facts about the user. Pass only the fields that change.',
+            'Save how the user wants you to behave from now on, in every session: the name to call you or them, ' +
+            'language, tone, formality, standing instructions on length or format. Only for lasting behaviour ' +
+            'changes the user asks for; do not save one-turn requests ("answer this one briefly") or facts about ' +
+            'the user. Pass only the fields that change.',
           parameters: SetPreferencesArgsSchema,
           async execute (args: Record<string, unknown>, turn) {
             try {

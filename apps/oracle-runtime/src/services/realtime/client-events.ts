@@ -34,10 +34,8 @@ const now = () => new Date().toISOString()
 function parse<T extends TSchema> (schema: T, payload: unknown): { value: Static<T> } | { problem: string } {
   if (Value.Check(schema, payload)) return { value: payload }
   const first = Value.Errors(schema, payload).First()
-  return {
-    problem:
-      `${first?.path !== undefined && first.path !== '' ? first.path : 'payload'} ${first?.message ?? 'is invalid'}`.trim()
-  }
+  const where = first?.path !== undefined && first.path !== '' ? first.path : 'payload'
+  return { problem: `${where} ${first?.message ?? 'is invalid'}`.trim() }
 }
 
 /**

@@ -6,8 +6,10 @@ import { simulatorJs } from './script.ts'
 import { simulatorCss } from './style.ts'
 
 // Everything is served from this origin and nothing inline runs, so the policy can be this strict.
-const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+const CSP = [
+  "default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "img-src 'self' data:",
+  "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'"
+].join('; ')
 
 const asset = (type: string, body: string) => ({ type, body })
 

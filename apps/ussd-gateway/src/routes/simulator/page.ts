@@ -25,15 +25,24 @@ export const simulatorHtml = (appName: string) => `<!doctype html>
       <button type="button" id="call" class="call">Call</button>
       <button type="button" id="clear">Clear</button>
       <button type="button" id="hangup" class="hangup">End</button>
-      <button type="button" data-key="1">1</button><button type="button" data-key="2">2<small>abc</small></button><button type="button" data-key="3">3<small>def</small></button>
-      <button type="button" data-key="4">4<small>ghi</small></button><button type="button" data-key="5">5<small>jkl</small></button><button type="button" data-key="6">6<small>mno</small></button>
-      <button type="button" data-key="7">7<small>pqrs</small></button><button type="button" data-key="8">8<small>tuv</small></button><button type="button" data-key="9">9<small>wxyz</small></button>
-      <button type="button" data-key="*">*</button><button type="button" data-key="0">0</button><button type="button" data-key="#">#</button>
+      <button type="button" data-key="1">1</button>
+      <button type="button" data-key="2">2<small>abc</small></button>
+      <button type="button" data-key="3">3<small>def</small></button>
+      <button type="button" data-key="4">4<small>ghi</small></button>
+      <button type="button" data-key="5">5<small>jkl</small></button>
+      <button type="button" data-key="6">6<small>mno</small></button>
+      <button type="button" data-key="7">7<small>pqrs</small></button>
+      <button type="button" data-key="8">8<small>tuv</small></button>
+      <button type="button" data-key="9">9<small>wxyz</small></button>
+      <button type="button" data-key="*">*</button>
+      <button type="button" data-key="0">0</button>
+      <button type="button" data-key="#">#</button>
     </div>
   </section>
   <section class="settings" aria-label="Aggregator settings">
     <h1>USSD simulator</h1>
-    <p>Drives <code>POST /api/ussd</code> exactly as Africa's Talking does: form bodies, a cumulative <code>text</code>, and the end-of-session notification when you hang up.</p>
+    <p>Drives <code>POST /api/ussd</code> exactly as Africa's Talking does: form bodies, a cumulative
+      <code>text</code>, and the end-of-session notification when you hang up.</p>
     <label>Phone number <input id="phone" value="+254712345678" pattern="^\\+?[1-9][0-9]{6,14}$"></label>
     <label>Service code <input id="service-code" value="*384*123#"></label>
     <label>Network code <input id="network-code" value="63902"></label>

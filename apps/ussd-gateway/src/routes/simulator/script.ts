@@ -8,7 +8,11 @@ const $ = (id) => document.getElementById(id)
 const display = $('display'), input = $('input'), log = $('log'), stateLabel = $('session-state')
 let session = null
 
-const fields = () => ({ phoneNumber: $('phone').value.trim(), serviceCode: $('service-code').value.trim(), networkCode: $('network-code').value.trim() })
+const fields = () => ({
+  phoneNumber: $('phone').value.trim(),
+  serviceCode: $('service-code').value.trim(),
+  networkCode: $('network-code').value.trim()
+})
 
 function show (text, state) {
   display.textContent = text
@@ -39,7 +43,8 @@ async function hop (text) {
   session.hops += 1
   let reply
   try {
-    reply = await post('/api/ussd', { sessionId: session.id, serviceCode: session.serviceCode, phoneNumber, networkCode, text })
+    const { id: sessionId, serviceCode } = session
+    reply = await post('/api/ussd', { sessionId, serviceCode, phoneNumber, networkCode, text })
   } catch {
     session = null
     show('Connection problem or invalid MMI code.', 'Idle')
@@ -65,7 +70,8 @@ async function call () {
   }
   const stem = base.slice(0, -1)
   const extra = dialled !== base && dialled.startsWith(stem + '*') ? dialled.slice(stem.length + 1, -1) : ''
-  session = { id: 'SIM_' + crypto.randomUUID(), serviceCode: extra !== '' || dialled === base ? base : dialled, text: '', hops: 0 }
+  const serviceCode = extra !== '' || dialled === base ? base : dialled
+  session = { id: 'SIM_' + crypto.randomUUID(), serviceCode, text: '', hops: 0 }
   log.replaceChildren()
   show('Running USSD code...', 'Session')
   await hop(extra)
@@ -76,7 +82,13 @@ async function hangUp () {
   const ended = session
   session = null
   show('Session ended.', 'Idle')
-  await post('/api/ussd/events', { sessionId: ended.id, phoneNumber: fields().phoneNumber, serviceCode: ended.serviceCode, status: 'Incomplete', hopsCount: String(ended.hops) })
+  await post('/api/ussd/events', {
+    sessionId: ended.id,
+    phoneNumber: fields().phoneNumber,
+    serviceCode: ended.serviceCode,
+    status: 'Incomplete',
+    hopsCount: String(ended.hops)
+  })
 }
 
 $('entry').addEventListener('submit', (event) => {
