@@ -48,7 +48,8 @@ describe('npm start hands each process', () => {
   it('its own port and a data directory of its own under the platform\'s, identity keys passed through', () => {
     const env = { PORT: '9999', DATA_DIR: '/srv/impact', ORACLE_PRIVATE_KEY: 'Mgsecret', ORACLE_RUNTIME_PORT: '5002' }
     const oracle = processEnv(byName('oracle-runtime'), env)
-    expect(oracle).toMatchObject({ PORT: '5002', DATA_DIR: '/srv/impact/oracle-runtime', ORACLE_PRIVATE_KEY: 'Mgsecret' })
+    expect(oracle)
+      .toMatchObject({ PORT: '5002', DATA_DIR: '/srv/impact/oracle-runtime', ORACLE_PRIVATE_KEY: 'Mgsecret' })
     expect(processEnv(byName('domain-api'), env)).toMatchObject({ PORT: '3001', DATA_DIR: '/srv/impact/domain-api' })
     expect(processEnv(byName('domain-api'), {}).DATA_DIR).toBe('.data/domain-api')
     expect(processEnv(byName('domain-api'), { DATA_DIR: 'memory://' }).DATA_DIR).toBe('memory://')

@@ -86,7 +86,8 @@ describe('seedProgramme against a running domain-api', () => {
     expect(new Set(proposal.votes.map((vote: { account: string }) => vote.account)).size).toBe(3)
 
     const project = await api.get(`/v1/domains/${programme.project}`)
-    expect(project).toMatchObject({ type: 'project', class: programme.protocol, metadata: { name: 'Clean Cooking Project' } })
+    expect(project)
+      .toMatchObject({ type: 'project', class: programme.protocol, metadata: { name: 'Clean Cooking Project' } })
     expect(project.links).toEqual({ organisation: programme.organisation })
     expect(await api.get(`/v1/domains/${programme.organisation}`)).toMatchObject({ type: 'dao' })
 

@@ -1,4 +1,6 @@
-import { FormatRegistry, Type, type Static, type TObject, type TOptional, type TSchema, type TString } from '@sinclair/typebox'
+import {
+  FormatRegistry, Type, type Static, type TObject, type TOptional, type TSchema, type TString
+} from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 
 export class ConfigError extends Error {
