@@ -26,16 +26,9 @@ export interface UcanVerifierOptions {
   /** How long a refusal is remembered (default 30 s), so a flood of one bad token costs one check. */
   refusalCacheTtlMs?: number
   cacheSize?: number
-  /**
-   * Longest accepted remaining life of a delegation (its chain's earliest expiry, from now; default
-   * 30 days): a grant meant to last years is refused, wherever it is presented.
-   */
+  /** Longest accepted remaining life of a delegation's chain (default 30 days), wherever it is presented. */
   maxDelegationTtlSeconds?: number
-  /**
-   * Whether any of these CIDs (a token and every proof in it) was revoked. Asked on every
-   * verification, cached verdicts included, so a revocation lands at once; when it throws, the
-   * verification throws (the caller answers "unavailable" rather than letting a token through).
-   */
+  /** Whether any of a token's CIDs was revoked; asked on every call, cache hits too. A throw fails the check. */
   isRevoked?: (cids: string[]) => Promise<boolean>
   /** Longest delegation chain followed (default 8). */
   maxChainDepth?: number
@@ -62,10 +55,7 @@ export interface DelegationGrant {
   cids: string[]
 }
 
-/**
- * An invocation acting for an account (ucan.md §9): its capability's `with` is the account's DID,
- * and the proof chain is rooted at that DID.
- */
+/** An invocation acting for an account (ucan.md §9): `with` is its DID, and the proof chain is rooted there. */
 export interface AccountInvocation {
   /** The `with` DID, which is also the root issuer of the chain: who the call acts for. */
   account: string
@@ -82,10 +72,8 @@ export interface UcanVerifier {
   verifyInvocation: (token: string) => Promise<Verdict<InvocationIdentity>>
   verifyDelegation: (token: string) => Promise<Verdict<DelegationGrant>>
   /**
-   * An invocation of `ability` (e.g. `domain/create`) on an account's DID, addressed to this
-   * service. Refusals of the token itself (decoding, audience, time, signatures, chain shape) have
-   * the reasons `verifyDelegation` uses; a sound token that does not grant `ability` on its `with`
-   * through a chain rooted at that DID is `wrong_ability` (another ability) or `unauthorized`.
+   * An invocation of `ability` on an account's DID; a sound token that does not grant it through a chain rooted
+   * at that DID is `wrong_ability` or `unauthorized`, other refusals as `verifyDelegation`'s.
    */
   verifyAccountInvocation: (token: string, ability: string) => Promise<Verdict<AccountInvocation>>
 }
@@ -98,9 +86,8 @@ type AnyDid = DID
 type Cached<T> = { value: Verdict<T>, ttlMs: number }
 
 /**
- * Checks the two UCAN artifacts an oracle accepts. ucanto's validator verifies signatures and
- * capability matching; the checks it leaves out (audience, finite expiry, lifetime cap, one
- * capability, embedded and aligned proofs) are done here, before it runs.
+ * Verifies invocations and delegations: ucanto checks signatures and capabilities, and this first checks what it
+ * leaves out (audience, finite expiry, lifetime cap, one capability, embedded and aligned proofs).
  */
 export function createUcanVerifier (options: UcanVerifierOptions): UcanVerifier {
   const {
@@ -295,10 +282,8 @@ export function createUcanVerifier (options: UcanVerifierOptions): UcanVerifier 
   }
 
   /**
-   * An invocation for an account: the token is checked like a delegation (every signature, time
-   * and alignment in its chain), then ucanto decides whether the chain grants the ability on the
-   * `with` DID. Its default `canIssue` (a capability's `with` equals its issuer) is the rule that
-   * the root of the chain must be the account itself.
+   * Checked like a delegation, then ucanto decides the grant; its default `canIssue` (`with` equals the issuer)
+   * is what roots the chain at the account.
    */
   async function checkAccountInvocation (token: string, ability: string): Promise<Cached<AccountInvocation>> {
     const decoded = await invocationPrelude(token)
