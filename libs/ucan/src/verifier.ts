@@ -371,7 +371,7 @@ export function createUcanVerifier (options: UcanVerifierOptions): UcanVerifier 
    */
   async function issuersOf (token: Delegation, cid: string, depth = 0): Promise<Set<string> | undefined> {
     if (`${await UCAN.link(token.data)}` !== cid) return undefined
-    const issuers = new Set([token.issuer.did()])
+    const issuers = new Set<string>([token.issuer.did()])
     if (depth >= maxChainDepth) return issuers
     for (const proof of token.proofs) {
       if (!isDelegation(proof)) continue
@@ -393,8 +393,8 @@ export function createUcanVerifier (options: UcanVerifierOptions): UcanVerifier 
     }
     if (wanted.with !== revoker) return refuse('unauthorized', 'a revocation names its own signer as resource')
     const target = (wanted as { nb?: { ucan?: unknown } }).nb?.ucan
-    if (!isLink(target)) return refuse('malformed', 'a revocation names the revoked UCAN\'s CID in nb.ucan')
-    const cid = target.toString()
+    if (!isLink(target as never)) return refuse('malformed', 'a revocation names the revoked UCAN\'s CID in nb.ucan')
+    const cid = String(target)
     try {
       const signature = await checkSignature(invocation)
       if (signature.error !== undefined) return signature
