@@ -80,16 +80,22 @@ export interface PlatformClient {
   /** Domains newest first, filtered by type, protocol, status or controller (`domain/read`). */
   searchDomains: (query?: DomainSearch, options?: CallOptions) => Promise<DomainPage>
   /** Every transition of a domain, oldest first, with who made it (`domain/read`). */
-  getDomainHistory: (did: string, query?: { limit?: number, cursor?: string }, options?: CallOptions) =>
-    Promise<DomainEventPage>
+  getDomainHistory: (
+    did: string,
+    query?: { limit?: number, cursor?: string },
+    options?: CallOptions
+  ) => Promise<DomainEventPage>
   /** Where a domain's verification stands, with its latest proposal and tally (`domain/read`). */
   getVerification: (did: string, options?: CallOptions) => Promise<DomainVerification>
   /**
    * A GraphQL query on domain-api (`domain/read`). Field errors come back in `errors` beside the
    * data; a query that does not parse or validate throws with the first error's code.
    */
-  graphql: <T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, options?: CallOptions) =>
-    Promise<GraphqlResult<T>>
+  graphql: <T = Record<string, unknown>>(
+    query: string,
+    variables?: Record<string, unknown>,
+    options?: CallOptions
+  ) => Promise<GraphqlResult<T>>
   /**
    * Revokes a delegation at domain-api, signed by the actor's signer: the user revoking what they
    * issued, or the holder renouncing what it was given (default: the actor's own delegation).

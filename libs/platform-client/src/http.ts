@@ -41,7 +41,8 @@ export async function send (request: HttpRequest): Promise<HttpAnswer> {
       const message = `${service} did not answer within ${request.timeoutMs} ms`
       throw new PlatformClientError('PLATFORM_TIMEOUT', message, 504, { service, cause: error })
     }
-    throw new PlatformClientError('PLATFORM_UNAVAILABLE', `${service} cannot be reached`, 503, { service, cause: error })
+    const message = `${service} cannot be reached`
+    throw new PlatformClientError('PLATFORM_UNAVAILABLE', message, 503, { service, cause: error })
   }
   if (text === '') return { status: response.status, body: undefined }
   try {

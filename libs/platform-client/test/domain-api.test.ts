@@ -21,7 +21,9 @@ const STOVE = { type: 'Device', class: PROTOCOL, metadata: { name: 'Stove 12, Ki
 async function userDelegating (can = 'domain/*', options: { expiration?: number } = {}) {
   const user = await generateSigner()
   const proof = await mintDelegation({
-    issuer: user, audience: oracle, capabilities: [{ can, with: user.did() }, { can: '*', with: 'ixo:oracle' }],
+    issuer: user,
+    audience: oracle,
+    capabilities: [{ can, with: user.did() }, { can: '*', with: 'ixo:oracle' }],
     ...options
   })
   return { user, proof, client: platform.actingAs({ signer: oracle, proof }) }
@@ -69,9 +71,10 @@ describe('acting as the user through the oracle', () => {
     expect(invocation.issuer.did()).toBe(oracle.did())
     expect(invocation.audience.did()).toBe(registry.did)
     expect(invocation.capabilities).toEqual([{ can: 'domain/read', with: user.did() }])
-    expect(invocation.proofs.map((p) => ('cid' in p ? p.cid : p).toString())).toEqual([(await decodeBase64Car(proof)).cid.toString()])
+    const delegation = await decodeBase64Car(proof)
+    expect(invocation.proofs.map((p) => ('cid' in p ? p.cid : p).toString())).toEqual([delegation.cid.toString()])
     // Never outlives the delegation (30 s here, less than the 60 s an invocation may live).
-    expect(invocation.expiration).toBe((await decodeBase64Car(proof)).expiration)
+    expect(invocation.expiration).toBe(delegation.expiration)
   })
 
   it('reports the verification of a domain with its open proposal and tally', async () => {
@@ -196,8 +199,11 @@ describe('service DID and errors', () => {
     expect(await failure(client.getDomain('did:ixo:entity:ffffffffffffffffffffffffffffffff'))).toMatchObject({
       code: 'DOMAIN_NOT_FOUND', statusCode: 404, service: 'domain-api'
     })
-    const invalid = await failure(client.registerDomain({ ...STOVE, validFrom: '2030-01-01T00:00:00Z',
-      validUntil: '2029-01-01T00:00:00Z' }))
+    const invalid = await failure(client.registerDomain({
+      ...STOVE,
+      validFrom: '2030-01-01T00:00:00Z',
+      validUntil: '2029-01-01T00:00:00Z'
+    }))
     expect(invalid).toMatchObject({ statusCode: 400 })
     expect(invalid.details).toEqual(expect.arrayContaining([expect.objectContaining({ field: expect.any(String) })]))
     const query = await failure(client.graphql('{ domain(did: 1) { nope } }'))
