@@ -37,13 +37,13 @@ async function proofsOf (proofs: Array<string | Delegation> = []): Promise<Deleg
 
 /** A short-lived invocation, as clients send in `Authorization: Bearer`; each mint has a fresh nonce. */
 export async function mintInvocation (
-  options: MintOptions & { capability?: { can: string, with: string } }
+  options: MintOptions & { capability?: { can: string, with: string, nb?: Record<string, unknown> } }
 ): Promise<string> {
   const capability = options.capability ?? { can: '*', with: 'ixo:oracle' }
   const invocation = await invoke({
     issuer: options.issuer,
     audience: principal(options.audience),
-    capability: capability as { can: `${string}/${string}`, with: `${string}:${string}` },
+    capability: capability as { can: `${string}/${string}`, with: `${string}:${string}`, nb?: {} },
     expiration: options.expiration ?? nowSeconds() + (options.lifetimeSeconds ?? 300),
     ...(options.notBefore !== undefined ? { notBefore: options.notBefore } : {}),
     nonce: globalThis.crypto.randomUUID(),
@@ -66,6 +66,31 @@ export async function mintDelegation (
     proofs: await proofsOf(options.proofs)
   })
   return await encodeBase64Car(delegation)
+}
+
+/** The ability of a revocation: `with` is the revoker's DID, `nb.ucan` the CID of the UCAN it revokes. */
+export const REVOKE_ABILITY = 'ucan/revoke'
+
+/**
+ * Mints a revocation of `delegation` addressed to a service (`ucan/revoke`, as ucanto names it):
+ * signed by `issuer` (an issuer in the delegation's chain, or its audience renouncing it), with the
+ * delegation embedded as proof so the service can check who may revoke it and keep the record
+ * until it expires.
+ */
+export async function mintRevocation (options: {
+  issuer: Signer
+  audience: string | Principal
+  delegation: string | Delegation
+  lifetimeSeconds?: number
+}): Promise<string> {
+  const [revoked] = await proofsOf([options.delegation]) as [Delegation]
+  return await mintInvocation({
+    issuer: options.issuer,
+    audience: options.audience,
+    capability: { can: REVOKE_ABILITY, with: options.issuer.did(), nb: { ucan: revoked.cid } },
+    lifetimeSeconds: options.lifetimeSeconds ?? 300,
+    proofs: [revoked]
+  })
 }
 
 export { decodeBase64Car, encodeBase64Car } from './base64-car.ts'
