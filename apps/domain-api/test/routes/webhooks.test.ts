@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ADMIN_KEY, randomAccount, startApp, type TestApp } from '../helper.ts'
+import { issueGovernance, verifiedDomain, type Governance } from '../governance.ts'
+import { ADMIN_KEY, startApp, type TestApp } from '../helper.ts'
 import { captureLogs } from '@impact/service-kit/testing'
 import { startReceiver, verifySignature, waitFor } from '../webhook-receiver.ts'
 
@@ -13,15 +14,11 @@ const FAST = {
 
 const logs = captureLogs()
 let t: TestApp
-let registrar: { key: string }
-let compliance: { key: string }
-let voters: Array<{ key: string }>
+let keys: Governance
 
 beforeAll(async () => {
   t = await startApp({ ...FAST, LOG_LEVEL: 'info' }, { logStream: logs.stream })
-  registrar = await t.issueKey(['registrar'], randomAccount())
-  compliance = await t.issueKey(['compliance'])
-  voters = await Promise.all([0, 1, 2].map(async () => await t.issueKey(['voter'])))
+  keys = await issueGovernance(t)
 }, 60_000)
 afterAll(async () => { await t?.close() })
 
@@ -54,30 +51,7 @@ async function feedOf (did: string, count: number) {
   return items
 }
 
-async function verifyDomain () {
-  const domain = await t.createDomain(registrar.key)
-  await t.app.inject({
-    method: 'PATCH',
-    url: `/v1/domains/${domain.did}`,
-    headers: t.auth(registrar.key),
-    payload: { metadata: { name: 'Stoves II' } }
-  })
-  const proposal = await t.app.inject({
-    method: 'POST',
-    url: `/v1/domains/${domain.did}/verification-proposals`,
-    headers: t.auth(compliance.key),
-    payload: { evidence: 'https://evidence.example/visit' }
-  })
-  for (const voter of voters) {
-    await t.app.inject({
-      method: 'POST',
-      url: `/v1/verification-proposals/${proposal.json().id}/votes`,
-      headers: t.auth(voter.key),
-      payload: { vote: 'yes' }
-    })
-  }
-  return domain.did
-}
+const verifyDomain = async () => await verifiedDomain(t, keys)
 
 describe('POST /v1/webhooks and the hook routes', () => {
   it('registers a hook, returns its secret once, lists, reads and deletes it', async () => {
@@ -117,14 +91,14 @@ describe('POST /v1/webhooks and the hook routes', () => {
     const registrarTry = await t.app.inject({
       method: 'POST',
       url: '/v1/webhooks',
-      headers: t.auth(registrar.key),
+      headers: t.auth(keys.registrar.key),
       payload
     })
     expect(registrarTry.statusCode).toBe(403)
     expect(registrarTry.json().code).toBe('DOMAIN_FORBIDDEN')
     expect((await t.app.inject({ method: 'POST', url: '/v1/webhooks', payload })).statusCode).toBe(401)
     expect(
-      (await t.app.inject({ method: 'GET', url: '/v1/webhooks', headers: t.auth(voters[0]!.key) })).statusCode
+      (await t.app.inject({ method: 'GET', url: '/v1/webhooks', headers: t.auth(keys.voters[0]!.key) })).statusCode
     ).toBe(403)
   })
 
@@ -310,7 +284,7 @@ describe('webhook deliveries', () => {
     const receiver = await startReceiver()
     try {
       const hook = await register({ url: receiver.url, events: ['created'], secret })
-      const domain = await t.createDomain(registrar.key)
+      const domain = await t.createDomain(keys.registrar.key)
       const created = (await feedOf(domain.did, 1))[0]!
       await waitFor(() => receiver.eventIds().includes(created.id), 'the created event')
       expect(verifySignature(secret, receiver.received.find((r) => r.headers['x-event-id'] === created.id)!)).toBe(true)
