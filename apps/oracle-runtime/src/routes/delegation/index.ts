@@ -11,6 +11,7 @@ import type { Kysely } from 'kysely'
 import type { Config } from '../../config.ts'
 import { deleteDelegation, findDelegation, upsertDelegation } from '../../db/repositories/delegations.ts'
 import { DelegationForbiddenError, DelegationInvalidError } from '../../errors.ts'
+import { callerDid } from '../../plugins/ucan-auth.ts'
 import { delegationPolicyDetail } from '../../services/authenticate.ts'
 import type { Revocation, Revocations } from '../../services/revocations.ts'
 import type { DB } from '../../db/types.ts'
@@ -64,7 +65,7 @@ export const delegationRoutes: FastifyPluginAsyncTypebox<DelegationRoutesOptions
       const policy = delegationPolicyDetail(reason, config.UCAN_DELEGATION_MAX_TTL_SECONDS)
       throw new DelegationInvalidError(REASONS[reason] ?? policy ?? 'rejected')
     }
-    if (verdict.ok.issuer !== request.auth?.did) throw new DelegationForbiddenError()
+    if (verdict.ok.issuer !== callerDid(request)) throw new DelegationForbiddenError()
     await upsertDelegation(db, request.body.raw, verdict.ok)
     return { ok: true as const, expiration: verdict.ok.expiration }
   })
@@ -77,7 +78,7 @@ export const delegationRoutes: FastifyPluginAsyncTypebox<DelegationRoutesOptions
       response: { 200: DelegationStatusSchema, ...AUTH_ERRORS }
     }
   }, async (request) => {
-    const stored = await findDelegation(db, request.auth?.did as string)
+    const stored = await findDelegation(db, callerDid(request))
     if (stored === undefined) return { authorized: false }
     return {
       authorized: stored.expiration > Date.now() / 1000,
@@ -94,7 +95,7 @@ export const delegationRoutes: FastifyPluginAsyncTypebox<DelegationRoutesOptions
       response: { 200: RevokeReplySchema, ...AUTH_ERRORS }
     }
   }, async (request) => {
-    const did = request.auth?.did as string
+    const did = callerDid(request)
     const revoked: Revocation[] = []
     const stored = await findDelegation(db, did)
     if (stored !== undefined) revoked.push({ cid: stored.cid, did, expiration: stored.expiration })

@@ -3,12 +3,12 @@ import { decodeCursor, encodeCursor, HistoryPageSchema, HistoryQuerySchema, RunR
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import type { Kysely } from 'kysely'
 import { historyPage, toDto } from '../../db/repositories/messages.ts'
-import { findSession } from '../../db/repositories/sessions.ts'
-import { CursorConflictError, InvalidCursorError, SessionNotFoundError } from '../../errors.ts'
+import { CursorConflictError, InvalidCursorError } from '../../errors.ts'
 import { SessionIdParamsSchema } from '../../schemas/session-params.ts'
 import { AUTH_ERRORS, SECURITY } from '../../schemas/security.ts'
 import type { DB } from '../../db/types.ts'
 import type { OracleIdentity } from '../../services/oracle-identity.ts'
+import { callersSession } from '../callers-session.ts'
 
 function cursorSeq (cursor: string | undefined): number | undefined {
   if (cursor === undefined) return undefined
@@ -35,8 +35,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
   }, async (request) => {
     const { limit, before, after } = request.query
     if (before !== undefined && after !== undefined) throw new CursorConflictError()
-    const session = await findSession(db, request.auth?.did as string, request.params.id, identity.did)
-    if (session === undefined) throw new SessionNotFoundError()
+    const session = await callersSession(db, identity.did, request, request.params.id)
     const beforeSeq = cursorSeq(before)
     const afterSeq = cursorSeq(after)
     const page = await historyPage(db, session.sessionId, {
@@ -62,8 +61,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
       response: { 200: RunReplySchema, 404: Type.Ref('ErrorBody'), ...AUTH_ERRORS }
     }
   }, async (request) => {
-    const session = await findSession(db, request.auth?.did as string, request.params.id, identity.did)
-    if (session === undefined) throw new SessionNotFoundError()
+    await callersSession(db, identity.did, request, request.params.id)
     return { run: null }
   })
 }

@@ -27,6 +27,8 @@ import type { EventBus, RuntimeEventName } from '../../services/event-bus.ts'
 import type { OracleIdentity } from '../../services/oracle-identity.ts'
 import type { TurnRegistry } from '../../services/turn-registry.ts'
 import type { ExecuteTurn } from '../../services/turn-service.ts'
+import { callerDid } from '../../plugins/ucan-auth.ts'
+import { callersSession } from '../callers-session.ts'
 import { openSse } from './sse.ts'
 
 /** Events an SSE client understands (oracle-wire §3.2); the socket-only ones stay on the bus. */
@@ -86,7 +88,7 @@ export const messageRoutes: FastifyPluginAsyncTypebox<MessageRoutesOptions> = as
       }
     }
   }, async (request, reply) => {
-    const did = request.auth?.did as string
+    const did = callerDid(request)
     const { sessionId } = request.params
     const body: SendMessage = request.body
     const model = body.model ?? models[0] as string
@@ -199,8 +201,7 @@ export const messageRoutes: FastifyPluginAsyncTypebox<MessageRoutesOptions> = as
       response: { 200: LegacyHistorySchema, 404: Type.Ref('ErrorBody'), ...AUTH_ERRORS }
     }
   }, async (request) => {
-    const session = await findSession(db, request.auth?.did as string, request.params.sessionId, identity.did)
-    if (session === undefined) throw new SessionNotFoundError()
+    const session = await callersSession(db, identity.did, request, request.params.sessionId)
     return { messages: (await recentMessages(db, session.sessionId, LEGACY_HISTORY_LIMIT)).map(toDto) }
   })
 
@@ -213,9 +214,7 @@ export const messageRoutes: FastifyPluginAsyncTypebox<MessageRoutesOptions> = as
       response: { 200: AbortReplySchema, 400: Type.Ref('ErrorBody'), 404: Type.Ref('ErrorBody'), ...AUTH_ERRORS }
     }
   }, async (request) => {
-    const did = request.auth?.did as string
-    const session = await findSession(db, did, request.body.sessionId, identity.did)
-    if (session === undefined) throw new SessionNotFoundError()
-    return { success: await turns.abort(session.sessionId, did) }
+    const session = await callersSession(db, identity.did, request, request.body.sessionId)
+    return { success: await turns.abort(session.sessionId, callerDid(request)) }
   })
 }

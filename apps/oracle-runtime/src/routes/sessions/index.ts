@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely'
 import type { Config } from '../../config.ts'
 import { createSession, deleteSession, listSessions } from '../../db/repositories/sessions.ts'
 import { SessionNotFoundError } from '../../errors.ts'
+import { callerDid } from '../../plugins/ucan-auth.ts'
 import { SessionParamsSchema } from '../../schemas/session-params.ts'
 import { AUTH_ERRORS, SECURITY } from '../../schemas/security.ts'
 import type { DB } from '../../db/types.ts'
@@ -30,7 +31,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRoutesOptions> = as
     }
   }, async (request, reply) => {
     const session = await createSession(db, {
-      did: request.auth?.did as string,
+      did: callerDid(request),
       oracleName: config.ORACLE_NAME,
       oracleDid: identity.did
     })
@@ -45,7 +46,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRoutesOptions> = as
       querystring: SessionListQuerySchema,
       response: { 200: SessionListSchema, 400: Type.Ref('ErrorBody'), ...AUTH_ERRORS }
     }
-  }, async (request) => await listSessions(db, request.auth?.did as string, request.query, identity.did))
+  }, async (request) => await listSessions(db, callerDid(request), request.query, identity.did))
 
   app.delete('/sessions/:sessionId', {
     schema: {
@@ -57,7 +58,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRoutesOptions> = as
     }
   }, async (request) => {
     const { sessionId } = request.params
-    if (!await deleteSession(db, request.auth?.did as string, sessionId)) throw new SessionNotFoundError()
+    if (!await deleteSession(db, callerDid(request), sessionId)) throw new SessionNotFoundError()
     // The session is gone either way; a turn that cannot be reached now finds out at its next write.
     await turns.cancelSession(sessionId).catch((err: unknown) => {
       request.log.warn({ err, sessionId }, 'could not cancel the session\'s turn')
