@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely'
 import { historyPage, toDto } from '../../db/repositories/messages.ts'
 import { CursorConflictError, InvalidCursorError } from '../../errors.ts'
 import { SessionIdParamsSchema } from '../../schemas/session-params.ts'
-import { AUTH_ERRORS, SECURITY } from '../../schemas/security.ts'
+import { protectedSchema } from '../../schemas/security.ts'
 import type { DB } from '../../db/types.ts'
 import type { OracleIdentity } from '../../services/oracle-identity.ts'
 import { callersSession } from '../callers-session.ts'
@@ -23,15 +23,13 @@ export interface HistoryRoutesOptions { db: Kysely<DB>, identity: Pick<OracleIde
 /** Paged history by turns (oracle-wire §5) and the active-run probe (no durable runs: always null). */
 export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = async (app, { db, identity }) => {
   app.get('/sessions/:id/messages', {
-    schema: {
-      tags: ['messages'],
+    schema: protectedSchema('messages', {
       summary: 'A page of history by turns: newest first page, then `before=prevCursor` for older, ' +
         '`after=nextCursor` for newer',
-      security: SECURITY,
       params: SessionIdParamsSchema,
       querystring: HistoryQuerySchema,
-      response: { 200: HistoryPageSchema, 400: Type.Ref('ErrorBody'), 404: Type.Ref('ErrorBody'), ...AUTH_ERRORS }
-    }
+      response: { 200: HistoryPageSchema, 400: Type.Ref('ErrorBody'), 404: Type.Ref('ErrorBody') }
+    })
   }, async (request) => {
     const { limit, before, after } = request.query
     if (before !== undefined && after !== undefined) throw new CursorConflictError()
@@ -53,13 +51,11 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
   })
 
   app.get('/sessions/:id/run', {
-    schema: {
-      tags: ['messages'],
+    schema: protectedSchema('messages', {
       summary: 'The session\'s active durable run: always null (this runtime streams each answer on its request)',
-      security: SECURITY,
       params: SessionIdParamsSchema,
-      response: { 200: RunReplySchema, 404: Type.Ref('ErrorBody'), ...AUTH_ERRORS }
-    }
+      response: { 200: RunReplySchema, 404: Type.Ref('ErrorBody') }
+    })
   }, async (request) => {
     await callersSession(db, identity.did, request, request.params.id)
     return { run: null }
