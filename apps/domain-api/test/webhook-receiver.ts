@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { ADMIN_KEY, type TestApp } from './helper.ts'
 
 export interface Received { headers: IncomingHttpHeaders, body: string }
 
@@ -56,6 +57,13 @@ export function verifySignature (secret: string, { headers, body }: Received): b
   const given = Buffer.from(String(headers['x-signature']))
   const fresh = Math.abs(Date.now() / 1000 - Number(timestamp)) < 300
   return fresh && given.length === expected.length && timingSafeEqual(given, expected)
+}
+
+/** Registers a hook as the admin; it must be accepted. */
+export async function registerHook (t: TestApp, payload: Record<string, unknown>) {
+  const res = await t.app.inject({ method: 'POST', url: '/v1/webhooks', headers: t.auth(ADMIN_KEY), payload })
+  if (res.statusCode !== 201) throw new Error(`registering a hook failed: ${res.body}`)
+  return res.json() as { id: string, secret: string, url: string, events: string[] }
 }
 
 /** Polls `check` until it returns true (or throws past the deadline). */

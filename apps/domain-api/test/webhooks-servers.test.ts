@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from '@impact/persistence/testi
 import { startTcpRelay, type TcpRelay } from '@impact/service-kit/testing'
 import { ADMIN_KEY, startApp, type TestApp } from './helper.ts'
 import { captureLogs } from '@impact/service-kit/testing'
-import { startReceiver, waitFor } from './webhook-receiver.ts'
+import { registerHook, startReceiver, waitFor } from './webhook-receiver.ts'
 
 // Replicas and a database that goes away need a PostgreSQL server: this runs in the servers pass.
 const servers = (process.env.DATABASE_URL ?? '') !== '' && (process.env.REDIS_URL ?? '') !== ''
@@ -37,14 +37,7 @@ describe.runIf(servers)('webhook delivery on PostgreSQL', () => {
   it('sends each event once from two replicas claiming the same deliveries', async () => {
     const receiver = await startReceiver()
     try {
-      const hook = (
-        await a.app.inject({
-          method: 'POST',
-          url: '/v1/webhooks',
-          headers: a.auth(ADMIN_KEY),
-          payload: { url: receiver.url, events: ['created'] }
-        })
-      ).json()
+      const hook = await registerHook(a, { url: receiver.url, events: ['created'] })
       const owner = await a.issueKey(['registrar'])
       const dids = await Promise.all(
         Array.from({ length: 30 }, async (_, i) => (await (i % 2 === 0 ? a : b).createDomain(owner.key)).did)
@@ -62,14 +55,7 @@ describe.runIf(servers)('webhook delivery on PostgreSQL', () => {
   it('keeps delivering after its database was unreachable for a while', async () => {
     const receiver = await startReceiver()
     try {
-      const hook = (
-        await a.app.inject({
-          method: 'POST',
-          url: '/v1/webhooks',
-          headers: a.auth(ADMIN_KEY),
-          payload: { url: receiver.url, events: ['created'] }
-        })
-      ).json()
+      const hook = await registerHook(a, { url: receiver.url, events: ['created'] })
       // Replica b reaches the database directly; only a (behind the relay) is to lose it.
       await b.close()
       relay.cut()

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { issueGovernance, verifiedDomain, type Governance } from '../governance.ts'
 import { ADMIN_KEY, startApp, type TestApp } from '../helper.ts'
 import { captureLogs } from '@impact/service-kit/testing'
-import { startReceiver, verifySignature, waitFor } from '../webhook-receiver.ts'
+import { registerHook, startReceiver, verifySignature, waitFor } from '../webhook-receiver.ts'
 
 /** Short backoff so outages and retries take milliseconds. */
 const FAST = {
@@ -24,15 +24,10 @@ afterAll(async () => { await t?.close() })
 
 const admin = () => t.auth(ADMIN_KEY)
 
-async function register (payload: Record<string, unknown>) {
-  const res = await t.app.inject({ method: 'POST', url: '/v1/webhooks', headers: admin(), payload })
-  expect(res.statusCode, res.body).toBe(201)
-  return res.json() as { id: string, secret: string, url: string, events: string[] }
-}
-
-const deliveries = async (hookId: string, query = '') =>
-  (await t.app.inject({ method: 'GET', url: `/v1/webhooks/${hookId}/deliveries?limit=100${query}`, headers: admin() }))
-    .json().items as Array<Record<string, any>>
+const deliveries = async (hookId: string, query = '', app = t) =>
+  (await app.app.inject({
+    method: 'GET', url: `/v1/webhooks/${hookId}/deliveries?limit=100${query}`, headers: app.auth(ADMIN_KEY)
+  })).json().items as Array<Record<string, any>>
 
 /** The first `count` events of a domain as the feed has them (polled: the feed shows settled writes only). */
 async function feedOf (did: string, count: number) {
@@ -124,7 +119,7 @@ describe('webhook deliveries', () => {
   it('delivers each event once, signed, with its feed id and body', async () => {
     const receiver = await startReceiver()
     try {
-      const hook = await register({ url: receiver.url, events: ['*'] })
+      const hook = await registerHook(t, { url: receiver.url, events: ['*'] })
       const did = await verifyDomain()
       const events = await feedOf(did, 7)
       expect(events.map((e) => e.event)).toEqual([
@@ -162,7 +157,7 @@ describe('webhook deliveries', () => {
   it('delivers only the types a hook asked for', async () => {
     const receiver = await startReceiver()
     try {
-      const hook = await register({ url: receiver.url, events: ['verified'] })
+      const hook = await registerHook(t, { url: receiver.url, events: ['verified'] })
       const did = await verifyDomain()
       const verified = (await feedOf(did, 7)).find((e) => e.event === 'verified')!
       await waitFor(() => receiver.eventIds().includes(verified.id), 'the verified event')
@@ -177,7 +172,7 @@ describe('webhook deliveries', () => {
   it('loses nothing while the receiver answers 503 or is down, and each event arrives once after dedupe', async () => {
     const receiver = await startReceiver()
     try {
-      const hook = await register({ url: receiver.url, events: ['*'] })
+      const hook = await registerHook(t, { url: receiver.url, events: ['*'] })
       receiver.setUnavailable(true)
       const first = await verifyDomain()
       await waitFor(() => receiver.refused() >= 10, 'retries against the 503s')
@@ -220,27 +215,13 @@ describe('webhook deliveries', () => {
     const limited = await startApp({ ...FAST, WEBHOOK_MAX_ATTEMPTS: '3' })
     const receiver = await startReceiver()
     try {
-      const hook = (
-        await limited.app.inject({
-          method: 'POST',
-          url: '/v1/webhooks',
-          headers: limited.auth(ADMIN_KEY),
-          payload: { url: receiver.url, events: ['created'] }
-        })
-      ).json()
+      const hook = await registerHook(limited, { url: receiver.url, events: ['created'] })
       receiver.setUnavailable(true)
       const owner = await limited.issueKey(['registrar'])
       await limited.createDomain(owner.key)
-      const list = async () =>
-        (
-          await limited.app.inject({
-            method: 'GET',
-            url: `/v1/webhooks/${hook.id}/deliveries`,
-            headers: limited.auth(ADMIN_KEY)
-          })
-        ).json().items
+      const list = async () => await deliveries(hook.id, '', limited)
       await waitFor(async () => (await list())[0]?.status === 'failed', 'the delivery to fail')
-      const [failed] = await list()
+      const failed = (await list())[0]!
       expect(failed).toMatchObject({ status: 'failed', attempts: 3, lastStatusCode: 503, nextAttemptAt: null })
       expect(receiver.refused()).toBe(3)
 
@@ -283,7 +264,7 @@ describe('webhook deliveries', () => {
     const secret = 'my-own-signing-secret-0123456789'
     const receiver = await startReceiver()
     try {
-      const hook = await register({ url: receiver.url, events: ['created'], secret })
+      const hook = await registerHook(t, { url: receiver.url, events: ['created'], secret })
       const domain = await t.createDomain(keys.registrar.key)
       const created = (await feedOf(domain.did, 1))[0]!
       await waitFor(() => receiver.eventIds().includes(created.id), 'the created event')
