@@ -5,9 +5,10 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox'
  * protocol sample `did:ixo:protocol/<name>` shows. Method names are lower-case alphanumerics;
  * the id allows the DID-core idchars, `:` separators and percent-escapes.
  */
-export const DID_PATTERN =
-  '^did:[a-z0-9]+:(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+(?::(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+)*' +
-  "(?:/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*)?$"
+const DID_WITHOUT_PATH = 'did:[a-z0-9]+:(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+(?::(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+)*'
+export const DID_PATTERN = `^${DID_WITHOUT_PATH}(?:/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*)?$`
+/** A DID without a path, so it fits one URL path segment (an account, a principal). */
+export const PATHLESS_DID_PATTERN = `^${DID_WITHOUT_PATH}$`
 export const DidSchema = Type.String({
   pattern: DID_PATTERN,
   maxLength: 512,
