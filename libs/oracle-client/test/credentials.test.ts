@@ -1,24 +1,15 @@
 import type { Kysely } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { PluginDefinition } from '@impact/oracle-runtime'
 import { mintDelegation, mintInvocation } from '@impact/ucan'
 import { CredentialCache, Credentials } from '../src/index.ts'
-import { clientFor, recordingFetch, startRuntime, testUser, type RealRuntime } from './support/runtime.ts'
+import { clientFor, recordingFetch, startRuntime, testPlugin, testUser, type RealRuntime } from './support/runtime.ts'
 
 const nowS = () => Math.floor(Date.now() / 1000)
 
 /** A deployment plugin that answers only users whose delegation the oracle holds (as downstream tools need). */
-const requiresStoredDelegation: PluginDefinition = {
+const requiresStoredDelegation = testPlugin({
   name: 'requires-delegation',
   description: 'Refuses messages from users without a stored, unexpired delegation',
-  attributes: {
-    visibility: 'hidden',
-    stability: 'experimental',
-    category: 'tools',
-    defaultEnabled: true,
-    dependencies: [],
-    requiredEnv: []
-  },
   setup: ({ db }) => ({
     middleware: [
       {
@@ -42,7 +33,7 @@ const requiresStoredDelegation: PluginDefinition = {
       }
     ]
   })
-}
+})
 
 describe('credentials against a real oracle runtime', () => {
   let runtime: RealRuntime

@@ -3,6 +3,8 @@ import type { AppOptions } from '@impact/oracle-runtime'
 import { OracleClient, type OracleClientOptions } from '../../src/index.ts'
 import { createHarness, type Harness } from '../../../../apps/oracle-runtime/test/support/harness.ts'
 
+export { createHarness, testPlugin, type Harness } from '../../../../apps/oracle-runtime/test/support/harness.ts'
+
 export interface RealRuntime {
   app: Harness['app']
   baseUrl: string
