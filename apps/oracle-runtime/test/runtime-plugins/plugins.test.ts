@@ -1,23 +1,14 @@
 import { Type } from '@sinclair/typebox'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigError } from '@impact/service-kit'
-import type { PluginDefinition } from '../../src/app.ts'
-import { createHarness, type Harness, type TestUser } from '../support/harness.ts'
+import { createHarness, testPlugin, type Harness, type TestUser } from '../support/harness.ts'
 
 const ADMIN = 'operator-token-0123456789'
 const admin = { authorization: `Bearer ${ADMIN}` }
 
-const probePlugin: PluginDefinition = {
+const probePlugin = testPlugin({
   name: 'probe',
   description: 'Test plugin: reports who is calling and contributes a tool, a public route and state',
-  attributes: {
-    visibility: 'hidden',
-    stability: 'experimental',
-    category: 'tools',
-    defaultEnabled: true,
-    dependencies: ['user-preferences'],
-    requiredEnv: []
-  },
   setup: () => ({
     tools: [
       {
@@ -39,7 +30,7 @@ const probePlugin: PluginDefinition = {
     },
     loadState: async () => ({ prompt: 'Probe state: loaded before the agent ran.' })
   })
-}
+}, { dependencies: ['user-preferences'] })
 
 describe('plugins', () => {
   let h: Harness
