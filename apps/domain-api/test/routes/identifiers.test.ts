@@ -202,10 +202,7 @@ describe('GET /1.0/identifiers/:did', () => {
     t.clock.advance(7_200_000)
     const meta = (await resolve(domain.did)).json().didDocumentMetadata
     expect(meta).toMatchObject({ versionId: '2', status: 'expired', updated: new Date(validUntil).toISOString() })
-    const history = await t.app.inject({
-      method: 'GET', url: `/v1/domains/${domain.did}/history`, headers: t.auth(registrar.key)
-    })
-    expect(history.json().items.map((e: { event: string }) => e.event)).toEqual(['created', 'expired'])
+    expect((await t.history(domain.did, registrar.key)).map((e) => e.event)).toEqual(['created', 'expired'])
   })
 
   it('answers 410 with deactivated: true once the domain is deactivated', async () => {

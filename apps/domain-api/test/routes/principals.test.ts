@@ -105,10 +105,7 @@ describe('UCAN invocations', () => {
       payload: { metadata: { name: 'Stove 1, kitchen' } }
     })
     expect(patch.statusCode).toBe(200)
-    const history = await t.app.inject({
-      method: 'GET', url: `/v1/domains/${domain.did}/history`, headers: t.auth(ADMIN_KEY)
-    })
-    expect(history.json().items.map((e: { actor: unknown }) => e.actor)).toEqual([
+    expect((await t.history(domain.did, ADMIN_KEY)).map((e) => e.actor)).toEqual([
       { kind: 'ucan', keyId: null, account: user.did(), service: service.did() },
       { kind: 'ucan', keyId: null, account: user.did(), service: service.did() }
     ])

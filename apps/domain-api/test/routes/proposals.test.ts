@@ -22,9 +22,7 @@ const getProposal = async (id: string) =>
   (
     await t.app.inject({ method: 'GET', url: `/v1/verification-proposals/${id}`, headers: t.auth(registrar.key) })
   ).json()
-const history = async (did: string) =>
-  (await t.app.inject({ method: 'GET', url: `/v1/domains/${did}/history`, headers: t.auth(registrar.key) })).json()
-    .items as Array<Record<string, any>>
+const history = async (did: string) => await t.history(did, registrar.key)
 
 async function openProposal (body: Record<string, unknown> = {}) {
   const domain = await t.createDomain(registrar.key, body)
