@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { propose, vote } from '../governance.ts'
+import { issueGovernance, propose, vote } from '../governance.ts'
 import { randomAccount, startApp, type TestApp } from '../helper.ts'
 
 const HOUR = 3_600_000
@@ -10,9 +10,7 @@ let voters: Array<{ id: string, key: string, account: string }>
 
 beforeAll(async () => {
   t = await startApp()
-  registrar = await t.issueKey(['registrar'], randomAccount())
-  compliance = await t.issueKey(['compliance'], randomAccount())
-  voters = await Promise.all(Array.from({ length: 12 }, async () => await t.issueKey(['voter'], randomAccount())))
+  ;({ registrar, compliance, voters } = await issueGovernance(t, 12))
 })
 afterAll(async () => { await t?.close() })
 
