@@ -35,10 +35,8 @@ const probePlugin = testPlugin({
 describe('plugins', () => {
   let h: Harness
   let user: TestUser
-  const say = async (u: TestUser, sessionId: string, message: string, app = h.app) =>
-    (
-      await app.inject({ method: 'POST', url: `/messages/${sessionId}`, headers: u.headers, payload: { message } })
-    ).json()
+  const say = async (u: TestUser, sessionId: string, message: string, on = h) =>
+    (await on.send(u.headers, sessionId, message)).json()
 
   beforeAll(async () => {
     h = await createHarness(
@@ -90,7 +88,7 @@ describe('plugins', () => {
         expect((await off.app.inject({ method: 'GET', url: '/user-preferences', headers: u.headers })).statusCode).toBe(
           404
         )
-        const reply = await say(u, await off.newSession(u.headers), 'call me Sam', off.app)
+        const reply = await say(u, await off.newSession(u.headers), 'call me Sam', off)
         expect(reply.message.content).toContain('You said')
         expect(off.runtime.pluginDecisions).toContainEqual({
           name: 'user-preferences',
