@@ -1,6 +1,9 @@
 import { generateSigner, mintDelegation, mintInvocation, type OracleSigner } from '@impact/ucan'
 import type { AppOptions } from '@impact/oracle-runtime'
+import { OracleClient, type OracleClientOptions } from '../../src/index.ts'
 import { createHarness, type Harness } from '../../../../apps/oracle-runtime/test/support/harness.ts'
+
+export { createHarness, testPlugin, type Harness } from '../../../../apps/oracle-runtime/test/support/harness.ts'
 
 export interface RealRuntime {
   app: Harness['app']
@@ -50,6 +53,25 @@ export async function testUser (lifetimes: { delegation?: number, invocation?: n
       return await mintInvocation({ issuer: signer, audience: oracleDid, lifetimeSeconds: lifetimes.invocation ?? 300 })
     }
   }
+}
+
+/** An OracleClient of `user` for `runtime`, signing with the user's callbacks unless `extra` says otherwise. */
+export function clientFor (runtime: RealRuntime, user: TestUser, extra: Partial<OracleClientOptions> = {}) {
+  return new OracleClient({
+    baseUrl: runtime.baseUrl,
+    oracleDid: runtime.oracleDid,
+    userDid: user.did,
+    createDelegation: user.createDelegation,
+    createInvocation: user.createInvocation,
+    ...extra
+  })
+}
+
+/** A client of `user` (a new one by default) with a fresh session of its own. */
+export async function withSession (runtime: RealRuntime, extra: Partial<OracleClientOptions> = {}, user?: TestUser) {
+  const owner = user ?? await testUser()
+  const client = clientFor(runtime, owner, extra)
+  return { user: owner, client, sessionId: (await client.createSession()).sessionId }
 }
 
 /** A fetch that records what was sent (method, path, headers) and passes everything to the real one. */
