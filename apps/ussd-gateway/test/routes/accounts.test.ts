@@ -78,7 +78,7 @@ describe('GET /api/ussd/accounts/:customerId', () => {
     expect((await accountView(ctx, customerId)).json()).toMatchObject({ language: 'sw', locked: true })
   })
 
-  it('answers JSON errors: 401 without the operator token, 404 for an unknown id, 400 for a malformed one', async () => {
+  it('answers JSON errors: 401 without the operator token, 404 for unknown ids, 400 for malformed ones', async () => {
     const { customerId } = await createAccount(ctx)
     expect((await accountView(ctx, customerId, SUPPORT_TOKEN)).statusCode).toBe(401)
     expect((await accountView(ctx, 'C00000000')).json())
