@@ -26,6 +26,7 @@ const DEFAULT_WORDS = { en: { one: 'device', many: 'devices' }, sw: { one: 'kifa
 /** Menus that act on the programme's project, so a programme turning them on must name it. */
 const NEEDS_PROJECT: readonly MenuName[] = ['registerStove']
 const MAX_FILE_CHARS = 256 * 1024
+const UNQUOTED_CODE = /^\s*\*[\d*]+#\s*:/m
 
 /** The programme of every code without one of its own: today's menus under USSD_APP_NAME. */
 export const defaultProgramme = (name: string): Programme => ({
@@ -66,8 +67,8 @@ export function parseProgrammes (text: string, file: string): ProgrammesRead {
     value = parseText(text, file)
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error)
-    // In YAML an unquoted `*384#` is an alias, the likeliest slip in this file.
-    const hint = /alias/i.test(reason) ? ' (quote the service codes: "*384#")' : ''
+    // In YAML an unquoted `*384#` reads as an alias: the likeliest slip in this file.
+    const hint = UNQUOTED_CODE.test(text) ? ' (quote the service codes: "*384#")' : ''
     const format = extname(file).toLowerCase() === '.json' ? 'JSON' : 'YAML'
     return { ok: false, issues: [`${file}: not valid ${format}: ${reason}${hint}`] }
   }
