@@ -121,6 +121,7 @@ describe('a YAML programmes file', () => {
       '    menus: [registerStove, checkStove]',
       '    supportPhone: "+254700000100"',
       '  "*500#": { name: Jiko Rewards, languages: [sw] }',
+      '  "*384*5#": { name: Stove Five }',
       ''
     ].join('\n'))
   })
@@ -129,6 +130,12 @@ describe('a YAML programmes file', () => {
   it('is read like JSON', async () => {
     expect((await dial(ctx.app, '*384#')).screen).toMatch(/^Welcome to Clean Cooking\n/)
     expect((await dial(ctx.app, '*500#')).screen).toMatch(/^Karibu Jiko Rewards\n/)
+  })
+
+  it('takes a code that has its own programme as that programme, not a shortcut of a shorter code', async () => {
+    expect((await dial(ctx.app, '*384*5#')).screen).toMatch(/^Welcome to Stove Five\n/)
+    expect((await dial(ctx.app, '*384*5*1#')).screen).toMatch(/^Stove Five Information\n/)
+    expect((await dial(ctx.app, '*384*1#')).screen).toMatch(/^Clean Cooking Information\n/)
   })
 })
 
