@@ -35,9 +35,9 @@ function base58btc (bytes) {
 }
 
 /**
- * A new Ed25519 identity in the form ORACLE_PRIVATE_KEY and DOMAIN_API_PRIVATE_KEY take (ucanto's signer
- * format: multibase `M`, padded base64, of varint(0x1300) ‖ private key ‖ varint(0xed) ‖ public key) and its
- * did:key.
+ * A new Ed25519 identity in the form ORACLE_PRIVATE_KEY, DOMAIN_API_PRIVATE_KEY and USSD_PRIVATE_KEY take
+ * (ucanto's signer format: multibase `M`, padded base64, of varint(0x1300) ‖ private key ‖ varint(0xed) ‖ public
+ * key) and its did:key.
  * @returns {{ key: string, did: string }}
  */
 export function generateOracleIdentity () {
@@ -76,9 +76,19 @@ export function generateSecrets (options = {}) {
   const shared = { DATABASE_URL: databaseUrl, REDIS_URL: options.redisUrl ?? 'redis://redis:6379' }
   const oracle = generateOracleIdentity()
   const registry = generateOracleIdentity()
+  const gateway = generateOracleIdentity()
   files['ussd-gateway'] = {
-    values: { PIN_ENCRYPTION_KEY: randomBytes(32).toString('hex'), OPERATOR_TOKEN: token(), ...shared },
-    comments: ['PIN_ENCRYPTION_KEY seals every stored PIN: keep a copy; rotate with PIN_ENCRYPTION_PREVIOUS_KEYS']
+    values: {
+      PIN_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      USSD_PRIVATE_KEY: gateway.key,
+      OPERATOR_TOKEN: token(),
+      ...shared
+    },
+    comments: [
+      'PIN_ENCRYPTION_KEY seals every stored PIN and account key: keep a copy; ' +
+        'rotate with PIN_ENCRYPTION_PREVIOUS_KEYS',
+      `USSD_PRIVATE_KEY is the gateway's identity; its DID: ${gateway.did}`
+    ]
   }
   files['domain-api'] = {
     values: { DOMAIN_API_ADMIN_KEY: token(36), DOMAIN_API_PRIVATE_KEY: registry.key, ...shared },

@@ -1,21 +1,27 @@
 import formbody from '@fastify/formbody'
+import { Type } from '@sinclair/typebox'
+import { MEMORY_DATA_DIR } from '@impact/persistence'
 import { createApp, type App } from '@impact/service-kit'
 import { createSharedState, DEFAULT_COMMAND_TIMEOUT_MS } from '@impact/shared-state'
+import { loadServiceIdentity } from '@impact/ucan'
 import type { FastifyInstance } from 'fastify'
 import type { DestinationStream } from 'pino'
 import { simulatorEnabled, type Config } from './config.ts'
 import { openAppDatabase } from './db/open.ts'
 import rateLimit, { phoneRateLimit } from './plugins/rate-limit.ts'
 import { accountRoutes } from './routes/accounts/index.ts'
+import { pinResetRoutes } from './routes/accounts/pin-reset.ts'
 import { debugRoutes } from './routes/debug/index.ts'
 import { eventRoutes } from './routes/events/index.ts'
 import { hubtelRoutes } from './routes/hubtel/index.ts'
 import { simulatorRoutes } from './routes/simulator/index.ts'
 import { ussdRoutes } from './routes/ussd/index.ts'
+import { createAccountKeys } from './services/account-keys.ts'
 import { loadKeyring } from './services/pin-keyring.ts'
 import { createPinQueue } from './services/pin-queue.ts'
 import { createPinVault } from './services/pin-vault.ts'
 import { createPreferences } from './services/preferences.ts'
+import { createProgrammeCatalog, defaultProgramme } from './services/programmes.ts'
 import { createSessionStore } from './services/session-store.ts'
 import { createUssdEngine } from './services/ussd-engine.ts'
 
@@ -46,11 +52,20 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
   const state = createSharedState({ url: config.REDIS_URL, prefix: config.REDIS_KEY_PREFIX, commandTimeoutMs })
   const clock = options.now !== undefined ? { now: options.now } : {}
   const sessions = createSessionStore(state, { ttlMs: config.USSD_SESSION_TTL_SECONDS * 1000, ...clock })
+  let stopProgrammes = () => {}
   const release = async () => {
+    stopProgrammes()
     await Promise.allSettled([database.close(), state.close()])
   }
   try {
+    // The gateway's own DID (never logged: the key), announced on GET / for callers to address it.
+    const identity = await loadServiceIdentity({
+      privateKey: config.USSD_PRIVATE_KEY,
+      dataDir: config.DATA_DIR === MEMORY_DATA_DIR ? undefined : config.DATA_DIR,
+      fileName: 'ussd-private-key'
+    })
     const keyring = loadKeyring(config)
+    const keys = createAccountKeys(keyring)
     const vault = createPinVault(keyring, createPinQueue({
       concurrency: config.PIN_CHECK_CONCURRENCY,
       maxQueued: config.PIN_CHECK_QUEUE_MAX
@@ -73,7 +88,13 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
           database: async () => { await database.ready() },
           ...(state.kind === 'redis' ? { redis: async () => { await state.ping() } } : {})
         },
-        landing: { message: 'ussd-gateway is running' }
+        landing: {
+          message: 'ussd-gateway is running',
+          extra: () => ({ did: identity.did }),
+          properties: {
+            did: Type.String({ description: 'This gateway\'s DID: the issuer of invocations it signs for accounts' })
+          }
+        }
       },
       // Aggregators call server to server; no browser origin needs CORS here (the simulator is same-origin).
       cors: false,
@@ -83,10 +104,19 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       logger: { redact: USSD_REDACT_PATHS, ...(options.logStream !== undefined ? { stream: options.logStream } : {}) }
     })
     app.addHook('onClose', release)
+    const programmes = createProgrammeCatalog({
+      file: config.USSD_PROGRAMMES_FILE,
+      fallback: defaultProgramme(config.USSD_APP_NAME),
+      pollMs: config.USSD_PROGRAMMES_POLL_MS,
+      log: app.log
+    })
+    stopProgrammes = programmes.close
+    await programmes.start()
+    const configuredCodes = config.USSD_SERVICE_CODES?.split(',').map((code) => code.trim()) ?? []
     const engine = createUssdEngine({
       sessions,
       preferences,
-      serviceCodes: config.USSD_SERVICE_CODES?.split(',').map((code) => code.trim()) ?? [],
+      baseCodes: () => [...configuredCodes, ...programmes.codes()],
       deadlineMs: config.USSD_HOP_DEADLINE_MS,
       // The aggregator was told the hop failed; the log says whether it took effect after all.
       onLateHop: (sessionId, outcome) => {
@@ -96,8 +126,10 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       machine: {
         db: database.db,
         vault,
+        keys,
+        accountsPerPhone: config.USSD_ACCOUNTS_PER_PHONE,
         lockout: { baseMs: config.PIN_LOCKOUT_BASE_SECONDS * 1000, maxMs: config.PIN_LOCKOUT_MAX_SECONDS * 1000 },
-        appName: config.USSD_APP_NAME,
+        programmes,
         saveLanguage: preferences.save
       }
     })
@@ -110,7 +142,8 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       await api.register(hubtelRoutes, { engine, limitIp: api.rateLimit(), limitPhone })
       await api.register(eventRoutes, { engine })
       await api.register(debugRoutes, { config, sessions })
-      await api.register(accountRoutes, { config, db: database.db, vault })
+      await api.register(accountRoutes, { config, db: database.db, preferences })
+      await api.register(pinResetRoutes, { config, db: database.db, vault })
     }, { prefix: '/api/ussd' })
     if (simulatorEnabled(config)) await app.register(simulatorRoutes, { config })
     return app

@@ -1,6 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { baseConfigProperties, loadConfig as load, peerUrlProperties } from '@impact/service-kit'
+import { parseSigner } from '@impact/ucan/mint'
+import { DISPLAY_NAME_PATTERN, MAX_DISPLAY_NAME } from './schemas/programmes.ts'
 import { keyringIssues } from './services/pin-keyring.ts'
+import { readProgrammesFileSync } from './services/programmes.ts'
 
 /** Environment of the USSD gateway; every key is documented in README.md. */
 export const ConfigSchema = Type.Object({
@@ -40,11 +43,35 @@ export const ConfigSchema = Type.Object({
   }),
   USSD_APP_NAME: Type.String({
     minLength: 1,
-    maxLength: 24,
-    pattern: '^[A-Za-z0-9 .&\'-]+$',
+    maxLength: MAX_DISPLAY_NAME,
+    pattern: DISPLAY_NAME_PATTERN,
     default: 'Impact Platform',
-    description: 'Name shown on the welcome screen (plain GSM-7 text)'
+    description: 'Name shown on the welcome screen (plain GSM-7 text) for service codes without a programme'
   }),
+  USSD_PROGRAMMES_FILE: Type.Optional(Type.String({
+    minLength: 1,
+    description: 'JSON or YAML file of the programmes by service code (name, project, languages, menus); ' +
+      'read again when it changes. Without it every code shows USSD_APP_NAME and the standard menus'
+  })),
+  USSD_PROGRAMMES_POLL_MS: Type.Integer({
+    minimum: 50,
+    maximum: 3_600_000,
+    default: 5000,
+    description: 'How often USSD_PROGRAMMES_FILE is read for changes (a change is taken once it stays ' +
+      'the same for one more read)'
+  }),
+  USSD_ACCOUNTS_PER_PHONE: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 1,
+    description: 'Accounts one phone number may sign up; beyond, sign-up ends with a text to log in instead'
+  }),
+  USSD_PRIVATE_KEY: Type.Optional(Type.String({
+    pattern: '^M[A-Za-z0-9+/]+={0,2}$',
+    maxLength: 256,
+    description: 'The gateway\'s own Ed25519 signer (ucanto format, `M…`), announced as its DID on GET /. ' +
+      'Required in production; generated once into DATA_DIR in development'
+  })),
   USSD_SERVICE_CODES: Type.Optional(Type.String({
     pattern: '^\\*\\d+(\\*\\d+)*#(,\\s*\\*\\d+(\\*\\d+)*#)*$',
     description: 'Comma-separated base codes (e.g. *384*123#); ' +
@@ -114,6 +141,20 @@ function refine (config: Config): string[] {
   }
   if (config.PIN_LOCKOUT_MAX_SECONDS < config.PIN_LOCKOUT_BASE_SECONDS) {
     issues.push('PIN_LOCKOUT_MAX_SECONDS must be at least PIN_LOCKOUT_BASE_SECONDS')
+  }
+  if (config.USSD_PRIVATE_KEY !== undefined) {
+    try {
+      parseSigner(config.USSD_PRIVATE_KEY)
+    } catch {
+      issues.push('USSD_PRIVATE_KEY: not an Ed25519 signer in ucanto\'s format (`M…`)')
+    }
+  } else if (config.NODE_ENV === 'production') {
+    issues.push('USSD_PRIVATE_KEY is required in production (the gateway\'s DID must not change between ' +
+      'restarts or replicas)')
+  }
+  if (config.USSD_PROGRAMMES_FILE !== undefined) {
+    const read = readProgrammesFileSync(config.USSD_PROGRAMMES_FILE)
+    if (!read.ok) issues.push(...read.issues.map((issue) => `USSD_PROGRAMMES_FILE ${issue}`))
   }
   return issues
 }

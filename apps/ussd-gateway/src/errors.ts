@@ -24,6 +24,16 @@ export const UssdPinRecordError = defineError(
 /** The PIN hashing queue is full: the menus answer the busy END text, other routes 503. */
 export const UssdPinBusyError = defineError('USSD_PIN_BUSY', 'Too many PIN checks at once, try again in a moment', 503)
 
+/**
+ * An account's signing key cannot be used: the account has none yet (created before identities, not
+ * logged in since) or no configured key opens its record (a key retired without PIN_ENCRYPTION_PREVIOUS_KEYS).
+ */
+export const UssdAccountKeyError = defineError(
+  'USSD_ACCOUNT_KEY_UNREADABLE',
+  'The signing key of account %s cannot be opened with the configured keys',
+  500
+)
+
 /** An operator named a customer id that has no account. */
 export const UssdAccountNotFoundError = defineError('USSD_ACCOUNT_NOT_FOUND', 'Account %s not found', 404)
 

@@ -20,7 +20,7 @@ describe('ussd-gateway service basics', () => {
 
   it('keeps the landing and health records to their documented fields', async () => {
     const landing = (await ctx.app.inject({ method: 'GET', url: '/' })).json()
-    expect(Object.keys(landing).sort()).toEqual(['environment', 'message', 'status', 'timestamp'])
+    expect(Object.keys(landing).sort()).toEqual(['did', 'environment', 'message', 'status', 'timestamp'])
     const health = (await ctx.app.inject({ method: 'GET', url: '/health' })).json()
     expect(Object.keys(health).sort()).toEqual(
       ['database', 'environment', 'status', 'timestamp', 'uptime', ...(redis ? ['redis'] : [])].sort()

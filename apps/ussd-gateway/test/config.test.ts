@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ConfigError } from '@impact/service-kit'
+import { freshIdentity } from '@impact/service-kit/testing'
 import { loadConfig, simulatorEnabled } from '../src/config.ts'
 
 describe('configuration', () => {
@@ -22,13 +23,29 @@ describe('configuration', () => {
     expect(simulatorEnabled(config)).toBe(true)
   })
 
-  it('refuses to start in production without PIN_ENCRYPTION_KEY, naming the variable', () => {
+  it('refuses to start in production without PIN_ENCRYPTION_KEY or USSD_PRIVATE_KEY, naming them', async () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(ConfigError)
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/PIN_ENCRYPTION_KEY is required in production/)
-    const config = loadConfig({ NODE_ENV: 'production', PIN_ENCRYPTION_KEY: 'd'.repeat(64) })
-    expect(simulatorEnabled(config)).toBe(false)
-    const forced = loadConfig({ NODE_ENV: 'production', PIN_ENCRYPTION_KEY: 'd'.repeat(64), SIMULATOR_ENABLED: 'true' })
-    expect(simulatorEnabled(forced)).toBe(true)
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/USSD_PRIVATE_KEY is required in production/)
+    const production = {
+      NODE_ENV: 'production',
+      PIN_ENCRYPTION_KEY: 'd'.repeat(64),
+      USSD_PRIVATE_KEY: (await freshIdentity()).key
+    }
+    expect(simulatorEnabled(loadConfig(production))).toBe(false)
+    expect(simulatorEnabled(loadConfig({ ...production, SIMULATOR_ENABLED: 'true' }))).toBe(true)
+  })
+
+  it('refuses a USSD_PRIVATE_KEY that is no ucanto signer, without echoing it', () => {
+    const attempt = () => loadConfig({ USSD_PRIVATE_KEY: 'MnotAsignerButSecret' })
+    expect(attempt).toThrow(/USSD_PRIVATE_KEY: not an Ed25519 signer/)
+    expect(() => attempt()).not.toThrow(/MnotAsignerButSecret/)
+  })
+
+  it('checks the accounts per phone', () => {
+    expect(loadConfig({}).USSD_ACCOUNTS_PER_PHONE).toBe(1)
+    expect(loadConfig({ USSD_ACCOUNTS_PER_PHONE: '3' }).USSD_ACCOUNTS_PER_PHONE).toBe(3)
+    expect(() => loadConfig({ USSD_ACCOUNTS_PER_PHONE: '0' })).toThrow(/USSD_ACCOUNTS_PER_PHONE/)
   })
 
   it('refuses malformed keys without echoing them', () => {

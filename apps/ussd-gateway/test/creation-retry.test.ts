@@ -1,11 +1,18 @@
 import type { Database } from '@impact/persistence'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DB } from '../src/db/types.ts'
-import { atSignUpConfirmation, openDirect, SESSION_STORES, setupRelayedApp, type RelayedContext } from './helper.ts'
+import {
+  atSignUpConfirmation,
+  Dialer,
+  openDirect,
+  SESSION_STORES,
+  setupRelayedApp,
+  type RelayedContext
+} from './helper.ts'
 
 const UNAVAILABLE = 'END Service temporarily unavailable. Please try again later.'
 
-// The answer to a committed insert is lost on the wire: only a PostgreSQL server behind a relay
+// The answer to the commit of a sign-up is lost on the wire: only a PostgreSQL server behind a relay
 // can do that (PGlite runs inside the app's process). Sessions in-process and, with Redis, shared.
 const onServer = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== ''
 
@@ -24,7 +31,7 @@ describe.runIf(onServer).each(SESSION_STORES)('sign-up retried after its answer 
 
   it('shows the account the lost hop created, and creates no second one', async () => {
     const signup = await atSignUpConfirmation(ctx)
-    const lost = ctx.relay.loseReply('insert into "ussd_accounts"', 'INSERT 0 1')
+    const lost = ctx.relay.loseReply('commit', 'COMMIT')
     expect((await signup.send('48213')).body).toBe(UNAVAILABLE)
     await lost
     const accounts = async () => await direct.db.selectFrom('ussd_accounts').select('customer_id')
@@ -40,9 +47,9 @@ describe.runIf(onServer).each(SESSION_STORES)('sign-up retried after its answer 
     expect(await accounts()).toHaveLength(1)
     expect((await signup.send('1')).screen).toMatch(/^My Account \(C[0-9A-F]{8}\)\n1\. Account details/)
 
-    // The same user signing up again in a new session gets a new account.
-    const again = await atSignUpConfirmation(ctx, signup.phoneNumber)
-    expect((await again.send('48213')).screen).toMatch(/^Account created!/)
-    expect(await accounts()).toHaveLength(2)
+    // Signing up again from the same phone is refused (one account per phone), before the name is asked.
+    const again = new Dialer(ctx.app, { phoneNumber: signup.phoneNumber })
+    expect((await again.dial('2*2')).body).toMatch(/^END This phone number already has an account\./)
+    expect(await accounts()).toHaveLength(1)
   })
 })

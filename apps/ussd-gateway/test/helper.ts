@@ -284,3 +284,20 @@ export async function atSignUpConfirmation (ctx: { app: TestApp }, phoneNumber?:
   for (const input of ['Halima Yusuf', '00', '48213']) await phone.send(input)
   return phone
 }
+
+/** The operator's view of an account (`GET /api/ussd/accounts/:customerId`). */
+export const accountView = async (ctx: { app: TestApp }, customerId: string, token = OPERATOR_TOKEN) =>
+  await ctx.app.inject({
+    method: 'GET',
+    url: `/api/ussd/accounts/${customerId}`,
+    headers: { authorization: `Bearer ${token}` }
+  })
+
+/** Sets an account's roles (`PUT /api/ussd/accounts/:customerId/roles`). */
+export const putRoles = async (ctx: { app: TestApp }, customerId: string, body: unknown, token = OPERATOR_TOKEN) =>
+  await ctx.app.inject({
+    method: 'PUT',
+    url: `/api/ussd/accounts/${customerId}/roles`,
+    headers: { authorization: `Bearer ${token}` },
+    payload: body as Record<string, unknown>
+  })

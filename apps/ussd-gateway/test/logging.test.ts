@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest'
-import { captureLogs } from '@impact/service-kit/testing'
+import { captureLogs, freshIdentity } from '@impact/service-kit/testing'
 import { Dialer, fileApp, SUPPORT_TOKEN } from './helper.ts'
+
+const gateway = await freshIdentity()
 
 describe('logging', () => {
   const logs = captureLogs()
-  const ctx = fileApp({ LOG_LEVEL: 'trace' }, { logStream: logs.stream })
+  const ctx = fileApp({ LOG_LEVEL: 'trace', USSD_PRIVATE_KEY: gateway.key }, { logStream: logs.stream })
 
-  it('logs requests but never the text, PINs or names typed by the user', async () => {
+  it('logs requests but never the text, PINs, names or keys', async () => {
     const phone = new Dialer(ctx.app)
     await phone.dial('2*2')
     let created = ''
@@ -62,5 +64,8 @@ describe('logging', () => {
     expect(text).not.toContain(SUPPORT_TOKEN)
     expect(text).not.toContain('Wairimu')
     expect(text).not.toContain('xxxxxxxxxx')
+    // Neither the gateway's key nor an account's sealed one (records start with their format, v1$).
+    expect(text).not.toContain(gateway.key)
+    expect(text).not.toContain('v1$')
   })
 })

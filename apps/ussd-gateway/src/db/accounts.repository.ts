@@ -1,5 +1,6 @@
+import { inTransaction } from '@impact/persistence'
 import { sql, type Kysely } from 'kysely'
-import type { AccountRow, AccountStatus, DB } from './types.ts'
+import type { AccountRow, AccountStatus, DB, Role } from './types.ts'
 
 /** An account as the menus see it. `pinRecord` is sealed (services/pin-vault.ts), never a PIN. */
 export interface Account {
@@ -21,6 +22,20 @@ export interface Account {
   lockouts: number
   /** The user's own PIN (sealed) before support's temporary one, refused as the next PIN. */
   previousPinRecord: string | null
+  /** The account's did:key, or null until the first login of an account from before identities. */
+  did: string | null
+  /** The did's private key, sealed (services/account-keys.ts), and the id of the key that sealed it. */
+  signingKeyRecord: string | null
+  signingKeyId: string | null
+  roles: Role[]
+  createdAt: Date
+}
+
+/** An account's did:key with its sealed private key. */
+export interface AccountIdentity {
+  did: string
+  signingKeyRecord: string
+  signingKeyId: string
 }
 
 export interface NewAccount {
@@ -32,6 +47,7 @@ export interface NewAccount {
   pinKeyId: string
   /** Drawn for the sign-up and kept in its session: the same key again finds this account. */
   creationKey: string
+  identity: AccountIdentity
 }
 
 export const LOCK_REASON_PIN_ATTEMPTS = 'pin_attempts'
@@ -49,25 +65,100 @@ export const toAccount = (row: AccountRow): Account => ({
   pinVersion: row.pin_version,
   lockedUntil: row.locked_until,
   lockouts: row.lockouts,
-  previousPinRecord: row.previous_pin_record
+  previousPinRecord: row.previous_pin_record,
+  did: row.did,
+  signingKeyRecord: row.signing_key_record,
+  signingKeyId: row.signing_key_id,
+  roles: row.roles,
+  createdAt: row.created_at
 })
 
+/** What became of a sign-up: created now, created earlier under its creation key, or refused for its phone. */
+export type InsertOutcome = 'created' | 'exists' | 'phoneFull'
+
 /**
- * Inserts an account; a taken customer id raises the driver's unique violation (the caller draws
- * another). Resolves false, inserting nothing, when an account with the same creation key exists.
+ * Inserts an account unless one with the same creation key exists (a retried sign-up) or its phone already
+ * has `maxPerPhone` accounts. Sign-ups of one phone are serialised by a transaction-scoped advisory lock, so
+ * parallel ones cannot both pass the count. A taken customer id raises the driver's unique violation (the
+ * caller draws another).
  */
-export async function insertAccount (db: Kysely<DB>, account: NewAccount): Promise<boolean> {
-  const row = await db.insertInto('ussd_accounts').values({
-    customer_id: account.customerId,
-    phone_number: account.phoneNumber,
-    full_name: account.fullName,
-    email: account.email,
-    pin_record: account.pinRecord,
-    pin_key_id: account.pinKeyId,
-    creation_key: account.creationKey,
-    locked_reason: null
-  }).onConflict((oc) => oc.column('creation_key').doNothing()).returning('customer_id').executeTakeFirst()
-  return row !== undefined
+export async function insertAccount (db: Kysely<DB>, account: NewAccount, maxPerPhone: number): Promise<InsertOutcome> {
+  return await inTransaction(db, async (trx) => {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`ussd-phone:${account.phoneNumber}`}, 0))`.execute(trx)
+    const earlier = await trx.selectFrom('ussd_accounts').select('customer_id')
+      .where('creation_key', '=', account.creationKey)
+      .executeTakeFirst()
+    if (earlier !== undefined) return 'exists'
+    if (await countAccountsOfPhone(trx, account.phoneNumber) >= maxPerPhone) return 'phoneFull'
+    await trx.insertInto('ussd_accounts').values({
+      customer_id: account.customerId,
+      phone_number: account.phoneNumber,
+      full_name: account.fullName,
+      email: account.email,
+      pin_record: account.pinRecord,
+      pin_key_id: account.pinKeyId,
+      creation_key: account.creationKey,
+      did: account.identity.did,
+      signing_key_record: account.identity.signingKeyRecord,
+      signing_key_id: account.identity.signingKeyId,
+      locked_reason: null
+    }).execute()
+    return 'created'
+  })
+}
+
+export async function countAccountsOfPhone (db: Kysely<DB>, phoneNumber: string): Promise<number> {
+  const row = await db.selectFrom('ussd_accounts')
+    .select((eb) => eb.fn.countAll<string | number>().as('count'))
+    .where('phone_number', '=', phoneNumber)
+    .executeTakeFirstOrThrow()
+  return Number(row.count)
+}
+
+/**
+ * Gives an account from before identities its did and sealed key; only when it has none, so parallel
+ * logins agree on one. Resolves false when another got there first.
+ */
+export async function provideIdentity (
+  db: Kysely<DB>,
+  customerId: string,
+  identity: AccountIdentity
+): Promise<boolean> {
+  const result = await db.updateTable('ussd_accounts')
+    .set({
+      did: identity.did,
+      signing_key_record: identity.signingKeyRecord,
+      signing_key_id: identity.signingKeyId,
+      updated_at: sql<Date>`now()`
+    })
+    .where('customer_id', '=', customerId)
+    .where('did', 'is', null)
+    .executeTakeFirst()
+  return result.numUpdatedRows > 0n
+}
+
+/** The same private key sealed again under the current key (rotation); only over the record it replaces. */
+export async function resealSigningKey (
+  db: Kysely<DB>,
+  customerId: string,
+  from: string,
+  to: { signingKeyRecord: string, signingKeyId: string }
+): Promise<void> {
+  await db.updateTable('ussd_accounts')
+    .set({ signing_key_record: to.signingKeyRecord, signing_key_id: to.signingKeyId, updated_at: sql<Date>`now()` })
+    .where('customer_id', '=', customerId)
+    .where('signing_key_record', '=', from)
+    .execute()
+}
+
+/** Sets an account's roles; resolves the account, or undefined for an unknown customer id. */
+export async function setRoles (db: Kysely<DB>, customerId: string, roles: Role[]): Promise<Account | undefined> {
+  const row = await db.updateTable('ussd_accounts')
+    .set({ roles, updated_at: sql<Date>`now()` })
+    .where('customer_id', '=', customerId)
+    .returningAll()
+    .executeTakeFirst()
+  return row === undefined ? undefined : toAccount(row)
 }
 
 export async function findAccount (db: Kysely<DB>, customerId: string): Promise<Account | undefined> {

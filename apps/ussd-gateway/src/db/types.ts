@@ -4,6 +4,9 @@ import type { ColumnType, Generated, Selectable } from 'kysely'
 
 export type AccountStatus = 'active' | 'locked'
 export type Language = 'en' | 'sw'
+/** What an account may do in the menus: every account is a household; field agents also register devices. */
+export type Role = 'household' | 'agent'
+export const ROLES: readonly Role[] = ['household', 'agent']
 
 export interface AccountsTable {
   customer_id: string
@@ -27,6 +30,12 @@ export interface AccountsTable {
   previous_pin_record: ColumnType<string | null, string | null | undefined, string | null>
   /** Drawn for a session's sign-up (kept in the session): a retried final hop finds the account it created. */
   creation_key: ColumnType<string | null, string | null | undefined, string | null>
+  /** The account's did:key; null only for accounts from before identities, until their next login. */
+  did: ColumnType<string | null, string | null | undefined, string | null>
+  /** The did's Ed25519 private key, AES-256-GCM sealed (services/account-keys.ts); never the key itself. */
+  signing_key_record: ColumnType<string | null, string | null | undefined, string | null>
+  signing_key_id: ColumnType<string | null, string | null | undefined, string | null>
+  roles: ColumnType<Role[], Role[] | undefined, Role[]>
   created_at: ColumnType<Date, never, never>
   updated_at: ColumnType<Date, Date | undefined, Date>
 }

@@ -115,3 +115,35 @@ export const PinResetSchema = Type.Object({
   }),
   expiresAt: Type.String({ format: 'date-time' })
 })
+
+/** A customer id as a path parameter (case-insensitive: normalised before use). */
+export const CustomerIdParamSchema = Type.String({
+  pattern: '^[Cc][0-9A-Fa-f]{8}$',
+  description: 'Customer id, e.g. C1A2B3C4D'
+})
+
+export const RoleSchema = Type.Union([Type.Literal('household'), Type.Literal('agent')], {
+  description: '`household`: every account (its own devices, the assistant); `agent`: a field agent, who also ' +
+    'registers and checks devices for households'
+})
+
+export const RolesSchema = Type.Array(RoleSchema, { minItems: 1, maxItems: 2, uniqueItems: true })
+
+/** An account as operators see it: never its PIN or key. */
+export const AccountViewSchema = Type.Object({
+  customerId: Type.String({ examples: ['C1A2B3C4D'] }),
+  did: Type.Union([
+    Type.String({ examples: ['did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK'] }),
+    Type.Null()
+  ], {
+    description: 'The account\'s did:key; null for an account from before identities until its next login'
+  }),
+  roles: RolesSchema,
+  language: Type.Union([Type.Literal('en'), Type.Literal('sw')], {
+    description: 'Language chosen on the account\'s registered phone (en when never chosen)'
+  }),
+  createdAt: Type.String({ format: 'date-time' }),
+  locked: Type.Boolean({ description: 'Locked after wrong PINs, until its cool-down ends or support resets the PIN' })
+})
+
+export const SetRolesSchema = Type.Object({ roles: RolesSchema }, { additionalProperties: false })

@@ -55,9 +55,19 @@ export function keepText (kept: string, input: NewInput, text: string, secret: b
 export const maskText = (text: string): string => text.replace(NOT_STAR, MASK)
 const NOT_STAR = /[^*]/g
 
-/** The configured base code that a dialled code extends with shortcut segments (`*384*123#` for `*384*123*1*2#`). */
-export const baseCodeOf = (serviceCode: string, baseCodes: readonly string[]): string | undefined =>
-  baseCodes.find((base) => serviceCode.length > base.length && serviceCode.startsWith(`${base.slice(0, -1)}*`))
+/**
+ * The configured base code that a dialled code extends with shortcut segments (`*384*123#` for `*384*123*1*2#`):
+ * none for a code configured itself, else the longest that fits (`*384*123#` before `*384#`).
+ */
+export function baseCodeOf (serviceCode: string, baseCodes: readonly string[]): string | undefined {
+  if (baseCodes.includes(serviceCode)) return undefined
+  let found: string | undefined
+  for (const base of baseCodes) {
+    const extendsBase = serviceCode.length > base.length && serviceCode.startsWith(`${base.slice(0, -1)}*`)
+    if (extendsBase && base.length > (found?.length ?? 0)) found = base
+  }
+  return found
+}
 
 /** Inputs of a first request: dial segments beyond a base code (`*384*123*1*2#`), then those of its `text`. */
 export function shortcutInputs (serviceCode: string, baseCodes: readonly string[], text: string): string[] {

@@ -10,6 +10,8 @@ export interface PinKey {
   seal: Buffer
   /** HMAC pepper applied before scrypt, so a leaked table alone cannot be searched offline. */
   pepper: Buffer
+  /** AES-256-GCM key sealing the accounts' private signing keys at rest (services/account-keys.ts). */
+  accountKeySeal: Buffer
 }
 
 export interface Keyring {
@@ -40,7 +42,12 @@ const derive = (material: Buffer, purpose: string): Buffer =>
   Buffer.from(hkdfSync('sha256', material, Buffer.alloc(0), `ussd-gateway/${purpose}/v1`, KEY_BYTES))
 
 export function deriveKey (id: string, material: Buffer): PinKey {
-  return { id, seal: derive(material, 'pin-seal'), pepper: derive(material, 'pin-pepper') }
+  return {
+    id,
+    seal: derive(material, 'pin-seal'),
+    pepper: derive(material, 'pin-pepper'),
+    accountKeySeal: derive(material, 'account-key-seal')
+  }
 }
 
 /** `id:key,id:key` of PIN_ENCRYPTION_PREVIOUS_KEYS; undefined when any entry is malformed. */

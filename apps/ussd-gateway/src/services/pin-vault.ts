@@ -1,24 +1,13 @@
-import {
-  createCipheriv,
-  createDecipheriv,
-  createHmac,
-  randomBytes,
-  randomInt,
-  scrypt,
-  timingSafeEqual
-} from 'node:crypto'
+import { createHmac, randomBytes, randomInt, scrypt, timingSafeEqual } from 'node:crypto'
 import { UssdPinRecordError } from '../errors.ts'
 import type { Keyring, PinKey } from './pin-keyring.ts'
 import type { PinQueue } from './pin-queue.ts'
+import { openRecord, sealRecord } from './sealed-record.ts'
 
 /** scrypt cost: N = 2^14 (Node's default), r = 8, p = 1. */
 const SCRYPT = { N: 16_384, r: 8, p: 1 }
 const HASH_BYTES = 32
 const SALT_BYTES = 16
-const IV_BYTES = 12
-const FORMAT = 'v1'
-// Binds the ciphertext to its format and key id, so a record cannot be relabelled.
-const aad = (key: PinKey) => Buffer.from(`ussd-gateway pin record ${FORMAT} ${key.id}`)
 
 const b64 = (bytes: Buffer) => bytes.toString('base64url')
 const unb64 = (text: string) => Buffer.from(text, 'base64url')
@@ -33,29 +22,6 @@ function scryptHash (password: Buffer, salt: Buffer, params: typeof SCRYPT): Pro
 }
 
 const pepper = (key: PinKey, pin: string) => createHmac('sha256', key.pepper).update(pin, 'utf8').digest()
-
-function seal (key: PinKey, plaintext: string): string {
-  const iv = randomBytes(IV_BYTES)
-  const cipher = createCipheriv('aes-256-gcm', key.seal, iv)
-  cipher.setAAD(aad(key))
-  const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()])
-  return [FORMAT, key.id, b64(iv), b64(cipher.getAuthTag()), b64(ciphertext)].join('$')
-}
-
-function open (keyring: Keyring, record: string): { key: PinKey, plaintext: string } | undefined {
-  const [format, keyId, iv, tag, ciphertext] = record.split('$')
-  const key = keyId === undefined ? undefined : keyring.byId.get(keyId)
-  if (format !== FORMAT || key === undefined) return undefined
-  if (iv === undefined || tag === undefined || ciphertext === undefined) return undefined
-  try {
-    const decipher = createDecipheriv('aes-256-gcm', key.seal, unb64(iv))
-    decipher.setAAD(aad(key))
-    decipher.setAuthTag(unb64(tag))
-    return { key, plaintext: Buffer.concat([decipher.update(unb64(ciphertext)), decipher.final()]).toString('utf8') }
-  } catch {
-    return undefined
-  }
-}
 
 export interface PinCheck {
   ok: boolean
@@ -79,7 +45,7 @@ export function createPinVault (keyring: Keyring, queue?: PinQueue) {
       const key = keyring.current
       const salt = randomBytes(SALT_BYTES)
       const digest = await queued(pepper(key, pin), salt, SCRYPT)
-      return seal(key, [SCRYPT.N, SCRYPT.r, SCRYPT.p, b64(salt), b64(digest)].join(':'))
+      return sealRecord(key, 'pin', [SCRYPT.N, SCRYPT.r, SCRYPT.p, b64(salt), b64(digest)].join(':'))
     },
 
     /**
@@ -87,7 +53,7 @@ export function createPinVault (keyring: Keyring, queue?: PinQueue) {
      * nothing about the PIN typed, so it must not count as a wrong one.
      */
     async verify (pin: string, record: string): Promise<PinCheck> {
-      const opened = open(keyring, record)
+      const opened = openRecord(keyring, 'pin', record)
       const [n, r, p, salt, hash] = opened?.plaintext.split(':') ?? []
       if (opened === undefined || salt === undefined || hash === undefined) throw new UssdPinRecordError()
       const params = { N: Number(n), r: Number(r), p: Number(p) }

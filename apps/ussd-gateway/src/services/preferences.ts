@@ -11,11 +11,14 @@ const SHARED_TTL_MS = 24 * 60 * 60 * 1000
 const LOCAL_PHONES = 100_000
 /** Without Redis, replicas on one database see each other's changes within this time. */
 const LOCAL_TTL_MS = 60 * 60 * 1000
-const isLanguage = (value: string | null): value is Language => value === 'en' || value === 'sw'
+/** Cached for a phone that never chose a language: each programme then offers its own first one. */
+const NONE = 'none'
+type Cached = Language | typeof NONE
+const isCached = (value: string | null): value is Cached => value === 'en' || value === 'sw' || value === NONE
 
 interface LanguageCache {
-  get: (phoneNumber: string) => Promise<Language | undefined>
-  set: (phoneNumber: string, language: Language) => Promise<void>
+  get: (phoneNumber: string) => Promise<Cached | undefined>
+  set: (phoneNumber: string, language: Cached) => Promise<void>
 }
 
 /** With Redis: every replica reads and writes the same entry, so a change is seen at once. */
@@ -24,7 +27,7 @@ function sharedCache (state: SharedState): LanguageCache {
   return {
     get: async (phoneNumber) => {
       const cached = await state.get(key(phoneNumber))
-      return isLanguage(cached) ? cached : undefined
+      return isCached(cached) ? cached : undefined
     },
     set: async (phoneNumber, language) => { await state.set(key(phoneNumber), language, { ttlMs: SHARED_TTL_MS }) }
   }
@@ -33,7 +36,7 @@ function sharedCache (state: SharedState): LanguageCache {
 /** In-process: a bounded LRU whose entries expire, so a change made through another replica is seen in time. */
 function localCache (capacity: number, now: () => number): LanguageCache {
   // ttlResolution 0: read the clock on each lookup instead of caching it behind a timer.
-  const cache = new LRUCache<string, Language>({ max: capacity, ttl: LOCAL_TTL_MS, ttlResolution: 0, perf: { now } })
+  const cache = new LRUCache<string, Cached>({ max: capacity, ttl: LOCAL_TTL_MS, ttlResolution: 0, perf: { now } })
   return {
     get: async (phoneNumber) => cache.get(phoneNumber),
     set: async (phoneNumber, language) => { cache.set(phoneNumber, language) }
@@ -53,12 +56,14 @@ export function createPreferences (db: Kysely<DB>, state: SharedState, options: 
     ? localCache(options.localCapacity ?? LOCAL_PHONES, options.now ?? Date.now)
     : sharedCache(state)
   return {
-    async language (phoneNumber: string): Promise<Language> {
-      const cached = await cache.get(phoneNumber)
-      if (cached !== undefined) return cached
-      const language = (await findLanguage(db, phoneNumber)) ?? DEFAULT_LANGUAGE
-      await cache.set(phoneNumber, language)
-      return language
+    /** The phone's chosen language, or `fallback` when it never chose one (the programme's first). */
+    async language (phoneNumber: string, fallback: Language = DEFAULT_LANGUAGE): Promise<Language> {
+      let cached = await cache.get(phoneNumber)
+      if (cached === undefined) {
+        cached = (await findLanguage(db, phoneNumber)) ?? NONE
+        await cache.set(phoneNumber, cached)
+      }
+      return cached === NONE ? fallback : cached
     },
     async save (phoneNumber: string, language: Language): Promise<void> {
       await saveLanguage(db, phoneNumber, language)

@@ -23,8 +23,8 @@ export interface EngineOptions {
   sessions: SessionStore
   preferences: Preferences
   machine: MachineDeps
-  /** Base service codes whose extra segments are shortcut inputs. */
-  serviceCodes: readonly string[]
+  /** Base service codes whose extra segments are shortcut inputs (programmes may change them at a reload). */
+  baseCodes: () => readonly string[]
   /** Longest a hop is awaited (then UssdHopDeadlineError). */
   deadlineMs: number
   /** How a hop that missed its deadline ended: `applied`, `skipped` (locked only after it) or its error. */
@@ -111,14 +111,19 @@ export function createUssdEngine (options: EngineOptions) {
   }
 
   async function newSession (hop: Hop): Promise<Session> {
+    // Segments dialled beyond the base code are inputs (maybe a PIN typed ahead): not kept.
+    const serviceCode = baseCodeOf(hop.serviceCode, options.baseCodes()) ?? hop.serviceCode
+    const { languages } = machine.programmes.of(serviceCode)
+    const first = languages[0] ?? 'en'
+    const chosen = await preferences.language(hop.phoneNumber, first)
     return createSession({
       id: hop.sessionId,
       phone: hop.phoneNumber,
-      // Segments dialled beyond the base code are inputs (maybe a PIN typed ahead): not kept.
-      serviceCode: baseCodeOf(hop.serviceCode, options.serviceCodes) ?? hop.serviceCode,
+      serviceCode,
       networkCode: hop.networkCode,
       state: INITIAL_STATE,
-      language: await preferences.language(hop.phoneNumber),
+      // A language the programme does not offer gives way to its first.
+      language: languages.includes(chosen) ? chosen : first,
       keptText: hop.text ?? '',
       sequence: hop.latest?.sequence,
       message: '',
@@ -131,10 +136,11 @@ export function createUssdEngine (options: EngineOptions) {
     const ended = await sessions.ended(hop.sessionId)
     if (ended !== undefined && matchesEnded(ended, hop)) return { end: true, message: ended.message }
     const [session, expired] = await Promise.all([newSession(hop), isExpired(hop, ended)])
-    if (expired) return endScreen(session, 'session.expired', machine.appName)
+    const programme = machine.programmes.of(session.serviceCode)
+    if (expired) return endScreen(session, 'session.expired', programme)
     // A shortcut's inputs are replayed like typed ones, up to the first refusal or free-input prompt.
-    const inputs = hop.latest?.shortcut ?? shortcutInputs(hop.serviceCode, options.serviceCodes, hop.text ?? '')
-    let reply: Reply = render(session, machine.appName)
+    const inputs = hop.latest?.shortcut ?? shortcutInputs(hop.serviceCode, options.baseCodes(), hop.text ?? '')
+    let reply: Reply = render(session, programme)
     let replayed = 0
     for (const value of inputs) {
       if (atPrompt(session)) break
@@ -186,7 +192,7 @@ export function createUssdEngine (options: EngineOptions) {
         }
         if (live.phone !== phoneNumber) return false
         // Ended like an END: a later hop that continues it is told to dial again (see isExpired).
-        const { message } = endScreen(live, 'session.expired', machine.appName)
+        const { message } = endScreen(live, 'session.expired', machine.programmes.of(live.serviceCode))
         const { phone, keptText, sequence } = live
         await sessions.finish(live, { phone, keptText, sequence, message, freed: true })
         return true

@@ -1,5 +1,15 @@
 import { describe, expect, it, onTestFinished, vi } from 'vitest'
-import { atPinPrompt, createAccount, fileApp, OPERATOR_TOKEN, pinReset, SUPPORT_TOKEN } from '../helper.ts'
+import {
+  accountView,
+  atPinPrompt,
+  createAccount,
+  Dialer,
+  fileApp,
+  OPERATOR_TOKEN,
+  pinReset,
+  putRoles,
+  SUPPORT_TOKEN
+} from '../helper.ts'
 
 describe('POST /api/ussd/accounts/:customerId/pin-reset', () => {
   const ctx = fileApp()
@@ -42,5 +52,78 @@ describe('POST /api/ussd/accounts/:customerId/pin-reset', () => {
     const tooLate = await atPinPrompt(ctx, idle)
     expect((await tooLate.send(idlePin)).body)
       .toBe('END Your temporary PIN has expired. Please contact support for a new one.')
+  })
+})
+
+describe('GET /api/ussd/accounts/:customerId', () => {
+  const ctx = fileApp()
+
+  it('shows an account\'s identity, roles, language, creation and lock, never its PIN or key', async () => {
+    const before = Date.now()
+    const { customerId, phone } = await createAccount(ctx)
+    const res = await accountView(ctx, customerId.toLowerCase())
+    expect(res.statusCode).toBe(200)
+    const view = res.json()
+    expect(Object.keys(view).sort()).toEqual(['createdAt', 'customerId', 'did', 'language', 'locked', 'roles'])
+    expect(view).toMatchObject({ customerId, roles: ['household'], language: 'en', locked: false })
+    expect(view.did).toMatch(/^did:key:z6Mk/)
+    expect(Date.parse(view.createdAt)).toBeGreaterThanOrEqual(before - 5000)
+    expect(Date.parse(view.createdAt)).toBeLessThanOrEqual(Date.now() + 5000)
+
+    const again = new Dialer(ctx.app, { phoneNumber: phone.phoneNumber })
+    await again.dial('3')
+    expect((await again.send('2')).screen).toMatch(/^Lugha imewekwa/)
+    const attacker = await atPinPrompt(ctx, customerId)
+    for (const pin of ['11112', '11113', '11114']) await attacker.send(pin)
+    expect((await accountView(ctx, customerId)).json()).toMatchObject({ language: 'sw', locked: true })
+  })
+
+  it('answers JSON errors: 401 without the operator token, 404 for unknown ids, 400 for malformed ones', async () => {
+    const { customerId } = await createAccount(ctx)
+    expect((await accountView(ctx, customerId, SUPPORT_TOKEN)).statusCode).toBe(401)
+    expect((await accountView(ctx, 'C00000000')).json())
+      .toMatchObject({ statusCode: 404, code: 'USSD_ACCOUNT_NOT_FOUND' })
+    const malformed = await accountView(ctx, 'X123')
+    expect(malformed.statusCode).toBe(400)
+    expect(malformed.json()).toMatchObject({ statusCode: 400 })
+  })
+})
+
+describe('PUT /api/ussd/accounts/:customerId/roles', () => {
+  const ctx = fileApp()
+
+  it('makes an account a field agent and back', async () => {
+    const { customerId } = await createAccount(ctx)
+    const agent = await putRoles(ctx, customerId, { roles: ['household', 'agent'] })
+    expect(agent.statusCode).toBe(200)
+    expect(agent.json()).toMatchObject({ customerId, roles: ['household', 'agent'], locked: false })
+    expect((await accountView(ctx, customerId)).json().roles).toEqual(['household', 'agent'])
+    expect((await putRoles(ctx, customerId, { roles: ['agent'] })).json().roles).toEqual(['agent'])
+    expect((await putRoles(ctx, customerId, { roles: ['household'] })).json().roles).toEqual(['household'])
+    expect((await accountView(ctx, customerId)).json().roles).toEqual(['household'])
+  })
+
+  it('refuses unknown, empty or repeated roles with a JSON 400, and unknown accounts with a 404', async () => {
+    const { customerId } = await createAccount(ctx)
+    for (const body of [{ roles: ['admin'] }, { roles: [] }, { roles: ['agent', 'agent'] }, {}]) {
+      const res = await putRoles(ctx, customerId, body)
+      expect(res.statusCode, JSON.stringify(body)).toBe(400)
+      expect(res.json(), JSON.stringify(body)).toMatchObject({ statusCode: 400 })
+    }
+    expect((await accountView(ctx, customerId)).json().roles).toEqual(['household'])
+    expect((await putRoles(ctx, 'C00000000', { roles: ['agent'] })).json())
+      .toMatchObject({ statusCode: 404, code: 'USSD_ACCOUNT_NOT_FOUND' })
+    expect((await putRoles(ctx, customerId, { roles: ['agent'] }, SUPPORT_TOKEN)).statusCode).toBe(401)
+  })
+
+  it('is in the OpenAPI document with the account\'s schema', async () => {
+    const doc = (await ctx.app.inject({ method: 'GET', url: '/docs/json' })).json()
+    const account = doc.paths['/api/ussd/accounts/{customerId}']
+    const roles = doc.paths['/api/ussd/accounts/{customerId}/roles']
+    expect(account.get.security).toEqual([{ operatorToken: [] }])
+    expect(Object.keys(account.get.responses['200'].content['application/json'].schema.properties).sort())
+      .toEqual(['createdAt', 'customerId', 'did', 'language', 'locked', 'roles'])
+    expect(roles.put.requestBody.content['application/json'].schema.properties.roles.items).toBeDefined()
+    expect(Object.keys(roles.put.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '404']))
   })
 })

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.ts'
+import { freshIdentity } from '@impact/service-kit/testing'
 import { loadConfig } from '../../src/config.ts'
 import { Dialer, fileApp, OPERATOR_TOKEN, TEST_PIN_KEY } from '../helper.ts'
 
@@ -103,6 +104,7 @@ describe('operator routes', () => {
       LOG_LEVEL: 'silent',
       DATA_DIR: 'memory://',
       PIN_ENCRYPTION_KEY: TEST_PIN_KEY,
+      USSD_PRIVATE_KEY: (await freshIdentity()).key,
       MIGRATE_ON_START: 'never',
       DATABASE_URL: 'postgres://unused.invalid/none'
     }

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { buildApp } from '../../src/app.ts'
+import { freshIdentity } from '@impact/service-kit/testing'
 import { loadConfig } from '../../src/config.ts'
 import { OPERATOR_TOKEN, setupApp, TEST_PIN_KEY, type TestContext } from '../helper.ts'
 
@@ -132,6 +133,7 @@ describe('GET /simulator', () => {
       LOG_LEVEL: 'silent',
       DATA_DIR: 'memory://',
       PIN_ENCRYPTION_KEY: TEST_PIN_KEY,
+      USSD_PRIVATE_KEY: (await freshIdentity()).key,
       MIGRATE_ON_START: 'never',
       DATABASE_URL: 'postgres://unused.invalid/none'
     }

@@ -4,10 +4,29 @@ import { en, type MessageKey } from '../../src/services/menu/messages-en.ts'
 import { sw } from '../../src/services/menu/messages-sw.ts'
 import { translate } from '../../src/services/menu/i18n.ts'
 import { endScreen, pagesOf, STATES } from '../../src/services/menu/machine.ts'
+import { MAX_DISPLAY_NAME, MAX_DOMAIN_WORD } from '../../src/schemas/programmes.ts'
+import { defaultProgramme, parseProgrammes, type Programme } from '../../src/services/programmes.ts'
 import { gsm7Length, isGsm7, MAX_REPLY_CHARS, paginate } from '../../src/services/screen.ts'
 import type { Session, StateName } from '../../src/services/session.ts'
 
 const APP = 'Twenty Four Char App Nme'
+const SUPPORT = '+999999999999999'
+const WORD = { one: 'W'.repeat(MAX_DOMAIN_WORD), many: 'M'.repeat(MAX_DOMAIN_WORD) }
+
+/** Programmes at the schema's limits: the longest name, support line and words, with each set of languages. */
+function longestProgrammes (): Programme[] {
+  const entry = { name: APP, supportPhone: SUPPORT, domainWord: { en: WORD, sw: WORD } }
+  const file = JSON.stringify({
+    programmes: {
+      '*384#': entry,
+      '*500#': { ...entry, languages: ['sw'] },
+      '*600#': { ...entry, languages: ['en'] }
+    }
+  })
+  const read = parseProgrammes(file, 'programmes.json')
+  if (!read.ok) throw new Error(read.issues.join('\n'))
+  return [...read.programmes.values(), defaultProgramme(APP)]
+}
 const LONGEST = {
   name: 'Wanjiru-Nyambura Achieng Odhiambo Kamaus',
   email: `${'a'.repeat(44)}@example.co.ke`.slice(0, 60),
@@ -17,7 +36,10 @@ const LONGEST = {
 const CONTACT = { phone: LONGEST.phone, email: LONGEST.email }
 // The longest wait text: minutes up to 90, then hours (at most 720, the longest cool-down allowed).
 const LONGEST_WAIT = { key: 'time.minutes', params: { n: 90 } } as const
-const WORST_PARAMS = { app: APP, name: LONGEST.name, id: LONGEST.id, n: 3, max: 3, ...CONTACT, wait: LONGEST_WAIT }
+const LONGEST_SUPPORT = { key: 'support.call', params: { phone: SUPPORT } } as const
+const WORST_PARAMS = {
+  app: APP, name: LONGEST.name, id: LONGEST.id, n: 3, max: 3, ...CONTACT, wait: LONGEST_WAIT, support: LONGEST_SUPPORT
+}
 
 const session = (state: StateName, language: Language, flash?: MessageKey, authenticated = true): Session => ({
   id: 's',
@@ -37,29 +59,40 @@ const session = (state: StateName, language: Language, flash?: MessageKey, authe
 const KEYS = Object.keys(en) as MessageKey[]
 const END_KEYS: MessageKey[] = [
   'main.goodbye', 'login.locked', 'login.lockedNow', 'login.tempPinExpired', 'services.pinReplaced',
-  'services.sessionLocked', 'session.expired', 'pin.busy'
+  'services.sessionLocked', 'session.expired', 'pin.busy', 'create.phoneTaken'
 ]
 
 describe('every screen fits one USSD message in both languages', () => {
+  const programmes = longestProgrammes()
+
+  it('renders programmes whose name, support line and words are as long as the schema allows', () => {
+    expect(APP).toHaveLength(MAX_DISPLAY_NAME)
+    expect(programmes.map((p) => p.name)).toEqual([APP, APP, APP, APP])
+    const tooLong = parseProgrammes(JSON.stringify({ programmes: { '*384#': { name: `${APP}x` } } }), 'p.json')
+    expect(tooLong.ok).toBe(false)
+  })
+
   for (const language of ['en', 'sw'] as const) {
     it(`pages every state, with every message above it, within ${MAX_REPLY_CHARS} GSM-7 characters ` +
       `(${language})`, () => {
       let checked = 0
-      for (const state of Object.keys(STATES) as StateName[]) {
-        for (const flash of [undefined, ...KEYS]) {
-          for (const authenticated of [true, false]) {
-            for (const topic of [0, 1, 2]) {
-              const pages = pagesOf({ ...session(state, language, flash, authenticated), topic }, APP)
-              for (const page of pages) {
-                expect(isGsm7(page), page).toBe(true)
-                expect(gsm7Length(`CON ${page}`), page).toBeLessThanOrEqual(MAX_REPLY_CHARS)
-                checked++
+      for (const programme of programmes) {
+        for (const state of Object.keys(STATES) as StateName[]) {
+          for (const flash of [undefined, ...KEYS]) {
+            for (const authenticated of [true, false]) {
+              for (const topic of [0, 1, 2]) {
+                const pages = pagesOf({ ...session(state, language, flash, authenticated), topic }, programme)
+                for (const page of pages) {
+                  expect(isGsm7(page), page).toBe(true)
+                  expect(gsm7Length(`CON ${page}`), page).toBeLessThanOrEqual(MAX_REPLY_CHARS)
+                  checked++
+                }
               }
             }
           }
         }
       }
-      expect(checked).toBeGreaterThan(1000)
+      expect(checked).toBeGreaterThan(4000)
     })
 
     it(`fits every END text whole, never cut (${language})`, () => {
@@ -67,7 +100,7 @@ describe('every screen fits one USSD message in both languages', () => {
         const text = translate(language, key, WORST_PARAMS)
         expect(gsm7Length(`END ${text}`), text).toBeLessThanOrEqual(MAX_REPLY_CHARS)
       }
-      const reply = endScreen(session('preMenu', language), 'main.goodbye', APP)
+      const reply = endScreen(session('preMenu', language), 'main.goodbye', defaultProgramme(APP))
       expect(reply).toEqual({ end: true, message: translate(language, 'main.goodbye', { app: APP }) })
     })
   }

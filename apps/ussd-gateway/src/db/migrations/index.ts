@@ -3,11 +3,13 @@ import * as createAccounts from './2026_11_21_120000_create_accounts.ts'
 import * as pinReset from './2026_11_25_090000_pin_reset.ts'
 import * as addPinLockout from './2026_12_01_090000_add_pin_lockout.ts'
 import * as addCreationKey from './2026_12_01_090100_add_creation_key.ts'
+import * as addAccountIdentity from './2026_12_10_090000_add_account_identity.ts'
 
 /** Frozen migrations of ussd-gateway, applied in name order. Never edit one that has shipped; add a new one. */
 export const migrations: MigrationSet = {
   '2026_11_21_120000_create_accounts': createAccounts,
   '2026_11_25_090000_pin_reset': pinReset,
   '2026_12_01_090000_add_pin_lockout': addPinLockout,
-  '2026_12_01_090100_add_creation_key': addCreationKey
+  '2026_12_01_090100_add_creation_key': addCreationKey,
+  '2026_12_10_090000_add_account_identity': addAccountIdentity
 }

@@ -1,10 +1,15 @@
 import { isUniqueViolation } from '@impact/persistence'
-import { findAccountByCreationKey, insertAccount, type Account } from '../../db/accounts.repository.ts'
+import {
+  countAccountsOfPhone,
+  findAccountByCreationKey,
+  insertAccount,
+  type Account
+} from '../../db/accounts.repository.ts'
 import { generateCustomerId, newCreationKey } from '../customer-id.ts'
 import { isWeakPin } from '../pin-vault.ts'
 import { isGsm7 } from '../screen.ts'
 import type { Session } from '../session.ts'
-import { go, PIN_FORMAT, refuse, type MachineDeps, type StateDef } from './types.ts'
+import { end, go, PIN_FORMAT, refuse, type MachineDeps, type StateDef, type Step } from './types.ts'
 
 const NAME = /^\p{L}[\p{L}' .-]*$/u
 const LETTER = /\p{L}/gu
@@ -35,10 +40,17 @@ export function normaliseEmail (input: string): string | undefined {
 }
 
 /**
- * Inserts the account under a fresh random id, drawing again on a collision. A retry of a hop that
- * failed after the insert brings the same creation key and gets that account, not a second one.
+ * Inserts the account, with a new did:key, under a fresh random id, drawing again on a collision. A retry
+ * of a hop that failed after the insert brings the same creation key and gets that account, not a second
+ * one; undefined when the phone already has its most accounts.
  */
-async function createAccount (deps: MachineDeps, s: Session, pinRecord: string, key: string): Promise<CreatedAccount> {
+async function createAccount (
+  deps: MachineDeps,
+  s: Session,
+  pinRecord: string,
+  key: string
+): Promise<CreatedAccount | undefined> {
+  const identity = await deps.keys.create()
   for (let attempt = 1; ; attempt++) {
     const account = {
       customerId: generateCustomerId(),
@@ -47,20 +59,36 @@ async function createAccount (deps: MachineDeps, s: Session, pinRecord: string, 
       email: s.draftEmail ?? null,
       pinRecord,
       pinKeyId: deps.vault.keyId,
-      creationKey: key
+      creationKey: key,
+      identity
     }
+    let outcome
     try {
-      // A new account's first PIN has version 0 (the column's default).
-      if (await insertAccount(deps.db, account)) return { ...account, pinVersion: 0 }
+      outcome = await insertAccount(deps.db, account, deps.accountsPerPhone)
     } catch (error) {
       if (!isUniqueViolation(error) || attempt >= ID_ATTEMPTS) throw error
       continue
     }
+    // A new account's first PIN has version 0 (the column's default).
+    if (outcome === 'created') return { ...account, pinVersion: 0 }
+    if (outcome === 'phoneFull') return undefined
     const created = await findAccountByCreationKey(deps.db, key)
     if (created === undefined) throw new Error('the account of this creation key vanished')
     return created
   }
 }
+
+/** The END of a sign-up from a phone that has its most accounts: log in instead, or ask support. */
+export const phoneTakenEnd = (s: Session, deps: MachineDeps): Step => {
+  const support = deps.programmes.of(s.serviceCode).supportPhone
+  return end('create.phoneTaken', {
+    support: support === undefined ? { key: 'support.contact' } : { key: 'support.call', params: { phone: support } }
+  })
+}
+
+/** True when the session's phone may sign up another account. */
+export const phoneHasRoom = async (s: Session, deps: MachineDeps): Promise<boolean> =>
+  (await countAccountsOfPhone(deps.db, s.phone)) < deps.accountsPerPhone
 
 /** Account creation: name, optional email, PIN twice; the new account is logged in. */
 export const createStates = {
@@ -120,6 +148,7 @@ export const createStates = {
       }
       // A session from before creation keys has none: its retry is not recognised.
       const account = await createAccount(deps, s, pinRecord, s.creationKey ?? newCreationKey())
+      if (account === undefined) return phoneTakenEnd(s, deps)
       s.customerId = account.customerId
       s.pinVersion = account.pinVersion
       s.name = account.fullName

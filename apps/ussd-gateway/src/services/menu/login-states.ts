@@ -1,4 +1,5 @@
-import { findAccount, type Account } from '../../db/accounts.repository.ts'
+import { findAccount, provideIdentity, resealSigningKey, type Account } from '../../db/accounts.repository.ts'
+import { phoneHasRoom, phoneTakenEnd } from './create-states.ts'
 import { normaliseCustomerId } from '../customer-id.ts'
 import type { Session } from '../session.ts'
 import { newPinStates } from './new-pin-states.ts'
@@ -22,6 +23,22 @@ async function resettingAccount (s: Session, deps: MachineDeps): Promise<{ accou
   return { account }
 }
 
+/**
+ * After a proven PIN: an account from before identities gets its did:key now, and a key sealed under a
+ * retired key is sealed again under the current one (as PINs are). A key no configured key opens is left
+ * as it is: logging in does not need it, and acting as the account reports it.
+ */
+async function settleIdentity (deps: MachineDeps, account: Account): Promise<void> {
+  if (account.did === null) {
+    await provideIdentity(deps.db, account.customerId, await deps.keys.create())
+    return
+  }
+  const resealed = deps.keys.resealed(account)
+  if (resealed !== undefined && account.signingKeyRecord !== null) {
+    await resealSigningKey(deps.db, account.customerId, account.signingKeyRecord, resealed)
+  }
+}
+
 const logIn = (s: Session, account: Account) => {
   s.customerId = account.customerId
   s.pinVersion = account.pinVersion
@@ -36,9 +53,10 @@ export const loginStates = {
   accountMenu: {
     parent: () => 'preMenu',
     view: (t) => ({ lines: [t('account.title'), t('account.login'), t('account.create')], footer: [t('nav.back')] }),
-    input: (value, s) => {
+    input: async (value, s, deps) => {
       if (value === '1') return go('loginId')
-      if (value === '2') return go('createName')
+      // Said before the name and PIN are typed; the insert checks again (parallel sign-ups).
+      if (value === '2') return await phoneHasRoom(s, deps) ? go('createName') : phoneTakenEnd(s, deps)
       return refuse(s, 'error.invalidChoice')
     }
   },
@@ -68,6 +86,7 @@ export const loginStates = {
       const checked = await checkPin(deps, s, s.loginId, value)
       if ('stop' in checked) return checked.stop
       const { account } = checked
+      await settleIdentity(deps, account)
       if (account.pinResetExpiresAt !== null) {
         // A temporary PIN from support: it only lets the user choose a new one, before it expires.
         if (account.pinResetExpiresAt.getTime() <= Date.now()) return end('login.tempPinExpired')

@@ -1,5 +1,6 @@
 import { UssdPinBusyError } from '../../errors.ts'
 import type { Language } from '../../db/types.ts'
+import type { Programme } from '../programmes.ts'
 import { paginate } from '../screen.ts'
 import type { Session, StateName } from '../session.ts'
 import { createStates } from './create-states.ts'
@@ -26,18 +27,18 @@ export interface Reply {
 
 const stateOf = (session: Session): StateDef => STATES[session.state] ?? STATES[INITIAL_STATE]
 
-/** Pages of the views by app name, state and language, built once (a view is the same for every session). */
-const viewPages = new Map<string, Map<StateDef, Partial<Record<Language, string[]>>>>()
+/** Pages of the views by programme, state and language, built once; a reloaded programme is a new object. */
+const viewPages = new WeakMap<Programme, Map<StateDef, Partial<Record<Language, string[]>>>>()
 
-function pagesOfView (def: Extract<StateDef, { view: unknown }>, language: Language, appName: string): string[] {
-  let byState = viewPages.get(appName)
-  if (byState === undefined) viewPages.set(appName, byState = new Map())
+function pagesOfView (def: Extract<StateDef, { view: unknown }>, language: Language, programme: Programme): string[] {
+  let byState = viewPages.get(programme)
+  if (byState === undefined) viewPages.set(programme, byState = new Map())
   let byLanguage = byState.get(def)
   if (byLanguage === undefined) byState.set(def, byLanguage = {})
   const known = byLanguage[language]
   if (known !== undefined) return known
   const t = translator(language)
-  const pages = paginate(def.view(t, appName), t('nav.more'))
+  const pages = paginate(def.view(t, programme), t('nav.more'))
   byLanguage[language] = pages
   return pages
 }
@@ -46,19 +47,19 @@ function pagesOfView (def: Extract<StateDef, { view: unknown }>, language: Langu
 export const wireText = (reply: Reply): string => `${reply.end ? 'END' : 'CON'} ${reply.message}`
 
 /** Every page of the current screen, with a pending message above the first one. Callers must not change the array. */
-export function pagesOf (session: Session, appName: string): string[] {
+export function pagesOf (session: Session, programme: Programme): string[] {
   const def = stateOf(session)
   const { flash, language } = session
-  if (def.view !== undefined && flash === undefined) return pagesOfView(def, language, appName)
+  if (def.view !== undefined && flash === undefined) return pagesOfView(def, language, programme)
   const t = translator(language)
-  const screen = def.view !== undefined ? def.view(t, appName) : def.screen(session, t, appName)
+  const screen = def.view !== undefined ? def.view(t, programme) : def.screen(session, t, programme)
   const flashed = flash === undefined ? screen : { ...screen, lines: [t(flash.key, flash.params), ...screen.lines] }
   return paginate(flashed, t('nav.more'))
 }
 
 /** The current page of the current screen: what the user sees now. */
-export function render (session: Session, appName: string): Reply {
-  const pages = pagesOf(session, appName)
+export function render (session: Session, programme: Programme): Reply {
+  const pages = pagesOf(session, programme)
   const page = Math.min(Math.max(session.page, 0), pages.length - 1)
   return { end: false, message: pages[page] ?? '' }
 }
@@ -69,9 +70,9 @@ function enter (session: Session, to: StateName, flash: Session['flash']): void 
   session.flash = flash
 }
 
-function endReply (session: Session, step: { end: NonNullable<Session['flash']> }, appName: string): Reply {
+function endReply (session: Session, step: { end: NonNullable<Session['flash']> }, programme: Programme): Reply {
   const t = translator(session.language)
-  const text = t(step.end.key, { app: appName, ...step.end.params })
+  const text = t(step.end.key, { app: programme.name, ...step.end.params })
   return { end: true, message: paginate({ lines: [text], footer: [], end: true }, t('nav.more'))[0] ?? text }
 }
 
@@ -85,15 +86,16 @@ export async function applyInput (session: Session, raw: string, deps: MachineDe
   // A record from an older release may name a state that no longer exists: start over at the root.
   if (!(session.state in STATES)) enter(session, INITIAL_STATE, undefined)
   const def = stateOf(session)
-  if (key === NEXT_PAGE_KEY && session.page < pagesOf(session, deps.appName).length - 1) {
+  const programme = deps.programmes.of(session.serviceCode)
+  if (key === NEXT_PAGE_KEY && session.page < pagesOf(session, programme).length - 1) {
     session.page += 1
-    return shown(render(session, deps.appName), false)
+    return shown(render(session, programme), false)
   } else if (isBackKey(key)) {
     if (session.page > 0) {
       session.page -= 1
       // Back on the first page, a message shown above it (a refusal) is not repeated.
       if (session.page === 0) session.flash = undefined
-      return shown(render(session, deps.appName), false)
+      return shown(render(session, programme), false)
     }
     const back: Step = def.parent === undefined
       ? { to: session.state, flash: { key: 'error.invalidChoice' } }
@@ -120,9 +122,10 @@ const shown = (reply: Reply, refused: boolean): Applied => ({ ...reply, refused 
 
 /** Moves the session as the step says and answers the screen (or the END text). */
 function take (session: Session, step: Step, deps: MachineDeps): Applied {
-  if ('end' in step) return shown(endReply(session, step, deps.appName), false)
+  const programme = deps.programmes.of(session.serviceCode)
+  if ('end' in step) return shown(endReply(session, step, programme), false)
   enter(session, step.to, step.flash)
-  return shown(render(session, deps.appName), isRefusal(step))
+  return shown(render(session, programme), isRefusal(step))
 }
 
 // Confirmation messages (`Login successful.`, `Language set…`) are not refusals; error texts are.
@@ -136,5 +139,5 @@ export const atPrompt = (session: Session): boolean => stateOf(session).prompt !
 export const atSecretPrompt = (session: Session): boolean => stateOf(session).prompt === 'secret'
 
 /** END screen for a fixed message (e.g. an expired session), in the session's language. */
-export const endScreen = (session: Session, key: NonNullable<Session['flash']>['key'], appName: string): Reply =>
-  endReply(session, { end: { key } }, appName)
+export const endScreen = (session: Session, key: NonNullable<Session['flash']>['key'], programme: Programme): Reply =>
+  endReply(session, { end: { key } }, programme)

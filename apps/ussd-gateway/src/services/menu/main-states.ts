@@ -10,6 +10,10 @@ const TOPICS = [
 ] as const satisfies ReadonlyArray<{ option: MessageKey, text: MessageKey }>
 
 const LANGUAGE_CHOICES: Record<string, Language> = { 1: 'en', 2: 'sw' }
+const LANGUAGE_OPTIONS = [
+  { language: 'en', option: 'language.english' },
+  { language: 'sw', option: 'language.swahili' }
+] as const satisfies ReadonlyArray<{ language: Language, option: MessageKey }>
 
 /**
  * The language menu, opened from `from` (the welcome menu, or My Account when logged in): `0` and
@@ -17,13 +21,17 @@ const LANGUAGE_CHOICES: Record<string, Language> = { 1: 'en', 2: 'sw' }
  */
 export const languageMenu = (from: StateName): StateDef => ({
   parent: () => from,
-  view: (t) => ({
-    lines: [t('language.title'), t('language.english'), t('language.swahili')],
+  // Only the programme's languages, each under its fixed number.
+  view: (t, programme) => ({
+    lines: [t('language.title'), ...LANGUAGE_OPTIONS.filter((o) => programme.languages.includes(o.language))
+      .map((o) => t(o.option))],
     footer: [t('nav.back')]
   }),
   input: async (value, s, deps) => {
     const language = LANGUAGE_CHOICES[value]
-    if (language === undefined) return refuse(s, 'error.invalidChoice')
+    if (language === undefined || !deps.programmes.of(s.serviceCode).languages.includes(language)) {
+      return refuse(s, 'error.invalidChoice')
+    }
     await deps.saveLanguage(s.phone, language)
     s.language = language
     return go(from, 'language.saved')
@@ -33,9 +41,11 @@ export const languageMenu = (from: StateName): StateDef => ({
 /** The welcome menu, Know More and the language menu. */
 export const mainStates = {
   preMenu: {
-    screen: (s, t, app) => ({
+    screen: (s, t, programme) => ({
       lines: [
-        s.customerId !== undefined ? t('main.titleUser', { name: s.name ?? '' }) : t('main.title', { app }),
+        s.customerId !== undefined
+          ? t('main.titleUser', { name: s.name ?? '' })
+          : t('main.title', { app: programme.name }),
         t('main.knowMore'),
         t(s.customerId !== undefined ? 'main.myAccount' : 'main.account'),
         t('main.language')
@@ -52,8 +62,8 @@ export const mainStates = {
 
   knowMore: {
     parent: () => 'preMenu',
-    view: (t, app) => ({
-      lines: [t('info.title', { app }), ...TOPICS.map((topic) => t(topic.option))],
+    view: (t, programme) => ({
+      lines: [t('info.title', { app: programme.name }), ...TOPICS.map((topic) => t(topic.option))],
       footer: [t('nav.back')]
     }),
     input: (value, s) => {
@@ -66,7 +76,10 @@ export const mainStates = {
 
   knowMoreTopic: {
     parent: () => 'knowMore',
-    screen: (s, t, app) => ({ lines: [t((TOPICS[s.topic ?? 0] ?? TOPICS[0]).text, { app })], footer: [t('nav.back')] }),
+    screen: (s, t, programme) => ({
+      lines: [t((TOPICS[s.topic ?? 0] ?? TOPICS[0]).text, { app: programme.name })],
+      footer: [t('nav.back')]
+    }),
     input: (_value, s) => refuse(s, 'error.invalidChoice')
   },
 

@@ -58,6 +58,9 @@ export const en = {
   'create.mismatch': 'PINs do not match. Please create your PIN again.',
   'create.done': 'Account created!\nYour Customer ID: {id}\nKeep it safe: you need it with your PIN to log in.',
   'create.continue': '1. My Account',
+  'create.phoneTaken': 'This phone number already has an account. Please log in with your Customer ID. {support}',
+  'support.call': 'Forgot it? Call support on {phone}.',
+  'support.contact': 'Forgot it? Please contact support.',
 
   'services.title': 'My Account ({id})',
   'services.details': '1. Account details',

@@ -58,6 +58,9 @@ export const sw: Record<MessageKey, string> = {
   'create.mismatch': 'PIN hazilingani. Tafadhali tengeneza PIN yako upya.',
   'create.done': 'Akaunti imefunguliwa!\nNamba yako ya Mteja: {id}\nIhifadhi: utaihitaji pamoja na PIN kuingia.',
   'create.continue': '1. Akaunti Yangu',
+  'create.phoneTaken': 'Namba hii ya simu tayari ina akaunti. Tafadhali ingia kwa Namba yako ya Mteja. {support}',
+  'support.call': 'Umeisahau? Piga simu kwa huduma kwa wateja {phone}.',
+  'support.contact': 'Umeisahau? Tafadhali wasiliana na huduma kwa wateja.',
 
   'services.title': 'Akaunti Yangu ({id})',
   'services.details': '1. Taarifa za akaunti',

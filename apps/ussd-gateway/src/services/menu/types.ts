@@ -1,17 +1,23 @@
 import type { Kysely } from 'kysely'
 import type { DB, Language } from '../../db/types.ts'
+import type { AccountKeys } from '../account-keys.ts'
 import type { PinVault } from '../pin-vault.ts'
+import type { Programme, ProgrammeCatalog } from '../programmes.ts'
 import type { Screen } from '../screen.ts'
 import type { Flash, Session, StateName } from '../session.ts'
 import type { MessageKey, MessageParams, Translator } from './i18n.ts'
 
-/** What the states may use beyond the session: the database, the PIN vault, lockouts and branding. */
+/** What the states may use beyond the session: the database, the PIN vault, account keys, lockouts and branding. */
 export interface MachineDeps {
   db: Kysely<DB>
   vault: PinVault
+  keys: AccountKeys
+  /** Accounts one phone number may sign up (USSD_ACCOUNTS_PER_PHONE). */
+  accountsPerPhone: number
   /** Cool-down of a first lockout, and the longest one (each lockout doubles the last). */
   lockout: { baseMs: number, maxMs: number }
-  appName: string
+  /** The programme of a session's service code: its name, languages and menus. */
+  programmes: Pick<ProgrammeCatalog, 'of'>
   saveLanguage: (phoneNumber: string, language: Language) => Promise<void>
 }
 
@@ -32,8 +38,8 @@ interface Guard {
 
 /** A state shows a `view` (the same for every session, so paged once) or a `screen` that reads the session. */
 export type StateDef = StateBase & Guard & (
-  | { view: (t: Translator, appName: string) => Screen, screen?: never }
-  | { screen: (session: Session, t: Translator, appName: string) => Screen, view?: never }
+  | { view: (t: Translator, programme: Programme) => Screen, screen?: never }
+  | { screen: (session: Session, t: Translator, programme: Programme) => Screen, view?: never }
 )
 
 export const go = (to: StateName, key?: MessageKey, params?: MessageParams): Step =>
