@@ -312,7 +312,8 @@ export class OracleClient {
       prevCursor: first.prevCursor,
       nextCursor: page.nextCursor ?? cursor,
       hasOlder: first.hasOlder,
-      hasNewer: false
+      hasNewer: false,
+      ...(page.pendingApprovals !== undefined ? { pendingApprovals: page.pendingApprovals } : {})
     }
   }
 
