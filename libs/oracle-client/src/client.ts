@@ -1,6 +1,6 @@
 import type {
-  AbortReply, Attachment, ChatSession, ToolApproval, DelegationStatus, HistoryPage, LegacyHistory, ModelList, RevokeReply,
-  SendMessage, SendMessageReply, SessionDeleted, SessionList, StoreDelegationReply, UserPreferences
+  AbortReply, Attachment, ChatSession, DelegationStatus, HistoryPage, LegacyHistory, ModelList, RevokeReply,
+  SendMessage, SendMessageReply, SessionDeleted, SessionList, StoreDelegationReply, ToolApproval, UserPreferences
 } from '@impact/schemas'
 import { CredentialCache, Credentials, type MintCallback } from './credentials/credentials.ts'
 import { OracleNetworkError, OracleRequestError } from './errors.ts'

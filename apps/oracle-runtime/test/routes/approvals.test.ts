@@ -170,8 +170,9 @@ describe('an approval nobody answers', () => {
     const { frames } = await stream.rest()
     expect(frames.filter((f) => f.event === 'approval_request').map((f) => f.data.status))
       .toEqual(['pending', 'expired'])
-    const sent = t.llm.requests.at(-1)?.body.messages.find((m: { tool_call_id?: string }) => m.tool_call_id === 'call_late')
-    expect(sent?.content).toBe('Approval timed out: the user did not answer within 1 s, so register_stove was not run.')
+    const messages: Array<{ tool_call_id?: string, content: string }> = t.llm.requests.at(-1)?.body.messages
+    expect(messages.find((m) => m.tool_call_id === 'call_late')?.content)
+      .toBe('Approval timed out: the user did not answer within 1 s, so register_stove was not run.')
     expect(stoves.runs.length).toBe(before)
     const late = await t.h.app.inject({
       method: 'POST', url: '/approvals/call_late', headers: user.headers, payload: { sessionId, approved: true }

@@ -126,8 +126,8 @@ describe('pending approvals across restarts and replicas', { timeout: 60_000 }, 
     llm.enqueue({ content: ['Something else, then.'] })
     const reply = await second.h.send(user.headers, sessionId, 'never mind')
     expect(reply.json().message.content).toBe('Something else, then.')
-    const sent = llm.requests.at(-1)?.body.messages.find((m: { tool_call_id?: string }) => m.tool_call_id === 'call_passed')
-    expect(sent?.content)
+    const messages: Array<{ tool_call_id?: string, content: string }> = llm.requests.at(-1)?.body.messages
+    expect(messages.find((m) => m.tool_call_id === 'call_passed')?.content)
       .toBe('The user sent a new message instead of answering the approval request; register_stove was not run.')
     const page = await history(second.h, user, sessionId)
     expect(page.pendingApprovals).toEqual([])
@@ -167,7 +167,7 @@ describe('pending approvals across restarts and replicas', { timeout: 60_000 }, 
       await new Promise((resolve) => setTimeout(resolve, 1300))
       llm.enqueue({ content: ['Registered by the survivor.'] })
       expect((await decide(b.h, user, sessionId, 'call_crash')).statusCode).toBe(200)
-      await until(async () => (await history(b.h, user, sessionId)).messages.length === 2, { timeoutMs: 5000 })
+      await until(async () => (await history(b.h, user, sessionId)).messages.length === 2, { timeout: 5000 })
       expect((await history(b.h, user, sessionId)).messages.at(-1)).toMatchObject({
         content: 'Registered by the survivor.',
         toolCalls: [{ id: 'call_crash', status: 'done' }]

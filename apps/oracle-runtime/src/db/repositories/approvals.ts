@@ -129,8 +129,13 @@ export async function closeApproval (
   outcome: { status: 'expired' | 'cancelled', reason?: string, at: Date }
 ): Promise<StoredApproval | undefined> {
   const row = await db.updateTable('oracle_tool_approvals')
-    .set({ status: outcome.status, reason: outcome.reason ?? null, decided_at: outcome.at, settled_at: outcome.at,
-      holder: null })
+    .set({
+      status: outcome.status,
+      reason: outcome.reason ?? null,
+      decided_at: outcome.at,
+      settled_at: outcome.at,
+      holder: null
+    })
     .where('session_id', '=', key.sessionId).where('tool_call_id', '=', key.toolCallId)
     .where('status', '=', 'pending')
     .returningAll().executeTakeFirst()
