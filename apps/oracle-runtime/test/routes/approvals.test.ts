@@ -144,6 +144,15 @@ describe('POST /approvals/:toolCallId', () => {
     expect(page.messages.at(-1)).toMatchObject({ type: 'ai', content: 'Done.' })
   })
 
+  it('is listed in the OpenAPI document with its body, answers and errors', async () => {
+    const spec = (await t.h.app.inject({ method: 'GET', url: '/docs/json' })).json()
+    const route = spec.paths['/approvals/{toolCallId}'].post
+    expect(Object.keys(route.responses).sort()).toEqual(expect.arrayContaining(['200', '400', '401', '404', '409']))
+    expect(route.requestBody.content['application/json'].schema.required).toEqual(['sessionId', 'approved'])
+    expect(spec.paths['/sessions/{id}/messages'].get.responses['200'].content['application/json'].schema.properties)
+      .toHaveProperty('pendingApprovals')
+  })
+
   it('cancels the request when the user aborts the turn', async () => {
     const { sessionId, stream } = await waiting(alice, 'call_abort')
     const aborted = await t.h.app.inject({
