@@ -2,28 +2,21 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { createInterface } from 'node:readline'
-import { platform, type PlatformProcess } from './platform.ts'
+import {
+  baseUrl, dataDirOf, enabledProcesses, processEnv, programmeFile, seedSkipReason,
+  type PlatformProcess
+} from './platform.ts'
+import { seedAdminKey, seedProgramme } from './seed.ts'
 
 const colours = [36, 33, 35, 32, 34, 31]
 const children = new Map<string, ChildProcess>()
 let stopping = false
 
-function portOf (proc: PlatformProcess): number {
-  const value = process.env[proc.portEnv]
-  return value !== undefined && value !== '' ? Number(value) : proc.port
-}
-
 function start (proc: PlatformProcess, index: number) {
   if (!existsSync(proc.entry)) throw new Error(`${proc.entry} is missing: run \`npm run build\` first`)
-  const { PORT: _shared, ...env } = process.env
   const child = spawn(process.execPath, [proc.entry], {
     // Children write to a pipe, so they cannot see the terminal themselves.
-    env: {
-      LOG_PRETTY: process.stdout.isTTY ? 'true' : 'false',
-      ...env,
-      ...proc.env?.(process.env),
-      PORT: String(portOf(proc))
-    },
+    env: processEnv(proc, process.env, { pretty: process.stdout.isTTY }),
     stdio: ['ignore', 'pipe', 'pipe']
   })
   const tag = `\x1b[${colours[index % colours.length]}m[${proc.name}]\x1b[0m `
@@ -54,9 +47,9 @@ function stop (code: number) {
   }, 15_000).unref()
 }
 
-async function waitUntilUp (proc: PlatformProcess, host: string): Promise<boolean> {
+async function waitUntilUp (proc: PlatformProcess): Promise<boolean> {
   if (proc.probe === undefined) return true
-  const url = `http://${host}:${portOf(proc)}${proc.probe}`
+  const url = `${baseUrl(proc, process.env)}${proc.probe}`
   for (let attempt = 0; attempt < 150; attempt++) {
     if (stopping) return false
     try {
@@ -67,16 +60,49 @@ async function waitUntilUp (proc: PlatformProcess, host: string): Promise<boolea
   return false
 }
 
+/** The DID an app announces on `GET /` (domain-api `did`, oracle-runtime `oracleDid`), if any. */
+async function announcedDid (proc: PlatformProcess): Promise<string> {
+  try {
+    const landing = await (await fetch(`${baseUrl(proc, process.env)}/`)).json() as Record<string, unknown>
+    const did = landing.did ?? landing.oracleDid
+    return typeof did === 'string' ? did : ''
+  } catch {
+    return ''
+  }
+}
+
+/** The development seed, once domain-api answers; a failure is reported and leaves the platform running. */
+async function seed (): Promise<void> {
+  const tag = '\x1b[1m[seed]\x1b[0m '
+  const skip = seedSkipReason(process.env)
+  const domainApi = processes.find((proc) => proc.name === 'domain-api')
+  if (skip !== undefined || domainApi === undefined) {
+    process.stdout.write(`${tag}skipped (${skip ?? 'domain-api is not running'})\n`)
+    return
+  }
+  try {
+    await seedProgramme({
+      domainApiUrl: baseUrl(domainApi, process.env),
+      adminKey: await seedAdminKey(process.env, dataDirOf('domain-api', process.env)),
+      programmeFile: programmeFile(process.env),
+      nodeEnv: process.env.NODE_ENV,
+      log: (line) => process.stdout.write(`${tag}${line}\n`)
+    })
+  } catch (error) {
+    process.stdout.write(`${tag}failed: ${(error as Error).message} (the apps keep running; SEED=false skips it)\n`)
+  }
+}
+
 process.on('SIGINT', () => stop(0))
 process.on('SIGTERM', () => stop(0))
 
-const processes = platform.filter((proc) => proc.enabled?.(process.env) ?? true)
+const processes = enabledProcesses(process.env)
 processes.forEach(start)
-const host = process.env.HOST === undefined || process.env.HOST === '0.0.0.0' ? '127.0.0.1' : process.env.HOST
-const up = await Promise.all(processes.map(async (proc) => await waitUntilUp(proc, host)))
+const up = await Promise.all(processes.map(waitUntilUp))
 if (!stopping && up.every(Boolean)) {
-  const rows = processes
+  await seed()
+  const rows = await Promise.all(processes
     .filter((p) => p.probe !== undefined)
-    .map((p) => `  ${p.name.padEnd(20)} http://${host}:${portOf(p)}  (docs: /docs)`)
-  process.stdout.write(`\nPlatform is up:\n${rows.join('\n')}\nPress Ctrl+C to stop.\n\n`)
+    .map(async (p) => `  ${p.name.padEnd(20)} ${baseUrl(p, process.env).padEnd(24)} ${await announcedDid(p)}`))
+  process.stdout.write(`\nPlatform is up (docs at /docs of each):\n${rows.join('\n')}\nPress Ctrl+C to stop.\n\n`)
 }

@@ -1,11 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { baseConfigProperties, loadConfig as load } from '@impact/service-kit'
+import { baseConfigProperties, loadConfig as load, peerUrlProperties } from '@impact/service-kit'
 
 /** Where `npm start` runs the development node (src/dev-node), the default upstream outside production. */
 export const DEV_NODE_URL = '127.0.0.1:9190'
 
 export const ConfigSchema = Type.Object({
   ...baseConfigProperties({ app: 'chain-rest-gateway', port: 3003 }),
+  // The other apps, as `npm start` hands them over (scripts/platform.ts).
+  ...peerUrlProperties(['DOMAIN_API_URL', 'ORACLE_URL']),
   CHAIN_GRPC_URL: Type.Optional(Type.String({
     description: 'Comma-separated gRPC addresses of chain nodes in failover order: ' +
       'host:port (plaintext), grpcs://host:port or https://host (TLS). ' +

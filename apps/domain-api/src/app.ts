@@ -15,6 +15,7 @@ import { eventRoutes } from './routes/events/index.ts'
 import { identifierRoutes } from './routes/identifiers/index.ts'
 import { graphqlRoutes } from './routes/graphql/index.ts'
 import { proposalRoutes } from './routes/proposals/index.ts'
+import { revocationRoutes } from './routes/revocations/index.ts'
 import { webhookRoutes } from './routes/webhooks/index.ts'
 import { SECURITY_SCHEMES } from './schemas/security.ts'
 import { createAccountService } from './services/accounts.ts'
@@ -28,6 +29,8 @@ import { createGovernanceService } from './services/governance.ts'
 import { createIdentifierService } from './services/identifiers.ts'
 import { startSweeper } from './services/sweeper.ts'
 import { createWebhookService } from './services/webhooks.ts'
+import { createUcanRevocationService } from './services/ucan-revocations.ts'
+import { anyUcanRevoked } from './db/ucan-revocation.repository.ts'
 
 export const APP_NAME = 'domain-api'
 
@@ -107,15 +110,18 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       cacheTtlMs: config.API_KEY_CACHE_TTL_SECONDS * 1000
     })
     await accounts.start()
+    const verifier = createUcanVerifier({
+      oracleDid: identity.did,
+      oracleKeyDid: identity.keyDid,
+      // Asked on every verification, cached verdicts included, so a revocation lands on the next request.
+      isRevoked: async (cids) => await anyUcanRevoked(db, cids),
+      ...(config.BLOCKSYNC_GRAPHQL_URL !== undefined
+        ? { resolveDidKey: createBlocksyncResolver({ url: config.BLOCKSYNC_GRAPHQL_URL }) }
+        : {})
+    })
     const apiKeys = createApiKeyService({
       accounts,
-      verifier: createUcanVerifier({
-        oracleDid: identity.did,
-        oracleKeyDid: identity.keyDid,
-        ...(config.BLOCKSYNC_GRAPHQL_URL !== undefined
-          ? { resolveDidKey: createBlocksyncResolver({ url: config.BLOCKSYNC_GRAPHQL_URL }) }
-          : {})
-      }),
+      verifier,
       db,
       state,
       clock,
@@ -154,6 +160,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       maxCost: config.GRAPHQL_MAX_COST
     })
     await app.register(accountRoutes, { apiKeys, accounts })
+    await app.register(revocationRoutes, { revocations: createUcanRevocationService({ db, clock, verifier }) })
 
     const sweeper = startSweeper({
       db,

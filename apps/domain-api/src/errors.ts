@@ -24,6 +24,16 @@ export const DomainApiKeyInvalidError = defineError('DOMAIN_API_KEY_INVALID', 'I
 export const DomainApiKeyRevokedError = defineError('DOMAIN_API_KEY_REVOKED', 'This API key has been revoked', 401)
 // A bad, expired or forged token, or one addressed elsewhere: the same text as the oracle's, the reason is logged.
 export const DomainUcanInvalidError = defineError('DOMAIN_UCAN_INVALID_INVOCATION', 'Invalid UCAN invocation', 401)
+export const DomainUcanRevokedError = defineError(
+  'DOMAIN_UCAN_REVOKED',
+  'This invocation, or a delegation it carries, has been revoked',
+  401
+)
+export const DomainUcanReplayedError = defineError(
+  'DOMAIN_UCAN_REPLAYED',
+  'This invocation was used already: one made through a delegation is single-use, mint a new one per request',
+  401
+)
 export const DomainForbiddenError = defineError(
   'DOMAIN_FORBIDDEN',
   'The caller lacks the role this operation needs (%s)',
@@ -38,6 +48,11 @@ export const DomainUcanNotGrantedError = defineError(
 export const DomainUcanNotAcceptedError = defineError(
   'DOMAIN_UCAN_NOT_ACCEPTED',
   'This operation takes an API key, not a UCAN invocation',
+  403
+)
+export const DomainRevocationNotAllowedError = defineError(
+  'DOMAIN_UCAN_REVOCATION_NOT_ALLOWED',
+  'Only an issuer in the revoked UCAN\'s chain, or its audience, may revoke it',
   403
 )
 export const DomainNotControllerError = defineError(

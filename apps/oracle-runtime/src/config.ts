@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { baseConfigProperties, loadConfig as load } from '@impact/service-kit'
+import { baseConfigProperties, loadConfig as load, peerUrlProperties } from '@impact/service-kit'
 import { rateLimitConfigProperties } from '@impact/service-kit/rate-limits'
 import { mcpServersIssues } from './services/mcp/servers.ts'
 
@@ -10,13 +10,15 @@ import { mcpServersIssues } from './services/mcp/servers.ts'
  * LLM_MODEL, LLM_MODELS, ORACLE_MCP_SERVERS, LLM_TIMEOUT_MS, LLM_HEALTH_CACHE_MS, AGENT_MAX_STEPS, TOOL_TIMEOUT_MS,
  * BROWSER_TOOL_TIMEOUT_MS, ACTION_TIMEOUT_MS, APPROVAL_TIMEOUT_MS, CONTEXT_MAX_CHARS, TOOL_OUTPUT_MAX_CHARS,
  * TURN_OWNER_TTL_MS, SSE_HEARTBEAT_MS, REALTIME_HANDSHAKE_TIMEOUT_MS, REALTIME_MAX_CONNECTIONS, CREDITS_*,
- * RATE_LIMIT_*.
+ * RATE_LIMIT_*, DOMAIN_API_URL, CHAIN_REST_URL.
  */
 // Plugin names with an optional leading `+` (on) or `-` (off), comma-separated.
 const FEATURES_PATTERN = '^\\s*[-+]?[A-Za-z0-9][\\w.-]*\\s*(,\\s*[-+]?[A-Za-z0-9][\\w.-]*\\s*)*$'
 
 export const ConfigSchema = Type.Object({
   ...baseConfigProperties({ app: 'oracle-runtime', port: 3002 }),
+  // The other apps, as `npm start` hands them over (scripts/platform.ts).
+  ...peerUrlProperties(['DOMAIN_API_URL', 'CHAIN_REST_URL']),
   ORACLE_PRIVATE_KEY: Type.Optional(Type.String({
     pattern: '^M[A-Za-z0-9+/]+={0,2}$',
     description: 'The oracle\'s Ed25519 signer (ucanto format, `M…`). ' +

@@ -10,11 +10,7 @@ import type { RealtimeHub } from './services/realtime/hub.ts'
 import type { Revocations } from './services/revocations.ts'
 import type { TurnRegistry } from './services/turn-registry.ts'
 
-/**
- * The parts of a built oracle-runtime that tests and embedding code reach (`buildRuntime`): the
- * event bus every turn publishes on, the client tool port, running turns, the WebSocket event core
- * and the revocation list. The app's routes and plugins get what they use as options instead.
- */
+/** The parts of a built runtime that tests and embedders reach; routes and plugins get theirs as options. */
 export interface Runtime {
   db: Kysely<DB>
   state: SharedState

@@ -1,10 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { baseConfigProperties, loadConfig as load } from '@impact/service-kit'
+import { baseConfigProperties, loadConfig as load, peerUrlProperties } from '@impact/service-kit'
 import { keyringIssues } from './services/pin-keyring.ts'
 
 /** Environment of the USSD gateway; every key is documented in README.md. */
 export const ConfigSchema = Type.Object({
   ...baseConfigProperties({ app: 'ussd-gateway', port: 3000 }),
+  // The other apps, as `npm start` hands them over (scripts/platform.ts).
+  ...peerUrlProperties(['DOMAIN_API_URL', 'ORACLE_URL', 'CHAIN_REST_URL']),
   RATE_LIMIT_MAX: Type.Integer({
     minimum: 1,
     default: 100,

@@ -11,26 +11,17 @@ export const UssdSessionNotFoundError = defineError(
 /** Another request of the same session held its lock for too long (answered with the unavailable END text). */
 export const UssdSessionBusyError = defineError('USSD_SESSION_BUSY', 'The session is busy with another request', 503)
 
-/**
- * A hop not done at the hop deadline (a stalled database, a lock held by a hop that hangs): the
- * aggregator gets the unavailable END before its own timeout drops the session without a message.
- */
+/** A hop past its deadline: the unavailable END reaches the user before the aggregator's own timeout drops it. */
 export const UssdHopDeadlineError = defineError('USSD_HOP_DEADLINE', 'The hop did not finish within %s ms', 503)
 
-/**
- * A stored PIN record no configured key opens (a key retired without PIN_ENCRYPTION_PREVIOUS_KEYS, a damaged
- * row): the server's fault, so no failed attempt is counted and a rotation mistake locks nobody out.
- */
+/** A PIN record no configured key opens: the server's fault, so no attempt is counted and nobody is locked out. */
 export const UssdPinRecordError = defineError(
   'USSD_PIN_RECORD_UNREADABLE',
   'A stored PIN record cannot be opened with the configured keys',
   500
 )
 
-/**
- * Every PIN hashing slot is taken and the queue behind them is full (PIN_CHECK_CONCURRENCY,
- * PIN_CHECK_QUEUE_MAX): the menus answer the busy END text, other routes 503.
- */
+/** The PIN hashing queue is full: the menus answer the busy END text, other routes 503. */
 export const UssdPinBusyError = defineError('USSD_PIN_BUSY', 'Too many PIN checks at once, try again in a moment', 503)
 
 /** An operator named a customer id that has no account. */
@@ -57,10 +48,7 @@ export interface UssdErrorReply {
   message: string
 }
 
-/**
- * The closing message for any error on an aggregator route: bad requests get the invalid-input text, rate
- * limits 429, and everything else, logged with its stack, the unavailable text.
- */
+/** The closing message for an error on an aggregator route: invalid input, rate limited, or unavailable (logged). */
 export function ussdErrorReply (error: FastifyError, request: FastifyRequest): UssdErrorReply {
   const status = error.statusCode ?? 500
   if (status === 429) return { statusCode: 429, message: RATE_LIMITED_MESSAGE }

@@ -52,11 +52,7 @@ export interface Database<DB> {
   readonly mode: 'postgres' | 'pglite'
   /** Resolves when `SELECT 1` answers within `timeoutMs`; throws otherwise. */
   ping: (timeoutMs?: number) => Promise<void>
-  /**
-   * Readiness: the database answers within `timeoutMs` and every migration of the app is applied
-   * (MigrationsPendingError otherwise: the code would query tables or columns that do not exist
-   * yet). Once seen applied, only the ping is repeated.
-   */
+  /** Readiness: the database answers and every migration is applied (else MigrationsPendingError). */
   ready: (timeoutMs?: number) => Promise<void>
   migrate: () => Promise<void>
   close: () => Promise<void>
@@ -78,9 +74,8 @@ function postgresDialect (options: DatabaseOptions): PostgresDialect {
     idleTimeoutMillis: 30_000,
     statement_timeout: options.statementTimeoutMs ?? 15_000
   })
-  // A connection losing its server (a reset, a failover) emits `error`; unheard, that ends the process.
-  // pg-pool listens only while a client is idle, so every client gets a listener for its whole life:
-  // the query in flight fails on its own (503 to its caller) and the pool drops the broken client.
+  // An unheard `error` (a reset, a failover) ends the process, and pg-pool listens only while a client is idle;
+  // the query in flight fails on its own and the pool drops the broken client.
   const ignore = () => {}
   pool.on('error', ignore)
   pool.on('connect', (client) => { client.on('error', ignore) })
@@ -107,10 +102,7 @@ async function openPglite (options: DatabaseOptions, migrateNow: boolean): Promi
   return await PGlite.create(path)
 }
 
-/**
- * Opens the app's database: PostgreSQL through `pg` when a URL is configured, embedded PGlite
- * (a real Postgres engine in WebAssembly) otherwise. Both run the same migrations and queries.
- */
+/** The app's database: PostgreSQL through `pg` when a URL is configured, else embedded PGlite. */
 export async function openDatabase<DB> (options: DatabaseOptions): Promise<Database<DB>> {
   const mode = options.url !== undefined && options.url !== '' ? 'postgres' : 'pglite'
   const policy = options.migrate ?? 'auto'

@@ -8,10 +8,7 @@ export class PersistenceError extends Error {
   }
 }
 
-/**
- * The database answers, but migrations of this app are not applied yet (a release's migration
- * job has not run). `healthState` is what the platform's `/health` reports for the database.
- */
+/** The database answers but the app's migrations are not applied; `/health` reports `healthState`. */
 export class MigrationsPendingError extends PersistenceError {
   readonly healthState = 'migrations pending'
   readonly pending: readonly string[]

@@ -9,8 +9,7 @@ import { PGlite } from '@electric-sql/pglite'
 const manifest = new URL('../package.json', import.meta.resolve('@electric-sql/pglite'))
 const { version } = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }
 
-// In-memory clusters hold test and development data: a small buffer pool and few connection slots
-// make the engine start in about half the time of the defaults (128 MB, 100).
+// In-memory clusters hold test and development data: a small buffer pool and few slots start much faster.
 const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB', '-c', 'max_connections=5']
 
 /** How an engine is made ready before its image is kept: `key` must change whenever `prepare` would do otherwise. */
@@ -48,9 +47,8 @@ async function fromImage (key: string): Promise<PGlite | undefined> {
 }
 
 /**
- * Keeps the engine's image. The file is written at once (a vitest worker is ended as soon as its file is
- * done, so a background write would be cut short), aside and then renamed: suites running side by side
- * see no image or a whole one, never a torn one.
+ * Keeps the engine's image, written at once (vitest ends a worker when its file is done) beside the target
+ * and renamed, so suites running side by side see no image or a whole one.
  */
 async function keep (key: string, engine: PGlite): Promise<void> {
   const image = await engine.dumpDataDir('none')
@@ -67,10 +65,8 @@ async function keep (key: string, engine: PGlite): Promise<void> {
 }
 
 /**
- * A fresh in-memory engine. Creating one runs initdb (seconds), loading a cluster's image a fraction
- * of that, so the machine's first engine keeps an image (keyed by PGlite's version) for the others.
- * With a recipe the engine starts from the image of a cluster already prepared by it (an app's
- * migrations), built from the blank one on first use.
+ * A fresh in-memory engine loaded from a kept image, far cheaper than initdb: of a blank cluster, or with a
+ * recipe of one it prepared (an app's migrations). The first engine on the machine keeps the image.
  */
 export async function openMemoryEngine (recipe?: MemoryImageRecipe): Promise<PGlite> {
   const key = recipe?.key ?? BLANK

@@ -3,11 +3,7 @@ import { sql, type Kysely } from 'kysely'
 import { Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely/migration'
 import { PersistenceError, sqlState } from './errors.ts'
 
-/**
- * Migrations are frozen modules listed by name in each app's `migrations/index.ts`
- * (`YYYY_MM_DD_HHMMSS_verb_object`). An explicit list works the same from TypeScript sources
- * under vitest and from the built `dist`, where a directory scan would see different files.
- */
+/** Frozen migrations listed by name: unlike a directory scan, the same from sources and from `dist`. */
 export type MigrationSet = Record<string, Migration>
 
 class StaticMigrationProvider implements MigrationProvider {
@@ -43,10 +39,7 @@ export async function migrateToLatest (db: Kysely<any>, options: MigrateOptions)
   return result
 }
 
-/**
- * Names of the app's migrations not recorded in its migration table (all of them when the table
- * does not exist yet). One indexed read; it never creates anything, unlike kysely's Migrator.
- */
+/** The app's migrations not yet recorded; one read that, unlike kysely's Migrator, never creates a table. */
 export async function pendingMigrations (db: Kysely<any>, options: MigrateOptions): Promise<string[]> {
   const names = Object.keys(options.migrations)
   if (names.length === 0) return []
@@ -63,10 +56,7 @@ export async function pendingMigrations (db: Kysely<any>, options: MigrateOption
   }
 }
 
-/**
- * Names a migration set by its table and the names and code of its migrations, so that a cluster
- * migrated by one set is never taken for one migrated by another.
- */
+/** A key from the table and each migration's name and code, so no cluster is taken for another set's. */
 export function migrationSetKey (options: MigrateOptions): string {
   const hash = createHash('sha256').update(options.migrationTable)
   for (const name of Object.keys(options.migrations).sort()) {

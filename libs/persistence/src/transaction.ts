@@ -2,10 +2,8 @@ import type { Kysely, Transaction } from 'kysely'
 import { isRetryableTransactionError } from './errors.ts'
 
 /**
- * Runs `work` in a transaction, and runs it again (up to `attempts` times in all) when PostgreSQL
- * aborted it for a serialization failure or a deadlock: the retry is the remedy PostgreSQL asks
- * for, and `work` must be safe to repeat (it is: the aborted attempt left nothing behind). When
- * the last attempt fails the same way, the error goes up and is answered 503 (retry later).
+ * Runs `work` in a transaction, again (up to `attempts` in all) after a serialization failure or deadlock, as
+ * PostgreSQL asks; the aborted attempt left nothing behind, so `work` is safe to repeat.
  */
 export async function inTransaction<DB, T> (
   db: Kysely<DB>,

@@ -1,10 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 
-/**
- * A W3C DID (`did:<method>:<method-specific-id>`), optionally followed by a path, as the spec's
- * protocol sample `did:ixo:protocol/<name>` shows. Method names are lower-case alphanumerics;
- * the id allows the DID-core idchars, `:` separators and percent-escapes.
- */
+/** A W3C DID (DID-core idchars, `:` and percent-escapes), with an optional path as in `did:ixo:protocol/<name>`. */
 export const DID_PATTERN =
   '^did:[a-z0-9]+:(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+(?::(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+)*' +
   "(?:/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*)?$"

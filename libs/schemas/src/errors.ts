@@ -5,11 +5,7 @@ export const ErrorDetailSchema = Type.Object({
   message: Type.String()
 })
 
-/**
- * The one JSON error body of the platform's JSON APIs. `statusCode` repeats the HTTP status in
- * the body because clients (the oracle SDK among them) read it from there; 5xx messages are
- * always generic.
- */
+/** The platform's one JSON error body; `statusCode` repeats the HTTP status because clients (the SDK) read it. */
 export const ErrorBodySchema = Type.Object({
   statusCode: Type.Integer({ minimum: 400, maximum: 599 }),
   error: Type.String({ description: 'HTTP reason phrase' }),

@@ -10,10 +10,7 @@ export const OffsetPageQuerySchema = Type.Object({
 })
 export type OffsetPageQuery = Static<typeof OffsetPageQuerySchema>
 
-/**
- * Cursor pagination: `cursor` is opaque to clients (servers encode their own position in it),
- * so a page stays stable while rows are inserted ahead of it.
- */
+/** Cursor pagination: an opaque keyset position, so a page stays stable while rows are inserted ahead of it. */
 export const CursorPageQuerySchema = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE_LIMIT, default: 20 }),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512 }))

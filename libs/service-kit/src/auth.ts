@@ -4,10 +4,7 @@ import { defineError } from './errors.ts'
 
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest()
 
-/**
- * Compares two secrets in constant time. Both sides are hashed first, so neither the content
- * nor the length of the expected secret leaks through timing.
- */
+/** Constant-time comparison; both sides are hashed first, so not even the expected length leaks. */
 export function safeEqual (actual: string, expected: string): boolean {
   return timingSafeEqual(digest(actual), digest(expected))
 }
@@ -26,10 +23,7 @@ export const AuthMissingError = defineError(
 )
 export const AuthInvalidError = defineError('AUTH_INVALID', 'Invalid credentials', 401)
 
-/**
- * A preHandler that admits requests carrying one of `tokens` as a bearer token (operator
- * endpoints, gated gateways). Every candidate is compared, so timing does not reveal which matched.
- */
+/** A preHandler admitting one of `tokens` as bearer; every one is compared, so timing reveals no match. */
 export function staticBearerGuard (tokens: readonly string[]) {
   return async function requireBearer (request: FastifyRequest, reply: FastifyReply) {
     const token = readBearerToken(request.headers.authorization)

@@ -1,4 +1,6 @@
-import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox'
+import {
+  FormatRegistry, Type, type Static, type TObject, type TOptional, type TSchema, type TString
+} from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 
 export class ConfigError extends Error {
@@ -62,6 +64,27 @@ export function baseConfigProperties (defaults: { app: string, port: number }) {
       description: 'How long in-flight requests may take to finish on shutdown'
     })
   }
+}
+
+/** The apps' base URLs, under the names `npm start` hands them to the other apps (scripts/platform.ts). */
+export const PEER_URLS = {
+  DOMAIN_API_URL: 'the domain API (registry of domains)',
+  ORACLE_URL: 'the oracle runtime',
+  CHAIN_REST_URL: 'the chain REST gateway'
+} as const
+export type PeerUrlKey = keyof typeof PEER_URLS
+
+// TypeBox checks formats only once they are registered; a base URL must parse as a URL.
+if (!FormatRegistry.Has('uri')) FormatRegistry.Set('uri', (value) => URL.canParse(value))
+
+/** The config keys of the peers an app is handed, each an optional http(s) base URL. */
+export function peerUrlProperties<K extends PeerUrlKey> (keys: readonly K[]): Record<K, TOptional<TString>> {
+  return Object.fromEntries(keys.map((key) => [key, Type.Optional(Type.String({
+    format: 'uri',
+    pattern: '^https?://',
+    maxLength: 2048,
+    description: `Base URL of ${PEER_URLS[key]} (http or https); \`npm start\` sets it to the one it runs`
+  }))])) as Record<K, TOptional<TString>>
 }
 
 export const BaseConfigSchema = Type.Object(baseConfigProperties({ app: 'app', port: 3000 }))

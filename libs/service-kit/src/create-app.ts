@@ -42,18 +42,13 @@ export interface CreateAppOptions {
   /** Longest path parameter the router accepts (find-my-way default 100); longer ones get the 404. */
   maxParamLength?: number
   /**
-   * Fastify answers requests that arrive while the server drains (on a keep-alive connection) with
-   * its own JSON 503 (default). `false` serves them as usual, with `Connection: close`: for callers
-   * that cannot read a JSON error (a USSD aggregator drops the session without a message).
+   * Requests arriving while the server drains get Fastify's JSON 503 (default); `false` serves them with
+   * `Connection: close`, for callers that cannot read a JSON error (USSD aggregators).
    */
   return503OnClosing?: boolean
 }
 
-/**
- * Fastify's logger options. `silent` gives Fastify no logger at all rather than a pino that drops
- * everything: with any logger, Fastify makes a request logger and listens for every response's
- * `finish` to log it, work that a silent level throws away (about a tenth of a bare route's cost).
- */
+// `silent` gives Fastify no logger: with any logger it builds a request logger and hooks every response's `finish`.
 function logging (level: string, pretty: boolean | undefined, extra: CreateAppOptions['logger']): FastifyServerOptions {
   if (level === 'silent') return { logger: false }
   return {
@@ -63,19 +58,11 @@ function logging (level: string, pretty: boolean | undefined, extra: CreateAppOp
   }
 }
 
-/**
- * Fastify's `trustProxy`: the proxies' addresses (private networks by default), never `true`.
- * Trusting everyone takes the leftmost X-Forwarded-For entry as the client IP, and the client
- * writes that one; a request that reaches the app directly from a public address is not trusted.
- */
+// Never `true`: trusting everyone takes the leftmost X-Forwarded-For entry, which the client writes.
 const trustedProxies = (config: CreateAppOptions['config']): FastifyServerOptions['trustProxy'] =>
   config.TRUST_PROXY_ENABLED ? config.TRUST_PROXY_ADDRESSES ?? DEFAULT_TRUSTED_PROXIES : false
 
-/**
- * Creates a Fastify instance with every cross-cutting concern of the platform: logging with
- * redaction, request ids, the error contract, empty-JSON bodies, CORS, docs and health. Apps add
- * their own plugins and routes to what this returns, then return it unlistened.
- */
+/** A Fastify instance with the platform's logging, request ids, error contract, CORS, docs and health; unlistened. */
 export async function createApp (options: CreateAppOptions): Promise<App> {
   const { config } = options
   const app = Fastify({

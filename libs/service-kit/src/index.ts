@@ -5,7 +5,10 @@ export {
   loadConfig,
   parseOrigins,
   ConfigError,
-  type BaseConfig
+  PEER_URLS,
+  peerUrlProperties,
+  type BaseConfig,
+  type PeerUrlKey
 } from './config.ts'
 export { defineError, errorHandler, notFoundHandler, toErrorBody } from './errors.ts'
 export { loggerOptions, REDACT_PATHS, SECRET_HEADERS } from './logger.ts'

@@ -1,28 +1,21 @@
-/**
- * Errors that say a backing service (PostgreSQL, Redis, another service) cannot be reached right now:
- * answered 503 with a public code instead of a bare 500, so callers retry rather than report a bug.
- */
+// A backing service that cannot be reached is a 503 rather than a 500, so callers retry instead of reporting a bug.
 
-/** Socket-level failures, from Node's net/dns layers (pg and ioredis pass them through). */
+/** Socket-level failures (pg and ioredis pass them through). */
 const NETWORK_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH',
   'ENETUNREACH'
 ])
 
 /**
- * PostgreSQL SQLSTATEs: class 08 (connection exception), 40001/40P01 (a serialization failure or
- * deadlock that outlasted the persistence layer's retries), 53300 too_many_connections, 57014
- * query_canceled (the statement timeout), 57P01–57P03 (the server is shutting down or starting).
+ * SQLSTATEs: 08 connection, 40001/40P01 serialization or deadlock past our retries, 53300 too many connections,
+ * 57014 statement timeout, 57P01–57P03 server shutting down or starting.
  */
 const UNAVAILABLE_SQLSTATE = /^(08[0-9A-Z]{3}|40001|40P01|53300|57014|57P0[1-3])$/
 
-/** Codes of our own layers: the persistence library's ping/statement timeout. */
+/** The persistence library's own timeout. */
 const OWN_CODES = new Set(['PERSIST_TIMEOUT'])
 
-/**
- * Errors that carry no code: ioredis gave up on a command, timed it out or lost its connection; pg lost its
- * connection, could not get one in time, or its pool was closed (the process is shutting down).
- */
+// Uncoded ioredis and pg failures: a command given up or timed out, a lost connection, a closed pool.
 const UNAVAILABLE_NAMES = new Set(['MaxRetriesPerRequestError'])
 const UNAVAILABLE_MESSAGES = new RegExp('^(' + [
   'Command timed out$',

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { describe, expect, it } from 'vitest'
-import { baseConfigProperties, ConfigError, loadConfig, parseOrigins } from '../src/index.ts'
+import { baseConfigProperties, ConfigError, loadConfig, parseOrigins, peerUrlProperties } from '../src/index.ts'
 
 const Schema = Type.Object({
   ...baseConfigProperties({ app: 'demo', port: 3100 }),
@@ -62,5 +62,22 @@ describe('parseOrigins', () => {
     expect(parseOrigins('https://a.example')).toEqual(['https://a.example'])
     expect(parseOrigins('https://a.example, https://b.example')).toEqual(['https://a.example', 'https://b.example'])
     expect(parseOrigins(' , ')).toBeUndefined()
+  })
+})
+
+describe('peerUrlProperties', () => {
+  const Peers = Type.Object(peerUrlProperties(['DOMAIN_API_URL', 'ORACLE_URL']))
+
+  it('takes optional http(s) base URLs of the apps named', () => {
+    expect(loadConfig(Peers, {})).toEqual({})
+    expect(loadConfig(Peers, { DOMAIN_API_URL: 'http://127.0.0.1:3001', ORACLE_URL: 'https://oracle.example.org' }))
+      .toEqual({ DOMAIN_API_URL: 'http://127.0.0.1:3001', ORACLE_URL: 'https://oracle.example.org' })
+    expect(Peers.properties.ORACLE_URL.description).toMatch(/oracle runtime/)
+  })
+
+  it('refuses what is not an http(s) URL', () => {
+    expect(() => loadConfig(Peers, { DOMAIN_API_URL: 'http://exa mple:3001' })).toThrow(/DOMAIN_API_URL/)
+    expect(() => loadConfig(Peers, { DOMAIN_API_URL: 'ftp://files.example.org' })).toThrow(/DOMAIN_API_URL/)
+    expect(() => loadConfig(Peers, { ORACLE_URL: '127.0.0.1:3002' })).toThrow(/ORACLE_URL/)
   })
 })

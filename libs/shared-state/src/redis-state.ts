@@ -20,10 +20,8 @@ export interface RedisStateOptions {
   /** Longest a connection attempt may take. */
   connectTimeoutMs?: number
   /**
-   * Longest any command may wait for its reply, queued time included (default 2000 ms). While Redis
-   * is unreachable, ioredis queues commands across reconnection attempts (up to about 6 s once its
-   * back-off is long); this bounds what a request waits before it fails. Subscriptions are exempt:
-   * a SUBSCRIBE queued in an outage still takes effect when Redis is back.
+   * Longest a command waits for its reply, queued time included: ioredis would queue it across reconnection
+   * back-off. Subscriptions are exempt, so one queued in an outage takes effect when Redis is back.
    */
   commandTimeoutMs?: number
 }
@@ -32,10 +30,7 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 2000
 
 const clients = new WeakMap<SharedState, Redis>()
 
-/**
- * The command connection behind a Redis state, for a library that speaks Redis itself on the
- * app's connection (the rate limiter's Lua counters); undefined for an in-process state.
- */
+/** The command connection behind a Redis state, for libraries that speak Redis (the rate limiter). */
 export const redisClientOf = (state: SharedState): Redis | undefined => clients.get(state)
 
 /**

@@ -1,20 +1,12 @@
 const SWEEP_INTERVAL_MS = 30_000
 
-/**
- * An in-process map whose entries expire: expired keys are dropped when read and by a periodic
- * sweep, so memory stays bounded by the live keys. The memory SharedState keeps its strings in
- * one; a caller that never leaves one process can keep live objects in another and skip encoding.
- */
+/** An in-process map whose entries expire, dropped when read and by a periodic sweep so memory follows live keys. */
 export class TtlMap<V> {
   readonly #entries = new Map<string, { value: V, expiresAt: number }>()
   readonly #sweeper: NodeJS.Timeout
   readonly #onExpire: ((key: string, value: V) => void) | undefined
 
-  /**
-   * `onExpire` hears of each entry dropped because its TTL ran out, when a read, a delete or the
-   * sweep finds it expired; not of an entry deleted while live, nor of one overwritten by `set`.
-   * A caller can leave a trace of what expired. It must not throw (the sweep runs in a timer).
-   */
+  /** `onExpire` hears of entries dropped because their TTL ran out (not deleted or overwritten); must not throw. */
   constructor (onExpire?: (key: string, value: V) => void) {
     this.#onExpire = onExpire
     this.#sweeper = setInterval(() => {

@@ -14,35 +14,20 @@ export interface IncrOptions {
 export type MessageHandler = (message: string) => void
 export type Unsubscribe = () => Promise<void>
 
-/**
- * The state that must be shared between replicas of an app: sessions with an inactivity TTL,
- * counters, and fan-out messages. Keys and channels are namespaced by the store's prefix, so
- * apps sharing one Redis never see each other's keys.
- */
+/** State shared between replicas of an app; keys and channels are namespaced by the store's prefix. */
 export interface SharedState {
   readonly kind: 'redis' | 'memory'
   get: (key: string) => Promise<string | null>
-  /**
-   * Resolves `false` only when `ifAbsent` was set and the key already held another value. Holding
-   * `value` itself counts as written: a write retried after a lost reply must not refuse its owner.
-   */
+  /** `false` only when `ifAbsent` met another value; already holding `value` counts as written (a retry). */
   set: (key: string, value: string, options?: SetOptions) => Promise<boolean>
   /** Reads a key and restarts its TTL in one round trip (sliding expiry); `null` when absent. */
   getAndTouch: (key: string, ttlMs: number) => Promise<string | null>
   del: (key: string) => Promise<boolean>
-  /**
-   * Deletes the key only while it still holds `value`, in one atomic step; true when it did. A
-   * lock or lease is released this way by its owner alone: one that expired and was taken by
-   * someone else meanwhile is left to them.
-   */
+  /** Deletes the key only while it holds `value` (atomic), so a lock or lease is released by its owner alone. */
   delIfValue: (key: string, value: string) => Promise<boolean>
   /** Restarts the key's TTL only while it still holds `value` (atomic, as `delIfValue`); true when it did. */
   touchIfValue: (key: string, value: string, ttlMs: number) => Promise<boolean>
-  /**
-   * Writes `value` with a fresh TTL only while the key still holds `expected` (atomic, as
-   * `delIfValue`); true when it did. A lease whose holder is known to be gone is taken over this
-   * way: of several claimants racing for it, exactly one wins.
-   */
+  /** Writes `value` with a fresh TTL only while the key holds `expected` (atomic): one racing claimant wins. */
   replaceIfValue: (key: string, expected: string, value: string, ttlMs: number) => Promise<boolean>
   incr: (key: string, options?: IncrOptions) => Promise<number>
   /** Remaining TTL in ms; -1 when the key has none, -2 when it does not exist (Redis `PTTL`). */

@@ -16,13 +16,10 @@ export const toBase64 = (bytes: Uint8Array): string => {
   return btoa(binary)
 }
 
-/** A token larger than this is refused before decoding (a 2-hop chain with 4 capabilities is ~1.5 KB). */
+/** A token larger than this is refused before decoding (real chains are far smaller). */
 export const MAX_TOKEN_LENGTH = 8192
 
-/**
- * Decodes a base64 CAR into a delegation view. `extract` decodes lazily, so the fields that can
- * fail are touched here: a corrupt token fails now, not later inside a check that assumes it parsed.
- */
+/** Decodes a base64 CAR, touching the lazily decoded fields so a corrupt token fails here, not inside a check. */
 export async function decodeBase64Car (token: string, maxLength = MAX_TOKEN_LENGTH): Promise<DelegationView> {
   if (typeof token !== 'string' || token.length === 0 || token.length > maxLength || !BASE64.test(token)) {
     throw new TypeError('not a base64 token of acceptable size')

@@ -4,10 +4,7 @@ export interface Capability { can: string, with: string }
 /** The capability an auth invocation carries, and a delegation must grant to authenticate alone. */
 export const ORACLE_AUTH_CAPABILITY: Capability = { can: '*', with: 'ixo:oracle' }
 
-/**
- * Whether one of `granted` covers `wanted` (ucan.md §9): the ability is `*`, the same, or a
- * `prefix/*` of it (a wanted `*` only by `*`); the resource is the same, or `ucan:*`.
- */
+/** One of `granted` covers `wanted` (ucan.md §9): ability `*`, equal or `prefix/*`; resource equal or `ucan:*`. */
 export function covers (granted: readonly Capability[], wanted: Capability): boolean {
   return granted.some((g) => {
     const ability = g.can === '*' || g.can === wanted.can ||

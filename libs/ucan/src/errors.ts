@@ -17,10 +17,7 @@ export type UcanFailureReason =
   /** A sound invocation of another ability than the one asked for. */
   | 'wrong_ability'
 
-/**
- * A refused token. `message` is for logs and operator diagnostics; the HTTP layer answers with
- * its own fixed text so a caller learns nothing about which check failed.
- */
+/** A refused token; `message` is for logs only, so a caller learns nothing about which check failed. */
 export class UcanError extends Error {
   readonly reason: UcanFailureReason
   constructor (reason: UcanFailureReason, message: string, options?: { cause?: unknown }) {

@@ -18,16 +18,15 @@ export interface ServiceIdentityOptions {
   privateKey?: string | undefined
   /** The service's DID when it is not the key's did:key. */
   did?: string | undefined
-  /** Where a generated key is kept; undefined keeps it in memory only (it lives as long as the process). */
+  /** Where a generated key is kept; undefined keeps it in memory for the life of the process. */
   dataDir?: string | undefined
   /** File name of the generated key inside `dataDir`, e.g. `oracle-private-key`. */
   fileName: string
 }
 
 /**
- * Loads a service's identity. Without a configured key (development; production configs require
- * one) a key is generated once and kept in `dataDir` with owner-only permissions, so the DID that
- * callers delegated to survives restarts. The key itself is never logged or returned as text.
+ * A service's identity: the configured key, else one generated once into `dataDir` (mode 0600) so the DID
+ * callers delegated to survives restarts. The key is never logged or returned as text.
  */
 export async function loadServiceIdentity (options: ServiceIdentityOptions): Promise<ServiceIdentity> {
   const identity = (signer: OracleSigner, source: ServiceIdentity['source']): ServiceIdentity =>

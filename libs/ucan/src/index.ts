@@ -4,7 +4,8 @@ export {
   type UcanVerifierOptions,
   type InvocationIdentity,
   type DelegationGrant,
-  type AccountInvocation
+  type AccountInvocation,
+  type RevocationGrant
 } from './verifier.ts'
 export { UcanError, type UcanFailureReason, type Verdict } from './errors.ts'
 export { decodeBase64Car, encodeBase64Car, MAX_TOKEN_LENGTH } from './base64-car.ts'
@@ -21,6 +22,8 @@ export {
   formatSigner,
   mintInvocation,
   mintDelegation,
+  mintRevocation,
+  REVOKE_ABILITY,
   type OracleSigner,
   type MintOptions
 } from './mint.ts'

@@ -3,10 +3,7 @@ import type { Delegation, DID, Principal, Signer } from '@ucanto/interface'
 import { ed25519 } from '@ucanto/principal'
 import { decodeBase64Car, encodeBase64Car } from './base64-car.ts'
 
-/**
- * Minting (and decoding) only, with no Node built-ins: `@impact/ucan/mint` runs in browsers too
- * (the example chat page mints its development user's tokens with it).
- */
+// No Node built-ins here: `@impact/ucan/mint` also runs in browsers (the example chat page mints with it).
 
 export type OracleSigner = ed25519.EdSigner
 
@@ -38,18 +35,15 @@ async function proofsOf (proofs: Array<string | Delegation> = []): Promise<Deleg
   return await Promise.all(proofs.map(async (p) => typeof p === 'string' ? await decodeBase64Car(p) : p))
 }
 
-/**
- * Mints the short-lived auth invocation a client sends as `Authorization: Bearer` (and the oracle
- * mints for downstream calls, with the user's delegation as proof). Each mint has a fresh nonce.
- */
+/** A short-lived invocation, as clients send in `Authorization: Bearer`; each mint has a fresh nonce. */
 export async function mintInvocation (
-  options: MintOptions & { capability?: { can: string, with: string } }
+  options: MintOptions & { capability?: { can: string, with: string, nb?: Record<string, unknown> } }
 ): Promise<string> {
   const capability = options.capability ?? { can: '*', with: 'ixo:oracle' }
   const invocation = await invoke({
     issuer: options.issuer,
     audience: principal(options.audience),
-    capability: capability as { can: `${string}/${string}`, with: `${string}:${string}` },
+    capability: capability as { can: `${string}/${string}`, with: `${string}:${string}`, nb?: {} },
     expiration: options.expiration ?? nowSeconds() + (options.lifetimeSeconds ?? 300),
     ...(options.notBefore !== undefined ? { notBefore: options.notBefore } : {}),
     nonce: globalThis.crypto.randomUUID(),
@@ -58,10 +52,7 @@ export async function mintInvocation (
   return await encodeBase64Car(invocation)
 }
 
-/**
- * Mints a delegation (user → oracle, or any hop of a chain) as a base64 CAR. Each mint has a fresh
- * nonce: revocation goes by CID, so a delegation minted after a revocation must not repeat the revoked one.
- */
+/** A delegation as a base64 CAR; a fresh nonce per mint, as revocation goes by CID. */
 export async function mintDelegation (
   options: MintOptions & { capabilities: Array<{ can: string, with: string }> }
 ): Promise<string> {
@@ -75,6 +66,31 @@ export async function mintDelegation (
     proofs: await proofsOf(options.proofs)
   })
   return await encodeBase64Car(delegation)
+}
+
+/** The ability of a revocation: `with` is the revoker's DID, `nb.ucan` the CID of the UCAN it revokes. */
+export const REVOKE_ABILITY = 'ucan/revoke'
+
+/**
+ * Mints a revocation of `delegation` addressed to a service (`ucan/revoke`, as ucanto names it):
+ * signed by `issuer` (an issuer in the delegation's chain, or its audience renouncing it), with the
+ * delegation embedded as proof so the service can check who may revoke it and keep the record
+ * until it expires.
+ */
+export async function mintRevocation (options: {
+  issuer: Signer
+  audience: string | Principal
+  delegation: string | Delegation
+  lifetimeSeconds?: number
+}): Promise<string> {
+  const [revoked] = await proofsOf([options.delegation]) as [Delegation]
+  return await mintInvocation({
+    issuer: options.issuer,
+    audience: options.audience,
+    capability: { can: REVOKE_ABILITY, with: options.issuer.did(), nb: { ucan: revoked.cid } },
+    lifetimeSeconds: options.lifetimeSeconds ?? 300,
+    proofs: [revoked]
+  })
 }
 
 export { decodeBase64Car, encodeBase64Car } from './base64-car.ts'

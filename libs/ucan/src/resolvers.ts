@@ -1,9 +1,6 @@
 import { base58btc } from '@ucanto/core'
 
-/**
- * Resolves a non-did:key DID (e.g. did:ixo) to the did:key form of its signing keys. An empty
- * list means "unknown DID". A signature is valid when any of the keys verifies it.
- */
+/** The did:key forms of a DID's signing keys (any of them may verify); empty for an unknown DID. */
 export type DidKeyResolver = (did: string) => Promise<string[]>
 
 /** Multicodec prefix of an Ed25519 public key (0xed 0x01). */
@@ -58,10 +55,7 @@ export interface BlocksyncResolverOptions {
 
 const IID_QUERY = 'query ($id: String!) { iids(filter: { id: { equalTo: $id } }) { nodes { id verificationMethod } } }'
 
-/**
- * Resolves did:ixo (or any DID Blocksync indexes) through its GraphQL `iids` query. Results are
- * cached briefly; network failures are not cached, so a Blocksync blip does not lock users out.
- */
+/** Resolves DIDs through Blocksync's `iids`; failures are not cached, so a Blocksync blip locks nobody out. */
 export function createBlocksyncResolver (options: BlocksyncResolverOptions): DidKeyResolver {
   const { url, timeoutMs = 3000, cacheTtlMs = 60_000, maxEntries = 10_000 } = options
   const doFetch = options.fetch ?? fetch

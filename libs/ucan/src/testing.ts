@@ -1,9 +1,6 @@
 import { decodeBase64Car } from './base64-car.ts'
 
-/**
- * Rewrites the 64 signature bytes inside a token's CAR (R is the first half, S the second): a
- * forged token for tests, still decodable, whose signature no longer verifies.
- */
+/** A forged but decodable token for tests: `mutate` rewrites its 64 signature bytes (R, then S). */
 export async function tamperSignature (token: string, mutate: (signature: Uint8Array) => void): Promise<string> {
   const delegation = await decodeBase64Car(token)
   const raw = delegation.signature.raw

@@ -1,9 +1,10 @@
-import { UCAN, isDelegation } from '@ucanto/core'
+import { UCAN, isDelegation, isLink } from '@ucanto/core'
 import type { Delegation, DID, Verifier as VerifierView } from '@ucanto/interface'
 import { Verifier } from '@ucanto/principal'
 import { capability, claim, DIDResolutionError, Schema } from '@ucanto/validator'
 import { decodeBase64Car, MAX_TOKEN_LENGTH } from './base64-car.ts'
 import { ORACLE_AUTH_CAPABILITY } from './capabilities.ts'
+import { REVOKE_ABILITY } from './mint.ts'
 import { refuse, type Verdict } from './errors.ts'
 import type { DidKeyResolver } from './resolvers.ts'
 import { VerdictCache } from './verdict-cache.ts'
@@ -26,16 +27,9 @@ export interface UcanVerifierOptions {
   /** How long a refusal is remembered (default 30 s), so a flood of one bad token costs one check. */
   refusalCacheTtlMs?: number
   cacheSize?: number
-  /**
-   * Longest accepted remaining life of a delegation (its chain's earliest expiry, from now; default
-   * 30 days): a grant meant to last years is refused, wherever it is presented.
-   */
+  /** Longest accepted remaining life of a delegation's chain (default 30 days), wherever it is presented. */
   maxDelegationTtlSeconds?: number
-  /**
-   * Whether any of these CIDs (a token and every proof in it) was revoked. Asked on every
-   * verification, cached verdicts included, so a revocation lands at once; when it throws, the
-   * verification throws (the caller answers "unavailable" rather than letting a token through).
-   */
+  /** Whether any of a token's CIDs was revoked; asked on every call, cache hits too. A throw fails the check. */
   isRevoked?: (cids: string[]) => Promise<boolean>
   /** Longest delegation chain followed (default 8). */
   maxChainDepth?: number
@@ -62,10 +56,7 @@ export interface DelegationGrant {
   cids: string[]
 }
 
-/**
- * An invocation acting for an account (ucan.md §9): its capability's `with` is the account's DID,
- * and the proof chain is rooted at that DID.
- */
+/** An invocation acting for an account (ucan.md §9): `with` is its DID, and the proof chain is rooted there. */
 export interface AccountInvocation {
   /** The `with` DID, which is also the root issuer of the chain: who the call acts for. */
   account: string
@@ -77,17 +68,29 @@ export interface AccountInvocation {
   cids: string[]
 }
 
+/** A valid revocation: `revoker` may revoke the UCAN `cid`, which is of no use after `expiration`. */
+export interface RevocationGrant {
+  revoker: string
+  cid: string
+  /** The revoked UCAN's own expiry: the record need not be kept longer. */
+  expiration: number
+}
+
 export interface UcanVerifier {
   readonly oracleDid: string
   verifyInvocation: (token: string) => Promise<Verdict<InvocationIdentity>>
   verifyDelegation: (token: string) => Promise<Verdict<DelegationGrant>>
   /**
-   * An invocation of `ability` (e.g. `domain/create`) on an account's DID, addressed to this
-   * service. Refusals of the token itself (decoding, audience, time, signatures, chain shape) have
-   * the reasons `verifyDelegation` uses; a sound token that does not grant `ability` on its `with`
-   * through a chain rooted at that DID is `wrong_ability` (another ability) or `unauthorized`.
+   * An invocation of `ability` on an account's DID; a sound token that does not grant it through a chain rooted
+   * at that DID is `wrong_ability` or `unauthorized`, other refusals as `verifyDelegation`'s.
    */
   verifyAccountInvocation: (token: string, ability: string) => Promise<Verdict<AccountInvocation>>
+  /**
+   * A `ucan/revoke` invocation addressed to this service: self-issued (`with` = its signer), naming the
+   * revoked UCAN's CID in `nb.ucan` and embedding that UCAN as proof. The signer must be an issuer in
+   * the revoked UCAN's chain or its audience (a delegate renouncing what it was given). Never cached.
+   */
+  verifyRevocation: (token: string) => Promise<Verdict<RevocationGrant>>
 }
 
 const nowSeconds = () => Math.floor(Date.now() / 1000)
@@ -98,9 +101,8 @@ type AnyDid = DID
 type Cached<T> = { value: Verdict<T>, ttlMs: number }
 
 /**
- * Checks the two UCAN artifacts an oracle accepts. ucanto's validator verifies signatures and
- * capability matching; the checks it leaves out (audience, finite expiry, lifetime cap, one
- * capability, embedded and aligned proofs) are done here, before it runs.
+ * Verifies invocations and delegations: ucanto checks signatures and capabilities, and this first checks what it
+ * leaves out (audience, finite expiry, lifetime cap, one capability, embedded and aligned proofs).
  */
 export function createUcanVerifier (options: UcanVerifierOptions): UcanVerifier {
   const {
@@ -232,6 +234,21 @@ export function createUcanVerifier (options: UcanVerifierOptions): UcanVerifier 
     return { value: { ok: identity }, ttlMs: expiration * 1000 - Date.now() }
   }
 
+  /** Whether one of the issuer's keys signed the token; throws when its keys cannot be resolved. */
+  async function checkSignature (token: Delegation): Promise<Verdict<true>> {
+    const issuer = token.issuer.did()
+    const verifiers = await verifiersOf(issuer)
+    if (verifiers.length === 0) return refuse('unresolvable_did', `no signing key known for ${issuer}`)
+    for (const verifier of verifiers) {
+      try {
+        if (await UCAN.verifySignature(token.data, verifier)) return { ok: true }
+      } catch {
+        // Not a valid curve point: this key did not sign it.
+      }
+    }
+    return refuse('invalid_signature', 'signature does not verify')
+  }
+
   /** Time, signature and alignment of a delegation and of every proof under it, recursively. */
   async function checkChain (delegation: Delegation, depth: number): Promise<Verdict<{ expiration: number }>> {
     if (depth > maxChainDepth) return refuse('chain_too_deep', `delegation chain is deeper than ${maxChainDepth}`)
@@ -239,17 +256,8 @@ export function createUcanVerifier (options: UcanVerifierOptions): UcanVerifier 
     if (UCAN.isExpired(delegation.data)) return refuse('expired', 'delegation has expired')
     if (UCAN.isTooEarly(delegation.data)) return refuse('not_yet_valid', 'delegation is not valid yet')
     const issuer = delegation.issuer.did()
-    const verifiers = await verifiersOf(issuer)
-    if (verifiers.length === 0) return refuse('unresolvable_did', `no signing key known for ${issuer}`)
-    let signed = false
-    for (const verifier of verifiers) {
-      try {
-        if (await UCAN.verifySignature(delegation.data, verifier)) { signed = true; break }
-      } catch {
-        // Not a valid curve point: this key did not sign it.
-      }
-    }
-    if (!signed) return refuse('invalid_signature', 'delegation signature does not verify')
+    const signature = await checkSignature(delegation)
+    if (signature.error !== undefined) return signature
     let expiration = delegation.expiration
     for (const proof of delegation.proofs) {
       if (!isDelegation(proof)) return refuse('proof_not_embedded', 'a proof is linked but not embedded')
@@ -295,10 +303,8 @@ export function createUcanVerifier (options: UcanVerifierOptions): UcanVerifier 
   }
 
   /**
-   * An invocation for an account: the token is checked like a delegation (every signature, time
-   * and alignment in its chain), then ucanto decides whether the chain grants the ability on the
-   * `with` DID. Its default `canIssue` (a capability's `with` equals its issuer) is the rule that
-   * the root of the chain must be the account itself.
+   * Checked like a delegation, then ucanto decides the grant; its default `canIssue` (`with` equals the issuer)
+   * is what roots the chain at the account.
    */
   async function checkAccountInvocation (token: string, ability: string): Promise<Cached<AccountInvocation>> {
     const decoded = await invocationPrelude(token)
@@ -344,6 +350,55 @@ export function createUcanVerifier (options: UcanVerifierOptions): UcanVerifier 
     return { value: { ok: found }, ttlMs: found.expiration * 1000 - Date.now() }
   }
 
+  /**
+   * Issuers of a UCAN and of every proof under it. Each embedded block is re-hashed against the CID
+   * that links it (CAR decoding does not), so a forged block cannot name another issuer.
+   */
+  async function issuersOf (token: Delegation, cid: string, depth = 0): Promise<Set<string> | undefined> {
+    if (`${await UCAN.link(token.data)}` !== cid) return undefined
+    const issuers = new Set<string>([token.issuer.did()])
+    if (depth >= maxChainDepth) return issuers
+    for (const proof of token.proofs) {
+      if (!isDelegation(proof)) continue
+      const below = await issuersOf(proof, proof.cid.toString(), depth + 1)
+      if (below === undefined) return undefined
+      for (const issuer of below) issuers.add(issuer)
+    }
+    return issuers
+  }
+
+  async function checkRevocation (token: string): Promise<Verdict<RevocationGrant>> {
+    const decoded = await invocationPrelude(token)
+    if (decoded.error !== undefined) return decoded
+    const invocation = decoded.ok
+    const [wanted] = invocation.capabilities
+    const revoker = invocation.issuer.did()
+    if (wanted === undefined || wanted.can !== REVOKE_ABILITY) {
+      return refuse('wrong_ability', `a revocation is a ${REVOKE_ABILITY} invocation`)
+    }
+    if (wanted.with !== revoker) return refuse('unauthorized', 'a revocation names its own signer as resource')
+    const target = (wanted as { nb?: { ucan?: unknown } }).nb?.ucan
+    if (!isLink(target as never)) return refuse('malformed', 'a revocation names the revoked UCAN\'s CID in nb.ucan')
+    const cid = String(target)
+    try {
+      const signature = await checkSignature(invocation)
+      if (signature.error !== undefined) return signature
+    } catch (error) {
+      return refuse('unresolvable_did', 'a signing key could not be resolved', error)
+    }
+    const revoked = invocation.proofs.find((proof) => isDelegation(proof) && proof.cid.toString() === cid)
+    if (revoked === undefined || !isDelegation(revoked)) {
+      return refuse('proof_not_embedded', 'the revoked UCAN is not embedded in the revocation')
+    }
+    const issuers = await issuersOf(revoked, cid)
+    if (issuers === undefined) return refuse('malformed', 'an embedded block does not match its CID')
+    if (!issuers.has(revoker) && revoked.audience.did() !== revoker) {
+      return refuse('unauthorized', 'only an issuer in the revoked UCAN\'s chain, or its audience, may revoke it')
+    }
+    if (!Number.isFinite(revoked.expiration)) return refuse('no_expiry', 'a UCAN that never expires is never accepted')
+    return { ok: { revoker, cid, expiration: revoked.expiration } }
+  }
+
   // The revocation check runs after the cache, on every call: a cached "yes" never outlives a revocation.
   async function cached <T extends { cids: string[] }> (
     kind: string,
@@ -361,6 +416,7 @@ export function createUcanVerifier (options: UcanVerifierOptions): UcanVerifier 
     verifyInvocation: async (token) => await cached('invocation', token, checkInvocation),
     verifyDelegation: async (token) => await cached('delegation', token, checkDelegation),
     verifyAccountInvocation: async (token, ability) =>
-      await cached(`account:${ability}`, token, async (t) => await checkAccountInvocation(t, ability))
+      await cached(`account:${ability}`, token, async (t) => await checkAccountInvocation(t, ability)),
+    verifyRevocation: checkRevocation
   }
 }

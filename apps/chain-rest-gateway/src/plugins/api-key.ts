@@ -4,14 +4,12 @@ import { readBearerToken, safeEqual } from '@impact/service-kit'
 import { ChainStatusError, GrpcCode } from '../errors.ts'
 
 export interface ApiKeyOptions {
-  /** The keys that are accepted. */
   keys: readonly string[]
 }
 
 /**
- * REST gating for deployments that need it: `Authorization: Bearer <key>` or `X-API-Key: <key>`.
- * Missing → 401 (Unauthenticated), wrong → 403 (PermissionDenied), as gated Cosmos REST proxies
- * answer. Every configured key is compared in constant time, so timing reveals nothing.
+ * Optional REST gating by `Authorization: Bearer <key>` or `X-API-Key`: missing 401, wrong 403, as gated Cosmos
+ * REST proxies answer. Every key is compared in constant time, so timing reveals nothing.
  */
 async function apiKey (app: FastifyInstance, { keys }: ApiKeyOptions) {
   app.addHook('preHandler', async function requireApiKey (request, reply) {

@@ -14,11 +14,7 @@ export interface DescriptorSource {
 
 const pause = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms))
 
-/**
- * The descriptors routes are derived from: the node's own (cosmos.reflection.v1, so routes match
- * the binary exactly) or the set shipped with the gateway. In `auto` mode a node that is not up
- * yet is retried for `waitMs` before the bundled set is used.
- */
+/** The node's own descriptors (routes match the binary), else the bundled set; `auto` waits `waitMs` for a node. */
 export async function loadDescriptors (
   mode: 'auto' | 'reflection' | 'bundled',
   pool: UpstreamPool,
@@ -37,8 +33,7 @@ export async function loadDescriptors (
         return { registry, source: 'reflection', notes }
       } catch (error) {
         reason = (error as Error).message
-        // Only a node that is not reachable (yet) is worth waiting for; one that answered with an
-        // error (Unimplemented: no reflection service) will answer the same again.
+        // Only an unreachable node is worth waiting for; one that answered an error will answer it again.
         const code = (error as { grpcCode?: number }).grpcCode
         if ((code !== GrpcCode.UNAVAILABLE && code !== GrpcCode.DEADLINE_EXCEEDED) || Date.now() + 250 >= until) break
         await pause(Math.min(250 * (attempt + 1), 1000))

@@ -1,9 +1,4 @@
-/**
- * A method resolver for the `did-resolver` npm package that reads did:ixo documents from a
- * registry's DID Resolution HTTP(S) binding, as a Universal Resolver driver client does:
- *
- *   new Resolver(getResolver({ url: 'https://registry.example/1.0/identifiers/' }))
- */
+// A `did-resolver` method resolver reading did:ixo documents from a registry's DID Resolution HTTP(S) binding.
 import type { DIDResolutionResult, DIDResolver, ParsedDID } from 'did-resolver'
 
 export interface IxoResolverOptions {

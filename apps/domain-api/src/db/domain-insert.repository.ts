@@ -36,14 +36,9 @@ export interface DomainInsert {
 }
 
 /**
- * Inserts domains with their `created` history entries and first versions in one statement: one
- * round trip and one commit for the whole set, atomic without an explicit transaction.
- *
- * A row with an idempotency claim is inserted only if its claim is: when another request
- * already holds the key, the claim inserts nothing and neither does the domain, so concurrent
- * retries create exactly one domain (the unique key makes a second statement wait for the
- * first to commit). Claims older than `retentionMs` are taken over. Two rows of one call must
- * not share a claim key. Resolves the DIDs that were inserted.
+ * Inserts domains with their `created` entries and first versions in one atomic statement. A row with an
+ * idempotency claim goes in only with its claim, so concurrent retries create one domain (the unique key makes
+ * the second wait); claims older than `retentionMs` are taken over. Resolves the DIDs inserted.
  */
 export async function insertDomains (db: Kysely<DB>, rows: DomainInsert[], retentionMs: number): Promise<Set<string>> {
   const values = rows.map(({ domain: d, reason, claim }) => sql`(

@@ -12,9 +12,8 @@ const feedRows = (db: Db) => db.selectFrom('domain_events')
   .select([sql<string>`id::text`.as('id'), sql<string>`xid::text`.as('xid')])
 
 /**
- * Events after `after` in feed order, (xid, id). Only events of transactions older than the oldest
- * one still in flight are served: those are all settled, and any later commit has a higher xid, so
- * a reader resuming from the last position it saw never skips an event committed after it read.
+ * Events after `after` in (xid, id) order, only of transactions older than the oldest in flight: any later
+ * commit has a higher xid, so a reader resuming from its last position never skips one.
  */
 export async function readFeed (db: Db, after: FeedPosition | undefined, types: string[] | undefined, limit: number) {
   let query = feedRows(db).where(sql<boolean>`xid < pg_snapshot_xmin(pg_current_snapshot())`)

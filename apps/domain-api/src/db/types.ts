@@ -147,6 +147,13 @@ export interface AccountRolesTable {
   granted_at: Timestamp
 }
 
+export interface UcanRevocationsTable {
+  cid: string
+  revoked_by: string
+  revoked_at: Timestamp
+  expires_at: Timestamp
+}
+
 export interface DB {
   account_roles: AccountRolesTable
   api_keys: ApiKeysTable
@@ -159,6 +166,7 @@ export interface DB {
   webhook_deliveries: WebhookDeliveriesTable
   webhook_attempts: WebhookAttemptsTable
   domain_versions: DomainVersionsTable
+  ucan_revocations: UcanRevocationsTable
 }
 
 export type DomainRow = Selectable<DomainsTable>

@@ -3,29 +3,20 @@ import type { DB } from './types.ts'
 
 type Db = Kysely<DB> | Transaction<DB>
 
-/**
- * The public state a DID document version is built from, read from a row with the columns of
- * `domains` (aliased `d`). The private metadata and who registered the domain are left out.
- */
+/** A version's public state, from a `domains` row aliased `d`; private metadata and the registrant stay out. */
 const snapshotOf = sql`jsonb_build_object(
   'type', d.type, 'class', d.class, 'controllers', to_jsonb(d.controllers), 'status', d.status,
   'validFrom', d.valid_from, 'validUntil', d.valid_until, 'createdAt', d.created_at, 'updatedAt', d.updated_at,
   'verifiedAt', d.verified_at, 'deactivatedAt', d.deactivated_at, 'document', d.document)`
 
-/**
- * `insert into domain_versions` of the next version of every row of `rows` (domains-shaped), as
- * they are now. The one place a version is written; every change calls it with its history entry.
- */
+/** Inserts the next version of every domains-shaped row of `rows`: the one place a version is written. */
 export const versionInsert = (rows: RawBuilder<unknown>) => sql`
   insert into domain_versions (did, version, at, snapshot)
   select d.did, coalesce((select max(v.version) from domain_versions v where v.did = d.did), 0) + 1,
     d.updated_at, ${snapshotOf}
   from ${rows} d`
 
-/**
- * Records a version of each domain in `dids`, in the caller's transaction (after the change, under
- * the domain's row lock, so version numbers cannot race).
- */
+/** Records a version of each domain after a change, under its row lock so version numbers cannot race. */
 export async function recordVersions (trx: Transaction<DB>, dids: string[]): Promise<void> {
   const unique = [...new Set(dids)]
   if (unique.length === 0) return
@@ -48,10 +39,7 @@ export interface VersionSnapshot {
 
 export interface VersionRow { version: number, at: Date, snapshot: VersionSnapshot }
 
-/**
- * The latest version with what tells whether a transition is due (status, validUntil, the open
- * proposal's deadline): one round trip for the common resolution.
- */
+/** The latest version and what tells whether a transition is due, in one round trip. */
 export async function findLatestVersion (db: Db, did: string) {
   const row = await db.selectFrom('domain_versions as v')
     .innerJoin('domains as d', 'd.did', 'v.did')
@@ -69,10 +57,7 @@ export async function findLatestVersion (db: Db, did: string) {
 
 export interface VersionQuery { versionId?: number | undefined, versionTime?: Date | undefined }
 
-/**
- * The version asked for (the latest by default, else by number, else the one in force at a time)
- * and the version after it, if any.
- */
+/** The version asked for (latest, by number, or in force at a time) and the one after it, if any. */
 export async function findVersion (
   db: Db,
   did: string,

@@ -3,10 +3,7 @@ import { encodeCursor } from '@impact/schemas'
 /** Page size when `first` is not given (the REST default). */
 export const DEFAULT_PAGE = 20
 
-/**
- * A Relay connection from a service page: every edge carries the cursor of its own position, so
- * a client may resume after any of them. Pages go forward only, so there is never a previous one.
- */
+/** A forward-only Relay connection; every edge carries its own cursor, so a client may resume after any. */
 export function connection<T> (page: { items: T[], nextCursor: string | null }, position: (node: T) => unknown[]) {
   const edges = page.items.map((node) => ({ node, cursor: encodeCursor(position(node)) }))
   return {

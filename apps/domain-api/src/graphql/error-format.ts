@@ -2,11 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { GraphQLError, type ExecutionResult, type GraphQLFormattedError } from 'graphql'
 import { errorHandler, toErrorBody } from '@impact/service-kit'
 
-/**
- * GraphQL errors in domain-api's codes. Execution errors keep their coded error
- * (`extensions.code`: DOMAIN_NOT_FOUND, DOMAIN_INVALID_CURSOR…) and are masked like REST 5xx;
- * errors in the request itself (syntax, unknown fields, bad variables, limits) are answered 400.
- */
+// Execution errors keep their code in `extensions.code` (masked like REST 5xx); errors of the query itself are 400.
 
 interface Coded { code?: unknown, statusCode?: unknown, errors?: unknown, validation?: unknown }
 
@@ -51,10 +47,7 @@ function executionError (error: GraphQLError, request: FastifyRequest): Formatte
   }
 }
 
-/**
- * HTTP status of an execution result: the worst server error (503 while the database is away),
- * else 400 when there is no data (the request could not run), else 200 as GraphQL over HTTP says.
- */
+/** The worst server error, else 400 without data, else 200, as GraphQL over HTTP says. */
 function statusOf (formatted: Formatted[], data: unknown): number {
   const worst = Math.max(...formatted.map((f) => f.status))
   if (worst >= 500) return worst
@@ -70,11 +63,7 @@ export function formatExecutionErrors (execution: ExecutionResult, context: { re
   }
 }
 
-/**
- * Mercurius's `errorHandler` for what is thrown before execution. A query that cannot run gets
- * GraphQL errors with 400; everything else (auth 401/403, rate limits, an unavailable database)
- * gets the platform's JSON error body, as on every REST route.
- */
+/** Mercurius's `errorHandler`: a query that cannot run gets GraphQL errors (400), anything else the JSON body. */
 export async function handleGraphqlRouteError (error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const code = (error as Coded).code
   const isRequestError = (typeof code === 'string' && REQUEST_ERROR.test(code)) ||

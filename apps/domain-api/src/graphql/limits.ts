@@ -6,10 +6,7 @@ import { DEFAULT_PAGE } from './connection.ts'
 /** Largest page a `first` argument may ask for (the REST `limit` bound). */
 export const MAX_PAGE = 100
 
-/**
- * Counts the objects a query can return: one per object field, and a paginated field's selection
- * `first` times. Scalars are free: the cost of a query is the rows it reads, not the columns.
- */
+/** Objects a query can return: one per object field, a page's selection `first` times; scalars are free (rows cost). */
 const objectsEstimator: ComplexityEstimator = ({ field, args, childComplexity }) => {
   const own = isLeafType(getNamedType(field.type)) ? 0 : 1
   if (!field.args.some((arg) => arg.name === 'first')) return own + childComplexity
@@ -20,10 +17,7 @@ const objectsEstimator: ComplexityEstimator = ({ field, args, childComplexity })
   return own + first * childComplexity
 }
 
-/**
- * Refuses a query whose estimate exceeds `maxCost`, before anything is read. Every operation of
- * the document counts (the hook does not see which one runs), which only errs on the safe side.
- */
+/** Refuses a query over `maxCost` before anything is read; every operation of the document counts (the safe side). */
 export function checkQueryCost (
   schema: GraphQLSchema,
   document: DocumentNode,

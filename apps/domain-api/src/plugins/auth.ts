@@ -37,11 +37,8 @@ const isUcan = (request: FastifyRequest) => {
 }
 
 /**
- * The one entry point of route authentication: an onRequest hook admitting an API key that holds
- * one of `roles` (any key when empty), or a UCAN invocation (`X-Auth-Type: ucan`) of the route's
- * ability on an account, whose account holds one of `ucan.roles`. Routes that ask for no role take
- * `domain/read` invocations unless they say otherwise. It runs before the body is read, so
- * unauthenticated requests cost no parsing.
+ * Route authentication, as an onRequest hook so unauthenticated requests cost no parsing: an API key holding one
+ * of `roles` (any when empty), or a UCAN invocation of `ucan.ability` whose account holds one of `ucan.roles`.
  */
 export function authorize (
   apiKeys: ApiKeyService,

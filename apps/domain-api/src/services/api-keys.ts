@@ -7,7 +7,7 @@ import { findApiKey, findApiKeyByHash, insertApiKey, listApiKeys, revokeApiKey }
 import type { ApiKeyRow, DB } from '../db/types.ts'
 import {
   DomainApiKeyInvalidError, DomainApiKeyNotFoundError, DomainApiKeyRevokedError, DomainUcanInvalidError,
-  DomainUcanNotGrantedError
+  DomainUcanNotGrantedError, DomainUcanReplayedError, DomainUcanRevokedError
 } from '../errors.ts'
 import type { CreateApiKeyBody } from '../schemas/api-key.ts'
 import type { Role } from '../schemas/common.ts'
@@ -47,6 +47,10 @@ const KEY_PREFIX = 'dk_'
 const MAX_TOKEN_LENGTH = 512
 const CACHE_MAX_ENTRIES = 10_000
 const REVOKED_CHANNEL = 'api-key-revoked'
+/** CIDs of single-use invocations already presented, kept until they expire. */
+const USED_INVOCATION_PREFIX = 'ucan-used:'
+// Replicas' clocks differ a little; the record outlives the token by this much on any of them.
+const USED_INVOCATION_SKEW_MS = 60_000
 
 /**
  * API keys are 256-bit random tokens, not passwords. A slow salted hash (scrypt, bcrypt) exists
@@ -140,18 +144,29 @@ export function createApiKeyService (options: ApiKeyServiceOptions) {
 
     /**
      * Resolves the account behind a UCAN invocation of `ability`, or throws: 401 for a token that
-     * is malformed, expired, forged or addressed elsewhere, 403 for a sound one that does not
-     * grant the ability on its account. The reason is logged, never the token.
+     * is malformed, expired, forged, addressed elsewhere, revoked or (made through a delegation)
+     * used before, 403 for a sound one that does not grant the ability on its account. The reason
+     * is logged, never the token.
      */
     async authenticateInvocation (token: string, ability: Ability, log: FastifyBaseLogger): Promise<Caller> {
       const verdict = await verifier.verifyAccountInvocation(token, ability)
       if (verdict.error !== undefined) {
-        log.info({ reason: verdict.error.reason, ability }, 'UCAN invocation refused')
-        throw NOT_GRANTED.has(verdict.error.reason)
-          ? new DomainUcanNotGrantedError(ability)
-          : new DomainUcanInvalidError()
+        const { reason } = verdict.error
+        log.info({ reason, ability }, 'UCAN invocation refused')
+        if (NOT_GRANTED.has(reason)) throw new DomainUcanNotGrantedError(ability)
+        throw reason === 'revoked' ? new DomainUcanRevokedError() : new DomainUcanInvalidError()
       }
-      const { account, invoker } = verdict.ok
+      const { account, invoker, cid, expiration } = verdict.ok
+      // A service acting for an account mints one invocation per call (ucan.md §9): a second use
+      // is a replay. An account's own invocation may be reused until it expires, like an auth token.
+      if (invoker !== account) {
+        const ttlMs = expiration * 1000 - Date.now() + USED_INVOCATION_SKEW_MS
+        const first = await state.set(`${USED_INVOCATION_PREFIX}${cid}`, randomUUID(), { ttlMs, ifAbsent: true })
+        if (!first) {
+          log.info({ reason: 'replayed', ability, cid }, 'UCAN invocation refused')
+          throw new DomainUcanReplayedError()
+        }
+      }
       return {
         via: 'ucan',
         keyId: null,

@@ -5,10 +5,8 @@ import { MEMORY_DATA_DIR } from '@impact/persistence'
 import type { Config } from '../config.ts'
 
 /**
- * The bootstrap admin key. Production and tests use DOMAIN_API_ADMIN_KEY or have none. A
- * development machine without one gets a random key kept in DATA_DIR/admin-key (mode 0600), so
- * `npm start` gives a usable registry without anyone inventing a weak key; the log names the
- * file, never the key.
+ * The bootstrap admin key: DOMAIN_API_ADMIN_KEY, or in development a random one kept in DATA_DIR/admin-key
+ * (mode 0600), so `npm start` gives a usable registry without anyone inventing a weak key.
  */
 export function resolveAdminKey (config: Config): { key: string, generatedAt?: string } | undefined {
   if (config.DOMAIN_API_ADMIN_KEY !== undefined) return { key: config.DOMAIN_API_ADMIN_KEY }

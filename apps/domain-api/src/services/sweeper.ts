@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Kysely } from 'kysely'
 import { deleteIdempotencyClaims } from '../db/domain.repository.ts'
 import type { DB } from '../db/types.ts'
+import { deleteExpiredUcanRevocations } from '../db/ucan-revocation.repository.ts'
 import type { Clock } from './clock.ts'
 import { settleDue } from './lifecycle.ts'
 
@@ -13,10 +14,14 @@ export interface SweeperOptions {
   idempotencyTtlMs: number
 }
 
+/** A revocation outlives the revoked UCAN by this much, for replicas whose clocks run behind. */
+const REVOCATION_MARGIN_MS = 5 * 60_000
+
 /**
- * Records due transitions (ended voting periods, expiries) and forgets old idempotency keys in
- * the background. Correctness does not depend on it (reads settle lazily); it keeps listings
- * and history current. Runs never overlap, and a failed run is logged and retried next time.
+ * Records due transitions (ended voting periods, expiries) and forgets old idempotency keys and
+ * revocations of expired UCANs in the background. Correctness does not depend on it (reads settle
+ * lazily); it keeps listings and history current. Runs never overlap, and a failed run is logged
+ * and retried next time.
  */
 export function startSweeper (options: SweeperOptions) {
   let running: Promise<void> | undefined
@@ -24,7 +29,11 @@ export function startSweeper (options: SweeperOptions) {
     const now = options.clock()
     const settled = await settleDue(options.db, now)
     const forgotten = await deleteIdempotencyClaims(options.db, new Date(now.getTime() - options.idempotencyTtlMs))
-    if (settled > 0 || forgotten > 0) options.log.info({ settled, forgotten }, 'registry sweep')
+    // UCAN expiry is checked against the system clock, not the registry's: so is the end of a revocation.
+    const lapsed = await deleteExpiredUcanRevocations(options.db, new Date(Date.now() - REVOCATION_MARGIN_MS))
+    if (settled > 0 || forgotten > 0 || lapsed > 0) {
+      options.log.info({ settled, forgotten, revocationsLapsed: lapsed }, 'registry sweep')
+    }
   }
   const run = () => {
     running ??= sweep()

@@ -5,6 +5,7 @@ import type { Caller } from '../../src/services/api-keys.ts'
 import { createDomainService } from '../../src/services/domains.ts'
 import { createGovernanceService } from '../../src/services/governance.ts'
 import { startSweeper } from '../../src/services/sweeper.ts'
+import { anyUcanRevoked, insertUcanRevocation } from '../../src/db/ucan-revocation.repository.ts'
 import { fileDatabase, PROTOCOL } from '../helper.ts'
 
 const caller: Caller = {
@@ -63,5 +64,21 @@ describe('background sweep', () => {
       .where('domain_did', '=', expiring.domain.did)
       .execute()
     expect(events.map((e) => e.event)).toEqual(['created', 'expired'])
+  })
+
+  it('forgets revocations of UCANs that expired a while ago, and keeps the others', async () => {
+    const clock = testClock()
+    const { db } = file.database
+    const at = (ms: number) => new Date(Date.now() + ms)
+    const revoked = { revokedBy: 'did:key:z6Mkuser', revokedAt: at(0) }
+    await insertUcanRevocation(db, { ...revoked, cid: 'bafy-lapsed', expiresAt: at(-3_600_000) })
+    await insertUcanRevocation(db, { ...revoked, cid: 'bafy-live', expiresAt: at(3_600_000) })
+
+    const sweeper = startSweeper({ db, clock: clock.date, log: silentLog, intervalMs: 0, idempotencyTtlMs: 60_000 })
+    await sweeper.run()
+    await sweeper.stop()
+
+    expect(await anyUcanRevoked(db, ['bafy-lapsed'])).toBe(false)
+    expect(await anyUcanRevoked(db, ['bafy-lapsed', 'bafy-live'])).toBe(true)
   })
 })

@@ -18,10 +18,7 @@ export interface RateLimitOptions {
 const parseList = (value: string | undefined) =>
   value?.split(',').map((ip) => ip.trim()).filter((ip) => ip !== '') ?? []
 
-/**
- * The spec's per-IP limit (RATE_LIMIT_MAX per window) on every route of the scope, with a window per
- * key, counted in Redis on the app's connection when there is one, else in the plugin's own LRU.
- */
+/** The spec's per-IP limit on every route of the scope, in Redis on the app's connection when there is one. */
 async function ussdRateLimit (app: FastifyInstance, { config, state }: RateLimitOptions) {
   const redis = redisClientOf(state)
   await app.register(rateLimit, {
@@ -45,10 +42,7 @@ function callerPhone (request: FastifyRequest): string {
   return normalisePhone(body.phoneNumber ?? body.Mobile ?? '')
 }
 
-/**
- * The per-phone limit as a preHandler of the aggregator routes, as all users behind an aggregator share
- * a few IPs; one limiter, so a phone has one budget across those routes. Needs the plugin above.
- */
+/** The per-phone limit of the aggregator routes (users behind an aggregator share its IPs); one budget per phone. */
 export function phoneRateLimit (app: FastifyInstance, config: Config): preHandlerAsyncHookHandler {
   const settings: LimitSettings = {
     max: config.RATE_LIMIT_PHONE_MAX,

@@ -3,16 +3,10 @@ import { PhoneNumberSchema } from '@impact/schemas'
 
 /** `*<digits>#`, `*<digits>*<digits>#` and deeper. */
 export const SERVICE_CODE_PATTERN = '^\\*\\d+(\\*\\d+)*#$'
-/**
- * E.164 with or without the `+` (some aggregators drop it). A leading space is an unencoded `+`
- * turned into a space by form decoding. Normalised to `+<digits>` before use.
- */
+/** E.164 with or without the `+` (some aggregators drop it, form decoding turns it into a space). */
 export const PHONE_INPUT_PATTERN = '^[+ ]?[1-9][0-9]{6,14}$'
 export const MAX_TEXT = 182
-/**
- * Any text but U+FFFF: sessions keep what was typed at PIN prompts masked with that character
- * (services/cumulative-text.ts), and a mask typed in would match any later input. No handset can type it.
- */
+/** Any text but U+FFFF, the PIN mask of kept texts: typed in, it would match any later input. */
 const TEXT_PATTERN = '^[^\\uffff]*$'
 
 /** What a user typed, as an aggregator forwards it: at most 182 characters, no U+FFFF. */
@@ -64,10 +58,7 @@ export const UssdTextReplySchema = Type.String({
   examples: ['CON Welcome to Impact Platform\n1. Know More\n2. Account\n3. Language/Lugha\n*. Exit']
 })
 
-/**
- * Africa's Talking end-of-session notification. `phoneNumber` is required (Africa's Talking always sends
- * it) so that nobody who merely learns a session id can end someone's dialogue.
- */
+/** The end-of-session notification; `phoneNumber` is required so a leaked session id cannot end a dialogue. */
 export const UssdEventSchema = Type.Object({
   sessionId: SessionIdSchema,
   phoneNumber: Type.String({ pattern: PHONE_INPUT_PATTERN }),
@@ -108,10 +99,7 @@ export const SessionListSchema = Type.Object({
 const PLUS = 43
 const SPACE = 32
 
-/**
- * `+<digits>` from an accepted phone input (one already in that form is returned as it is: every hop normalises
- * twice).
- */
+/** `+<digits>` from an accepted phone input (idempotent). */
 export function normalisePhone (value: string): string {
   const first = value.charCodeAt(0)
   if (first === PLUS) return value

@@ -1,13 +1,12 @@
 /**
- * Cumulative `text` (every input so far, joined with `*`): the session keeps the last one to tell a retry
- * from a new input. Characters typed at a PIN prompt are kept as MASK (U+FFFF, which matches any character
- * and no handset can type), so no PIN is kept; a `*` stays, as it marks where earlier texts end.
+ * Cumulative `text` (inputs joined with `*`), kept to tell a retry from a new input. PIN characters are kept
+ * as MASK (U+FFFF: no handset can type it, and it matches anything), so no PIN is stored; `*` stays.
  */
 export const MASK = '\uffff'
 const MASK_CODE = 0xffff
 const STAR = 42
 
-/** True when `text` agrees with the kept text over its first `length` characters. */
+/** Equal over the first `length` characters, a masked one matching any. */
 function agrees (kept: string, text: string, length: number): boolean {
   for (let i = 0; i < length; i++) {
     const code = kept.charCodeAt(i)
@@ -24,18 +23,16 @@ export const sameText = (kept: string, text: string): boolean =>
 export interface NewInput { value: string, extends: boolean }
 
 /**
- * True when `text` is what the kept text was some hops ago (`2*2` when `2*2*Jane` is kept), the
- * first hop's empty text included. Only such texts: a shorter text that ends inside an input is
- * a new input of an aggregator that sends the latest one alone.
+ * `text` is the kept text of some hops ago (`2*2` when `2*2*Jane` is kept, or `''`); a shorter text ending
+ * inside an input is a new input from an aggregator that sends only the latest one.
  */
 export const earlierText = (kept: string, text: string): boolean =>
   text.length < kept.length &&
   (text.length === 0 || (kept.charCodeAt(text.length) === STAR && agrees(kept, text, text.length)))
 
 /**
- * What a cumulative `text` adds to the kept one: undefined for a retry (the same or an earlier text);
- * `<suffix>` whole for a text that extends it by `*<suffix>`, whatever `*` or `0` it holds; any other
- * text whole (an aggregator that sends only the latest input).
+ * What `text` adds: undefined for a retry (same or earlier text); `<suffix>` whole for `kept*<suffix>`,
+ * whatever `*` or `0` it holds; otherwise the whole text (aggregators that send only the latest input).
  */
 export function newInput (kept: string, text: string): NewInput | undefined {
   if (sameText(kept, text) || earlierText(kept, text)) return undefined
@@ -46,10 +43,7 @@ export function newInput (kept: string, text: string): NewInput | undefined {
   return { value: text, extends: false }
 }
 
-/**
- * What the session keeps after `input` arrived in `text`: the input masked when it was typed at a
- * PIN prompt. Without a mask anywhere that is `text` itself, kept as it came (no new string).
- */
+/** The text to keep after `input` arrived in `text`, with a PIN typed at a secret prompt masked. */
 export function keepText (kept: string, input: NewInput, text: string, secret: boolean): string {
   // A PIN taken whole leaves no text: masked, it would match every later input of its length and make
   // each one look like a retry. The cost: a retry of that very hop counts again.
@@ -65,10 +59,7 @@ const NOT_STAR = /[^*]/g
 export const baseCodeOf = (serviceCode: string, baseCodes: readonly string[]): string | undefined =>
   baseCodes.find((base) => serviceCode.length > base.length && serviceCode.startsWith(`${base.slice(0, -1)}*`))
 
-/**
- * Inputs carried by the first request: extra segments of the dialled code after a configured base
- * code (`*384*123*1*2#` with base `*384*123#`), then the segments of a non-empty first `text`.
- */
+/** Inputs of a first request: dial segments beyond a base code (`*384*123*1*2#`), then those of its `text`. */
 export function shortcutInputs (serviceCode: string, baseCodes: readonly string[], text: string): string[] {
   const base = baseCodeOf(serviceCode, baseCodes)
   const inputs = base === undefined ? [] : serviceCode.slice(base.length, -1).split('*')

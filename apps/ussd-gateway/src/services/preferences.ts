@@ -47,10 +47,7 @@ export interface PreferencesOptions {
   now?: () => number
 }
 
-/**
- * Language per phone: PostgreSQL is the record, with a read-through cache in front of it (Redis when
- * configured, else this process), so a new session usually costs no database query.
- */
+/** Language per phone: PostgreSQL is the record; a read-through cache spares most new sessions a query. */
 export function createPreferences (db: Kysely<DB>, state: SharedState, options: PreferencesOptions = {}) {
   const cache = state.kind === 'memory'
     ? localCache(options.localCapacity ?? LOCAL_PHONES, options.now ?? Date.now)

@@ -52,9 +52,8 @@ function fittingPrefix (text: string, budget: number): number {
 }
 
 /**
- * Splits `text` into the piece that fits `budget` septets and the rest: at the last space that
- * fits, or hard within one overlong word. The head is empty when not even a word fits and
- * `whole` is false (the caller then moves to a fresh page rather than cut a word).
+ * Splits `text` at the last space within `budget` septets, or hard inside one overlong word; with `whole` false
+ * the head is empty instead, so the caller moves to a fresh page rather than cut a word.
  */
 function splitAt (text: string, budget: number, whole = true): [string, string] {
   const end = fittingPrefix(text, budget)
@@ -64,7 +63,6 @@ function splitAt (text: string, budget: number, whole = true): [string, string] 
   return whole ? [text.slice(0, end), text.slice(end)] : ['', text]
 }
 
-/** Splits a line that cannot fit on a page at spaces (or hard, for one overlong word). */
 function wrap (line: string, budget: number): string[] {
   const pieces: string[] = []
   let rest = line

@@ -37,16 +37,12 @@ const LOCK_WAIT_MS = 5_000
 const LOCK_POLL_MS = 15
 /** How long an ended session's last reply stays available for aggregator retries. */
 const ENDED_TTL_MS = 60_000
-/**
- * How long an expired session is remembered, so a later hop of it is told to dial again instead of
- * being taken for a new dial (an aggregator's session may outlive ours).
- */
+/** An expired session is remembered this long, so its later hops are told to dial again, not taken as new dials. */
 const EXPIRED_TTL_MS = 10 * 60_000
 
 /**
- * Sessions in the shared state: Redis when configured (any replica serves any hop), else this
- * process. Every read decodes a copy, so a hop changes only its own copy and stores it at the end;
- * a hop that fails stores nothing. Hops of one session are serialised by `withLock`.
+ * Sessions in the shared state (Redis: any replica serves any hop). Every read decodes a copy that the hop
+ * stores at its end, so a failed hop stores nothing; hops of one session are serialised by `withLock`.
  */
 export function createSessionStore (state: SharedState, options: SessionStoreOptions) {
   const { ttlMs } = options
@@ -69,7 +65,6 @@ export function createSessionStore (state: SharedState, options: SessionStoreOpt
     return undefined
   }
 
-  /** Sets the lock's key unless another hop holds it. */
   async function take (key: string, token: string): Promise<boolean> {
     try {
       return await state.set(key, token, { ifAbsent: true, ttlMs: lockTtlMs })
@@ -82,9 +77,8 @@ export function createSessionStore (state: SharedState, options: SessionStoreOpt
 
   return {
     /**
-     * Runs `fn` holding the session's lock: a retry that arrives while the first attempt runs waits
-     * for it, then replays its reply instead of applying the input twice. The lock is renewed while
-     * `fn` runs, so a slow database cannot let a retry in.
+     * Runs `fn` under the session's lock, renewed meanwhile: a retry waits for the first attempt and replays its
+     * reply instead of applying the input twice.
      */
     async withLock<T> (sessionId: string, fn: () => Promise<T>): Promise<T> {
       const key = LOCK + sessionId

@@ -77,7 +77,6 @@ const num = (value: unknown): number | undefined => (typeof value === 'number' ?
  */
 export const tracesExpiry = (session: Session): boolean => session.sequence === undefined
 
-/** A session's fields: `createSession` fills in the optional ones. */
 export type SessionInit = Pick<Session, 'id' | 'phone' | 'state' | 'message'> & Partial<Session>
 
 /** A session with every field present, defaults filled in. */

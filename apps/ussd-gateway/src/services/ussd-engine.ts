@@ -27,10 +27,7 @@ export interface EngineOptions {
   serviceCodes: readonly string[]
   /** Longest a hop is awaited (then UssdHopDeadlineError). */
   deadlineMs: number
-  /**
-   * Hears how a hop that missed its deadline ended, after the aggregator got the unavailable END:
-   * `applied`, `skipped` (it got its session's lock only after the deadline) or its error.
-   */
+  /** How a hop that missed its deadline ended: `applied`, `skipped` (locked only after it) or its error. */
   onLateHop?: (sessionId: string, outcome: 'applied' | 'skipped' | Error) => void
 }
 
@@ -66,7 +63,6 @@ function matchesEnded (ended: EndedSession, hop: Hop): boolean {
 export function createUssdEngine (options: EngineOptions) {
   const { sessions, preferences, machine } = options
 
-  /** Stores the session, or frees it on END; answers the reply. */
   async function store (session: Session, reply: Reply): Promise<Reply> {
     if (reply.end) {
       const { phone, keptText, sequence } = session
@@ -180,10 +176,7 @@ export function createUssdEngine (options: EngineOptions) {
       })
     },
 
-    /**
-     * Frees a session early (end-of-session notification) when it belongs to `phoneNumber`; true
-     * when a live session was freed. Under the lock, so a running hop cannot store it again after.
-     */
+    /** Frees `phoneNumber`'s live session on the aggregator's notice, under the lock so no hop stores it again. */
     async end (sessionId: string, phoneNumber: string): Promise<boolean> {
       return await sessions.withLock(sessionId, async () => {
         const live = await sessions.get(sessionId)

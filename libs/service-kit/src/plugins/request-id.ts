@@ -11,10 +11,7 @@ export function genReqId (req: IncomingMessage): string {
   return value !== undefined && VALID_REQUEST_ID.test(value) ? value : randomUUID()
 }
 
-/**
- * The request id and `nosniff` (no browser guesses a script out of a body) on every response, errors
- * included: set when the request arrives, as headers set then survive the error handler.
- */
+/** `X-Request-Id` and `nosniff` on every response: set on arrival, as such headers survive the error handler. */
 export function commonHeaders (app: FastifyInstance) {
   app.addHook('onRequest', (request, reply, done) => {
     reply.headers({ 'x-request-id': request.id, 'x-content-type-options': 'nosniff' })

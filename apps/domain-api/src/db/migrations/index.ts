@@ -3,11 +3,13 @@ import * as createRegistry from './2026_11_21_163000_create_registry.ts'
 import * as addAccountPrincipals from './2026_12_05_090000_add_account_principals.ts'
 import * as createDomainVersions from './2026_12_05_100000_create_domain_versions.ts'
 import * as createWebhooks from './2026_12_05_110000_create_webhooks.ts'
+import * as createUcanRevocations from './2026_12_12_090000_create_ucan_revocations.ts'
 
 /** Frozen migrations of domain-api, applied in name order. Never edit one that has shipped; add a new one. */
 export const migrations: MigrationSet = {
   '2026_11_21_163000_create_registry': createRegistry,
   '2026_12_05_090000_add_account_principals': addAccountPrincipals,
   '2026_12_05_100000_create_domain_versions': createDomainVersions,
-  '2026_12_05_110000_create_webhooks': createWebhooks
+  '2026_12_05_110000_create_webhooks': createWebhooks,
+  '2026_12_12_090000_create_ucan_revocations': createUcanRevocations
 }

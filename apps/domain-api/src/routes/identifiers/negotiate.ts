@@ -1,5 +1,3 @@
-/** Content negotiation of the resolution route: which representation of the result the client accepts. */
-
 const PROFILE = 'profile="https://w3id.org/did-resolution"'
 
 /** What the route can answer, preferred first; the bare `application/json` is for plain JSON clients. */
@@ -18,10 +16,7 @@ const BY_TYPE: Record<string, MediaType> = {
   '*/*': RESOLUTION_MEDIA_TYPES[0]
 }
 
-/**
- * The media type to answer with for an Accept header (RFC 9110: highest q wins, ties by order),
- * or undefined when nothing acceptable is offered. No header accepts anything.
- */
+/** The media type for an Accept header (RFC 9110: highest q, ties by order); undefined when none is acceptable. */
 export function negotiate (accept: string | undefined): MediaType | undefined {
   if (accept === undefined || accept.trim() === '') return RESOLUTION_MEDIA_TYPES[0]
   let best: { type: MediaType, q: number } | undefined

@@ -16,9 +16,8 @@ export interface RealtimeOptions {
 }
 
 /**
- * Puts both WebSocket transports of the hub on the app: socket.io on `/socket.io/` and the plain
- * endpoint on `/ws`. Shutdown: at preClose new handshakes are refused and every connection is
- * closed so clients reconnect elsewhere; the HTTP server (Fastify's) then drains as usual.
+ * socket.io on `/socket.io/` and plain WebSocket on `/ws`. At preClose handshakes are refused and connections
+ * closed, so clients reconnect elsewhere before the HTTP server drains.
  */
 async function realtime (app: FastifyInstance, options: RealtimeOptions) {
   const { hub, maxPayloadBytes, connectTimeoutMs, heartbeatMs } = options

@@ -19,12 +19,7 @@ export interface SocketIoOptions {
   connectTimeoutMs: number
 }
 
-/**
- * The socket.io v4 transport of the event core on the app's HTTP server: path `/socket.io/`,
- * namespace `/`, websocket transport only (long-polling would need sticky sessions across
- * replicas, and the SDK never uses it). A refused handshake gets CONNECT_ERROR
- * `{ message, data: { code, statusCode } }` and its connection is closed right after.
- */
+/** socket.io v4 on the app's server, websocket transport only: long-polling would need sticky sessions. */
 export function attachSocketIo (
   server: HttpServer,
   hub: RealtimeHub,
@@ -97,11 +92,7 @@ export function attachSocketIo (
 
   return {
     io,
-    /**
-     * Drops every connection as a transport close, so socket.io clients reconnect (to another
-     * replica) on their own; the hub refuses new handshakes by then. Not `io.close()`: that
-     * would also close the HTTP server, which Fastify owns and drains.
-     */
+    /** Transport-closes every connection so clients reconnect elsewhere; `io.close()` would close Fastify's server. */
     close () {
       io.engine.close()
     }

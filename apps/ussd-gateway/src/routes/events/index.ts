@@ -2,11 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import { normalisePhone, UssdEventReplySchema, UssdEventSchema } from '../../schemas/ussd.ts'
 import type { UssdEngine } from '../../services/ussd-engine.ts'
 
-/**
- * `POST /api/ussd/events`: Africa's Talking's end-of-session notification. Frees the session at
- * once instead of waiting for its TTL. Its `input` and `lastAppResponse` fields may carry PINs:
- * they are neither stored nor logged.
- */
+/** `POST /api/ussd/events`: the aggregator's end-of-session notice; `input` and `lastAppResponse` may hold PINs. */
 export const eventRoutes: FastifyPluginAsyncTypebox<{ engine: UssdEngine }> = async (app, { engine }) => {
   app.post('/events', {
     schema: {

@@ -26,10 +26,7 @@ export interface Reply {
 
 const stateOf = (session: Session): StateDef => STATES[session.state] ?? STATES[INITIAL_STATE]
 
-/**
- * Pages of the views (fixed screens) by app name, state and language, built once: a view is the
- * same for every session. Bounded by the app names in use times the states and languages.
- */
+/** Pages of the views by app name, state and language, built once (a view is the same for every session). */
 const viewPages = new Map<string, Map<StateDef, Partial<Record<Language, string[]>>>>()
 
 function pagesOfView (def: Extract<StateDef, { view: unknown }>, language: Language, appName: string): string[] {
@@ -79,9 +76,8 @@ function endReply (session: Session, step: { end: NonNullable<Session['flash']> 
 }
 
 /**
- * Applies one input to the session (mutating it) and answers the screen to show. Navigation keys
- * are handled here for every state: `0`/back (previous page, else the parent screen), `*`/exit
- * (main menu, or END at the root) and `98` (next page). Anything else goes to the state's guard.
+ * Applies one input to the session (mutating it) and answers the screen. Navigation keys (`0`/back, `*`/exit,
+ * `98`) are handled here for every state; anything else goes to the state's guard.
  */
 export async function applyInput (session: Session, raw: string, deps: MachineDeps): Promise<Applied> {
   const value = raw.trim()

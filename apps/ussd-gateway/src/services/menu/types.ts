@@ -19,27 +19,18 @@ export interface MachineDeps {
 export type Step = { to: StateName, flash?: Flash | undefined } | { end: Flash }
 
 interface StateBase {
-  /**
-   * Free input (an id, a name, a PIN): shortcut dials stop here, so they never log in or create accounts.
-   * What is typed at a `secret` prompt is masked in the text the session keeps.
-   */
+  /** Free input (id, name, PIN): shortcut dials stop here; `secret` input is masked in the kept text. */
   prompt?: 'text' | 'secret'
   /** Where `0` leads from the first page; the root has none. */
   parent?: (session: Session) => StateName
 }
 
-/**
- * Handles any input that is not a navigation key; it may wait on the database or the PIN vault.
- * Guards never throw on bad input: they refuse it with a reason.
- */
+/** Handles any input but a navigation key; bad input is refused with a reason, never thrown. */
 interface Guard {
   input: (value: string, session: Session, deps: MachineDeps) => Step | Promise<Step>
 }
 
-/**
- * A state shows either a `view`, the same for every session (in one language, for one app name),
- * whose pages are built once; or a `screen` that reads the session (a name, an id, a topic).
- */
+/** A state shows a `view` (the same for every session, so paged once) or a `screen` that reads the session. */
 export type StateDef = StateBase & Guard & (
   | { view: (t: Translator, appName: string) => Screen, screen?: never }
   | { screen: (session: Session, t: Translator, appName: string) => Screen, view?: never }

@@ -1,0 +1,272 @@
+import type { Static } from '@sinclair/typebox'
+import type {
+  CreateDomainBody, Domain, DomainEventPageSchema, DomainPageSchema, ListDomainsQuery, Proposal
+} from '@impact/domain-api/schemas'
+import { mintRevocation } from '@impact/ucan'
+import type { Delegation } from '@ucanto/interface'
+import { createInvoker, type Actor, type Invoker } from './actor.ts'
+import { PlatformClientError, type PlatformService } from './errors.ts'
+import { endpoint, errorFromBody, errorFromStatus, send, type HttpAnswer } from './http.ts'
+import { chainRoute } from './chain-route.ts'
+import { createDidCache, type DidCache } from './service-did.ts'
+
+export type DomainPage = Static<typeof DomainPageSchema>
+export type DomainEventPage = Static<typeof DomainEventPageSchema>
+export type DomainSearch = Partial<ListDomainsQuery>
+
+/** A domain's verification: where it stands, and its latest proposal with the tally (null when none). */
+export interface DomainVerification {
+  did: string
+  status: Domain['status']
+  verified: boolean
+  usable: boolean
+  proposal: Proposal | null
+}
+
+export interface GraphqlError {
+  message: string
+  path?: Array<string | number>
+  extensions?: { code?: string, [key: string]: unknown }
+}
+export interface GraphqlResult<T> { data: T | null, errors?: GraphqlError[] }
+
+export interface Revocation { ok: true, cid: string, expiresAt: string }
+
+export interface PlatformClientOptions {
+  /** domain-api's base URL (`DOMAIN_API_URL`). */
+  domainApiUrl?: string | undefined
+  /** domain-api's DID, when known; otherwise read from its `GET /` and cached. */
+  domainApiDid?: string | undefined
+  /** The chain REST gateway's base URL (`CHAIN_REST_URL`). */
+  chainRestUrl?: string | undefined
+  /** A key of the gateway's `CHAIN_API_KEYS`, when it asks for one. */
+  chainApiKey?: string | undefined
+  /** Who domain-api calls act for; `actingAs` gives a client for another actor. */
+  actor?: Actor | undefined
+  /** Deadline of each request, DID lookups included (default 10 s). */
+  timeoutMs?: number
+  /** How long a discovered DID is reused (default 60 s). */
+  didCacheTtlMs?: number
+  /** Longest life of an invocation (default 60 s; never beyond the delegation's expiry). */
+  invocationLifetimeSeconds?: number
+}
+
+export interface CallOptions {
+  /** Cancels the call (e.g. the tool call's signal); its reason is rethrown. */
+  signal?: AbortSignal | undefined
+}
+
+export interface ChainQueryOptions extends CallOptions {
+  /** Query parameters (also accepted in the route after `?`). */
+  query?: Record<string, string | number | boolean | undefined> | undefined
+  /** Answer at this block height (`x-cosmos-block-height`). */
+  height?: number | string | undefined
+}
+
+/** What every client of one `createPlatformClient` shares, whichever actor it acts for. */
+interface Shared {
+  options: PlatformClientOptions
+  dids: DidCache
+  timeoutMs: number
+  lifetimeSeconds: number
+}
+
+/** The client of the platform's services; domain-api calls act for its actor. */
+export interface PlatformClient {
+  /** Registers a domain controlled by the account (`domain/create`); 201's record. */
+  registerDomain: (body: CreateDomainBody, options?: CallOptions & { idempotencyKey?: string }) => Promise<Domain>
+  /** One domain: status, verified, usable, controllers, links (`domain/read`). */
+  getDomain: (did: string, options?: CallOptions) => Promise<Domain>
+  /** Domains newest first, filtered by type, protocol, status or controller (`domain/read`). */
+  searchDomains: (query?: DomainSearch, options?: CallOptions) => Promise<DomainPage>
+  /** Every transition of a domain, oldest first, with who made it (`domain/read`). */
+  getDomainHistory: (
+    did: string,
+    query?: { limit?: number, cursor?: string },
+    options?: CallOptions
+  ) => Promise<DomainEventPage>
+  /** Where a domain's verification stands, with its latest proposal and tally (`domain/read`). */
+  getVerification: (did: string, options?: CallOptions) => Promise<DomainVerification>
+  /**
+   * A GraphQL query on domain-api (`domain/read`). Field errors come back in `errors` beside the
+   * data; a query that does not parse or validate throws with the first error's code.
+   */
+  graphql: <T = Record<string, unknown>>(
+    query: string,
+    variables?: Record<string, unknown>,
+    options?: CallOptions
+  ) => Promise<GraphqlResult<T>>
+  /**
+   * Revokes a delegation at domain-api, signed by the actor's signer: the user revoking what they
+   * issued, or the holder renouncing what it was given (default: the actor's own delegation).
+   */
+  revoke: (delegation?: Delegation | string, options?: CallOptions) => Promise<Revocation>
+  /**
+   * A GET on the chain REST gateway by route, e.g. `/ixo/entity/did:ixo:entity:…`,
+   * `/ixo/claims/collection/1`; the answer is the gateway's JSON as is.
+   */
+  queryChain: <T = unknown>(route: string, options?: ChainQueryOptions) => Promise<T>
+  /** The same client acting for another actor (DID cache and settings shared). */
+  actingAs: (actor: Actor) => PlatformClient
+}
+
+/**
+ * A client of the platform's services. domain-api calls act for the actor: each one carries a fresh
+ * single-use invocation of the ability it needs, made by the actor's signer from the user's
+ * delegation, so domain-api sees the user as the caller and the signer as the acting service.
+ */
+export function createPlatformClient (options: PlatformClientOptions = {}): PlatformClient {
+  const timeoutMs = options.timeoutMs ?? 10_000
+  const shared: Shared = {
+    options,
+    timeoutMs,
+    lifetimeSeconds: options.invocationLifetimeSeconds ?? 60,
+    dids: createDidCache({ ttlMs: options.didCacheTtlMs ?? 60_000, timeoutMs })
+  }
+  return clientFor(shared, options.actor)
+}
+
+const notConfigured = (message: string, service?: PlatformService) =>
+  new PlatformClientError('PLATFORM_NOT_CONFIGURED', message, 500, { service })
+
+function clientFor (shared: Shared, actor: Actor | undefined): PlatformClient {
+  const { options, dids, timeoutMs } = shared
+  const invoker: Invoker | undefined = actor !== undefined ? createInvoker(actor, shared.lifetimeSeconds) : undefined
+  const service = 'domain-api'
+
+  const domainApiUrl = () => {
+    if (options.domainApiUrl === undefined) throw notConfigured('DOMAIN_API_URL is not configured', service)
+    return options.domainApiUrl
+  }
+  const domainApiDid = async (signal?: AbortSignal) =>
+    options.domainApiDid ?? await dids.get(service, domainApiUrl(), signal)
+
+  /** One domain-api call as the actor: checked locally, then sent with its own invocation. */
+  async function call <T> (
+    ability: string,
+    request: { method: 'GET' | 'POST', path: string, query?: URLSearchParams, body?: unknown },
+    options: CallOptions & { headers?: Record<string, string>, expect?: number } = {}
+  ): Promise<T> {
+    if (invoker === undefined) throw notConfigured('no actor: use actingAs(actor) for domain-api calls', service)
+    const base = domainApiUrl()
+    const granted = await invoker.authorise(ability)
+    const token = await invoker.invoke(ability, await domainApiDid(options.signal), granted)
+    const answer = await send({
+      service,
+      method: request.method,
+      url: endpoint(base, request.path, request.query),
+      headers: { ...options.headers, authorization: `Bearer ${token}`, 'x-auth-type': 'ucan' },
+      body: request.body,
+      timeoutMs,
+      signal: options.signal
+    })
+    if (answer.status === (options.expect ?? 200)) return answer.body as T
+    throw refusal(answer, ability, base)
+  }
+
+  function refusal (answer: HttpAnswer, ability: string, base: string) {
+    const error = errorFromBody(service, answer, ability)
+    // An invocation refused as such may have been addressed to a DID the service no longer has.
+    if (error.code === 'DOMAIN_UCAN_INVALID_INVOCATION') dids.forget(base)
+    return error
+  }
+
+  const didPath = (did: string) => `/v1/domains/${encodeURIComponent(did)}`
+  const searchOf = (query: Record<string, string | number | boolean | undefined> = {}) => {
+    const search = new URLSearchParams()
+    for (const [key, value] of Object.entries(query)) if (value !== undefined) search.set(key, String(value))
+    return search
+  }
+
+  const client: PlatformClient = {
+    async registerDomain (body: CreateDomainBody, options: CallOptions & { idempotencyKey?: string } = {}) {
+      const headers: Record<string, string> = options.idempotencyKey !== undefined
+        ? { 'idempotency-key': options.idempotencyKey }
+        : {}
+      return await call<Domain>('domain/create', { method: 'POST', path: '/v1/domains', body }, {
+        ...options, headers, expect: 201
+      })
+    },
+
+    async getDomain (did: string, options: CallOptions = {}) {
+      return await call<Domain>('domain/read', { method: 'GET', path: didPath(did) }, options)
+    },
+
+    async searchDomains (query: DomainSearch = {}, options: CallOptions = {}) {
+      return await call<DomainPage>('domain/read', { method: 'GET', path: '/v1/domains', query: searchOf(query) },
+        options)
+    },
+
+    async getDomainHistory (did: string, query: { limit?: number, cursor?: string } = {}, options: CallOptions = {}) {
+      return await call<DomainEventPage>('domain/read', {
+        method: 'GET', path: `${didPath(did)}/history`, query: searchOf(query)
+      }, options)
+    },
+
+    async getVerification (did: string, options: CallOptions = {}): Promise<DomainVerification> {
+      const domain = await client.getDomain(did, options)
+      const proposal = domain.verification !== null
+        ? await call<Proposal>('domain/read', {
+          method: 'GET', path: `/v1/verification-proposals/${encodeURIComponent(domain.verification.proposalId)}`
+        }, options)
+        : null
+      return { did: domain.did, status: domain.status, verified: domain.verified, usable: domain.usable, proposal }
+    },
+
+    async graphql <T = Record<string, unknown>> (
+      query: string,
+      variables?: Record<string, unknown>,
+      options: CallOptions = {}
+    ): Promise<GraphqlResult<T>> {
+      return await call<GraphqlResult<T>>('domain/read', {
+        method: 'POST', path: '/graphql', body: { query, ...(variables !== undefined ? { variables } : {}) }
+      }, options)
+    },
+
+    async revoke (delegation?: Delegation | string, options: CallOptions = {}): Promise<Revocation> {
+      if (actor === undefined || invoker === undefined) throw notConfigured('no actor to sign the revocation', service)
+      const revoked = delegation ?? await invoker.proof()
+      if (revoked === undefined || revoked === null) throw notConfigured('no delegation to revoke', service)
+      const base = domainApiUrl()
+      const token = await mintRevocation({
+        issuer: actor.signer, audience: await domainApiDid(options.signal), delegation: revoked
+      })
+      const answer = await send({
+        service,
+        method: 'POST',
+        url: endpoint(base, '/v1/revocations'),
+        headers: { authorization: `Bearer ${token}`, 'x-auth-type': 'ucan' },
+        timeoutMs,
+        signal: options.signal
+      })
+      if (answer.status === 200) return answer.body as Revocation
+      throw refusal(answer, 'ucan/revoke', base)
+    },
+
+    async queryChain <T = unknown> (route: string, options: ChainQueryOptions = {}): Promise<T> {
+      const chainService = 'chain-rest-gateway'
+      if (shared.options.chainRestUrl === undefined) {
+        throw notConfigured('CHAIN_REST_URL is not configured', chainService)
+      }
+      const { path, search } = chainRoute(route, options.query)
+      const headers: Record<string, string> = {}
+      if (shared.options.chainApiKey !== undefined) headers.authorization = `Bearer ${shared.options.chainApiKey}`
+      if (options.height !== undefined) headers['x-cosmos-block-height'] = String(options.height)
+      const answer = await send({
+        service: chainService,
+        method: 'GET',
+        url: endpoint(shared.options.chainRestUrl, path, search),
+        headers,
+        timeoutMs,
+        signal: options.signal
+      })
+      if (answer.status === 200) return answer.body as T
+      throw errorFromStatus(answer)
+    },
+
+    actingAs (next: Actor): PlatformClient {
+      return clientFor(shared, next)
+    }
+  }
+  return client
+}

@@ -1,0 +1,23 @@
+export {
+  createPlatformClient,
+  type PlatformClient,
+  type PlatformClientOptions,
+  type CallOptions,
+  type ChainQueryOptions,
+  type DomainPage,
+  type DomainEventPage,
+  type DomainSearch,
+  type DomainVerification,
+  type GraphqlError,
+  type GraphqlResult,
+  type Revocation
+} from './client.ts'
+export type { Actor } from './actor.ts'
+export {
+  PlatformClientError,
+  isPlatformClientError,
+  type AuthorisationReason,
+  type ClientErrorCode,
+  type PlatformService
+} from './errors.ts'
+export type { CreateDomainBody, Domain, DomainEvent, Proposal } from '@impact/domain-api/schemas'

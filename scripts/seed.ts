@@ -1,0 +1,242 @@
+// The development programme `npm start` seeds: an organisation, a clean-cooking protocol verified by
+// governance vote, and a project of that protocol, made through domain-api's public HTTP API only.
+import { randomUUID } from 'node:crypto'
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+
+export interface SeedOptions {
+  /** Base URL of the domain API to seed. */
+  domainApiUrl: string
+  /** An admin API key of it (issues the seed's keys and grants its accounts' roles). */
+  adminKey: string
+  /** Where the seeded DIDs are written (JSON). */
+  programmeFile: string
+  /** The platform's NODE_ENV: production is refused. */
+  nodeEnv?: string | undefined
+  /** One line per seeded item (DIDs only, never a key). */
+  log?: (line: string) => void
+  fetch?: typeof fetch
+}
+
+/** What programme.json holds: where the registry is and the DIDs of the seeded programme. */
+export interface Programme {
+  domainApiUrl: string
+  organisation: string
+  protocol: string
+  project: string
+}
+
+export type SeedItem = 'organisation' | 'protocol' | 'project'
+
+export interface SeedResult {
+  programme: Programme
+  /** What this run made: domains, and `verification` when it opened or completed the protocol's vote. */
+  created: Array<SeedItem | 'verification'>
+}
+
+/** The seed's accounts: one office that registers and proposes, and as many voters as the quorum needs. */
+export const SEED_OFFICE = 'did:ixo:dev-programme-office'
+export const seedVoter = (n: number) => `did:ixo:dev-programme-voter-${n}`
+
+/**
+ * Each seeded domain carries a stable alias (`alsoKnownAs`), by which a later run finds it instead of
+ * registering it again. The organisation's and protocol's classes name the chain's templates of those
+ * kinds; the registry checks a class only when it holds that DID itself.
+ */
+const ITEMS: Record<SeedItem, { type: string, class?: string, name: string }> = {
+  organisation: { type: 'Organisation', class: 'did:ixo:protocol/dao', name: 'Clean Cooking Programme' },
+  protocol: { type: 'protocol/project', class: 'did:ixo:protocol/project', name: 'Clean cooking protocol' },
+  project: { type: 'Project', name: 'Clean Cooking Project' }
+}
+export const seedAlias = (item: SeedItem) => `urn:impact:dev-seed:${item}`
+
+export class SeedError extends Error {
+  constructor (message: string) {
+    super(message)
+    this.name = 'SeedError'
+  }
+}
+
+interface DomainRecord {
+  did: string
+  status: string
+  alsoKnownAs?: string[]
+  verification: { proposalId: string, status: string } | null
+}
+interface ProposalRecord {
+  id: string
+  status: string
+  quorum: number
+  votes: Array<{ account: string }>
+}
+
+type Api = <T>(method: string, path: string, key: string, body?: unknown) => Promise<T>
+
+function client (options: SeedOptions): Api {
+  const doFetch = options.fetch ?? globalThis.fetch
+  const base = options.domainApiUrl.replace(/\/+$/, '')
+  return async <T>(method: string, path: string, key: string, body?: unknown): Promise<T> => {
+    const res = await doFetch(`${base}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {})
+      },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {})
+    })
+    const text = await res.text()
+    if (!res.ok) {
+      // The error body names a code and a message, never the credentials sent.
+      let detail = text.slice(0, 300)
+      try {
+        const error = JSON.parse(text) as { code?: string, message?: string }
+        detail = [error.code, error.message].filter(Boolean).join(': ')
+      } catch {}
+      throw new SeedError(`${method} ${path} answered ${res.status}${detail !== '' ? ` (${detail})` : ''}`)
+    }
+    return (text === '' ? undefined : JSON.parse(text)) as T
+  }
+}
+
+/** Keys issued for one run, each revoked when the run ends, so no live key outlives it unheld. */
+function keyring (api: Api, adminKey: string) {
+  const issued = new Map<string, { id: string, key: string }>()
+  return {
+    async keyOf (account: string, roles: string[]): Promise<string> {
+      const known = issued.get(account)
+      if (known !== undefined) return known.key
+      const granted = await api<{ roles: string[] }>('GET', `/v1/accounts/${account}/roles`, adminKey)
+      const missing = roles.filter((role) => !granted.roles.includes(role))
+      if (missing.length > 0) {
+        await api('PUT', `/v1/accounts/${account}/roles`, adminKey, { roles: [...granted.roles, ...missing] })
+      }
+      const created = await api<{ id: string, key: string }>('POST', '/v1/api-keys', adminKey, {
+        name: `development seed (${account})`,
+        roles,
+        account
+      })
+      issued.set(account, created)
+      return created.key
+    },
+    async revokeAll () {
+      await Promise.allSettled([...issued.values()].map(async ({ id }) =>
+        await api('DELETE', `/v1/api-keys/${id}`, adminKey)))
+      issued.clear()
+    }
+  }
+}
+
+/** Seeds the programme, or finds it; safe to run again after a run that stopped half-way. */
+export async function seedProgramme (options: SeedOptions): Promise<SeedResult> {
+  if (options.nodeEnv === 'production') throw new SeedError('the development seed never runs in production')
+  const api = client(options)
+  const admin = options.adminKey
+  const keys = keyring(api, admin)
+  const log = options.log ?? (() => {})
+  const created: SeedResult['created'] = []
+  const office = async () => await keys.keyOf(SEED_OFFICE, ['registrar', 'compliance'])
+
+  async function find (item: SeedItem): Promise<DomainRecord | undefined> {
+    let cursor: string | null = null
+    do {
+      const query = new URLSearchParams({ type: ITEMS[item].type, controller: SEED_OFFICE, limit: '100' })
+      if (cursor !== null) query.set('cursor', cursor)
+      const page: { items: DomainRecord[], nextCursor: string | null } =
+        await api('GET', `/v1/domains?${query.toString()}`, admin)
+      const found = page.items.find((domain) =>
+        domain.status !== 'deactivated' && (domain.alsoKnownAs ?? []).includes(seedAlias(item)))
+      if (found !== undefined) return found
+      cursor = page.nextCursor
+    } while (cursor !== null)
+    return undefined
+  }
+
+  async function ensure (item: SeedItem, extra: Record<string, unknown>): Promise<DomainRecord> {
+    const existing = await find(item)
+    if (existing !== undefined) return existing
+    const { type, class: classDid, name } = ITEMS[item]
+    const domain = await api<DomainRecord>('POST', '/v1/domains', await office(), {
+      type,
+      ...(classDid !== undefined ? { class: classDid } : {}),
+      metadata: { name, seed: 'npm start (development)' },
+      alsoKnownAs: [seedAlias(item)],
+      ...extra
+    })
+    created.push(item)
+    return domain
+  }
+
+  /** Takes the domain through governance: a proposal by the office, then yes votes up to the quorum. */
+  async function verify (domain: DomainRecord): Promise<void> {
+    if (domain.status === 'verified') return
+    let proposal: ProposalRecord
+    if (domain.status === 'verification_submitted' && domain.verification !== null) {
+      proposal = await api('GET', `/v1/verification-proposals/${domain.verification.proposalId}`, admin)
+    } else if (domain.status === 'draft' || domain.status === 'rejected') {
+      proposal = await api('POST', `/v1/domains/${domain.did}/verification-proposals`, await office(), {
+        evidence: `${options.domainApiUrl.replace(/\/+$/, '')}/1.0/identifiers/${domain.did}`,
+        note: 'Development programme seeded by npm start'
+      })
+    } else {
+      throw new SeedError(`the seeded protocol ${domain.did} is ${domain.status} and cannot be verified`)
+    }
+    created.push('verification')
+    const voted = new Set(proposal.votes.map((vote) => vote.account))
+    // Bounded: the quorum counts every vote, so this many fresh yes votes decide it whatever came before.
+    for (let n = 1; proposal.status === 'open' && n <= proposal.quorum + voted.size; n++) {
+      const voter = seedVoter(n)
+      if (voted.has(voter)) continue
+      const key = await keys.keyOf(voter, ['voter'])
+      proposal = await api('POST', `/v1/verification-proposals/${proposal.id}/votes`, key, { vote: 'yes' })
+    }
+    if (proposal.status !== 'passed') {
+      throw new SeedError(`the protocol's verification proposal ${proposal.id} is ${proposal.status}, not passed`)
+    }
+  }
+
+  let programme: Programme
+  try {
+    const organisation = await ensure('organisation', {})
+    log(`organisation ${organisation.did}${created.includes('organisation') ? ' (created)' : ''}`)
+    const links = { organisation: organisation.did }
+    const protocol = await ensure('protocol', { links })
+    await verify(protocol)
+    log(`protocol     ${protocol.did} verified${created.includes('protocol') ? ' (created)' : ''}`)
+    const project = await ensure('project', { class: protocol.did, links })
+    log(`project      ${project.did}${created.includes('project') ? ' (created)' : ''}`)
+    programme = {
+      domainApiUrl: options.domainApiUrl,
+      organisation: organisation.did,
+      protocol: protocol.did,
+      project: project.did
+    }
+  } finally {
+    await keys.revokeAll()
+  }
+  await writeProgramme(options.programmeFile, programme)
+  log(`programme    ${options.programmeFile}`)
+  return { programme, created }
+}
+
+async function writeProgramme (file: string, programme: Programme): Promise<void> {
+  await mkdir(dirname(file), { recursive: true })
+  // Written whole or not at all: a reader never sees half a file.
+  const partial = `${file}.${randomUUID()}.tmp`
+  await writeFile(partial, `${JSON.stringify(programme, null, 2)}\n`)
+  await rename(partial, file)
+}
+
+/**
+ * The admin key the seed uses: DOMAIN_API_ADMIN_KEY when the platform sets one, else the key a
+ * development domain-api generated into its data directory (`admin-key`, mode 0600).
+ */
+export async function seedAdminKey (env: NodeJS.ProcessEnv, domainApiDataDir: string): Promise<string> {
+  const configured = env.DOMAIN_API_ADMIN_KEY?.trim()
+  if (configured !== undefined && configured !== '') return configured
+  const file = join(domainApiDataDir, 'admin-key')
+  try {
+    return (await readFile(file, 'utf8')).trim()
+  } catch {
+    throw new SeedError(`no admin key: set DOMAIN_API_ADMIN_KEY, or let domain-api generate ${file}`)
+  }
+}
