@@ -83,6 +83,13 @@ export async function startApp (
     return res.json() as { did: string, status: string, [key: string]: unknown }
   }
 
+  /** The domain's recorded transitions as `key` may read them, oldest first. */
+  async function history (did: string, key: string) {
+    const res = await app.inject({ method: 'GET', url: `/v1/domains/${did}/history`, headers: auth(key) })
+    if (res.statusCode !== 200) throw new Error(`reading the history failed: ${res.body}`)
+    return (res.json() as { items: Array<Record<string, any>> }).items
+  }
+
   return {
     app,
     clock,
@@ -92,6 +99,7 @@ export async function startApp (
     grant,
     issueKey,
     createDomain,
+    history,
     async close () {
       await app.close()
       if (options.database === undefined) await database.drop()

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
+import { createProposal, vote } from './governance.ts'
 import { ADMIN_KEY, startApp, type TestApp } from './helper.ts'
 
 // Two replicas need a shared database and Redis: this runs in the servers pass.
@@ -63,24 +64,9 @@ describe.runIf(servers)('two replicas on PostgreSQL and Redis', () => {
     const owner = await a.issueKey(['registrar', 'compliance'])
     const voters = await Promise.all(Array.from({ length: 10 }, async () => await a.issueKey(['voter'])))
     const domain = await a.createDomain(owner.key)
-    const proposal = (
-      await a.app.inject({
-        method: 'POST',
-        url: `/v1/domains/${domain.did}/verification-proposals`,
-        headers: a.auth(owner.key),
-        payload: { evidence: 'https://e.example/p' }
-      })
-    ).json()
+    const proposal = await createProposal(a, domain.did, owner.key)
     const results = await Promise.all(
-      voters.map(async (v, i) => {
-        const t = i % 2 === 0 ? a : b
-        return await t.app.inject({
-          method: 'POST',
-          url: `/v1/verification-proposals/${proposal.id}/votes`,
-          headers: t.auth(v.key),
-          payload: { vote: i < 2 ? 'no' : 'abstain' }
-        })
-      })
+      voters.map(async (v, i) => await vote(i % 2 === 0 ? a : b, proposal.id, v.key, i < 2 ? 'no' : 'abstain'))
     )
     expect(results.every((r) => r.statusCode === 201)).toBe(true)
     const final = (

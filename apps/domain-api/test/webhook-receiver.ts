@@ -1,6 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { onTestFinished } from 'vitest'
+import { ADMIN_KEY, type TestApp } from './helper.ts'
 
 export interface Received { headers: IncomingHttpHeaders, body: string }
 
@@ -56,6 +58,27 @@ export function verifySignature (secret: string, { headers, body }: Received): b
   const given = Buffer.from(String(headers['x-signature']))
   const fresh = Math.abs(Date.now() / 1000 - Number(timestamp)) < 300
   return fresh && given.length === expected.length && timingSafeEqual(given, expected)
+}
+
+/** Registers a hook as the admin; it must be accepted. */
+export async function registerHook (t: TestApp, payload: Record<string, unknown>) {
+  const res = await t.app.inject({ method: 'POST', url: '/v1/webhooks', headers: t.auth(ADMIN_KEY), payload })
+  if (res.statusCode !== 201) throw new Error(`registering a hook failed: ${res.body}`)
+  return res.json() as { id: string, secret: string, url: string, events: string[] }
+}
+
+/**
+ * A receiver and a hook of `t` to it for this test: when the test ends the hook is deleted (the file's
+ * app then delivers nothing to a closed port) and the receiver shut.
+ */
+export async function hookedReceiver (t: TestApp, subscription: { events: string[], secret?: string }) {
+  const receiver = await startReceiver()
+  onTestFinished(async () => { await receiver.shut() })
+  const hook = await registerHook(t, { url: receiver.url, ...subscription })
+  onTestFinished(async () => {
+    await t.app.inject({ method: 'DELETE', url: `/v1/webhooks/${hook.id}`, headers: t.auth(ADMIN_KEY) })
+  })
+  return { receiver, hook }
 }
 
 /** Polls `check` until it returns true (or throws past the deadline). */

@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from '@impact/persistence/testi
 import { startTcpRelay, type TcpRelay } from '@impact/service-kit/testing'
 import { ADMIN_KEY, startApp, type TestApp } from './helper.ts'
 import { captureLogs } from '@impact/service-kit/testing'
-import { startReceiver, waitFor } from './webhook-receiver.ts'
+import { hookedReceiver, waitFor } from './webhook-receiver.ts'
 
 // Replicas and a database that goes away need a PostgreSQL server: this runs in the servers pass.
 const servers = (process.env.DATABASE_URL ?? '') !== '' && (process.env.REDIS_URL ?? '') !== ''
@@ -35,41 +35,20 @@ describe.runIf(servers)('webhook delivery on PostgreSQL', () => {
   })
 
   it('sends each event once from two replicas claiming the same deliveries', async () => {
-    const receiver = await startReceiver()
-    try {
-      const hook = (
-        await a.app.inject({
-          method: 'POST',
-          url: '/v1/webhooks',
-          headers: a.auth(ADMIN_KEY),
-          payload: { url: receiver.url, events: ['created'] }
-        })
-      ).json()
-      const owner = await a.issueKey(['registrar'])
-      const dids = await Promise.all(
-        Array.from({ length: 30 }, async (_, i) => (await (i % 2 === 0 ? a : b).createDomain(owner.key)).did)
-      )
-      await waitFor(() => receiver.received.length >= dids.length, 'every created event')
-      await new Promise((resolve) => setTimeout(resolve, 300))
-      expect(receiver.received).toHaveLength(dids.length)
-      expect(receiver.received.map((r) => JSON.parse(r.body).domainDid).sort()).toEqual([...dids].sort())
-      await a.app.inject({ method: 'DELETE', url: `/v1/webhooks/${hook.id}`, headers: a.auth(ADMIN_KEY) })
-    } finally {
-      await receiver.shut()
-    }
+    const { receiver } = await hookedReceiver(a, { events: ['created'] })
+    const owner = await a.issueKey(['registrar'])
+    const dids = await Promise.all(
+      Array.from({ length: 30 }, async (_, i) => (await (i % 2 === 0 ? a : b).createDomain(owner.key)).did)
+    )
+    await waitFor(() => receiver.received.length >= dids.length, 'every created event')
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(receiver.received).toHaveLength(dids.length)
+    expect(receiver.received.map((r) => JSON.parse(r.body).domainDid).sort()).toEqual([...dids].sort())
   }, 60_000)
 
   it('keeps delivering after its database was unreachable for a while', async () => {
-    const receiver = await startReceiver()
+    const { receiver } = await hookedReceiver(a, { events: ['created'] })
     try {
-      const hook = (
-        await a.app.inject({
-          method: 'POST',
-          url: '/v1/webhooks',
-          headers: a.auth(ADMIN_KEY),
-          payload: { url: receiver.url, events: ['created'] }
-        })
-      ).json()
       // Replica b reaches the database directly; only a (behind the relay) is to lose it.
       await b.close()
       relay.cut()
@@ -86,10 +65,8 @@ describe.runIf(servers)('webhook delivery on PostgreSQL', () => {
         () => receiver.received.some((r) => JSON.parse(r.body).domainDid === domain.did),
         'delivery after the outage'
       )
-      await a.app.inject({ method: 'DELETE', url: `/v1/webhooks/${hook.id}`, headers: a.auth(ADMIN_KEY) })
     } finally {
       relay.restore()
-      await receiver.shut()
     }
   }, 60_000)
 })

@@ -1,47 +1,27 @@
 import { Client } from 'undici'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
-import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
+import { createTestDatabase } from '@impact/persistence/testing'
 import { itServesTheBasics } from '@impact/service-kit/testing'
-import { dropRedisPrefix, newPhone, setupApp } from './helper.ts'
+import { fileApp, newPhone, setupApp } from './helper.ts'
 
 const redis = process.env.REDIS_URL !== undefined && process.env.REDIS_URL !== ''
-const prefix = `test:ussd:basics:${process.pid}:`
 
 describe('ussd-gateway service basics', () => {
-  let app: Awaited<ReturnType<typeof buildApp>>
-  let database: TestDatabase
-
-  beforeAll(async () => {
-    database = await createTestDatabase()
-    app = await buildApp(
-      loadConfig({
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'silent',
-        REDIS_KEY_PREFIX: prefix,
-        ...database.env,
-        ...(redis ? { REDIS_URL: process.env.REDIS_URL } : {})
-      })
-    )
-  })
-  afterAll(async () => {
-    await app?.close()
-    await database?.drop()
-    await dropRedisPrefix(prefix)
-  })
+  const ctx = fileApp()
 
   itServesTheBasics({
     name: 'ussd-gateway',
     title: 'USSD gateway',
-    app: () => app,
+    app: () => ctx.app,
     health: { database: 'connected', ...(redis ? { redis: 'connected' } : {}) }
   })
 
   it('keeps the landing and health records to their documented fields', async () => {
-    const landing = (await app.inject({ method: 'GET', url: '/' })).json()
+    const landing = (await ctx.app.inject({ method: 'GET', url: '/' })).json()
     expect(Object.keys(landing).sort()).toEqual(['environment', 'message', 'status', 'timestamp'])
-    const health = (await app.inject({ method: 'GET', url: '/health' })).json()
+    const health = (await ctx.app.inject({ method: 'GET', url: '/health' })).json()
     expect(Object.keys(health).sort()).toEqual(
       ['database', 'environment', 'status', 'timestamp', 'uptime', ...(redis ? ['redis'] : [])].sort()
     )
@@ -67,7 +47,7 @@ describe('ussd-gateway service basics', () => {
   )
 
   it('serves a request that arrives while it shuts down in the USSD contract, not with a JSON 503', async () => {
-    const ctx = await setupApp()
+    const closing = await setupApp()
     const body = () =>
       new URLSearchParams({
         sessionId: `close-${newPhone()}`,
@@ -79,7 +59,7 @@ describe('ussd-gateway service basics', () => {
     let during: { status: number, type: string, text: string } | undefined
     // preClose runs once Fastify marks itself closing and before it drops idle connections: the
     // moment a request on an open keep-alive connection meets a draining server.
-    ctx.app.addHook('preClose', async () => {
+    closing.app.addHook('preClose', async () => {
       const res = await client?.request({
         method: 'POST',
         path: '/api/ussd',
@@ -91,7 +71,7 @@ describe('ussd-gateway service basics', () => {
       }
     })
     try {
-      client = new Client(await ctx.app.listen({ host: '127.0.0.1', port: 0 }))
+      client = new Client(await closing.app.listen({ host: '127.0.0.1', port: 0 }))
       const before = await client.request({
         method: 'POST',
         path: '/api/ussd',
@@ -100,7 +80,7 @@ describe('ussd-gateway service basics', () => {
       })
       expect(await before.body.text()).toMatch(/^CON Welcome/)
     } finally {
-      await ctx.close()
+      await closing.close()
       await client?.close()
     }
     expect(during).toMatchObject({

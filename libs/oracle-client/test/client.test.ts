@@ -1,27 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OracleClient, OracleRequestError, type OracleClientOptions } from '../src/index.ts'
-import {
-  clientFor as runtimeClient, recordingFetch, startRuntime, testUser, type RealRuntime, type TestUser
-} from './support/runtime.ts'
+import { OracleClient, OracleRequestError } from '../src/index.ts'
+import { clientFor, recordingFetch, startRuntime, testUser, type RealRuntime } from './support/runtime.ts'
 
 describe('OracleClient against a real oracle runtime', () => {
   let runtime: RealRuntime
-  const clientFor = (user: TestUser, extra: Partial<OracleClientOptions> = {}) => runtimeClient(runtime, user, extra)
-
   beforeAll(async () => { runtime = await startRuntime() })
   afterAll(async () => { await runtime?.close() })
 
   it('discovers the oracle DID and lists the models without credentials', async () => {
     expect((await OracleClient.discover(`${runtime.baseUrl}/`)).oracleDid).toBe(runtime.oracleDid)
     const user = await testUser()
-    const models = await clientFor(user).listModels()
+    const models = await clientFor(runtime, user).listModels()
     expect(models.default).toBe('offline')
     expect(user.minted).toEqual({ delegation: 0, invocation: 0 })
   })
 
   it('creates, pages through and deletes sessions; another user sees none of them', async () => {
     const user = await testUser()
-    const client = clientFor(user)
+    const client = clientFor(runtime, user)
     const created = []
     for (let i = 0; i < 5; i++) created.push(await client.createSession())
     expect(created[0]).toMatchObject({ title: 'New chat', oracleDid: runtime.oracleDid })
@@ -37,11 +33,11 @@ describe('OracleClient against a real oracle runtime', () => {
     const error = await client.deleteSession(created[0]!.sessionId).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(OracleRequestError)
     expect(error).toMatchObject({ status: 404, code: 'ORACLE_SESSION_NOT_FOUND', message: 'Session not found' })
-    expect((await clientFor(await testUser()).listSessions()).total).toBe(0)
+    expect((await clientFor(runtime, await testUser()).listSessions()).total).toBe(0)
   })
 
   it('sends a message as JSON and reads the history page by page, older pages by cursor', async () => {
-    const client = clientFor(await testUser())
+    const client = clientFor(runtime, await testUser())
     const { sessionId } = await client.createSession()
     const reply = await client.sendMessage(sessionId, { message: 'first question' })
     expect(reply.message.content).toContain('You said: "first question"')
@@ -71,8 +67,8 @@ describe('OracleClient against a real oracle runtime', () => {
 
   it('falls back to the legacy transcript on a server without the paged history route', async () => {
     const user = await testUser()
-    const { sessionId } = await clientFor(user).createSession()
-    await clientFor(user).sendMessage(sessionId, { message: 'legacy please' })
+    const { sessionId } = await clientFor(runtime, user).createSession()
+    await clientFor(runtime, user).sendMessage(sessionId, { message: 'legacy please' })
     // An older runtime: GET /sessions/:id/messages is a plain 404, everything else is the real server.
     const legacyOnly: typeof fetch = async (input, init) =>
       new URL(String(input)).pathname.endsWith('/messages') && new URL(String(input)).pathname.startsWith('/sessions/')
@@ -85,19 +81,19 @@ describe('OracleClient against a real oracle runtime', () => {
           { status: 404, headers: { 'content-type': 'application/json' } }
         )
         : await fetch(input, init)
-    const client = clientFor(user, { fetch: legacyOnly })
+    const client = clientFor(runtime, user, { fetch: legacyOnly })
     const page = await client.getHistory(sessionId)
     expect(page.messages.map((m) => m.type)).toEqual(['human', 'ai'])
     expect(page).toMatchObject({ prevCursor: null, nextCursor: null, hasOlder: false, hasNewer: false })
     expect((await client.getHistory(sessionId, { before: 'abc' })).messages).toEqual([])
-    await expect(clientFor(user).getHistory('s_unknown')).rejects.toMatchObject({
+    await expect(clientFor(runtime, user).getHistory('s_unknown')).rejects.toMatchObject({
       status: 404,
       code: 'ORACLE_SESSION_NOT_FOUND'
     })
   })
 
   it('stores, reports and revokes the delegation', async () => {
-    const client = clientFor(await testUser())
+    const client = clientFor(runtime, await testUser())
     expect(await client.getDelegationStatus()).toEqual({ authorized: false })
     const stored = await client.storeDelegation()
     expect(stored.ok).toBe(true)
@@ -112,7 +108,7 @@ describe('OracleClient against a real oracle runtime', () => {
   })
 
   it('reads the preferences the agent saved, null before', async () => {
-    const client = clientFor(await testUser())
+    const client = clientFor(runtime, await testUser())
     expect(await client.getUserPreferences()).toBeNull()
     const { sessionId } = await client.createSession()
     await client.sendMessage(sessionId, { message: 'please call me Sam' })
@@ -121,7 +117,7 @@ describe('OracleClient against a real oracle runtime', () => {
 
   it('sends the time zone and Matrix headers, and refuses bad input with the server\'s error', async () => {
     const recorder = recordingFetch()
-    const client = clientFor(await testUser(), {
+    const client = clientFor(runtime, await testUser(), {
       fetch: recorder.fetch,
       timezone: 'Africa/Nairobi',
       matrix: { accessToken: 'mx-token', homeServer: 'https://matrix.example.org' }

@@ -1,24 +1,15 @@
 import type { Kysely } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { PluginDefinition } from '@impact/oracle-runtime'
 import { mintDelegation, mintInvocation } from '@impact/ucan'
-import { CredentialCache, Credentials, OracleClient, type OracleClientOptions } from '../src/index.ts'
-import { recordingFetch, startRuntime, testUser, type RealRuntime, type TestUser } from './support/runtime.ts'
+import { CredentialCache, Credentials } from '../src/index.ts'
+import { clientFor, recordingFetch, startRuntime, testPlugin, testUser, type RealRuntime } from './support/runtime.ts'
 
 const nowS = () => Math.floor(Date.now() / 1000)
 
 /** A deployment plugin that answers only users whose delegation the oracle holds (as downstream tools need). */
-const requiresStoredDelegation: PluginDefinition = {
+const requiresStoredDelegation = testPlugin({
   name: 'requires-delegation',
   description: 'Refuses messages from users without a stored, unexpired delegation',
-  attributes: {
-    visibility: 'hidden',
-    stability: 'experimental',
-    category: 'tools',
-    defaultEnabled: true,
-    dependencies: [],
-    requiredEnv: []
-  },
   setup: ({ db }) => ({
     middleware: [
       {
@@ -42,19 +33,11 @@ const requiresStoredDelegation: PluginDefinition = {
       }
     ]
   })
-}
+})
 
 describe('credentials against a real oracle runtime', () => {
   let runtime: RealRuntime
   let strict: RealRuntime
-  const clientFor = (user: TestUser, extra: Partial<OracleClientOptions> = {}, target = runtime) => new OracleClient({
-    baseUrl: target.baseUrl,
-    oracleDid: target.oracleDid,
-    userDid: user.did,
-    createDelegation: user.createDelegation,
-    createInvocation: user.createInvocation,
-    ...extra
-  })
 
   beforeAll(async () => {
     [runtime, strict] = await Promise.all([startRuntime(), startRuntime({}, { plugins: [requiresStoredDelegation] })])
@@ -64,7 +47,7 @@ describe('credentials against a real oracle runtime', () => {
   it('mints once and reuses the Bearer invocation (with X-Auth-Type) and the delegation on every request', async () => {
     const user = await testUser()
     const recorder = recordingFetch()
-    const client = clientFor(user, { fetch: recorder.fetch })
+    const client = clientFor(runtime, user, { fetch: recorder.fetch })
     const { sessionId } = await client.createSession()
     await Promise.all([
       client.listSessions(),
@@ -86,7 +69,7 @@ describe('credentials against a real oracle runtime', () => {
   it('stays on delegation-only auth without an invocation callback', async () => {
     const user = await testUser()
     const recorder = recordingFetch()
-    const client = clientFor(user, { fetch: recorder.fetch, createInvocation: undefined })
+    const client = clientFor(runtime, user, { fetch: recorder.fetch, createInvocation: undefined })
     const { sessionId } = await client.createSession()
     expect((await client.sendMessage(sessionId, { message: 'hello' })).message.content).toContain('hello')
     expect(user.minted).toEqual({ delegation: 1, invocation: 0 })
@@ -100,7 +83,7 @@ describe('credentials against a real oracle runtime', () => {
   it('re-mints each token shortly before the expiry read from the token itself', async () => {
     const user = await testUser({ invocation: 300, delegation: 3600 })
     let clock = Date.now()
-    const client = clientFor(user, { now: () => clock })
+    const client = clientFor(runtime, user, { now: () => clock })
     await client.listSessions()
     clock += (300 - 31) * 1000
     await client.listSessions()
@@ -144,7 +127,7 @@ describe('credentials against a real oracle runtime', () => {
   it('re-mints a refused invocation and retries once, without putting tokens in the error', async () => {
     const user = await testUser()
     let stale = 1
-    const client = clientFor(user, {
+    const client = clientFor(runtime, user, {
       createInvocation: async ({ oracleDid }) =>
         stale-- > 0
           ? await mintInvocation({ issuer: user.signer, audience: oracleDid, expiration: nowS() - 60 })
@@ -153,7 +136,7 @@ describe('credentials against a real oracle runtime', () => {
     expect((await client.listSessions()).total).toBe(0)
     expect(user.minted.invocation).toBe(1)
 
-    const broken = clientFor(user, {
+    const broken = clientFor(runtime, user, {
       createInvocation: async ({ oracleDid }) =>
         await mintInvocation({ issuer: user.signer, audience: oracleDid, expiration: nowS() - 60 })
     })
@@ -172,7 +155,7 @@ describe('credentials against a real oracle runtime', () => {
     let expired = 1
     const recorder = recordingFetch()
     const refreshed: number[] = []
-    const client = clientFor(user, {
+    const client = clientFor(runtime, user, {
       fetch: recorder.fetch,
       createInvocation: undefined,
       onDelegationRefreshed: () => refreshed.push(Date.now()),
@@ -200,7 +183,7 @@ describe('credentials against a real oracle runtime', () => {
   it('stores a fresh delegation when a deployment reports it missing, then answers', async () => {
     const user = await testUser()
     const recorder = recordingFetch()
-    const client = clientFor(user, { fetch: recorder.fetch }, strict)
+    const client = clientFor(strict, user, { fetch: recorder.fetch })
     const { sessionId } = await client.createSession()
     const stream = await client.streamMessage(sessionId, { message: 'hello after re-authorizing' })
     expect((await stream.done).content).toContain('hello after re-authorizing')

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OracleClient, OracleRequestError } from '../src/index.ts'
-import { startRuntime, testUser, type RealRuntime } from './support/runtime.ts'
+import { OracleRequestError } from '../src/index.ts'
+import { startRuntime, withSession, type RealRuntime } from './support/runtime.ts'
 
 const ADMIN = 'client-test-operator-token'
 
@@ -16,17 +16,8 @@ describe('payment required and provider failures against a real oracle runtime',
   afterAll(async () => { await runtime?.close() })
 
   const setup = async () => {
-    const user = await testUser()
     const claims: string[][] = []
-    const client = new OracleClient({
-      baseUrl: runtime.baseUrl,
-      oracleDid: runtime.oracleDid,
-      userDid: user.did,
-      createDelegation: user.createDelegation,
-      createInvocation: user.createInvocation,
-      onPaymentRequired: (ids) => claims.push(ids)
-    })
-    return { user, client, claims, sessionId: (await client.createSession()).sessionId }
+    return { claims, ...await withSession(runtime, { onPaymentRequired: (ids) => claims.push(ids) }) }
   }
 
   it('hands the claim ids of a 402 to the payment callback, streamed or not, and throws a typed error', async () => {

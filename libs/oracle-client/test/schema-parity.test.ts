@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildApp, loadConfig } from '@impact/oracle-runtime'
-import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
 import * as shared from '@impact/schemas'
-import { formatSigner, generateSigner } from '@impact/ucan'
+import { createHarness, type Harness } from './support/runtime.ts'
 
 interface RouteSchema {
   body?: unknown
@@ -61,20 +59,13 @@ const routes: Array<[string, string, string, Array<[string, Part, unknown]>]> = 
 ]
 
 describe('the runtime serves the wire schemas the client is typed from', () => {
-  let app: Awaited<ReturnType<typeof buildApp>>
-  let database: TestDatabase
+  let harness: Harness
+  let app: Harness['app']
   const seen = new Map<string, RouteSchema>()
 
   beforeAll(async () => {
-    database = await createTestDatabase()
-    app = await buildApp(
-      loadConfig({
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'silent',
-        ...database.env,
-        ORACLE_PRIVATE_KEY: formatSigner(await generateSigner())
-      })
-    )
+    harness = await createHarness()
+    app = harness.app
     app.addHook('onResponse', async (request) => {
       seen.set(`${request.method} ${request.routeOptions.url ?? ''}`, request.routeOptions.schema as RouteSchema)
     })
@@ -87,10 +78,7 @@ describe('the runtime serves the wire schemas the client is typed from', () => {
       })
     }
   })
-  afterAll(async () => {
-    await app?.close()
-    await database?.drop()
-  })
+  afterAll(async () => { await harness?.close() })
 
   it('registers the shared $id schemas the routes refer to', () => {
     // Fastify keeps its own copy of a registered schema, so this compares the JSON.

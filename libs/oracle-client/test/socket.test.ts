@@ -4,29 +4,16 @@ import {
   defineAgAction,
   defineBrowserTool,
   OracleClient,
-  type OracleClientOptions,
   type OracleEvent,
   type OracleSocket
 } from '../src/index.ts'
-import { startRuntime, testUser, type RealRuntime, type TestUser } from './support/runtime.ts'
+import { startRuntime, testUser, withSession, type RealRuntime } from './support/runtime.ts'
 
 const nowS = () => Math.floor(Date.now() / 1000)
 
 describe('session socket against the runtime\'s socket.io gateway', () => {
   let runtime: RealRuntime
   const sockets: OracleSocket[] = []
-  const setup = async (extra: Partial<OracleClientOptions> = {}, user?: TestUser) => {
-    const u = user ?? (await testUser())
-    const client = new OracleClient({
-      baseUrl: runtime.baseUrl,
-      oracleDid: runtime.oracleDid,
-      userDid: u.did,
-      createDelegation: u.createDelegation,
-      createInvocation: u.createInvocation,
-      ...extra
-    })
-    return { user: u, client, sessionId: (await client.createSession()).sessionId }
-  }
   const open = (
     client: OracleClient,
     sessionId: string,
@@ -46,7 +33,7 @@ describe('session socket against the runtime\'s socket.io gateway', () => {
   })
 
   it('joins the session with the HTTP credentials and answers the diagnostics', async () => {
-    const { client, sessionId } = await setup()
+    const { client, sessionId } = await withSession(runtime)
     const events: OracleEvent[] = []
     const socket = open(client, sessionId, { onEvent: (e) => events.push(e) })
     await socket.ready()
@@ -60,22 +47,19 @@ describe('session socket against the runtime\'s socket.io gateway', () => {
   })
 
   it('connects with a bare delegation when there is no invocation callback', async () => {
-    const { client, sessionId } = await setup({ createInvocation: undefined })
+    const { client, sessionId } = await withSession(runtime, { createInvocation: undefined })
     await open(client, sessionId).ready()
   })
 
   it('re-mints a refused invocation once and connects', async () => {
     const user = await testUser()
     let stale = 1
-    const { client, sessionId } = await setup(
-      {
-        createInvocation: async ({ oracleDid }) =>
-          stale-- > 0
-            ? await mintInvocation({ issuer: user.signer, audience: oracleDid, expiration: nowS() - 60 })
-            : await user.createInvocation({ oracleDid })
-      },
-      user
-    )
+    const { client, sessionId } = await withSession(runtime, {
+      createInvocation: async ({ oracleDid }) =>
+        stale-- > 0
+          ? await mintInvocation({ issuer: user.signer, audience: oracleDid, expiration: nowS() - 60 })
+          : await user.createInvocation({ oracleDid })
+    }, user)
     // The HTTP call above used (and replaced) the stale one; make the socket meet a stale invocation too.
     stale = 1
     client.transport.credentials.invalidate('invocation')
@@ -84,7 +68,7 @@ describe('session socket against the runtime\'s socket.io gateway', () => {
   })
 
   it('is refused for a session that is not the user\'s, without retrying forever', async () => {
-    const { client } = await setup()
+    const { client } = await withSession(runtime)
     const errors: Error[] = []
     const socket = open(client, 's_not-mine', { onError: (e) => errors.push(e) })
     await expect(socket.ready(5000)).rejects.toThrow(/refused or closed/)
@@ -93,7 +77,7 @@ describe('session socket against the runtime\'s socket.io gateway', () => {
   })
 
   it('runs a browser tool the agent calls and returns its result to the turn', async () => {
-    const { client, sessionId } = await setup()
+    const { client, sessionId } = await withSession(runtime)
     const calls: unknown[] = []
     const pageTitle = defineBrowserTool<{ verbose?: boolean }, string>({
       name: 'get_page_title',
@@ -131,7 +115,7 @@ describe('session socket against the runtime\'s socket.io gateway', () => {
   })
 
   it('reports a failing or unknown browser tool as the tool\'s error', async () => {
-    const { client, sessionId } = await setup()
+    const { client, sessionId } = await withSession(runtime)
     const broken = defineBrowserTool({
       name: 'read_clipboard',
       description: 'Reads the clipboard',
@@ -153,7 +137,7 @@ describe('session socket against the runtime\'s socket.io gateway', () => {
   })
 
   it('runs an AG-UI action and answers action_call_result', async () => {
-    const { client, sessionId } = await setup()
+    const { client, sessionId } = await withSession(runtime)
     const notice = defineAgAction<{ text: string }, { shown: boolean }, string>({
       name: 'show_notice',
       description: 'Shows a notice to the user',

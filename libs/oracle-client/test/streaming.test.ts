@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { OracleEvent, OracleClientOptions } from '../src/index.ts'
-import { clientFor, startRuntime, testUser, type RealRuntime } from './support/runtime.ts'
+import type { OracleEvent } from '../src/index.ts'
+import { startRuntime, withSession, type RealRuntime } from './support/runtime.ts'
 
 const pageTitle = {
   name: 'get_page_title',
@@ -11,14 +11,11 @@ const pageTitle = {
 
 describe('streamed messages against a real oracle runtime', () => {
   let runtime: RealRuntime
-  const client = async (extra: Partial<OracleClientOptions> = {}) => clientFor(runtime, await testUser(), extra)
-
   beforeAll(async () => { runtime = await startRuntime() })
   afterAll(async () => { await runtime?.close() })
 
   it('streams reasoning, the answer chunk by chunk and done, as typed events named by the wire', async () => {
-    const c = await client()
-    const { sessionId } = await c.createSession()
+    const { client: c, sessionId } = await withSession(runtime)
     const seen: OracleEvent[] = []
     const stream = await c.streamMessage(sessionId, { message: 'hello stream' }, { onEvent: (e) => seen.push(e) })
     const iterated: string[] = []
@@ -37,8 +34,7 @@ describe('streamed messages against a real oracle runtime', () => {
   })
 
   it('folds tool calls from isRunning to done', async () => {
-    const c = await client()
-    const { sessionId } = await c.createSession()
+    const { client: c, sessionId } = await withSession(runtime)
     const stream = await c.streamMessage(sessionId, { message: 'call yourself Ava' })
     const statuses: string[] = []
     stream.on((e) => { if (e.eventName === 'tool_call') statuses.push(e.payload.status) })
@@ -51,8 +47,7 @@ describe('streamed messages against a real oracle runtime', () => {
   })
 
   it('aborts a turn in flight: the server stops it, the stream ends aborted, the session goes on', async () => {
-    const c = await client()
-    const { sessionId } = await c.createSession()
+    const { client: c, sessionId } = await withSession(runtime)
     // The agent waits for a browser tool nobody answers (no socket), so the turn stays open.
     const stream = await c.streamMessage(sessionId, { message: 'get_page_title please', browserTools: [pageTitle] })
     for await (const event of stream) if (event.eventName === 'tool_call') break
@@ -66,8 +61,7 @@ describe('streamed messages against a real oracle runtime', () => {
   })
 
   it('aborts through an AbortSignal', async () => {
-    const c = await client()
-    const { sessionId } = await c.createSession()
+    const { client: c, sessionId } = await withSession(runtime)
     const controller = new AbortController()
     const stream = await c.streamMessage(
       sessionId,
@@ -82,15 +76,13 @@ describe('streamed messages against a real oracle runtime', () => {
   })
 
   it('cuts a stream that goes silent and reports it disconnected', async () => {
-    const c = await client({ streamIdleTimeoutMs: 300 })
-    const { sessionId } = await c.createSession()
+    const { client: c, sessionId } = await withSession(runtime, { streamIdleTimeoutMs: 300 })
     const stream = await c.streamMessage(sessionId, { message: 'get_page_title', browserTools: [pageTitle] })
     expect((await stream.done).outcome).toBe('disconnected')
   })
 
   it('refuses a second message while one is answered, before any stream opens', async () => {
-    const c = await client()
-    const { sessionId } = await c.createSession()
+    const { client: c, sessionId } = await withSession(runtime)
     const first = await c.streamMessage(sessionId, { message: 'get_page_title', browserTools: [pageTitle] })
     await expect(c.streamMessage(sessionId, { message: 'me too' })).rejects.toMatchObject({
       status: 409,

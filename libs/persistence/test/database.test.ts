@@ -1,8 +1,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { sql } from 'kysely'
 import { isUniqueViolation, MigrationsPendingError, openDatabase, PersistenceError } from '../src/index.ts'
-import { createTestDatabase } from '../src/testing.ts'
-import { findNote, insertNote, listNotesTagged, notesMigrations, openNotes, type NotesDB } from './fixtures/notes.ts'
+import { findNote, insertNote, listNotesTagged, notesMigrations, openNotes } from './fixtures/notes.ts'
 
 // The embedded engine always runs; the server runs whenever DATABASE_URL is set (the CI server pass).
 const backends = [
@@ -52,18 +51,7 @@ describe.each(backends)('the same migrations and repository code on $name', ({ n
   })
 
   it('is ready only once every migration is applied', async () => {
-    const testDb = await createTestDatabase(serverUrl)
-    const database = await openDatabase<NotesDB>({
-      url: testDb.url,
-      dataDir: testDb.dataDir,
-      migrations: notesMigrations,
-      migrationTable: 'fixture_migrations',
-      migrate: 'never'
-    })
-    onTestFinished(async () => {
-      await database.close()
-      await testDb.drop()
-    })
+    const database = await openNotes(serverUrl, { migrate: 'never' })
     await database.ping()
     const pending = await database.ready().catch((e: unknown) => e)
     expect(pending).toBeInstanceOf(MigrationsPendingError)

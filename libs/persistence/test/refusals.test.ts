@@ -37,7 +37,7 @@ describe.each(backends)('database refusals on $name', ({ serverUrl }) => {
 
 describe.runIf(serverUrl !== '')('transactions on PostgreSQL', () => {
   it('runs again a transaction that PostgreSQL aborted to break a deadlock, so both callers succeed', async () => {
-    const database = await openNotes(serverUrl, 4)
+    const database = await openNotes(serverUrl, { poolMax: 4 })
     const [a, b] = await Promise.all(
       ['a', 'b'].map(async (slug) => await insertNote(database.db, { slug, body: '0', amount: '0' }))
     )

@@ -1,9 +1,10 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 
 /** A W3C DID (DID-core idchars, `:` and percent-escapes), with an optional path as in `did:ixo:protocol/<name>`. */
-export const DID_PATTERN =
-  '^did:[a-z0-9]+:(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+(?::(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+)*' +
-  "(?:/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*)?$"
+const DID_WITHOUT_PATH = 'did:[a-z0-9]+:(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+(?::(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+)*'
+export const DID_PATTERN = `^${DID_WITHOUT_PATH}(?:/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*)?$`
+/** A DID without a path, so it fits one URL path segment (an account, a principal). */
+export const PATHLESS_DID_PATTERN = `^${DID_WITHOUT_PATH}$`
 export const DidSchema = Type.String({
   pattern: DID_PATTERN,
   maxLength: 512,

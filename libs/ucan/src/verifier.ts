@@ -202,29 +202,52 @@ export function createUcanVerifier (options: UcanVerifierOptions): UcanVerifier 
     }
   }
 
+  /**
+   * ucanto's part of an invocation check (signatures, capability matching, DID keys): the refusal to
+   * hand back, or undefined when the invocation holds.
+   */
+  async function claimRefusal<T> (
+    parser: typeof OracleAuth | ReturnType<typeof accountCapability>,
+    invocation: Delegation,
+    extra: { canIssue?: () => boolean } = {}
+  ): Promise<Cached<T> | undefined> {
+    const resolution = { transient: false, unresolved: false }
+    try {
+      const result = await claim(parser, [invocation], {
+        authority,
+        principal: Verifier,
+        ...extra,
+        validateAuthorization: () => ({ ok: {} }),
+        resolveDIDKey: didKeyHook(resolution)
+      })
+      if (result.error === undefined) return undefined
+      const verdict = refuse(resolution.unresolved ? 'unresolvable_did' : 'unauthorized', result.error.message)
+      return { value: verdict, ttlMs: resolution.transient ? 0 : refusal(verdict).ttlMs }
+    } catch (error) {
+      // A signature whose R is not a curve point makes the verifier throw rather than answer false.
+      return refusal(refuse('invalid_signature', 'invocation signature could not be verified', error))
+    }
+  }
+
+  /** The chain under `token` checked whole: its earliest expiry, or the refusal to hand back. */
+  async function chainOf<T> (token: Delegation): Promise<{ refused: Cached<T> } | { expiration: number }> {
+    let chain: Verdict<{ expiration: number }>
+    try {
+      chain = await checkChain(token, 0)
+    } catch (error) {
+      return { refused: { value: refuse('unresolvable_did', 'a signing key could not be resolved', error), ttlMs: 0 } }
+    }
+    return chain.error !== undefined ? { refused: refusal<T>({ error: chain.error }) } : chain.ok
+  }
+
   async function checkInvocation (token: string): Promise<Cached<InvocationIdentity>> {
     const decoded = await invocationPrelude(token)
     if (decoded.error !== undefined) return refusal<InvocationIdentity>(decoded)
     const invocation = decoded.ok
     const expiration = invocation.expiration
-    const resolution = { transient: false, unresolved: false }
-    try {
-      const result = await claim(OracleAuth, [invocation], {
-        authority,
-        principal: Verifier,
-        // The auth invocation is self-issued: its signer is the root of its own authority.
-        canIssue: () => true,
-        validateAuthorization: () => ({ ok: {} }),
-        resolveDIDKey: didKeyHook(resolution)
-      })
-      if (result.error !== undefined) {
-        const verdict = refuse(resolution.unresolved ? 'unresolvable_did' : 'unauthorized', result.error.message)
-        return { value: verdict, ttlMs: resolution.transient ? 0 : refusal(verdict).ttlMs }
-      }
-    } catch (error) {
-      // A signature whose R is not a curve point makes the verifier throw rather than answer false.
-      return refusal(refuse('invalid_signature', 'invocation signature could not be verified', error))
-    }
+    // The auth invocation is self-issued: its signer is the root of its own authority.
+    const refused = await claimRefusal<InvocationIdentity>(OracleAuth, invocation, { canIssue: () => true })
+    if (refused !== undefined) return refused
     const identity = {
       did: invocation.issuer.did(),
       expiration,
@@ -281,20 +304,15 @@ export function createUcanVerifier (options: UcanVerifierOptions): UcanVerifier 
     if (delegation.audience.did() !== oracleDid) {
       return refusal(refuse('wrong_audience', 'delegation is addressed to another principal'))
     }
-    let chain: Verdict<{ expiration: number }>
-    try {
-      chain = await checkChain(delegation, 0)
-    } catch (error) {
-      return { value: refuse('unresolvable_did', 'a signing key could not be resolved', error), ttlMs: 0 }
-    }
-    if (chain.error !== undefined) return refusal<DelegationGrant>({ error: chain.error })
-    if (chain.ok.expiration - nowSeconds() > maxDelegationTtlSeconds + clockSkewSeconds) {
+    const chain = await chainOf<DelegationGrant>(delegation)
+    if ('refused' in chain) return chain.refused
+    if (chain.expiration - nowSeconds() > maxDelegationTtlSeconds + clockSkewSeconds) {
       return refusal(refuse('lifetime_too_long', `delegation lives longer than ${maxDelegationTtlSeconds} s`))
     }
     const grant: DelegationGrant = {
       issuer: delegation.issuer.did(),
       audience: delegation.audience.did(),
-      expiration: chain.ok.expiration,
+      expiration: chain.expiration,
       capabilities: delegation.capabilities.map((c) => ({ can: c.can, with: c.with })),
       cid: delegation.cid.toString(),
       cids: cidsOf(delegation)
@@ -310,13 +328,8 @@ export function createUcanVerifier (options: UcanVerifierOptions): UcanVerifier 
     const decoded = await invocationPrelude(token)
     if (decoded.error !== undefined) return refusal<AccountInvocation>(decoded)
     const invocation = decoded.ok
-    let chain: Verdict<{ expiration: number }>
-    try {
-      chain = await checkChain(invocation, 0)
-    } catch (error) {
-      return { value: refuse('unresolvable_did', 'a signing key could not be resolved', error), ttlMs: 0 }
-    }
-    if (chain.error !== undefined) return refusal<AccountInvocation>({ error: chain.error })
+    const chain = await chainOf<AccountInvocation>(invocation)
+    if ('refused' in chain) return chain.refused
     const [wanted] = invocation.capabilities
     if (wanted === undefined || wanted.can !== ability) {
       return refusal(refuse('wrong_ability', `the invocation is not for ${ability}`))
@@ -324,26 +337,13 @@ export function createUcanVerifier (options: UcanVerifierOptions): UcanVerifier 
     if (!/^did:[a-z0-9]+:./.test(wanted.with)) {
       return refusal(refuse('unauthorized', 'the invocation\'s resource is not an account DID'))
     }
-    const resolution = { transient: false, unresolved: false }
-    try {
-      const result = await claim(accountCapability(ability), [invocation], {
-        authority,
-        principal: Verifier,
-        validateAuthorization: () => ({ ok: {} }),
-        resolveDIDKey: didKeyHook(resolution)
-      })
-      if (result.error !== undefined) {
-        const verdict = refuse(resolution.unresolved ? 'unresolvable_did' : 'unauthorized', result.error.message)
-        return { value: verdict, ttlMs: resolution.transient ? 0 : refusal(verdict).ttlMs }
-      }
-    } catch (error) {
-      return refusal(refuse('invalid_signature', 'invocation signature could not be verified', error))
-    }
+    const refused = await claimRefusal<AccountInvocation>(accountCapability(ability), invocation)
+    if (refused !== undefined) return refused
     const found: AccountInvocation = {
       account: wanted.with,
       invoker: invocation.issuer.did(),
       ability,
-      expiration: chain.ok.expiration,
+      expiration: chain.expiration,
       cid: invocation.cid.toString(),
       cids: cidsOf(invocation)
     }

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { DID_PATTERN, IsoTimestampSchema, Nullable } from '@impact/schemas'
+import { DID_PATTERN, IsoTimestampSchema, Nullable, PATHLESS_DID_PATTERN } from '@impact/schemas'
 
 export const ROLES = ['reader', 'registrar', 'compliance', 'voter', 'admin'] as const
 export const RoleSchema = Type.Union(ROLES.map((r) => Type.Literal(r)), {
@@ -19,10 +19,8 @@ export const EntityDidSchema = Type.String({
 export const UuidSchema = Type.String({ format: 'uuid' })
 
 /** An account DID: a DID without a path, so it fits one URL path segment. */
-export const ACCOUNT_DID_PATTERN = '^did:[a-z0-9]+:(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+' +
-  '(?::(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+)*$'
 export const accountField = (description: string) =>
-  Type.String({ pattern: ACCOUNT_DID_PATTERN, maxLength: 512, description, examples: ['did:ixo:ixo1fieldoffice'] })
+  Type.String({ pattern: PATHLESS_DID_PATTERN, maxLength: 512, description, examples: ['did:ixo:ixo1fieldoffice'] })
 
 const serviceField = Nullable(Type.String({
   description: 'The service that invoked for the account (a UCAN chain\'s invoker other than the account); ' +

@@ -271,13 +271,9 @@ describe('PATCH /v1/domains/:did', () => {
       controllers: [registrar.account, next],
       status: 'draft'
     })
-    const history = await t.app.inject({
-      method: 'GET',
-      url: `/v1/domains/${domain.did}/history`,
-      headers: t.auth(registrar.key)
-    })
-    expect(history.json().items.map((e: { event: string }) => e.event)).toEqual(['created', 'updated'])
-    expect(history.json().items[1]).toMatchObject({
+    const history = await t.history(domain.did, registrar.key)
+    expect(history.map((e) => e.event)).toEqual(['created', 'updated'])
+    expect(history[1]).toMatchObject({
       actor: { kind: 'api-key', keyId: registrar.id },
       details: { changed: ['metadata', 'validUntil', 'controllers'] }
     })
@@ -343,12 +339,7 @@ describe('POST /v1/domains/:did/deactivate', () => {
       payload: { metadata: {} }
     })
     expect(patch.statusCode).toBe(409)
-    const history = await t.app.inject({
-      method: 'GET',
-      url: `/v1/domains/${domain.did}/history`,
-      headers: t.auth(registrar.key)
-    })
-    expect(history.json().items.at(-1)).toMatchObject({
+    expect((await t.history(domain.did, registrar.key)).at(-1)).toMatchObject({
       event: 'deactivated',
       fromStatus: 'draft',
       toStatus: 'deactivated',

@@ -1,21 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { encodeCursor } from '@impact/schemas'
 import { openAppDatabase } from '../../src/db/open.ts'
-import { startApp, randomAccount, type TestApp } from '../helper.ts'
+import { createProposal, issueGovernance, verifiedDomain, type Governance } from '../governance.ts'
+import { startApp, type TestApp } from '../helper.ts'
 import { waitFor } from '../webhook-receiver.ts'
 
 const servers = (process.env.DATABASE_URL ?? '') !== ''
 
 let t: TestApp
-let registrar: { key: string, id: string, account: string }
-let compliance: { key: string }
-let voters: Array<{ key: string }>
+let keys: Governance
+let registrar: Governance['registrar']
 
 beforeAll(async () => {
   t = await startApp()
-  registrar = await t.issueKey(['registrar'], randomAccount())
-  compliance = await t.issueKey(['compliance'])
-  voters = await Promise.all([0, 1, 2].map(async () => await t.issueKey(['voter'])))
+  keys = await issueGovernance(t)
+  registrar = keys.registrar
 }, 60_000)
 afterAll(async () => { await t?.close() })
 
@@ -52,33 +51,7 @@ async function readUntil (after: string, dids: string[], count: number, extra = 
   return result
 }
 
-async function verifyDomain () {
-  const domain = await t.createDomain(registrar.key)
-  const update = await t.app.inject({
-    method: 'PATCH',
-    url: `/v1/domains/${domain.did}`,
-    headers: t.auth(registrar.key),
-    payload: { metadata: { name: 'Stoves II' } }
-  })
-  expect(update.statusCode).toBe(200)
-  const proposal = await t.app.inject({
-    method: 'POST',
-    url: `/v1/domains/${domain.did}/verification-proposals`,
-    headers: t.auth(compliance.key),
-    payload: { evidence: 'https://evidence.example/site-visit' }
-  })
-  expect(proposal.statusCode).toBe(201)
-  for (const voter of voters) {
-    const vote = await t.app.inject({
-      method: 'POST',
-      url: `/v1/verification-proposals/${proposal.json().id}/votes`,
-      headers: t.auth(voter.key),
-      payload: { vote: 'yes' }
-    })
-    expect(vote.statusCode).toBe(201)
-  }
-  return domain.did
-}
+const verifyDomain = async () => await verifiedDomain(t, keys)
 
 describe('GET /v1/events', () => {
   it('lists every change of every domain in order, and resumes from a cursor', async () => {
@@ -120,12 +93,7 @@ describe('GET /v1/events', () => {
 
   it('keeps votes out of a domain\'s history of transitions', async () => {
     const did = await verifyDomain()
-    const history = await t.app.inject({
-      method: 'GET',
-      url: `/v1/domains/${did}/history`,
-      headers: t.auth(registrar.key)
-    })
-    expect(history.json().items.map((e: { event: string }) => e.event)).toEqual([
+    expect((await t.history(did, registrar.key)).map((e) => e.event)).toEqual([
       'created',
       'updated',
       'verification_proposed',
@@ -137,13 +105,7 @@ describe('GET /v1/events', () => {
     const { cursor: start } = await readAll()
     const expiring = await t.createDomain(registrar.key, { validUntil: t.clock.at(2 * 3_600_000) })
     const reviewed = await t.createDomain(registrar.key)
-    const proposal = await t.app.inject({
-      method: 'POST',
-      url: `/v1/domains/${reviewed.did}/verification-proposals`,
-      headers: t.auth(compliance.key),
-      payload: { evidence: 'https://evidence.example/desk-review' }
-    })
-    expect(proposal.statusCode).toBe(201)
+    await createProposal(t, reviewed.did, keys.compliance.key)
     t.clock.advance(2 * 3_600_000)
     for (const did of [expiring.did, reviewed.did]) {
       expect(
@@ -182,7 +144,7 @@ describe('GET /v1/events', () => {
   })
 
   it('admits any valid key whatever its role, and no caller without one', async () => {
-    expect((await feed('', voters[0]!.key)).statusCode).toBe(200)
+    expect((await feed('', keys.voters[0]!.key)).statusCode).toBe(200)
     const anonymous = await t.app.inject({ method: 'GET', url: '/v1/events' })
     expect(anonymous.statusCode).toBe(401)
   })

@@ -1,6 +1,7 @@
 import { buildSchema, getIntrospectionQuery } from 'graphql'
 import { ClientError, GraphQLClient, gql } from 'graphql-request'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { castVote, createProposal, EVIDENCE, issueGovernance } from '../governance.ts'
 import { randomAccount, startApp, type TestApp } from '../helper.ts'
 
 type Key = { id: string, key: string, account: string }
@@ -17,36 +18,14 @@ vi.setConfig({ testTimeout: 30_000 })
 beforeAll(async () => {
   t = await startApp()
   url = `${await t.app.listen({ host: '127.0.0.1', port: 0 })}/graphql`
-  registrar = await t.issueKey(['registrar'], randomAccount())
-  compliance = await t.issueKey(['compliance'], randomAccount())
-  voters = await Promise.all([0, 1, 2].map(async () => await t.issueKey(['voter'], randomAccount())))
+  ;({ registrar, compliance, voters } = await issueGovernance(t))
   client = new GraphQLClient(url, { headers: t.auth(registrar.key) })
 }, 60_000)
 afterAll(async () => { await t?.close() })
 
-const EVIDENCE = 'ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi'
 const newProtocol = () => `did:ixo:entity:${randomAccount().slice(-24).padStart(32, '0')}`
-
-async function propose (did: string) {
-  const res = await t.app.inject({
-    method: 'POST',
-    url: `/v1/domains/${did}/verification-proposals`,
-    headers: t.auth(compliance.key),
-    payload: { evidence: EVIDENCE }
-  })
-  expect(res.statusCode).toBe(201)
-  return res.json() as { id: string }
-}
-
-async function vote (id: string, voter: Key, choice: string) {
-  const res = await t.app.inject({
-    method: 'POST',
-    url: `/v1/verification-proposals/${id}/votes`,
-    headers: t.auth(voter.key),
-    payload: { vote: choice }
-  })
-  expect(res.statusCode).toBe(201)
-}
+const propose = async (did: string) => await createProposal(t, did, compliance.key)
+const vote = async (id: string, voter: Key, choice: string) => await castVote(t, id, voter.key, choice)
 
 /** What a client sees when a request is refused: status and body. */
 async function refusal (query: string, variables?: Record<string, unknown>, headers?: Record<string, string>) {

@@ -3,6 +3,7 @@ import jsonld from 'jsonld'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { getResolver } from '../../src/client/did-resolver.ts'
 import { ed25519Multikey, offlineLoader } from '../did-fixtures.ts'
+import { issueGovernance, voteThrough } from '../governance.ts'
 import { ADMIN_KEY, PROTOCOL, randomAccount, startApp, type TestApp } from '../helper.ts'
 
 let t: TestApp
@@ -186,24 +187,8 @@ describe('GET /1.0/identifiers/:did', () => {
 
   it('records a version when governance verifies the domain', async () => {
     const domain = await register()
-    const compliance = await t.issueKey(['compliance'])
-    const proposal = await t.app.inject({
-      method: 'POST',
-      url: `/v1/domains/${domain.did}/verification-proposals`,
-      headers: t.auth(compliance.key),
-      payload: { evidence: 'https://evidence.example.org/17' }
-    })
-    expect(proposal.statusCode).toBe(201)
-    for (let i = 0; i < 3; i++) {
-      const voter = await t.issueKey(['voter'])
-      const vote = await t.app.inject({
-        method: 'POST',
-        url: `/v1/verification-proposals/${proposal.json().id}/votes`,
-        headers: t.auth(voter.key),
-        payload: { vote: 'yes' }
-      })
-      expect(vote.statusCode).toBe(201)
-    }
+    const { compliance, voters } = await issueGovernance(t)
+    await voteThrough(t, domain.did, compliance, voters)
     const meta = (await resolve(domain.did)).json().didDocumentMetadata
     expect(meta).toMatchObject({ versionId: '3', status: 'verified', verified: true })
     expect((await resolve(domain.did, '?versionId=2')).json().didDocumentMetadata).toMatchObject({
@@ -217,10 +202,7 @@ describe('GET /1.0/identifiers/:did', () => {
     t.clock.advance(7_200_000)
     const meta = (await resolve(domain.did)).json().didDocumentMetadata
     expect(meta).toMatchObject({ versionId: '2', status: 'expired', updated: new Date(validUntil).toISOString() })
-    const history = await t.app.inject({
-      method: 'GET', url: `/v1/domains/${domain.did}/history`, headers: t.auth(registrar.key)
-    })
-    expect(history.json().items.map((e: { event: string }) => e.event)).toEqual(['created', 'expired'])
+    expect((await t.history(domain.did, registrar.key)).map((e) => e.event)).toEqual(['created', 'expired'])
   })
 
   it('answers 410 with deactivated: true once the domain is deactivated', async () => {

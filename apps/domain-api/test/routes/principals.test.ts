@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { formatSigner, generateSigner, mintDelegation, mintInvocation, type OracleSigner } from '@impact/ucan'
 import { tamperSignature } from '@impact/ucan/testing'
+import { createProposal, vote } from '../governance.ts'
 import { ADMIN_KEY, PROTOCOL, randomAccount, startApp, type TestApp } from '../helper.ts'
 
 let t: TestApp
@@ -104,10 +105,7 @@ describe('UCAN invocations', () => {
       payload: { metadata: { name: 'Stove 1, kitchen' } }
     })
     expect(patch.statusCode).toBe(200)
-    const history = await t.app.inject({
-      method: 'GET', url: `/v1/domains/${domain.did}/history`, headers: t.auth(ADMIN_KEY)
-    })
-    expect(history.json().items.map((e: { actor: unknown }) => e.actor)).toEqual([
+    expect((await t.history(domain.did, ADMIN_KEY)).map((e) => e.actor)).toEqual([
       { kind: 'ucan', keyId: null, account: user.did(), service: service.did() },
       { kind: 'ucan', keyId: null, account: user.did(), service: service.did() }
     ])
@@ -197,26 +195,18 @@ describe('UCAN invocations', () => {
     const voter = await generateSigner()
     const registrar = await t.issueKey(['registrar', 'compliance'])
     const domain = await t.createDomain(registrar.key)
-    const proposal = (await t.app.inject({
-      method: 'POST',
-      url: `/v1/domains/${domain.did}/verification-proposals`,
-      headers: t.auth(registrar.key),
-      payload: { evidence: 'https://example.org/evidence.pdf' }
-    })).json()
-    const vote = async (headers: Record<string, string>) => await t.app.inject({
-      method: 'POST', url: `/v1/verification-proposals/${proposal.id}/votes`, headers, payload: { vote: 'yes' }
-    })
-    const ungranted = await vote(ucan(await invocation(voter, 'verification/vote')))
+    const proposal = await createProposal(t, domain.did, registrar.key)
+    const ungranted = await vote(t, proposal.id, ucan(await invocation(voter, 'verification/vote')))
     expect(ungranted.statusCode).toBe(403)
     expect(ungranted.json().code).toBe('DOMAIN_FORBIDDEN')
     await t.grant(voter.did(), ['voter'])
-    const cast = await vote(ucan(await invocation(voter, 'verification/vote')))
+    const cast = await vote(t, proposal.id, ucan(await invocation(voter, 'verification/vote')))
     expect(cast.statusCode).toBe(201)
     expect(cast.json().votes).toEqual([
       expect.objectContaining({ keyId: null, account: voter.did(), service: null, vote: 'yes' })
     ])
     const sameAccountKey = await t.issueKey(['voter'], voter.did())
-    const again = await vote(t.auth(sameAccountKey.key))
+    const again = await vote(t, proposal.id, sameAccountKey.key)
     expect(again.statusCode).toBe(409)
     expect(again.json().code).toBe('DOMAIN_ALREADY_VOTED')
   })

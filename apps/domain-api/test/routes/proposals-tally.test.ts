@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createProposal, vote } from '../governance.ts'
 import { startApp, type TestApp } from '../helper.ts'
 
 let t: TestApp
@@ -16,21 +17,9 @@ afterAll(async () => { await t?.close() })
 describe('POST /v1/verification-proposals/:id/votes under concurrency', () => {
   it('tallies concurrent votes exactly and refuses every duplicate', async () => {
     const domain = await t.createDomain(owner.key)
-    const opened = await t.app.inject({
-      method: 'POST',
-      url: `/v1/domains/${domain.did}/verification-proposals`,
-      headers: t.auth(owner.key),
-      payload: { evidence: 'https://evidence.example/pkg.zip' }
-    })
-    const id = opened.json().id as string
+    const { id } = await createProposal(t, domain.did, owner.key)
     const choices = electorate.map((_, i) => (['yes', 'no', 'abstain'] as const)[i % 3])
-    const cast = (v: { key: string }, i: number) =>
-      t.app.inject({
-        method: 'POST',
-        url: `/v1/verification-proposals/${id}/votes`,
-        headers: t.auth(v.key),
-        payload: { vote: choices[i] }
-      })
+    const cast = async (v: { key: string }, i: number) => await vote(t, id, v.key, choices[i])
     const results = await Promise.all(electorate.flatMap((v, i) => [cast(v, i), cast(v, i)]))
     expect(results.filter((r) => r.statusCode === 201)).toHaveLength(30)
     const refused = results.filter((r) => r.statusCode === 409)

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { issueGovernance, propose, vote } from '../governance.ts'
 import { randomAccount, startApp, type TestApp } from '../helper.ts'
 
 const HOUR = 3_600_000
@@ -9,46 +10,21 @@ let voters: Array<{ id: string, key: string, account: string }>
 
 beforeAll(async () => {
   t = await startApp()
-  registrar = await t.issueKey(['registrar'], randomAccount())
-  compliance = await t.issueKey(['compliance'], randomAccount())
-  voters = await Promise.all(Array.from({ length: 12 }, async () => await t.issueKey(['voter'], randomAccount())))
+  ;({ registrar, compliance, voters } = await issueGovernance(t, 12))
 })
 afterAll(async () => { await t?.close() })
 
-const propose = (
-  did: string,
-  key = compliance.key,
-  body: object = {
-    evidence: 'ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi',
-    note: 'site visit done'
-  }
-) =>
-  t.app.inject({
-    method: 'POST',
-    url: `/v1/domains/${did}/verification-proposals`,
-    headers: t.auth(key),
-    payload: body
-  })
-const vote = (id: string, key: string, choice: string) =>
-  t.app.inject({
-    method: 'POST',
-    url: `/v1/verification-proposals/${id}/votes`,
-    headers: t.auth(key),
-    payload: { vote: choice }
-  })
 const getDomain = async (did: string) =>
   (await t.app.inject({ method: 'GET', url: `/v1/domains/${did}`, headers: t.auth(registrar.key) })).json()
 const getProposal = async (id: string) =>
   (
     await t.app.inject({ method: 'GET', url: `/v1/verification-proposals/${id}`, headers: t.auth(registrar.key) })
   ).json()
-const history = async (did: string) =>
-  (await t.app.inject({ method: 'GET', url: `/v1/domains/${did}/history`, headers: t.auth(registrar.key) })).json()
-    .items as Array<Record<string, any>>
+const history = async (did: string) => await t.history(did, registrar.key)
 
 async function openProposal (body: Record<string, unknown> = {}) {
   const domain = await t.createDomain(registrar.key, body)
-  const res = await propose(domain.did)
+  const res = await propose(t, domain.did, compliance.key)
   expect(res.statusCode).toBe(201)
   return { did: domain.did, proposal: res.json() }
 }
@@ -72,14 +48,14 @@ describe('verification by governance', () => {
       verification: { proposalId: proposal.id, status: 'open' }
     })
 
-    expect((await vote(proposal.id, voters[0]!.key, 'yes')).json().tally).toEqual({
+    expect((await vote(t, proposal.id, voters[0]!.key, 'yes')).json().tally).toEqual({
       yes: 1,
       no: 0,
       abstain: 0,
       total: 1
     })
-    expect((await vote(proposal.id, voters[1]!.key, 'no')).json().status).toBe('open')
-    const passing = await vote(proposal.id, voters[2]!.key, 'yes')
+    expect((await vote(t, proposal.id, voters[1]!.key, 'no')).json().status).toBe('open')
+    const passing = await vote(t, proposal.id, voters[2]!.key, 'yes')
     expect(passing.statusCode).toBe(201)
     expect(passing.json()).toMatchObject({ status: 'passed', tally: { yes: 2, no: 1, abstain: 0, total: 3 } })
     expect(
@@ -111,10 +87,10 @@ describe('verification by governance', () => {
     expect(events[2]).toMatchObject({ actor: { kind: 'governance' }, proposalId: proposal.id })
     expect(events[2]!.reason).toContain('2 yes, 1 no, 0 abstain')
 
-    const late = await vote(proposal.id, voters[3]!.key, 'yes')
+    const late = await vote(t, proposal.id, voters[3]!.key, 'yes')
     expect(late.statusCode).toBe(409)
     expect(late.json().code).toBe('DOMAIN_PROPOSAL_CLOSED')
-    const again = await propose(did)
+    const again = await propose(t, did, compliance.key)
     expect(again.statusCode).toBe(409)
     expect(again.json().code).toBe('DOMAIN_STATE_CONFLICT')
   })
@@ -122,7 +98,7 @@ describe('verification by governance', () => {
   it('does not pass below the threshold, and rejects when the period ends', async () => {
     const { did, proposal } = await openProposal()
     for (const [i, choice] of ['yes', 'no', 'no', 'yes', 'abstain'].entries()) {
-      expect((await vote(proposal.id, voters[i]!.key, choice)).statusCode).toBe(201)
+      expect((await vote(t, proposal.id, voters[i]!.key, choice)).statusCode).toBe(201)
     }
     expect(await getProposal(proposal.id)).toMatchObject({
       status: 'open',
@@ -141,30 +117,30 @@ describe('verification by governance', () => {
       actor: { kind: 'governance' },
       at: proposal.deadline
     })
-    const late = await vote(proposal.id, voters[6]!.key, 'yes')
+    const late = await vote(t, proposal.id, voters[6]!.key, 'yes')
     expect(late.statusCode).toBe(409)
   })
 
   it('rejects when the quorum is never reached, then accepts a new proposal', async () => {
     const { did, proposal } = await openProposal()
-    await vote(proposal.id, voters[0]!.key, 'yes')
-    await vote(proposal.id, voters[1]!.key, 'yes')
+    await vote(t, proposal.id, voters[0]!.key, 'yes')
+    await vote(t, proposal.id, voters[1]!.key, 'yes')
     t.clock.advance(HOUR + 1)
     expect(await getDomain(did)).toMatchObject({
       status: 'rejected',
       verification: { proposalId: proposal.id, status: 'rejected' }
     })
-    const retry = await propose(did)
+    const retry = await propose(t, did, compliance.key)
     expect(retry.statusCode).toBe(201)
-    for (const v of voters.slice(0, 3)) await vote(retry.json().id, v.key, 'yes')
+    for (const v of voters.slice(0, 3)) await vote(t, retry.json().id, v.key, 'yes')
     expect(await getDomain(did)).toMatchObject({ status: 'verified', usable: true })
   })
 
   it('counts abstentions towards the quorum but not the threshold', async () => {
     const { did, proposal } = await openProposal()
-    await vote(proposal.id, voters[0]!.key, 'abstain')
-    await vote(proposal.id, voters[1]!.key, 'abstain')
-    expect((await vote(proposal.id, voters[2]!.key, 'yes')).json().status).toBe('passed')
+    await vote(t, proposal.id, voters[0]!.key, 'abstain')
+    await vote(t, proposal.id, voters[1]!.key, 'abstain')
+    expect((await vote(t, proposal.id, voters[2]!.key, 'yes')).json().status).toBe('passed')
     expect((await getDomain(did)).status).toBe('verified')
   })
 
@@ -181,7 +157,7 @@ describe('verification by governance', () => {
 
   it('expires a verified domain when validUntil passes', async () => {
     const { did, proposal } = await openProposal({ validUntil: t.clock.at(3 * HOUR) })
-    for (const v of voters.slice(0, 3)) await vote(proposal.id, v.key, 'yes')
+    for (const v of voters.slice(0, 3)) await vote(t, proposal.id, v.key, 'yes')
     expect(await getDomain(did)).toMatchObject({ status: 'verified', usable: true })
     t.clock.advance(3 * HOUR)
     expect(await getDomain(did)).toMatchObject({ status: 'expired', verified: true, usable: false })
@@ -192,7 +168,7 @@ describe('verification by governance', () => {
       toStatus: 'expired',
       actor: { kind: 'system' }
     })
-    expect((await propose(did)).statusCode).toBe(409)
+    expect((await propose(t, did, compliance.key)).statusCode).toBe(409)
     const frozen = await t.app.inject({
       method: 'GET',
       url: `/v1/domains?status=expired&controller=${registrar.account}&limit=100`,
@@ -203,11 +179,11 @@ describe('verification by governance', () => {
 
   it('cancels the open proposal of a domain that expires during the vote', async () => {
     const { did, proposal } = await openProposal({ validUntil: t.clock.at(HOUR / 2) })
-    await vote(proposal.id, voters[0]!.key, 'yes')
+    await vote(t, proposal.id, voters[0]!.key, 'yes')
     t.clock.advance(HOUR / 2)
     expect(await getProposal(proposal.id)).toMatchObject({ status: 'cancelled' })
     expect((await getDomain(did)).status).toBe('expired')
-    expect((await vote(proposal.id, voters[1]!.key, 'yes')).statusCode).toBe(409)
+    expect((await vote(t, proposal.id, voters[1]!.key, 'yes')).statusCode).toBe(409)
   })
 
   it('renews an expired domain to draft when a controller sets a new validUntil', async () => {
@@ -226,7 +202,7 @@ describe('verification by governance', () => {
 
   it('is not usable before validFrom even when verified', async () => {
     const { did, proposal } = await openProposal({ validFrom: t.clock.at(2 * HOUR) })
-    for (const v of voters.slice(0, 3)) await vote(proposal.id, v.key, 'yes')
+    for (const v of voters.slice(0, 3)) await vote(t, proposal.id, v.key, 'yes')
     expect(await getDomain(did)).toMatchObject({ status: 'verified', usable: false })
     t.clock.advance(2 * HOUR)
     expect(await getDomain(did)).toMatchObject({ status: 'verified', usable: true })
@@ -242,8 +218,8 @@ describe('verification by governance', () => {
 
   it('answers 409 to a second vote by the same key', async () => {
     const { proposal } = await openProposal()
-    expect((await vote(proposal.id, voters[0]!.key, 'yes')).statusCode).toBe(201)
-    const second = await vote(proposal.id, voters[0]!.key, 'no')
+    expect((await vote(t, proposal.id, voters[0]!.key, 'yes')).statusCode).toBe(201)
+    const second = await vote(t, proposal.id, voters[0]!.key, 'no')
     expect(second.statusCode).toBe(409)
     expect(second.json()).toMatchObject({ statusCode: 409, error: 'Conflict', code: 'DOMAIN_ALREADY_VOTED' })
     expect((await getProposal(proposal.id)).tally).toEqual({ yes: 1, no: 0, abstain: 0, total: 1 })
@@ -251,7 +227,7 @@ describe('verification by governance', () => {
 
   it('passes exactly once under concurrent votes', async () => {
     const { did, proposal } = await openProposal()
-    const results = await Promise.all(voters.map(async (v) => await vote(proposal.id, v.key, 'yes')))
+    const results = await Promise.all(voters.map(async (v) => await vote(t, proposal.id, v.key, 'yes')))
     const accepted = results.filter((r) => r.statusCode === 201)
     expect(accepted).toHaveLength(3)
     expect(results.filter((r) => r.statusCode === 409).every((r) => r.json().code === 'DOMAIN_PROPOSAL_CLOSED')).toBe(
@@ -263,29 +239,29 @@ describe('verification by governance', () => {
 
   it('enforces roles: only compliance proposes, only voters vote', async () => {
     const domain = await t.createDomain(registrar.key)
-    const byRegistrar = await propose(domain.did, registrar.key)
+    const byRegistrar = await propose(t, domain.did, registrar.key)
     expect(byRegistrar.statusCode).toBe(403)
     expect(byRegistrar.json().code).toBe('DOMAIN_FORBIDDEN')
     const { proposal } = await openProposal()
-    const byCompliance = await vote(proposal.id, compliance.key, 'yes')
+    const byCompliance = await vote(t, proposal.id, compliance.key, 'yes')
     expect(byCompliance.statusCode).toBe(403)
   })
 
   it('validates proposals and votes', async () => {
     const domain = await t.createDomain(registrar.key)
-    expect((await propose(domain.did, compliance.key, {})).statusCode).toBe(400)
-    expect((await propose(domain.did, compliance.key, { evidence: 'not a uri' })).statusCode).toBe(400)
-    expect((await propose('did:ixo:entity:00000000000000000000000000000000')).statusCode).toBe(404)
+    expect((await propose(t, domain.did, compliance.key, {})).statusCode).toBe(400)
+    expect((await propose(t, domain.did, compliance.key, { evidence: 'not a uri' })).statusCode).toBe(400)
+    expect((await propose(t, 'did:ixo:entity:00000000000000000000000000000000', compliance.key)).statusCode).toBe(404)
     const { proposal } = await openProposal()
-    expect((await vote(proposal.id, voters[0]!.key, 'maybe')).statusCode).toBe(400)
-    const unknown = await vote('00000000-0000-4000-8000-000000000000', voters[0]!.key, 'yes')
+    expect((await vote(t, proposal.id, voters[0]!.key, 'maybe')).statusCode).toBe(400)
+    const unknown = await vote(t, '00000000-0000-4000-8000-000000000000', voters[0]!.key, 'yes')
     expect(unknown.statusCode).toBe(404)
     expect(unknown.json().code).toBe('DOMAIN_PROPOSAL_NOT_FOUND')
   })
 
   it('refuses a second open proposal and cancels the open one on deactivation', async () => {
     const { did, proposal } = await openProposal()
-    expect((await propose(did)).statusCode).toBe(409)
+    expect((await propose(t, did, compliance.key)).statusCode).toBe(409)
     const res = await t.app.inject({
       method: 'POST',
       url: `/v1/domains/${did}/deactivate`,
@@ -296,6 +272,6 @@ describe('verification by governance', () => {
       status: 'cancelled',
       outcomeReason: 'the domain was deactivated'
     })
-    expect((await vote(proposal.id, voters[0]!.key, 'yes')).statusCode).toBe(409)
+    expect((await vote(t, proposal.id, voters[0]!.key, 'yes')).statusCode).toBe(409)
   })
 })

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ADMIN_KEY, randomAccount, startApp, type TestApp } from '../helper.ts'
+import { issueGovernance, verifiedDomain, type Governance } from '../governance.ts'
+import { ADMIN_KEY, startApp, type TestApp } from '../helper.ts'
 import { captureLogs } from '@impact/service-kit/testing'
-import { startReceiver, verifySignature, waitFor } from '../webhook-receiver.ts'
+import { hookedReceiver, registerHook, startReceiver, verifySignature, waitFor } from '../webhook-receiver.ts'
 
 /** Short backoff so outages and retries take milliseconds. */
 const FAST = {
@@ -13,29 +14,20 @@ const FAST = {
 
 const logs = captureLogs()
 let t: TestApp
-let registrar: { key: string }
-let compliance: { key: string }
-let voters: Array<{ key: string }>
+let keys: Governance
 
 beforeAll(async () => {
   t = await startApp({ ...FAST, LOG_LEVEL: 'info' }, { logStream: logs.stream })
-  registrar = await t.issueKey(['registrar'], randomAccount())
-  compliance = await t.issueKey(['compliance'])
-  voters = await Promise.all([0, 1, 2].map(async () => await t.issueKey(['voter'])))
+  keys = await issueGovernance(t)
 }, 60_000)
 afterAll(async () => { await t?.close() })
 
 const admin = () => t.auth(ADMIN_KEY)
 
-async function register (payload: Record<string, unknown>) {
-  const res = await t.app.inject({ method: 'POST', url: '/v1/webhooks', headers: admin(), payload })
-  expect(res.statusCode, res.body).toBe(201)
-  return res.json() as { id: string, secret: string, url: string, events: string[] }
-}
-
-const deliveries = async (hookId: string, query = '') =>
-  (await t.app.inject({ method: 'GET', url: `/v1/webhooks/${hookId}/deliveries?limit=100${query}`, headers: admin() }))
-    .json().items as Array<Record<string, any>>
+const deliveries = async (hookId: string, query = '', app = t) =>
+  (await app.app.inject({
+    method: 'GET', url: `/v1/webhooks/${hookId}/deliveries?limit=100${query}`, headers: app.auth(ADMIN_KEY)
+  })).json().items as Array<Record<string, any>>
 
 /** The first `count` events of a domain as the feed has them (polled: the feed shows settled writes only). */
 async function feedOf (did: string, count: number) {
@@ -54,30 +46,7 @@ async function feedOf (did: string, count: number) {
   return items
 }
 
-async function verifyDomain () {
-  const domain = await t.createDomain(registrar.key)
-  await t.app.inject({
-    method: 'PATCH',
-    url: `/v1/domains/${domain.did}`,
-    headers: t.auth(registrar.key),
-    payload: { metadata: { name: 'Stoves II' } }
-  })
-  const proposal = await t.app.inject({
-    method: 'POST',
-    url: `/v1/domains/${domain.did}/verification-proposals`,
-    headers: t.auth(compliance.key),
-    payload: { evidence: 'https://evidence.example/visit' }
-  })
-  for (const voter of voters) {
-    await t.app.inject({
-      method: 'POST',
-      url: `/v1/verification-proposals/${proposal.json().id}/votes`,
-      headers: t.auth(voter.key),
-      payload: { vote: 'yes' }
-    })
-  }
-  return domain.did
-}
+const verifyDomain = async () => await verifiedDomain(t, keys)
 
 describe('POST /v1/webhooks and the hook routes', () => {
   it('registers a hook, returns its secret once, lists, reads and deletes it', async () => {
@@ -117,14 +86,14 @@ describe('POST /v1/webhooks and the hook routes', () => {
     const registrarTry = await t.app.inject({
       method: 'POST',
       url: '/v1/webhooks',
-      headers: t.auth(registrar.key),
+      headers: t.auth(keys.registrar.key),
       payload
     })
     expect(registrarTry.statusCode).toBe(403)
     expect(registrarTry.json().code).toBe('DOMAIN_FORBIDDEN')
     expect((await t.app.inject({ method: 'POST', url: '/v1/webhooks', payload })).statusCode).toBe(401)
     expect(
-      (await t.app.inject({ method: 'GET', url: '/v1/webhooks', headers: t.auth(voters[0]!.key) })).statusCode
+      (await t.app.inject({ method: 'GET', url: '/v1/webhooks', headers: t.auth(keys.voters[0]!.key) })).statusCode
     ).toBe(403)
   })
 
@@ -148,125 +117,93 @@ describe('POST /v1/webhooks and the hook routes', () => {
 
 describe('webhook deliveries', () => {
   it('delivers each event once, signed, with its feed id and body', async () => {
-    const receiver = await startReceiver()
-    try {
-      const hook = await register({ url: receiver.url, events: ['*'] })
-      const did = await verifyDomain()
-      const events = await feedOf(did, 7)
-      expect(events.map((e) => e.event)).toEqual([
-        'created',
-        'updated',
-        'verification_proposed',
-        'vote_cast',
-        'vote_cast',
-        'vote_cast',
-        'verified'
-      ])
-      await waitFor(() => events.every((e) => receiver.eventIds().includes(e.id)), 'every event')
-      for (const event of events) {
-        const got = receiver.received.filter((r) => r.headers['x-event-id'] === event.id)
-        expect(got).toHaveLength(1)
-        expect(verifySignature(hook.secret, got[0]!)).toBe(true)
-        expect(verifySignature('whsec_another-secret-entirely-000000', got[0]!)).toBe(false)
-        expect(got[0]!.headers['x-event-type']).toBe(event.event)
-        expect(JSON.parse(got[0]!.body)).toEqual(event)
-      }
-      const ours = async () => (await deliveries(hook.id)).filter((d) => events.some((e) => e.id === d.eventId))
-      await waitFor(
-        async () => (await ours()).every((d) => d.status === 'delivered'),
-        'the log to record every delivery'
-      )
-      expect((await ours()).map((d) => [d.status, d.attempts, d.lastStatusCode])).toEqual(
-        events.map(() => ['delivered', 1, 204])
-      )
-      await t.app.inject({ method: 'DELETE', url: `/v1/webhooks/${hook.id}`, headers: admin() })
-    } finally {
-      await receiver.shut()
+    const { receiver, hook } = await hookedReceiver(t, { events: ['*'] })
+    const did = await verifyDomain()
+    const events = await feedOf(did, 7)
+    expect(events.map((e) => e.event)).toEqual([
+      'created',
+      'updated',
+      'verification_proposed',
+      'vote_cast',
+      'vote_cast',
+      'vote_cast',
+      'verified'
+    ])
+    await waitFor(() => events.every((e) => receiver.eventIds().includes(e.id)), 'every event')
+    for (const event of events) {
+      const got = receiver.received.filter((r) => r.headers['x-event-id'] === event.id)
+      expect(got).toHaveLength(1)
+      expect(verifySignature(hook.secret, got[0]!)).toBe(true)
+      expect(verifySignature('whsec_another-secret-entirely-000000', got[0]!)).toBe(false)
+      expect(got[0]!.headers['x-event-type']).toBe(event.event)
+      expect(JSON.parse(got[0]!.body)).toEqual(event)
     }
+    const ours = async () => (await deliveries(hook.id)).filter((d) => events.some((e) => e.id === d.eventId))
+    await waitFor(
+      async () => (await ours()).every((d) => d.status === 'delivered'),
+      'the log to record every delivery'
+    )
+    expect((await ours()).map((d) => [d.status, d.attempts, d.lastStatusCode])).toEqual(
+      events.map(() => ['delivered', 1, 204])
+    )
   }, 60_000)
 
   it('delivers only the types a hook asked for', async () => {
-    const receiver = await startReceiver()
-    try {
-      const hook = await register({ url: receiver.url, events: ['verified'] })
-      const did = await verifyDomain()
-      const verified = (await feedOf(did, 7)).find((e) => e.event === 'verified')!
-      await waitFor(() => receiver.eventIds().includes(verified.id), 'the verified event')
-      await new Promise((resolve) => setTimeout(resolve, 200))
-      expect(receiver.received.map((r) => r.headers['x-event-type'])).toEqual(['verified'])
-      await t.app.inject({ method: 'DELETE', url: `/v1/webhooks/${hook.id}`, headers: admin() })
-    } finally {
-      await receiver.shut()
-    }
+    const { receiver } = await hookedReceiver(t, { events: ['verified'] })
+    const did = await verifyDomain()
+    const verified = (await feedOf(did, 7)).find((e) => e.event === 'verified')!
+    await waitFor(() => receiver.eventIds().includes(verified.id), 'the verified event')
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(receiver.received.map((r) => r.headers['x-event-type'])).toEqual(['verified'])
   }, 60_000)
 
   it('loses nothing while the receiver answers 503 or is down, and each event arrives once after dedupe', async () => {
-    const receiver = await startReceiver()
-    try {
-      const hook = await register({ url: receiver.url, events: ['*'] })
-      receiver.setUnavailable(true)
-      const first = await verifyDomain()
-      await waitFor(() => receiver.refused() >= 10, 'retries against the 503s')
-      await receiver.shut()
-      const second = await verifyDomain()
-      await waitFor(
-        async () => (await deliveries(hook.id)).some((d) => d.lastError !== null && d.attempts > 1),
-        'failed connections'
-      )
-      const pending = await deliveries(hook.id, '&status=pending')
-      expect(pending.length).toBeGreaterThan(0)
-      expect(pending.every((d) => d.nextAttemptAt !== null)).toBe(true)
+    const { receiver, hook } = await hookedReceiver(t, { events: ['*'] })
+    receiver.setUnavailable(true)
+    const first = await verifyDomain()
+    await waitFor(() => receiver.refused() >= 10, 'retries against the 503s')
+    await receiver.shut()
+    const second = await verifyDomain()
+    await waitFor(
+      async () => (await deliveries(hook.id)).some((d) => d.lastError !== null && d.attempts > 1),
+      'failed connections'
+    )
+    const pending = await deliveries(hook.id, '&status=pending')
+    expect(pending.length).toBeGreaterThan(0)
+    expect(pending.every((d) => d.nextAttemptAt !== null)).toBe(true)
 
-      receiver.setUnavailable(false)
-      await receiver.open()
-      const expected = [...await feedOf(first, 7), ...await feedOf(second, 7)].map((e) => e.id)
-      expect(expected).toHaveLength(14)
-      await waitFor(() => expected.every((id) => receiver.eventIds().includes(id)), 'every event after the outage')
-      expect(receiver.eventIds().sort()).toEqual([...expected].sort())
-      await waitFor(
-        async () => (await deliveries(hook.id)).every((d) => d.status === 'delivered'),
-        'the log to catch up'
-      )
-      const log = await deliveries(hook.id)
-      expect(log).toHaveLength(14)
-      const retried = log.find((d) => d.attempts > 2)!
-      const detail = (
-        await t.app.inject({ method: 'GET', url: `/v1/webhooks/${hook.id}/deliveries/${retried.id}`, headers: admin() })
-      ).json()
-      expect(detail.log.length).toBe(retried.attempts)
-      expect(detail.log.at(-1)).toMatchObject({ statusCode: 204, error: null })
-      expect(detail.log.slice(0, -1).every((a: { statusCode: number | null }) => a.statusCode !== 204)).toBe(true)
-      await t.app.inject({ method: 'DELETE', url: `/v1/webhooks/${hook.id}`, headers: admin() })
-    } finally {
-      await receiver.shut()
-    }
+    receiver.setUnavailable(false)
+    await receiver.open()
+    const expected = [...await feedOf(first, 7), ...await feedOf(second, 7)].map((e) => e.id)
+    expect(expected).toHaveLength(14)
+    await waitFor(() => expected.every((id) => receiver.eventIds().includes(id)), 'every event after the outage')
+    expect(receiver.eventIds().sort()).toEqual([...expected].sort())
+    await waitFor(
+      async () => (await deliveries(hook.id)).every((d) => d.status === 'delivered'),
+      'the log to catch up'
+    )
+    const log = await deliveries(hook.id)
+    expect(log).toHaveLength(14)
+    const retried = log.find((d) => d.attempts > 2)!
+    const detail = (
+      await t.app.inject({ method: 'GET', url: `/v1/webhooks/${hook.id}/deliveries/${retried.id}`, headers: admin() })
+    ).json()
+    expect(detail.log.length).toBe(retried.attempts)
+    expect(detail.log.at(-1)).toMatchObject({ statusCode: 204, error: null })
+    expect(detail.log.slice(0, -1).every((a: { statusCode: number | null }) => a.statusCode !== 204)).toBe(true)
   }, 60_000)
 
   it('marks a delivery failed after the attempt limit, and redelivers it on request', async () => {
     const limited = await startApp({ ...FAST, WEBHOOK_MAX_ATTEMPTS: '3' })
     const receiver = await startReceiver()
     try {
-      const hook = (
-        await limited.app.inject({
-          method: 'POST',
-          url: '/v1/webhooks',
-          headers: limited.auth(ADMIN_KEY),
-          payload: { url: receiver.url, events: ['created'] }
-        })
-      ).json()
+      const hook = await registerHook(limited, { url: receiver.url, events: ['created'] })
       receiver.setUnavailable(true)
       const owner = await limited.issueKey(['registrar'])
       await limited.createDomain(owner.key)
-      const list = async () =>
-        (
-          await limited.app.inject({
-            method: 'GET',
-            url: `/v1/webhooks/${hook.id}/deliveries`,
-            headers: limited.auth(ADMIN_KEY)
-          })
-        ).json().items
+      const list = async () => await deliveries(hook.id, '', limited)
       await waitFor(async () => (await list())[0]?.status === 'failed', 'the delivery to fail')
-      const [failed] = await list()
+      const failed = (await list())[0]!
       expect(failed).toMatchObject({ status: 'failed', attempts: 3, lastStatusCode: 503, nextAttemptAt: null })
       expect(receiver.refused()).toBe(3)
 
@@ -307,20 +244,15 @@ describe('webhook deliveries', () => {
 
   it('never writes a secret to the logs', async () => {
     const secret = 'my-own-signing-secret-0123456789'
-    const receiver = await startReceiver()
-    try {
-      const hook = await register({ url: receiver.url, events: ['created'], secret })
-      const domain = await t.createDomain(registrar.key)
-      const created = (await feedOf(domain.did, 1))[0]!
-      await waitFor(() => receiver.eventIds().includes(created.id), 'the created event')
-      expect(verifySignature(secret, receiver.received.find((r) => r.headers['x-event-id'] === created.id)!)).toBe(true)
-      await t.app.inject({ method: 'DELETE', url: `/v1/webhooks/${hook.id}`, headers: admin() })
-      expect(logs.text()).toContain('/v1/webhooks')
-      expect(logs.text()).not.toContain(secret)
-      expect(logs.text()).not.toContain('whsec_')
-    } finally {
-      await receiver.shut()
-    }
+    const { receiver, hook } = await hookedReceiver(t, { events: ['created'], secret })
+    const domain = await t.createDomain(keys.registrar.key)
+    const created = (await feedOf(domain.did, 1))[0]!
+    await waitFor(() => receiver.eventIds().includes(created.id), 'the created event')
+    expect(verifySignature(secret, receiver.received.find((r) => r.headers['x-event-id'] === created.id)!)).toBe(true)
+    await t.app.inject({ method: 'DELETE', url: `/v1/webhooks/${hook.id}`, headers: admin() })
+    expect(logs.text()).toContain('/v1/webhooks')
+    expect(logs.text()).not.toContain(secret)
+    expect(logs.text()).not.toContain('whsec_')
   }, 60_000)
 })
 

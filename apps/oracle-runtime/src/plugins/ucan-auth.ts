@@ -32,6 +32,13 @@ export function headerCredentials (request: FastifyRequest): Credentials {
   }
 }
 
+/** The DID the auth hook established for this request (protected routes only). */
+export function callerDid (request: FastifyRequest): string {
+  // Only a route wrongly left public gets here unauthenticated: refuse it rather than query for nobody.
+  if (request.auth === null) throw new UcanMissingError()
+  return request.auth.did
+}
+
 const FAILURES = {
   missing: UcanMissingError,
   invalid_invocation: UcanInvalidInvocationError,

@@ -8,6 +8,14 @@ export const SECURITY: Array<Record<string, string[]>> = [
 
 export const AUTH_ERRORS = { 401: Type.Ref('ErrorBody') }
 
+/**
+ * The schema of a route behind UCAN auth: its tag, the security above and the 401 every such route
+ * may answer, so the route itself states only what is its own.
+ */
+export function protectedSchema<S extends { summary: string, response: object }> (tag: string, schema: S) {
+  return { tags: [tag], security: SECURITY, ...schema, response: { ...schema.response, ...AUTH_ERRORS } }
+}
+
 export const SECURITY_SCHEMES = {
   ucanInvocation: {
     type: 'http' as const,

@@ -1,23 +1,14 @@
 import { Type } from '@sinclair/typebox'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigError } from '@impact/service-kit'
-import type { PluginDefinition } from '../../src/app.ts'
-import { createHarness, type Harness, type TestUser } from '../support/harness.ts'
+import { createHarness, testPlugin, type Harness, type TestUser } from '../support/harness.ts'
 
 const ADMIN = 'operator-token-0123456789'
 const admin = { authorization: `Bearer ${ADMIN}` }
 
-const probePlugin: PluginDefinition = {
+const probePlugin = testPlugin({
   name: 'probe',
   description: 'Test plugin: reports who is calling and contributes a tool, a public route and state',
-  attributes: {
-    visibility: 'hidden',
-    stability: 'experimental',
-    category: 'tools',
-    defaultEnabled: true,
-    dependencies: ['user-preferences'],
-    requiredEnv: []
-  },
   setup: () => ({
     tools: [
       {
@@ -39,15 +30,13 @@ const probePlugin: PluginDefinition = {
     },
     loadState: async () => ({ prompt: 'Probe state: loaded before the agent ran.' })
   })
-}
+}, { dependencies: ['user-preferences'] })
 
 describe('plugins', () => {
   let h: Harness
   let user: TestUser
-  const say = async (u: TestUser, sessionId: string, message: string, app = h.app) =>
-    (
-      await app.inject({ method: 'POST', url: `/messages/${sessionId}`, headers: u.headers, payload: { message } })
-    ).json()
+  const say = async (u: TestUser, sessionId: string, message: string, on = h) =>
+    (await on.send(u.headers, sessionId, message)).json()
 
   beforeAll(async () => {
     h = await createHarness(
@@ -99,7 +88,7 @@ describe('plugins', () => {
         expect((await off.app.inject({ method: 'GET', url: '/user-preferences', headers: u.headers })).statusCode).toBe(
           404
         )
-        const reply = await say(u, await off.newSession(u.headers), 'call me Sam', off.app)
+        const reply = await say(u, await off.newSession(u.headers), 'call me Sam', off)
         expect(reply.message.content).toContain('You said')
         expect(off.runtime.pluginDecisions).toContainEqual({
           name: 'user-preferences',

@@ -3,6 +3,8 @@ import type { AppOptions } from '@impact/oracle-runtime'
 import { OracleClient, type OracleClientOptions } from '../../src/index.ts'
 import { createHarness, type Harness } from '../../../../apps/oracle-runtime/test/support/harness.ts'
 
+export { createHarness, testPlugin, type Harness } from '../../../../apps/oracle-runtime/test/support/harness.ts'
+
 export interface RealRuntime {
   app: Harness['app']
   baseUrl: string
@@ -53,9 +55,9 @@ export async function testUser (lifetimes: { delegation?: number, invocation?: n
   }
 }
 
-/** A client of `runtime` signed in as `user` (invocation auth), with any other options. */
-export const clientFor = (runtime: RealRuntime, user: TestUser, extra: Partial<OracleClientOptions> = {}) =>
-  new OracleClient({
+/** An OracleClient of `user` for `runtime`, signing with the user's callbacks unless `extra` says otherwise. */
+export function clientFor (runtime: RealRuntime, user: TestUser, extra: Partial<OracleClientOptions> = {}) {
+  return new OracleClient({
     baseUrl: runtime.baseUrl,
     oracleDid: runtime.oracleDid,
     userDid: user.did,
@@ -63,6 +65,14 @@ export const clientFor = (runtime: RealRuntime, user: TestUser, extra: Partial<O
     createInvocation: user.createInvocation,
     ...extra
   })
+}
+
+/** A client of `user` (a new one by default) with a fresh session of its own. */
+export async function withSession (runtime: RealRuntime, extra: Partial<OracleClientOptions> = {}, user?: TestUser) {
+  const owner = user ?? await testUser()
+  const client = clientFor(runtime, owner, extra)
+  return { user: owner, client, sessionId: (await client.createSession()).sessionId }
+}
 
 /** A fetch that records what was sent (method, path, headers) and passes everything to the real one. */
 export function recordingFetch () {

@@ -11,10 +11,11 @@ import type { Kysely } from 'kysely'
 import type { Config } from '../../config.ts'
 import { deleteDelegation, findDelegation, upsertDelegation } from '../../db/repositories/delegations.ts'
 import { DelegationForbiddenError, DelegationInvalidError } from '../../errors.ts'
+import { callerDid } from '../../plugins/ucan-auth.ts'
 import { delegationPolicyDetail } from '../../services/authenticate.ts'
 import type { Revocation, Revocations } from '../../services/revocations.ts'
 import type { DB } from '../../db/types.ts'
-import { AUTH_ERRORS, SECURITY } from '../../schemas/security.ts'
+import { protectedSchema } from '../../schemas/security.ts'
 
 const REASONS: Record<string, string> = {
   malformed: 'not a base64 UCAN delegation',
@@ -45,18 +46,15 @@ export const delegationRoutes: FastifyPluginAsyncTypebox<DelegationRoutesOptions
   const { db, verifier, revocations, config } = options
 
   app.post('/delegation', {
-    schema: {
-      tags: ['delegation'],
+    schema: protectedSchema('delegation', {
       summary: 'Store the caller\'s delegation to this oracle (issuer, audience and expiry are read from the token)',
-      security: SECURITY,
       body: StoreDelegationSchema,
       response: {
         200: StoreDelegationReplySchema,
         400: Type.Ref('ErrorBody'),
-        403: Type.Ref('ErrorBody'),
-        ...AUTH_ERRORS
+        403: Type.Ref('ErrorBody')
       }
-    }
+    })
   }, async (request) => {
     const verdict = await verifier.verifyDelegation(request.body.raw)
     if (verdict.error !== undefined) {
@@ -64,20 +62,18 @@ export const delegationRoutes: FastifyPluginAsyncTypebox<DelegationRoutesOptions
       const policy = delegationPolicyDetail(reason, config.UCAN_DELEGATION_MAX_TTL_SECONDS)
       throw new DelegationInvalidError(REASONS[reason] ?? policy ?? 'rejected')
     }
-    if (verdict.ok.issuer !== request.auth?.did) throw new DelegationForbiddenError()
+    if (verdict.ok.issuer !== callerDid(request)) throw new DelegationForbiddenError()
     await upsertDelegation(db, request.body.raw, verdict.ok)
     return { ok: true as const, expiration: verdict.ok.expiration }
   })
 
   app.get('/delegation', {
-    schema: {
-      tags: ['delegation'],
+    schema: protectedSchema('delegation', {
       summary: 'Whether the caller has a valid stored delegation',
-      security: SECURITY,
-      response: { 200: DelegationStatusSchema, ...AUTH_ERRORS }
-    }
+      response: { 200: DelegationStatusSchema }
+    })
   }, async (request) => {
-    const stored = await findDelegation(db, request.auth?.did as string)
+    const stored = await findDelegation(db, callerDid(request))
     if (stored === undefined) return { authorized: false }
     return {
       authorized: stored.expiration > Date.now() / 1000,
@@ -87,14 +83,12 @@ export const delegationRoutes: FastifyPluginAsyncTypebox<DelegationRoutesOptions
   })
 
   app.delete('/delegation', {
-    schema: {
-      tags: ['delegation'],
+    schema: protectedSchema('delegation', {
       summary: 'Revoke the caller\'s delegation: the stored one and the one sent with this request',
-      security: SECURITY,
-      response: { 200: RevokeReplySchema, ...AUTH_ERRORS }
-    }
+      response: { 200: RevokeReplySchema }
+    })
   }, async (request) => {
-    const did = request.auth?.did as string
+    const did = callerDid(request)
     const revoked: Revocation[] = []
     const stored = await findDelegation(db, did)
     if (stored !== undefined) revoked.push({ cid: stored.cid, did, expiration: stored.expiration })

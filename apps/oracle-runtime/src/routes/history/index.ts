@@ -3,13 +3,13 @@ import { decodeCursor, encodeCursor, HistoryPageSchema, HistoryQuerySchema, RunR
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import type { Kysely } from 'kysely'
 import { historyPage, toDto } from '../../db/repositories/messages.ts'
-import { findSession } from '../../db/repositories/sessions.ts'
-import { CursorConflictError, InvalidCursorError, SessionNotFoundError } from '../../errors.ts'
+import { CursorConflictError, InvalidCursorError } from '../../errors.ts'
 import { SessionIdParamsSchema } from '../../schemas/session-params.ts'
-import { AUTH_ERRORS, SECURITY } from '../../schemas/security.ts'
+import { protectedSchema } from '../../schemas/security.ts'
 import type { DB } from '../../db/types.ts'
 import type { Approvals } from '../../services/approvals.ts'
 import type { OracleIdentity } from '../../services/oracle-identity.ts'
+import { callersSession } from '../callers-session.ts'
 
 function cursorSeq (cursor: string | undefined): number | undefined {
   if (cursor === undefined) return undefined
@@ -30,20 +30,17 @@ export interface HistoryRoutesOptions {
 export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = async (app, options) => {
   const { db, identity, approvals } = options
   app.get('/sessions/:id/messages', {
-    schema: {
-      tags: ['messages'],
+    schema: protectedSchema('messages', {
       summary: 'A page of history by turns: newest first page, then `before=prevCursor` for older, ' +
         '`after=nextCursor` for newer; `pendingApprovals` lists the tool calls waiting for the user',
-      security: SECURITY,
       params: SessionIdParamsSchema,
       querystring: HistoryQuerySchema,
-      response: { 200: HistoryPageSchema, 400: Type.Ref('ErrorBody'), 404: Type.Ref('ErrorBody'), ...AUTH_ERRORS }
-    }
+      response: { 200: HistoryPageSchema, 400: Type.Ref('ErrorBody'), 404: Type.Ref('ErrorBody') }
+    })
   }, async (request) => {
     const { limit, before, after } = request.query
     if (before !== undefined && after !== undefined) throw new CursorConflictError()
-    const session = await findSession(db, request.auth?.did as string, request.params.id, identity.did)
-    if (session === undefined) throw new SessionNotFoundError()
+    const session = await callersSession(db, identity.did, request, request.params.id)
     const beforeSeq = cursorSeq(before)
     const afterSeq = cursorSeq(after)
     const [page, pendingApprovals] = await Promise.all([
@@ -65,16 +62,13 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
   })
 
   app.get('/sessions/:id/run', {
-    schema: {
-      tags: ['messages'],
+    schema: protectedSchema('messages', {
       summary: 'The session\'s active durable run: always null (this runtime streams each answer on its request)',
-      security: SECURITY,
       params: SessionIdParamsSchema,
-      response: { 200: RunReplySchema, 404: Type.Ref('ErrorBody'), ...AUTH_ERRORS }
-    }
+      response: { 200: RunReplySchema, 404: Type.Ref('ErrorBody') }
+    })
   }, async (request) => {
-    const session = await findSession(db, request.auth?.did as string, request.params.id, identity.did)
-    if (session === undefined) throw new SessionNotFoundError()
+    await callersSession(db, identity.did, request, request.params.id)
     return { run: null }
   })
 }

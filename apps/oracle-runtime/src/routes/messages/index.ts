@@ -21,13 +21,15 @@ import {
   UpstreamFailedError
 } from '../../errors.ts'
 import { SessionParamsSchema } from '../../schemas/session-params.ts'
-import { AUTH_ERRORS, SECURITY } from '../../schemas/security.ts'
+import { protectedSchema } from '../../schemas/security.ts'
 import type { DB } from '../../db/types.ts'
 import type { Approvals } from '../../services/approvals.ts'
 import type { EventBus, RuntimeEventName } from '../../services/event-bus.ts'
 import type { OracleIdentity } from '../../services/oracle-identity.ts'
 import type { TurnRegistry } from '../../services/turn-registry.ts'
 import { CONTEXT_MESSAGES, type ExecuteTurn } from '../../services/turn-service.ts'
+import { callerDid } from '../../plugins/ucan-auth.ts'
+import { callersSession } from '../callers-session.ts'
 import { openSse } from './sse.ts'
 
 /** Events an SSE client understands (oracle-wire §3.2); the socket-only ones stay on the bus. */
@@ -70,11 +72,9 @@ export const messageRoutes: FastifyPluginAsyncTypebox<MessageRoutesOptions> = as
   const { db, identity, config, models, turns, bus, executeTurn, approvals } = options
 
   app.post('/messages/:sessionId', {
-    schema: {
-      tags: ['messages'],
+    schema: protectedSchema('messages', {
       summary: 'Send a message: a JSON reply, or with `stream: true` an SSE stream ' +
         '(message, reasoning, tool_call, action_call, error, done)',
-      security: SECURITY,
       params: SessionParamsSchema,
       body: SendMessageSchema,
       response: {
@@ -83,12 +83,11 @@ export const messageRoutes: FastifyPluginAsyncTypebox<MessageRoutesOptions> = as
         402: PaymentRequiredSchema,
         404: Type.Ref('ErrorBody'),
         409: Type.Ref('ErrorBody'),
-        502: Type.Ref('ErrorBody'),
-        ...AUTH_ERRORS
+        502: Type.Ref('ErrorBody')
       }
-    }
+    })
   }, async (request, reply) => {
-    const did = request.auth?.did as string
+    const did = callerDid(request)
     const { sessionId } = request.params
     const body: SendMessage = request.body
     const model = body.model ?? models[0] as string
@@ -194,16 +193,13 @@ export const messageRoutes: FastifyPluginAsyncTypebox<MessageRoutesOptions> = as
   })
 
   app.get('/messages/:sessionId', {
-    schema: {
-      tags: ['messages'],
+    schema: protectedSchema('messages', {
       summary: 'The whole transcript of a session (legacy history; newest 1000 messages) and its pending approvals',
-      security: SECURITY,
       params: SessionParamsSchema,
-      response: { 200: LegacyHistorySchema, 404: Type.Ref('ErrorBody'), ...AUTH_ERRORS }
-    }
+      response: { 200: LegacyHistorySchema, 404: Type.Ref('ErrorBody') }
+    })
   }, async (request) => {
-    const session = await findSession(db, request.auth?.did as string, request.params.sessionId, identity.did)
-    if (session === undefined) throw new SessionNotFoundError()
+    const session = await callersSession(db, identity.did, request, request.params.sessionId)
     const [messages, pendingApprovals] = await Promise.all([
       recentMessages(db, session.sessionId, LEGACY_HISTORY_LIMIT),
       approvals.pending(session.sessionId)
@@ -212,17 +208,13 @@ export const messageRoutes: FastifyPluginAsyncTypebox<MessageRoutesOptions> = as
   })
 
   app.post('/messages/abort', {
-    schema: {
-      tags: ['messages'],
+    schema: protectedSchema('messages', {
       summary: 'Abort the caller\'s in-flight answer in a session, on whichever replica it runs',
-      security: SECURITY,
       body: AbortBodySchema,
-      response: { 200: AbortReplySchema, 400: Type.Ref('ErrorBody'), 404: Type.Ref('ErrorBody'), ...AUTH_ERRORS }
-    }
+      response: { 200: AbortReplySchema, 400: Type.Ref('ErrorBody'), 404: Type.Ref('ErrorBody') }
+    })
   }, async (request) => {
-    const did = request.auth?.did as string
-    const session = await findSession(db, did, request.body.sessionId, identity.did)
-    if (session === undefined) throw new SessionNotFoundError()
-    return { success: await turns.abort(session.sessionId, did) }
+    const session = await callersSession(db, identity.did, request, request.body.sessionId)
+    return { success: await turns.abort(session.sessionId, callerDid(request)) }
   })
 }

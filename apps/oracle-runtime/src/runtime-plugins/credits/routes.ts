@@ -6,6 +6,7 @@ import type { Config } from '../../config.ts'
 import { addCredits, ensureAccount, outstandingClaims, settleClaim } from '../../db/repositories/credits.ts'
 import type { DB } from '../../db/types.ts'
 import { ClaimNotFoundError } from '../../errors.ts'
+import { callerDid } from '../../plugins/ucan-auth.ts'
 
 const ClaimSchema = Type.Object({
   claimId: Type.String(),
@@ -46,7 +47,7 @@ export function creditRoutes (db: Kysely<DB>, config: Config) {
           response: { 200: AccountSchema, 401: Type.Ref('ErrorBody') }
         }
       },
-      async (request) => await account(request.auth?.did as string)
+      async (request) => await account(callerDid(request))
     )
 
     const operator = staticBearerGuard([config.CREDITS_ADMIN_TOKEN as string])

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { Nullable, SetPreferencesArgsSchema, UserPreferencesSchema, type UserPreferences } from '@impact/schemas'
 import { findPreferences, mergePreferences } from '../../db/repositories/preferences.ts'
+import { callerDid } from '../../plugins/ucan-auth.ts'
 import type { PluginContext, PluginDefinition } from '../types.ts'
 
 const CACHE_TTL_MS = 5 * 60_000
@@ -89,7 +90,7 @@ export const userPreferencesPlugin: PluginDefinition = {
             }
           },
           async (request, reply) => {
-            const preferences = await store.read(request.auth?.did as string)
+            const preferences = await store.read(callerDid(request))
             return await reply.type('application/json; charset=utf-8').send(preferences)
           }
         )

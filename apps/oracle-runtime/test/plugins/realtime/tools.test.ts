@@ -1,22 +1,13 @@
 import { Type } from '@sinclair/typebox'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
-import type { PluginDefinition } from '../../../src/app.ts'
-import { fileHarness, type TestUser } from '../../support/harness.ts'
+import { fileHarness, testPlugin, type TestUser } from '../../support/harness.ts'
 import { openStream, streamMessage } from '../../support/sse-client.ts'
 import { connectSocket, type TestSocket } from '../../support/socket-client.ts'
 
 /** A plugin whose server tool renders a component and reports a routing step, as real plugins do. */
-const chartPlugin: PluginDefinition = {
+const chartPlugin = testPlugin({
   name: 'test-charts',
   description: 'Renders charts in the client',
-  attributes: {
-    visibility: 'always',
-    stability: 'experimental',
-    category: 'tools',
-    defaultEnabled: true,
-    dependencies: [],
-    requiredEnv: []
-  },
   setup: () => ({
     tools: [
       {
@@ -36,7 +27,7 @@ const chartPlugin: PluginDefinition = {
       }
     ]
   })
-}
+}, { visibility: 'always' })
 
 const readPage = {
   name: 'read_page',

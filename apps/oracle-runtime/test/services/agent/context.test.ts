@@ -23,11 +23,7 @@ describe('the context sent to the model', () => {
   })
   let user: TestUser
   let id: string
-  const say = async (message: string) => {
-    const url = `/messages/${id}`
-    const res = await t.h.app.inject({ method: 'POST', url, headers: user.headers, payload: { message } })
-    expect(res.statusCode).toBe(200)
-  }
+  const say = async (message: string) => { expect((await t.h.send(user.headers, id, message)).statusCode).toBe(200) }
   const lastSent = () => t.llm.requests.at(-1)?.body.messages as Sent
 
   beforeAll(async () => {

@@ -1,0 +1,68 @@
+import type { TestApp } from './helper.ts'
+
+interface Keyed { key: string }
+
+export const EVIDENCE = 'ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi'
+export const PROPOSAL = { evidence: EVIDENCE, note: 'site visit done' }
+
+/** A registrar, a compliance officer and `voters` voters (three reach the test quorum), each on its own account. */
+export async function issueGovernance (t: TestApp, voters = 3) {
+  const registrar = await t.issueKey(['registrar'])
+  const compliance = await t.issueKey(['compliance'])
+  return {
+    registrar,
+    compliance,
+    voters: await Promise.all(Array.from({ length: voters }, async () => await t.issueKey(['voter'])))
+  }
+}
+
+export type Governance = Awaited<ReturnType<typeof issueGovernance>>
+
+/** Opens a verification proposal on `did`; the reply as sent, so a test can check a refusal too. */
+export const propose = async (t: TestApp, did: string, key: string, payload: object = PROPOSAL) => await t.app.inject({
+  method: 'POST', url: `/v1/domains/${did}/verification-proposals`, headers: t.auth(key), payload
+})
+
+/** Casts `choice` on proposal `id` as an API key or with other credentials (UCAN headers); the reply as sent. */
+export const vote = async (t: TestApp, id: string, as: string | Record<string, string>, choice = 'yes') =>
+  await t.app.inject({
+    method: 'POST',
+    url: `/v1/verification-proposals/${id}/votes`,
+    headers: typeof as === 'string' ? t.auth(as) : as,
+    payload: { vote: choice }
+  })
+
+/** Opens a proposal that must be accepted (as createDomain does for domains). */
+export async function createProposal (t: TestApp, did: string, key: string, payload: object = PROPOSAL) {
+  const res = await propose(t, did, key, payload)
+  if (res.statusCode !== 201) throw new Error(`proposing failed: ${res.body}`)
+  return res.json() as { id: string, [key: string]: unknown }
+}
+
+/** Casts a vote that must be accepted; the proposal as it stands after it. */
+export async function castVote (t: TestApp, id: string, key: string, choice = 'yes') {
+  const res = await vote(t, id, key, choice)
+  if (res.statusCode !== 201) throw new Error(`voting failed: ${res.body}`)
+  return res.json() as { status: string, [key: string]: unknown }
+}
+
+/** Proposes `did` and has every voter vote yes (three voters verify it); the proposal's id. */
+export async function voteThrough (t: TestApp, did: string, compliance: Keyed, voters: Keyed[]) {
+  const { id } = await createProposal(t, did, compliance.key)
+  for (const voter of voters) await castVote(t, id, voter.key)
+  return id
+}
+
+/** A new domain walked to verified: created, updated, proposed, three votes, verified (seven events). */
+export async function verifiedDomain (t: TestApp, keys: { registrar: Keyed, compliance: Keyed, voters: Keyed[] }) {
+  const domain = await t.createDomain(keys.registrar.key)
+  const update = await t.app.inject({
+    method: 'PATCH',
+    url: `/v1/domains/${domain.did}`,
+    headers: t.auth(keys.registrar.key),
+    payload: { metadata: { name: 'Stoves II' } }
+  })
+  if (update.statusCode !== 200) throw new Error(`updating the domain failed: ${update.body}`)
+  await voteThrough(t, domain.did, keys.compliance, keys.voters)
+  return domain.did
+}
