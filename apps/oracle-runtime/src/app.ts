@@ -1,4 +1,4 @@
-import { ChatSessionSchema, MessageDtoSchema } from '@impact/schemas'
+import { ChatSessionSchema, MessageDtoSchema, ToolApprovalSchema } from '@impact/schemas'
 import { createApp, type App } from '@impact/service-kit'
 import { rateLimitBudgets, registerRateLimits } from '@impact/service-kit/rate-limits'
 import { createSharedState, type SharedState } from '@impact/shared-state'
@@ -8,6 +8,7 @@ import { openAppDatabase } from './db/open.ts'
 import { RateLimitedError } from './errors.ts'
 import { REALTIME_PUBLIC_ROUTES, realtimePlugin } from './plugins/realtime/index.ts'
 import { ucanAuthPlugin } from './plugins/ucan-auth.ts'
+import { approvalRoutes } from './routes/approvals/index.ts'
 import { delegationRoutes } from './routes/delegation/index.ts'
 import { historyRoutes } from './routes/history/index.ts'
 import { messageRoutes } from './routes/messages/index.ts'
@@ -22,12 +23,14 @@ import type { ChatModel } from './services/agent/model.ts'
 import { createOfflineModel } from './services/agent/offline-model.ts'
 import { createOpenAiModel } from './services/agent/openai-model.ts'
 import { createProviderProbe } from './services/agent/provider-health.ts'
+import { createApprovals } from './services/approvals.ts'
 import { createClientToolPort } from './services/client-tools.ts'
 import { createRealtimeHub } from './services/realtime/hub.ts'
 import { createEventBus } from './services/event-bus.ts'
 import { loadOracleIdentity } from './services/oracle-identity.ts'
 import { createRevocations } from './services/revocations.ts'
 import { createTurnRegistry } from './services/turn-registry.ts'
+import { createTurnResumer } from './services/turn-resume.ts'
 import { createTurnService } from './services/turn-service.ts'
 
 export const APP_NAME = 'oracle-runtime'
@@ -157,6 +160,15 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
       timeouts: { browser: config.BROWSER_TOOL_TIMEOUT_MS, action: config.ACTION_TIMEOUT_MS }
     })
     const turns = createTurnRegistry(state, { ownerTtlMs: config.TURN_OWNER_TTL_MS })
+    const approvals = createApprovals({
+      db,
+      state,
+      bus,
+      log: app.log.child({ component: 'approvals' }),
+      owner: turns.owner,
+      alive: turns.alive,
+      timeoutMs: config.APPROVAL_TIMEOUT_MS
+    })
     await clientTools.start()
     await turns.start()
     await revocations.start(app.log.child({ component: 'revocations' }))
@@ -196,7 +208,10 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
       state,
       log: app.log.child({ component: 'realtime' })
     })
-    const executeTurn = createTurnService({ db, agent, plugins, oracleName: config.ORACLE_NAME, log: app.log })
+    const executeTurn = createTurnService({
+      db, agent, plugins, approvals, oracleName: config.ORACLE_NAME, log: app.log
+    })
+    const resumeTurn = createTurnResumer({ db, turns, approvals, executeTurn, log: app.log })
 
     // Per IP before UCAN auth runs (its onRequest hook comes next), per DID once it named one.
     const budgets = rateLimitBudgets(config)
@@ -231,9 +246,11 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
 
     app.addSchema(ChatSessionSchema)
     app.addSchema(MessageDtoSchema)
+    app.addSchema(ToolApprovalSchema)
     await app.register(sessionRoutes, { db, identity, config, turns })
-    await app.register(messageRoutes, { db, identity, config, models, turns, bus, executeTurn })
-    await app.register(historyRoutes, { db, identity })
+    await app.register(messageRoutes, { db, identity, config, models, turns, bus, executeTurn, approvals })
+    await app.register(historyRoutes, { db, identity, approvals })
+    await app.register(approvalRoutes, { db, identity, approvals, resumeTurn })
     await app.register(delegationRoutes, { db, verifier, revocations, config })
     await app.register(modelRoutes, { models, model })
     for (const { plugin } of plugins) if (plugin.routes !== undefined) await app.register(plugin.routes)
@@ -244,7 +261,10 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
       // Open streams end with `done` rather than hanging until the grace period runs out.
       await turns.close()
     })
+    // Decisions taken while no turn waited (a restart) are acted on from now on.
+    await approvals.start(resumeTurn)
     app.addHook('onClose', async () => {
+      await approvals.close()
       for (const { plugin } of plugins) await plugin.close?.().catch(() => {})
       await clientTools.close()
       await revocations.close()
@@ -254,7 +274,9 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
     })
     app.log.debug({ plugins: resolved.decisions }, 'plugins resolved')
     const pluginDecisions = resolved.decisions
-    const runtime: Runtime = { db, state, identity, bus, clientTools, turns, realtime, revocations, pluginDecisions }
+    const runtime: Runtime = {
+      db, state, identity, bus, clientTools, turns, approvals, realtime, revocations, pluginDecisions
+    }
     return { app, runtime }
   } catch (error) {
     await closeAll()

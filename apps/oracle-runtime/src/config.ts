@@ -8,9 +8,9 @@ import { mcpServersIssues } from './services/mcp/servers.ts'
  * ORACLE_PRIVATE_KEY, ORACLE_DID, ORACLE_NAME, ORACLE_FEATURES, BLOCKSYNC_GRAPHQL_URL, UCAN_AUTH_MAX_TTL_SECONDS,
  * UCAN_ALLOW_BARE_DELEGATION_AUTH, UCAN_DELEGATION_MAX_TTL_SECONDS, LLM_PROVIDER, LLM_BASE_URL, LLM_API_KEY,
  * LLM_MODEL, LLM_MODELS, ORACLE_MCP_SERVERS, LLM_TIMEOUT_MS, LLM_HEALTH_CACHE_MS, AGENT_MAX_STEPS, TOOL_TIMEOUT_MS,
- * BROWSER_TOOL_TIMEOUT_MS, ACTION_TIMEOUT_MS, CONTEXT_MAX_CHARS, TOOL_OUTPUT_MAX_CHARS, TURN_OWNER_TTL_MS,
- * SSE_HEARTBEAT_MS, REALTIME_HANDSHAKE_TIMEOUT_MS, REALTIME_MAX_CONNECTIONS, CREDITS_*, RATE_LIMIT_*,
- * DOMAIN_API_URL, CHAIN_REST_URL.
+ * BROWSER_TOOL_TIMEOUT_MS, ACTION_TIMEOUT_MS, APPROVAL_TIMEOUT_MS, CONTEXT_MAX_CHARS, TOOL_OUTPUT_MAX_CHARS,
+ * TURN_OWNER_TTL_MS, SSE_HEARTBEAT_MS, REALTIME_HANDSHAKE_TIMEOUT_MS, REALTIME_MAX_CONNECTIONS, CREDITS_*,
+ * RATE_LIMIT_*, DOMAIN_API_URL, CHAIN_REST_URL.
  */
 // Plugin names with an optional leading `+` (on) or `-` (off), comma-separated.
 const FEATURES_PATTERN = '^\\s*[-+]?[A-Za-z0-9][\\w.-]*\\s*(,\\s*[-+]?[A-Za-z0-9][\\w.-]*\\s*)*$'
@@ -108,6 +108,13 @@ export const ConfigSchema = Type.Object({
     minimum: 100,
     default: 10_000,
     description: 'Wait for an AG-UI action result before telling the model the outcome is unknown'
+  }),
+  APPROVAL_TIMEOUT_MS: Type.Integer({
+    minimum: 1000,
+    maximum: 86_400_000,
+    default: 300_000,
+    description: 'How long a tool call that changes state waits for the user\'s approval before the model is ' +
+      'told it timed out and the tool did not run'
   }),
   CONTEXT_MAX_CHARS: Type.Integer({
     minimum: 1000,

@@ -1,18 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OracleClient, OracleRequestError } from '../src/index.ts'
-import { recordingFetch, startRuntime, testUser, type RealRuntime, type TestUser } from './support/runtime.ts'
+import { OracleClient, OracleRequestError, type OracleClientOptions } from '../src/index.ts'
+import {
+  clientFor as runtimeClient, recordingFetch, startRuntime, testUser, type RealRuntime, type TestUser
+} from './support/runtime.ts'
 
 describe('OracleClient against a real oracle runtime', () => {
   let runtime: RealRuntime
-  const clientFor = (user: TestUser, extra: Partial<ConstructorParameters<typeof OracleClient>[0]> = {}) =>
-    new OracleClient({
-      baseUrl: runtime.baseUrl,
-      oracleDid: runtime.oracleDid,
-      userDid: user.did,
-      createDelegation: user.createDelegation,
-      createInvocation: user.createInvocation,
-      ...extra
-    })
+  const clientFor = (user: TestUser, extra: Partial<OracleClientOptions> = {}) => runtimeClient(runtime, user, extra)
 
   beforeAll(async () => { runtime = await startRuntime() })
   afterAll(async () => { await runtime?.close() })

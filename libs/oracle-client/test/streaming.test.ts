@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OracleClient, type OracleEvent, type OracleClientOptions } from '../src/index.ts'
-import { startRuntime, testUser, type RealRuntime } from './support/runtime.ts'
+import type { OracleEvent, OracleClientOptions } from '../src/index.ts'
+import { clientFor, startRuntime, testUser, type RealRuntime } from './support/runtime.ts'
 
 const pageTitle = {
   name: 'get_page_title',
@@ -11,17 +11,7 @@ const pageTitle = {
 
 describe('streamed messages against a real oracle runtime', () => {
   let runtime: RealRuntime
-  const client = async (extra: Partial<OracleClientOptions> = {}) => {
-    const user = await testUser()
-    return new OracleClient({
-      baseUrl: runtime.baseUrl,
-      oracleDid: runtime.oracleDid,
-      userDid: user.did,
-      createDelegation: user.createDelegation,
-      createInvocation: user.createInvocation,
-      ...extra
-    })
-  }
+  const client = async (extra: Partial<OracleClientOptions> = {}) => clientFor(runtime, await testUser(), extra)
 
   beforeAll(async () => { runtime = await startRuntime() })
   afterAll(async () => { await runtime?.close() })

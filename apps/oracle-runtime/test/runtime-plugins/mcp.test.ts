@@ -6,6 +6,7 @@ import { namespacedToolName, TOOL_NAME } from '../../src/services/mcp/names.ts'
 import { createHarness, type Harness, type TestUser } from '../support/harness.ts'
 import { startLoopbackLlm, type LoopbackLlm } from '../support/loopback-llm.ts'
 import { startMcpServer, type McpTestServer, type McpTestTool } from '../support/mcp-server.ts'
+import { openStream } from '../support/sse-client.ts'
 
 const getStove: McpTestTool = {
   name: 'get_stove',
@@ -38,7 +39,7 @@ const dotted: McpTestTool = {
   run: () => ({ content: [{ type: 'text', text: 'no events' }] })
 }
 
-const servers = (...list: Array<{ name: string, url: string, protected?: boolean | string[] }>) =>
+const servers = (...list: Array<{ name: string, url: string, protected?: boolean | string[], approval?: string }>) =>
   ({ ORACLE_MCP_SERVERS: JSON.stringify(list) })
 const sleep = async (ms: number) => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 const HOOK_MS = 120_000
@@ -189,6 +190,67 @@ describe('MCP tools in a turn', { timeout: 60_000 }, () => {
   it('reports the server in /health', async () => {
     const res = await h.app.inject({ method: 'GET', url: '/health' })
     expect(res.json()).toMatchObject({ status: 'ok', mcpServers: 'connected' })
+  })
+})
+
+describe('MCP tools whose annotations say they write', { timeout: 60_000 }, () => {
+  const retireStove: McpTestTool = {
+    name: 'retire_stove',
+    description: 'Takes a stove out of service',
+    annotations: { readOnlyHint: false, destructiveHint: true },
+    inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+    run: (args) => ({ content: [{ type: 'text', text: `Retired ${String(args.id)}` }] })
+  }
+  const readStove: McpTestTool = { ...getStove, annotations: { readOnlyHint: true } }
+  let mcp: McpTestServer
+  let h: Harness
+  let user: TestUser
+  let base: string
+
+  beforeAll(async () => {
+    mcp = await startMcpServer([retireStove, readStove])
+    h = await createHarness(servers(
+      { name: 'stoves', url: mcp.url },
+      { name: 'trusted', url: mcp.url, approval: 'never' }
+    ))
+    base = await h.app.listen({ host: '127.0.0.1', port: 0 })
+    user = await h.user()
+    await connected(h)
+  }, HOOK_MS)
+  afterAll(async () => {
+    await h?.close()
+    await mcp?.close()
+  }, HOOK_MS)
+
+  it('wait for the user\'s approval, and a denied call never reaches the server', async () => {
+    const id = await h.newSession(user.headers)
+    const before = mcp.calls.length
+    const stream = await openStream(base, id, user.headers, { message: 'stoves__retire_stove {"id":"S-5"}' })
+    const asked = (await stream.until('approval_request')).find((f) => f.event === 'approval_request')?.data
+    expect(asked).toMatchObject({
+      toolName: 'stoves__retire_stove',
+      summary: 'May delete or overwrite data: run retire_stove on the MCP server stoves with {"id":"S-5"}'
+    })
+    const denied = await h.app.inject({
+      method: 'POST',
+      url: `/approvals/${String(asked.toolCallId)}`,
+      headers: user.headers,
+      payload: { sessionId: id, approved: false }
+    })
+    expect(denied.statusCode).toBe(200)
+    await stream.rest()
+    expect(mcp.calls.length).toBe(before)
+    expect((await h.transcript(user.headers, id))[1].toolCalls[0].output)
+      .toBe('The user declined to run stoves__retire_stove; it was not run.')
+  })
+
+  it('run read-only tools, and every tool of a server set to approval "never", without asking', async () => {
+    const id = await h.newSession(user.headers)
+    expect((await h.send(user.headers, id, 'stoves__get_stove {"id":"S-6"}')).json().message.content)
+      .toContain('Stove S-6 is verified')
+    expect((await h.send(user.headers, id, 'trusted__retire_stove {"id":"S-6"}')).json().message.content)
+      .toContain('trusted__retire_stove: Retired S-6')
+    expect(mcp.calls.at(-1)).toMatchObject({ name: 'retire_stove', args: { id: 'S-6' } })
   })
 })
 

@@ -1,5 +1,6 @@
 import { generateSigner, mintDelegation, mintInvocation, type OracleSigner } from '@impact/ucan'
 import type { AppOptions } from '@impact/oracle-runtime'
+import { OracleClient, type OracleClientOptions } from '../../src/index.ts'
 import { createHarness, type Harness } from '../../../../apps/oracle-runtime/test/support/harness.ts'
 
 export interface RealRuntime {
@@ -51,6 +52,17 @@ export async function testUser (lifetimes: { delegation?: number, invocation?: n
     }
   }
 }
+
+/** A client of `runtime` signed in as `user` (invocation auth), with any other options. */
+export const clientFor = (runtime: RealRuntime, user: TestUser, extra: Partial<OracleClientOptions> = {}) =>
+  new OracleClient({
+    baseUrl: runtime.baseUrl,
+    oracleDid: runtime.oracleDid,
+    userDid: user.did,
+    createDelegation: user.createDelegation,
+    createInvocation: user.createInvocation,
+    ...extra
+  })
 
 /** A fetch that records what was sent (method, path, headers) and passes everything to the real one. */
 export function recordingFetch () {

@@ -8,6 +8,7 @@ import { CursorConflictError, InvalidCursorError, SessionNotFoundError } from '.
 import { SessionIdParamsSchema } from '../../schemas/session-params.ts'
 import { AUTH_ERRORS, SECURITY } from '../../schemas/security.ts'
 import type { DB } from '../../db/types.ts'
+import type { Approvals } from '../../services/approvals.ts'
 import type { OracleIdentity } from '../../services/oracle-identity.ts'
 
 function cursorSeq (cursor: string | undefined): number | undefined {
@@ -18,15 +19,21 @@ function cursorSeq (cursor: string | undefined): number | undefined {
 }
 const cursor = (seq: number | null) => (seq === null ? null : encodeCursor([seq]))
 
-export interface HistoryRoutesOptions { db: Kysely<DB>, identity: Pick<OracleIdentity, 'did'> }
+export interface HistoryRoutesOptions {
+  db: Kysely<DB>
+  identity: Pick<OracleIdentity, 'did'>
+  /** Each page lists the session's approvals still waiting for the user. */
+  approvals: Pick<Approvals, 'pending'>
+}
 
 /** Paged history by turns (oracle-wire §5) and the active-run probe (no durable runs: always null). */
-export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = async (app, { db, identity }) => {
+export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = async (app, options) => {
+  const { db, identity, approvals } = options
   app.get('/sessions/:id/messages', {
     schema: {
       tags: ['messages'],
       summary: 'A page of history by turns: newest first page, then `before=prevCursor` for older, ' +
-        '`after=nextCursor` for newer',
+        '`after=nextCursor` for newer; `pendingApprovals` lists the tool calls waiting for the user',
       security: SECURITY,
       params: SessionIdParamsSchema,
       querystring: HistoryQuerySchema,
@@ -39,17 +46,21 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
     if (session === undefined) throw new SessionNotFoundError()
     const beforeSeq = cursorSeq(before)
     const afterSeq = cursorSeq(after)
-    const page = await historyPage(db, session.sessionId, {
-      limit,
-      ...(beforeSeq !== undefined ? { before: beforeSeq } : {}),
-      ...(afterSeq !== undefined ? { after: afterSeq } : {})
-    })
+    const [page, pendingApprovals] = await Promise.all([
+      historyPage(db, session.sessionId, {
+        limit,
+        ...(beforeSeq !== undefined ? { before: beforeSeq } : {}),
+        ...(afterSeq !== undefined ? { after: afterSeq } : {})
+      }),
+      approvals.pending(session.sessionId)
+    ])
     return {
       messages: page.messages.map(toDto),
       prevCursor: cursor(page.prevCursor),
       nextCursor: cursor(page.nextCursor),
       hasOlder: page.hasOlder,
-      hasNewer: page.hasNewer
+      hasNewer: page.hasNewer,
+      pendingApprovals
     }
   })
 
