@@ -167,7 +167,7 @@ describe('pending approvals across restarts and replicas', { timeout: 60_000 }, 
       await new Promise((resolve) => setTimeout(resolve, 1300))
       llm.enqueue({ content: ['Registered by the survivor.'] })
       expect((await decide(b.h, user, sessionId, 'call_crash')).statusCode).toBe(200)
-      await until(async () => (await history(b.h, user, sessionId)).messages.length === 2, { timeoutMs: 5000 })
+      await until(async () => (await history(b.h, user, sessionId)).messages.length === 2, { timeout: 5000 })
       expect((await history(b.h, user, sessionId)).messages.at(-1)).toMatchObject({
         content: 'Registered by the survivor.',
         toolCalls: [{ id: 'call_crash', status: 'done' }]
