@@ -32,6 +32,7 @@ import { createRevocations } from './services/revocations.ts'
 import { createTurnRegistry } from './services/turn-registry.ts'
 import { createTurnResumer } from './services/turn-resume.ts'
 import { createTurnService } from './services/turn-service.ts'
+import { createUserDelegations, type RevokedDelegation } from './services/user-delegations.ts'
 
 export const APP_NAME = 'oracle-runtime'
 export { loadConfig, type Config } from './config.ts'
@@ -172,6 +173,7 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
     await clientTools.start()
     await turns.start()
     await revocations.start(app.log.child({ component: 'revocations' }))
+    const delegations = createUserDelegations({ db, revocations })
 
     for (const definition of resolved.enabled) {
       const plugin = await definition.setup({
@@ -179,7 +181,8 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
         config,
         state,
         bus,
-        oracle: { did: identity.did, name: config.ORACLE_NAME },
+        oracle: { did: identity.did, name: config.ORACLE_NAME, signer: identity.signer },
+        delegations,
         log: app.log.child({ plugin: definition.name })
       })
       plugins.push({ definition, plugin })
@@ -251,7 +254,14 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
     await app.register(messageRoutes, { db, identity, config, models, turns, bus, executeTurn, approvals })
     await app.register(historyRoutes, { db, identity, approvals })
     await app.register(approvalRoutes, { db, identity, approvals, resumeTurn })
-    await app.register(delegationRoutes, { db, verifier, revocations, config })
+    const onDelegationRevoked = async (revoked: { did: string, delegations: RevokedDelegation[] }) => {
+      await Promise.all(plugins.map(async ({ definition, plugin }) => {
+        await plugin.onDelegationRevoked?.(revoked).catch((err: unknown) => {
+          app.log.warn({ err, plugin: definition.name, did: revoked.did }, 'plugin revocation hook failed')
+        })
+      }))
+    }
+    await app.register(delegationRoutes, { db, verifier, revocations, config, onDelegationRevoked })
     await app.register(modelRoutes, { models, model })
     for (const { plugin } of plugins) if (plugin.routes !== undefined) await app.register(plugin.routes)
     const connectTimeoutMs = config.REALTIME_HANDSHAKE_TIMEOUT_MS

@@ -13,6 +13,7 @@ import { deleteDelegation, findDelegation, upsertDelegation } from '../../db/rep
 import { DelegationForbiddenError, DelegationInvalidError } from '../../errors.ts'
 import { delegationPolicyDetail } from '../../services/authenticate.ts'
 import type { Revocation, Revocations } from '../../services/revocations.ts'
+import type { RevokedDelegation } from '../../services/user-delegations.ts'
 import type { DB } from '../../db/types.ts'
 import { AUTH_ERRORS, SECURITY } from '../../schemas/security.ts'
 
@@ -34,6 +35,8 @@ export interface DelegationRoutesOptions {
   verifier: Pick<UcanVerifier, 'verifyDelegation'>
   revocations: Pick<Revocations, 'revoke'>
   config: Pick<Config, 'UCAN_DELEGATION_MAX_TTL_SECONDS'>
+  /** Tells the plugins what was revoked (e.g. `platform` forwards it to domain-api); never fails the request. */
+  onDelegationRevoked?: (revoked: { did: string, delegations: RevokedDelegation[] }) => Promise<void>
 }
 
 /**
@@ -96,13 +99,21 @@ export const delegationRoutes: FastifyPluginAsyncTypebox<DelegationRoutesOptions
   }, async (request) => {
     const did = request.auth?.did as string
     const revoked: Revocation[] = []
+    const tokens = new Map<string, RevokedDelegation>()
     const stored = await findDelegation(db, did)
-    if (stored !== undefined) revoked.push({ cid: stored.cid, did, expiration: stored.expiration })
-    const presented = request.auth?.delegation?.grant
-    if (presented !== undefined) revoked.push({ cid: presented.cid, did, expiration: presented.expiration })
+    if (stored !== undefined) {
+      revoked.push({ cid: stored.cid, did, expiration: stored.expiration })
+      tokens.set(stored.cid, { raw: stored.raw, cid: stored.cid })
+    }
+    const presented = request.auth?.delegation
+    if (presented !== undefined) {
+      revoked.push({ cid: presented.grant.cid, did, expiration: presented.grant.expiration })
+      tokens.set(presented.grant.cid, { raw: presented.raw, cid: presented.grant.cid })
+    }
     // Revoked before it is forgotten: a failure in between leaves it stored and refused, never usable.
     await revocations.revoke(revoked)
     await deleteDelegation(db, did)
+    if (tokens.size > 0) await options.onDelegationRevoked?.({ did, delegations: [...tokens.values()] })
     return { ok: true as const }
   })
 }
