@@ -19,10 +19,14 @@ const SearchSchema = Type.Object({
   cursor: Type.Optional(Type.String({ maxLength: 512, description: 'nextCursor of the previous page' }))
 }, { additionalProperties: false })
 
-const DidArgSchema = Type.Object({ did: Did('The domain\'s DID, e.g. did:ixo:entity:…') }, { additionalProperties: false })
+const DidArgSchema = Type.Object({
+  did: Did('The domain\'s DID, e.g. did:ixo:entity:…')
+}, { additionalProperties: false })
 
 const registerSchema = (defaultProtocol: string | undefined) => Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200, description: 'A name people recognise, e.g. "Stove ST-12, Kisumu"' }),
+  name: Type.String({
+    minLength: 1, maxLength: 200, description: 'A name people recognise, e.g. "Stove ST-12, Kisumu"'
+  }),
   type: Type.Optional(Type.String({
     minLength: 1, maxLength: 64, description: 'Entity type: Device (default), Asset, Project, Organisation…'
   })),
