@@ -54,17 +54,19 @@ export function verificationResult (verification: DomainVerification) {
     usable: verification.usable,
     proposal: proposal === null
       ? null
-      : compact({
-        id: proposal.id,
-        status: proposal.status,
-        quorum: proposal.quorum,
-        threshold: proposal.threshold,
-        tally: proposal.tally,
-        deadline: proposal.deadline,
-        closedAt: proposal.closedAt,
-        outcome: proposal.outcomeReason,
-        votes: proposal.votes.map((v) => ({ account: v.account, vote: v.vote }))
-      })
+      : {
+          ...compact({
+            id: proposal.id,
+            status: proposal.status,
+            quorum: proposal.quorum,
+            threshold: proposal.threshold,
+            tally: proposal.tally,
+            deadline: proposal.deadline,
+            closedAt: proposal.closedAt,
+            outcome: proposal.outcomeReason
+          }),
+          votes: proposal.votes.map((v) => ({ account: v.account, vote: v.vote }))
+        }
   }
 }
 
