@@ -38,6 +38,7 @@ export const APP_NAME = 'oracle-runtime'
 export { loadConfig, type Config } from './config.ts'
 export type { Runtime } from './runtime.ts'
 export type { PluginDefinition } from './runtime-plugins/index.ts'
+export { ToolFailure, type ServerTool, type ToolContext } from './services/agent/tools.ts'
 
 export interface AppOptions {
   /** Turn plugins on or off by name, e.g. `{ 'user-preferences': false, credits: true }`; wins over ORACLE_FEATURES. */

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createPlatformClient, type PlatformClient } from '@impact/platform-client'
 import { mintDelegation, mintInvocation, parseSigner } from '@impact/ucan'
@@ -7,6 +8,7 @@ import { createHarness, type Harness, type TestUser } from '../support/harness.t
 import { startLoopbackLlm, type LoopbackLlm } from '../support/loopback-llm.ts'
 import { CHAIN_ENTITY, PROTOCOL, startChain, startDomainApi } from '../support/platform-services.ts'
 import { openStream } from '../support/sse-client.ts'
+import { stoveStatusPlugin } from '../support/stove-status-plugin.ts'
 
 type DomainApi = Awaited<ReturnType<typeof startDomainApi>>
 type Chain = Awaited<ReturnType<typeof startChain>>
@@ -20,7 +22,9 @@ let offline: { h: Harness, base: string }
 let platform: PlatformClient
 
 async function oracle (env: Record<string, string>) {
-  const h = await createHarness({ DOMAIN_API_URL: registry.url, CHAIN_REST_URL: chain.url, ...env })
+  const h = await createHarness({ DOMAIN_API_URL: registry.url, CHAIN_REST_URL: chain.url, ...env }, {
+    plugins: [stoveStatusPlugin]
+  })
   return { h, base: await h.app.listen({ host: '127.0.0.1', port: 0 }) }
 }
 
@@ -262,6 +266,32 @@ describe('platform plugin through the offline agent', () => {
     const [call] = (await offline.h.transcript(user.headers, res.json().sessionId)).at(-1).toolCalls
     expect(call).toMatchObject({ name: 'query_chain', status: 'done' })
     expect(JSON.parse(call.output)).toMatchObject({ entity: { id: CHAIN_ENTITY } })
+  })
+})
+
+describe('the README\'s plugin example', () => {
+  it('is this working tool, in under 40 lines', async () => {
+    const example = await readFile(new URL('../support/stove-status-plugin.ts', import.meta.url), 'utf8')
+    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8')
+    expect(readme).toContain(example)
+    expect(example.trim().split('\n').length).toBeLessThan(40)
+  })
+
+  it('reads a domain as the user, and tells the model when the user has not authorised the oracle', async () => {
+    const { user } = await authorisedUser(offline)
+    const domain = await asSelf(user).registerDomain({ type: 'Device', class: PROTOCOL, metadata: { name: 'R' } })
+    const sessionId = await offline.h.newSession(user.headers)
+    const res = await offline.h.send(user.headers, sessionId, `stove_status ${domain.did}`)
+    const [call] = (await offline.h.transcript(user.headers, res.json().sessionId)).at(-1).toolCalls
+    expect(JSON.parse(call.output)).toEqual({
+      did: domain.did, status: 'draft', verified: false, usable: false, yours: true
+    })
+    const stranger = await offline.h.user()
+    const other = await offline.h.send(stranger.headers, await offline.h.newSession(stranger.headers),
+      `stove_status ${domain.did}`)
+    const [refused] = (await offline.h.transcript(stranger.headers, other.json().sessionId)).at(-1).toolCalls
+    expect(refused.status).toBe('error')
+    expect(JSON.parse(refused.output)).toMatchObject({ error: 'AUTHORISATION_REQUIRED' })
   })
 })
 
