@@ -175,6 +175,10 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
     await turns.start()
     await revocations.start(app.log.child({ component: 'revocations' }))
     const delegations = createUserDelegations({ db, revocations })
+    // Delegations are addressed to the oracle's DID: a did:ixo oracle signs with its key under that DID.
+    const oracleSigner = identity.did === identity.keyDid
+      ? identity.signer
+      : identity.signer.withDID(identity.did as `did:${string}:${string}`)
 
     for (const definition of resolved.enabled) {
       const plugin = await definition.setup({
@@ -182,7 +186,7 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
         config,
         state,
         bus,
-        oracle: { did: identity.did, name: config.ORACLE_NAME, signer: identity.signer },
+        oracle: { did: identity.did, name: config.ORACLE_NAME, signer: oracleSigner },
         delegations,
         log: app.log.child({ plugin: definition.name })
       })

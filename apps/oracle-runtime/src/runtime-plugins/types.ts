@@ -22,6 +22,9 @@ export interface PluginAttributes {
   requiredEnv: Array<keyof Config>
 }
 
+/** The oracle's key signing as the oracle's DID (its did:key, or ORACLE_DID). */
+export type OracleAsSigner = ReturnType<OracleSigner['withDID']>
+
 /** What every plugin can reach when it is set up. */
 export interface PluginContext {
   db: Kysely<DB>
@@ -29,10 +32,10 @@ export interface PluginContext {
   state: SharedState
   bus: EventBus
   /**
-   * The oracle: its DID, name and signing key (the issuer of the invocations it sends for a user; its
-   * did:key, which differs from `did` when ORACLE_DID names a did:ixo). Never log or send the key.
+   * The oracle: its DID, name and signer, the issuer of the invocations it sends for a user (its key,
+   * signing as `did`, so a delegation addressed to a did:ixo oracle fits too). Never log or send it.
    */
-  oracle: { did: string, name: string, signer: OracleSigner }
+  oracle: { did: string, name: string, signer: OracleAsSigner }
   /** Each user's stored delegation to the oracle: the proof of calls made as that user. */
   delegations: Pick<UserDelegations, 'of'>
   log: FastifyBaseLogger

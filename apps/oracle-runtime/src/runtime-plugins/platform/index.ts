@@ -1,4 +1,4 @@
-import { createPlatformClient, isPlatformClientError, type Actor } from '@impact/platform-client'
+import { createPlatformClient, isPlatformClientError } from '@impact/platform-client'
 import { decodeBase64Car } from '@impact/ucan'
 import type { PluginDefinition } from '../types.ts'
 import { platformTools } from './tools.ts'
@@ -41,10 +41,7 @@ export const platformPlugin: PluginDefinition = {
       chainRestUrl: config.CHAIN_REST_URL,
       chainApiKey: config.CHAIN_REST_API_KEY
     })
-    // Delegations are addressed to the oracle's DID; a did:ixo oracle signs with its key under that DID.
-    const signer: Actor['signer'] = oracle.did === oracle.signer.did()
-      ? oracle.signer
-      : oracle.signer.withDID(oracle.did as `did:${string}:${string}`)
+    const { signer } = oracle
 
     return {
       tools: platformTools({
