@@ -32,11 +32,13 @@ import { createRevocations } from './services/revocations.ts'
 import { createTurnRegistry } from './services/turn-registry.ts'
 import { createTurnResumer } from './services/turn-resume.ts'
 import { createTurnService } from './services/turn-service.ts'
+import { createUserDelegations, type RevokedDelegation } from './services/user-delegations.ts'
 
 export const APP_NAME = 'oracle-runtime'
 export { loadConfig, type Config } from './config.ts'
 export type { Runtime } from './runtime.ts'
 export type { PluginDefinition } from './runtime-plugins/index.ts'
+export { ToolFailure, type ServerTool, type ToolContext } from './services/agent/tools.ts'
 
 export interface AppOptions {
   /** Turn plugins on or off by name, e.g. `{ 'user-preferences': false, credits: true }`; wins over ORACLE_FEATURES. */
@@ -172,6 +174,11 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
     await clientTools.start()
     await turns.start()
     await revocations.start(app.log.child({ component: 'revocations' }))
+    const delegations = createUserDelegations({ db, revocations })
+    // Delegations are addressed to the oracle's DID: a did:ixo oracle signs with its key under that DID.
+    const oracleSigner = identity.did === identity.keyDid
+      ? identity.signer
+      : identity.signer.withDID(identity.did as `did:${string}:${string}`)
 
     for (const definition of resolved.enabled) {
       const plugin = await definition.setup({
@@ -179,7 +186,8 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
         config,
         state,
         bus,
-        oracle: { did: identity.did, name: config.ORACLE_NAME },
+        oracle: { did: identity.did, name: config.ORACLE_NAME, signer: oracleSigner },
+        delegations,
         log: app.log.child({ plugin: definition.name })
       })
       plugins.push({ definition, plugin })
@@ -251,7 +259,14 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
     await app.register(messageRoutes, { db, identity, config, models, turns, bus, executeTurn, approvals })
     await app.register(historyRoutes, { db, identity, approvals })
     await app.register(approvalRoutes, { db, identity, approvals, resumeTurn })
-    await app.register(delegationRoutes, { db, verifier, revocations, config })
+    const onDelegationRevoked = async (revoked: { did: string, delegations: RevokedDelegation[] }) => {
+      await Promise.all(plugins.map(async ({ definition, plugin }) => {
+        await plugin.onDelegationRevoked?.(revoked).catch((err: unknown) => {
+          app.log.warn({ err, plugin: definition.name, did: revoked.did }, 'plugin revocation hook failed')
+        })
+      }))
+    }
+    await app.register(delegationRoutes, { db, verifier, revocations, config, onDelegationRevoked })
     await app.register(modelRoutes, { models, model })
     for (const { plugin } of plugins) if (plugin.routes !== undefined) await app.register(plugin.routes)
     const connectTimeoutMs = config.REALTIME_HANDSHAKE_TIMEOUT_MS

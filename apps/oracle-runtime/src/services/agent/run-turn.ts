@@ -327,7 +327,9 @@ export async function runTurn (deps: AgentDeps, input: TurnInput): Promise<TurnR
       })
       return record(call, args, outcome.status === 'error' ? 'error' : 'done', outcome.output, outcome.error)
     }
-    const toolContext = { did, sessionId, requestId, signal, emit, mcpInvocations: input.mcpInvocations }
+    const toolContext = {
+      did, sessionId, requestId, toolCallId: call.id, signal, emit, mcpInvocations: input.mcpInvocations
+    }
     const run = await runServerTool(route.tool, args, toolContext, deps.toolTimeoutMs)
     return record(call, args, run.status, run.output, run.status === 'error' ? run.error : undefined)
   }

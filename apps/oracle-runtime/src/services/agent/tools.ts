@@ -9,6 +9,8 @@ export interface ToolContext {
   did: string
   sessionId: string
   requestId: string
+  /** This call's id, unique per call: e.g. an idempotency key for what the tool changes. */
+  toolCallId: string
   signal: AbortSignal
   /** Emits a typed runtime event for this turn (e.g. `render_component`), forwarded to the user's sockets. */
   emit: (name: RuntimeEventName, data: Record<string, unknown>) => void
@@ -55,6 +57,19 @@ export function approvalSummary (tool: ServerTool, args: Record<string, unknown>
   return `Run ${tool.name} with ${cut}`
 }
 
+/**
+ * A tool's failure with a result the model should read (e.g. compact JSON saying what to do next): the
+ * call is reported as an error with `output` as its result, instead of `Error: <message>`.
+ */
+export class ToolFailure extends Error {
+  readonly output: unknown
+  constructor (message: string, output: unknown) {
+    super(message)
+    this.name = 'ToolFailure'
+    this.output = output
+  }
+}
+
 export type ToolRun = { status: 'done', output: string } | { status: 'error', output: string, error: string }
 
 export const toolText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value ?? null))
@@ -81,6 +96,7 @@ export async function runServerTool (
     return { status: 'done', output: toolText(outcome.value) }
   } catch (error) {
     const message = (error as Error).message
+    if (error instanceof ToolFailure) return { status: 'error', output: toolText(error.output), error: message }
     return { status: 'error', output: `Error: ${message}`, error: message }
   }
 }
