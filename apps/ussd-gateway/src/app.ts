@@ -23,6 +23,8 @@ import { createPinVault } from './services/pin-vault.ts'
 import { createPreferences } from './services/preferences.ts'
 import { createProgrammeCatalog, defaultProgramme } from './services/programmes.ts'
 import { createSessionStore } from './services/session-store.ts'
+import { createRecentSms } from './services/sms/recent-sms.ts'
+import { createSmsService } from './services/sms/sms-service.ts'
 import { createUssdEngine } from './services/ussd-engine.ts'
 
 export const APP_NAME = 'ussd-gateway'
@@ -53,8 +55,11 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
   const clock = options.now !== undefined ? { now: options.now } : {}
   const sessions = createSessionStore(state, { ttlMs: config.USSD_SESSION_TTL_SECONDS * 1000, ...clock })
   let stopProgrammes = () => {}
+  let stopSms = async () => {}
   const release = async () => {
     stopProgrammes()
+    // Queued SMS stay in the state for another replica or the next start; the drain stops before it closes.
+    await stopSms()
     await Promise.allSettled([database.close(), state.close()])
   }
   try {
@@ -112,6 +117,18 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
     })
     stopProgrammes = programmes.close
     await programmes.start()
+    // The simulator's list shows the texts (temporary PINs too): development and tests only, never production.
+    const recentSms = simulatorEnabled(config) && config.NODE_ENV !== 'production' ? createRecentSms() : undefined
+    const sms = createSmsService({
+      config,
+      state,
+      keyring,
+      language: async (phone) => await preferences.language(phone),
+      log: app.log,
+      ...(recentSms !== undefined ? { onSettled: recentSms.add } : {})
+    })
+    stopSms = sms.close
+    sms.start()
     const configuredCodes = config.USSD_SERVICE_CODES?.split(',').map((code) => code.trim()) ?? []
     const engine = createUssdEngine({
       sessions,
@@ -130,7 +147,8 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
         accountsPerPhone: config.USSD_ACCOUNTS_PER_PHONE,
         lockout: { baseMs: config.PIN_LOCKOUT_BASE_SECONDS * 1000, maxMs: config.PIN_LOCKOUT_MAX_SECONDS * 1000 },
         programmes,
-        saveLanguage: preferences.save
+        saveLanguage: preferences.save,
+        sms
       }
     })
     // Form bodies (Africa's Talking posts them) and the rate limits apply to the USSD API only.
@@ -143,9 +161,9 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       await api.register(eventRoutes, { engine })
       await api.register(debugRoutes, { config, sessions })
       await api.register(accountRoutes, { config, db: database.db, preferences })
-      await api.register(pinResetRoutes, { config, db: database.db, vault })
+      await api.register(pinResetRoutes, { config, db: database.db, vault, sms })
     }, { prefix: '/api/ussd' })
-    if (simulatorEnabled(config)) await app.register(simulatorRoutes, { config })
+    if (simulatorEnabled(config)) await app.register(simulatorRoutes, { config, recentSms })
     return app
   } catch (error) {
     await release()

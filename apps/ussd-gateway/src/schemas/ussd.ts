@@ -113,7 +113,10 @@ export const PinResetSchema = Type.Object({
     pattern: '^\\d{5}$',
     description: 'Give it to the user only; at login it leads to choosing a new PIN'
   }),
-  expiresAt: Type.String({ format: 'date-time' })
+  expiresAt: Type.String({ format: 'date-time' }),
+  smsQueued: Type.Boolean({
+    description: 'True when the temporary PIN was also queued as an SMS to the account\'s registered phone (SMS on)'
+  })
 })
 
 /** A customer id as a path parameter (case-insensitive: normalised before use). */
