@@ -11,6 +11,7 @@ import { openAppDatabase } from './db/open.ts'
 import rateLimit, { phoneRateLimit } from './plugins/rate-limit.ts'
 import { accountRoutes } from './routes/accounts/index.ts'
 import { pinResetRoutes } from './routes/accounts/pin-reset.ts'
+import { reportRoutes } from './routes/reports/index.ts'
 import { debugRoutes } from './routes/debug/index.ts'
 import { eventRoutes } from './routes/events/index.ts'
 import { hubtelRoutes } from './routes/hubtel/index.ts'
@@ -22,6 +23,7 @@ import { createPinQueue } from './services/pin-queue.ts'
 import { createPinVault } from './services/pin-vault.ts'
 import { createPreferences } from './services/preferences.ts'
 import { createProgrammeCatalog, defaultProgramme } from './services/programmes.ts'
+import { createSessionRecorder } from './services/session-records.ts'
 import { createSessionStore } from './services/session-store.ts'
 import { createRecentSms } from './services/sms/recent-sms.ts'
 import { createSmsService } from './services/sms/sms-service.ts'
@@ -43,6 +45,8 @@ export interface BuildOptions {
   logStream?: DestinationStream
   /** The clock that decides when sessions and cached preferences expire (tests move it). */
   now?: () => number
+  /** How often expired sessions are recorded (tests shorten it; 30 s otherwise). */
+  recordSweepMs?: number
 }
 
 /** Builds ussd-gateway unlistened; tests and server.ts share it. */
@@ -56,10 +60,12 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
   const sessions = createSessionStore(state, { ttlMs: config.USSD_SESSION_TTL_SECONDS * 1000, ...clock })
   let stopProgrammes = () => {}
   let stopSms = async () => {}
+  let stopRecords = async () => {}
   const release = async () => {
     stopProgrammes()
     // Queued SMS stay in the state for another replica or the next start; the drain stops before it closes.
-    await stopSms()
+    // Session records being written finish before the database closes.
+    await Promise.allSettled([stopSms(), stopRecords()])
     await Promise.allSettled([database.close(), state.close()])
   }
   try {
@@ -129,12 +135,25 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
     })
     stopSms = sms.close
     sms.start()
+    const records = createSessionRecorder({
+      db: database.db,
+      sessions,
+      ttlMs: config.USSD_SESSION_TTL_SECONDS * 1000,
+      retentionDays: config.USSD_SESSION_RECORD_RETENTION_DAYS,
+      log: app.log,
+      ...clock,
+      ...(options.recordSweepMs !== undefined ? { sweepMs: options.recordSweepMs } : {})
+    })
+    stopRecords = records.close
+    records.start()
     const configuredCodes = config.USSD_SERVICE_CODES?.split(',').map((code) => code.trim()) ?? []
     const engine = createUssdEngine({
       sessions,
       preferences,
       baseCodes: () => [...configuredCodes, ...programmes.codes()],
       deadlineMs: config.USSD_HOP_DEADLINE_MS,
+      records,
+      ...clock,
       // The aggregator was told the hop failed; the log says whether it took effect after all.
       onLateHop: (sessionId, outcome) => {
         if (outcome instanceof Error) app.log.error({ sessionId, err: outcome }, 'ussd hop failed after its deadline')
@@ -161,6 +180,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       await api.register(eventRoutes, { engine })
       await api.register(debugRoutes, { config, sessions })
       await api.register(accountRoutes, { config, db: database.db, preferences })
+      await api.register(reportRoutes, { config, db: database.db })
       await api.register(pinResetRoutes, { config, db: database.db, vault, sms })
     }, { prefix: '/api/ussd' })
     if (simulatorEnabled(config)) await app.register(simulatorRoutes, { config, recentSms })
