@@ -111,7 +111,19 @@ export function createSmsService (options: SmsServiceOptions) {
 
   return {
     enabled: queue.enabled,
-    enqueue: queue.enqueue,
+
+    /**
+     * Queues `text` for `phone` (a hop may await it: it writes two keys). With `id`, the same SMS queued
+     * again within a day is `duplicate`; `off` when SMS is off; `failed` when the state could not be
+     * written (logged). Never rejects.
+     */
+    async enqueue (phone: string, text: string, kind: SmsKind, opts: { id?: string } = {}) {
+      return await queue.enqueue(phone, text, kind, opts).catch((error: unknown) => {
+        log.error({ err: error, kind }, 'sms could not be queued')
+        return 'failed' as const
+      })
+    },
+
     queueNotice,
 
     /** `queueNotice` for a hop, which goes on at once: the notice is queued in the background. */
