@@ -11,6 +11,7 @@ import { openAppDatabase } from './db/open.ts'
 import rateLimit, { phoneRateLimit } from './plugins/rate-limit.ts'
 import { accountRoutes } from './routes/accounts/index.ts'
 import { pinResetRoutes } from './routes/accounts/pin-reset.ts'
+import { reportRoutes } from './routes/reports/index.ts'
 import { debugRoutes } from './routes/debug/index.ts'
 import { eventRoutes } from './routes/events/index.ts'
 import { hubtelRoutes } from './routes/hubtel/index.ts'
@@ -22,7 +23,10 @@ import { createPinQueue } from './services/pin-queue.ts'
 import { createPinVault } from './services/pin-vault.ts'
 import { createPreferences } from './services/preferences.ts'
 import { createProgrammeCatalog, defaultProgramme } from './services/programmes.ts'
+import { createSessionRecorder } from './services/session-records.ts'
 import { createSessionStore } from './services/session-store.ts'
+import { createRecentSms } from './services/sms/recent-sms.ts'
+import { createSmsService } from './services/sms/sms-service.ts'
 import { createUssdEngine } from './services/ussd-engine.ts'
 
 export const APP_NAME = 'ussd-gateway'
@@ -41,6 +45,8 @@ export interface BuildOptions {
   logStream?: DestinationStream
   /** The clock that decides when sessions and cached preferences expire (tests move it). */
   now?: () => number
+  /** How often expired sessions are recorded (tests shorten it; 30 s otherwise). */
+  recordSweepMs?: number
 }
 
 /** Builds ussd-gateway unlistened; tests and server.ts share it. */
@@ -53,8 +59,13 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
   const clock = options.now !== undefined ? { now: options.now } : {}
   const sessions = createSessionStore(state, { ttlMs: config.USSD_SESSION_TTL_SECONDS * 1000, ...clock })
   let stopProgrammes = () => {}
+  let stopSms = async () => {}
+  let stopRecords = async () => {}
   const release = async () => {
     stopProgrammes()
+    // Queued SMS stay in the state for another replica or the next start; the drain stops before it closes.
+    // Session records being written finish before the database closes.
+    await Promise.allSettled([stopSms(), stopRecords()])
     await Promise.allSettled([database.close(), state.close()])
   }
   try {
@@ -112,12 +123,37 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
     })
     stopProgrammes = programmes.close
     await programmes.start()
+    // The simulator's list shows the texts (temporary PINs too): development and tests only, never production.
+    const recentSms = simulatorEnabled(config) && config.NODE_ENV !== 'production' ? createRecentSms() : undefined
+    const sms = createSmsService({
+      config,
+      state,
+      keyring,
+      language: async (phone) => await preferences.language(phone),
+      log: app.log,
+      ...(recentSms !== undefined ? { onSettled: recentSms.add } : {})
+    })
+    stopSms = sms.close
+    sms.start()
+    const records = createSessionRecorder({
+      db: database.db,
+      sessions,
+      ttlMs: config.USSD_SESSION_TTL_SECONDS * 1000,
+      retentionDays: config.USSD_SESSION_RECORD_RETENTION_DAYS,
+      log: app.log,
+      ...clock,
+      ...(options.recordSweepMs !== undefined ? { sweepMs: options.recordSweepMs } : {})
+    })
+    stopRecords = records.close
+    records.start()
     const configuredCodes = config.USSD_SERVICE_CODES?.split(',').map((code) => code.trim()) ?? []
     const engine = createUssdEngine({
       sessions,
       preferences,
       baseCodes: () => [...configuredCodes, ...programmes.codes()],
       deadlineMs: config.USSD_HOP_DEADLINE_MS,
+      records,
+      ...clock,
       // The aggregator was told the hop failed; the log says whether it took effect after all.
       onLateHop: (sessionId, outcome) => {
         if (outcome instanceof Error) app.log.error({ sessionId, err: outcome }, 'ussd hop failed after its deadline')
@@ -130,7 +166,8 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
         accountsPerPhone: config.USSD_ACCOUNTS_PER_PHONE,
         lockout: { baseMs: config.PIN_LOCKOUT_BASE_SECONDS * 1000, maxMs: config.PIN_LOCKOUT_MAX_SECONDS * 1000 },
         programmes,
-        saveLanguage: preferences.save
+        saveLanguage: preferences.save,
+        sms
       }
     })
     // Form bodies (Africa's Talking posts them) and the rate limits apply to the USSD API only.
@@ -143,9 +180,10 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       await api.register(eventRoutes, { engine })
       await api.register(debugRoutes, { config, sessions })
       await api.register(accountRoutes, { config, db: database.db, preferences })
-      await api.register(pinResetRoutes, { config, db: database.db, vault })
+      await api.register(reportRoutes, { config, db: database.db })
+      await api.register(pinResetRoutes, { config, db: database.db, vault, sms })
     }, { prefix: '/api/ussd' })
-    if (simulatorEnabled(config)) await app.register(simulatorRoutes, { config })
+    if (simulatorEnabled(config)) await app.register(simulatorRoutes, { config, recentSms })
     return app
   } catch (error) {
     await release()

@@ -66,6 +66,13 @@ export const ConfigSchema = Type.Object({
     default: 1,
     description: 'Accounts one phone number may sign up; beyond, sign-up ends with a text to log in instead'
   }),
+  USSD_SESSION_RECORD_RETENTION_DAYS: Type.Integer({
+    minimum: 1,
+    maximum: 3650,
+    default: 90,
+    description: 'Days an ended session\'s record (service code, network, hops, last screen, duration, the ' +
+      'aggregator\'s cost and status) is kept for the drop-off report; older ones are purged'
+  }),
   USSD_PRIVATE_KEY: Type.Optional(Type.String({
     pattern: '^M[A-Za-z0-9+/]+={0,2}$',
     maxLength: 256,
@@ -122,6 +129,43 @@ export const ConfigSchema = Type.Object({
     default: 16,
     description: 'PIN hashes waiting for their turn; past that, a hop that needs one ends with the busy text'
   }),
+  SMS_PROVIDER: Type.Optional(Type.Literal('africastalking', {
+    description: 'Who sends the SMS (Customer ID at sign-up, temporary PINs, lockouts); SMS is off when unset'
+  })),
+  SMS_BASE_URL: Type.Optional(Type.String({
+    format: 'uri',
+    pattern: '^https?://',
+    maxLength: 2048,
+    description: 'The provider\'s API base, e.g. https://api.africastalking.com ' +
+      '(sandbox: https://api.sandbox.africastalking.com)'
+  })),
+  SMS_USERNAME: Type.Optional(Type.String({
+    minLength: 1,
+    maxLength: 128,
+    description: 'The provider account\'s username (Africa\'s Talking: `sandbox` on the sandbox)'
+  })),
+  SMS_API_KEY: Type.Optional(Type.String({
+    minLength: 1,
+    maxLength: 512,
+    description: 'The provider\'s API key: a secret, never logged'
+  })),
+  SMS_SENDER_ID: Type.Optional(Type.String({
+    minLength: 1,
+    maxLength: 16,
+    description: 'Registered sender id or short code the SMS come from; the account\'s default when unset'
+  })),
+  SMS_MAX_ATTEMPTS: Type.Integer({
+    minimum: 1,
+    maximum: 20,
+    default: 8,
+    description: 'Sends of one SMS before it is given up (and logged)'
+  }),
+  SMS_RETRY_BASE_MS: Type.Integer({
+    minimum: 100,
+    maximum: 3_600_000,
+    default: 30_000,
+    description: 'Wait before the first retry of a failed send; each further retry waits twice as long, at most an hour'
+  }),
   SIMULATOR_ENABLED: Type.Optional(Type.Boolean({
     description: 'Serve the phone simulator at /simulator (default: on except in production)'
   })),
@@ -151,6 +195,11 @@ function refine (config: Config): string[] {
   } else if (config.NODE_ENV === 'production') {
     issues.push('USSD_PRIVATE_KEY is required in production (the gateway\'s DID must not change between ' +
       'restarts or replicas)')
+  }
+  if (config.SMS_PROVIDER !== undefined) {
+    const needed = ['SMS_BASE_URL', 'SMS_USERNAME', 'SMS_API_KEY'] as const
+    const missing = needed.filter((key) => config[key] === undefined)
+    if (missing.length > 0) issues.push(`SMS_PROVIDER=${config.SMS_PROVIDER} needs ${missing.join(', ')}`)
   }
   if (config.USSD_PROGRAMMES_FILE !== undefined) {
     const read = readProgrammesFileSync(config.USSD_PROGRAMMES_FILE)

@@ -37,6 +37,16 @@ export const UssdAccountKeyError = defineError(
 /** An operator named a customer id that has no account. */
 export const UssdAccountNotFoundError = defineError('USSD_ACCOUNT_NOT_FOUND', 'Account %s not found', 404)
 
+/** No record of an ended session by that id (live, never started, or purged). */
+export const UssdSessionRecordNotFoundError = defineError(
+  'USSD_SESSION_RECORD_NOT_FOUND',
+  'No record of session %s: it is still live, never started, or its record was purged',
+  404
+)
+
+/** A report asked for a day that does not exist (the pattern lets 2026-02-30 through). */
+export const UssdReportDateError = defineError('USSD_REPORT_DATE_INVALID', 'No such day: %s', 400)
+
 /** A request named a live session of another phone number (answered with the invalid-input END text). */
 export const UssdPhoneMismatchError = defineError(
   'USSD_PHONE_MISMATCH',

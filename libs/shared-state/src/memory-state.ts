@@ -1,5 +1,5 @@
 import { TtlMap } from './ttl-map.ts'
-import type { IncrOptions, MessageHandler, SetOptions, SharedState, Unsubscribe } from './types.ts'
+import type { IncrOptions, MessageHandler, Scheduled, SetOptions, SharedState, Unsubscribe } from './types.ts'
 
 /**
  * In-process implementation for a single replica, over a TtlMap of strings (expired keys are
@@ -8,6 +8,19 @@ import type { IncrOptions, MessageHandler, SetOptions, SharedState, Unsubscribe 
 export function createMemoryState (): SharedState {
   const entries = new TtlMap<string>()
   const channels = new Map<string, Set<MessageHandler>>()
+  // Read by periodic sweeps, not per request: a due scan is a plain loop over the members.
+  const schedules = new Map<string, Map<string, number>>()
+  const scheduleOf = (key: string) => {
+    let members = schedules.get(key)
+    if (members === undefined) schedules.set(key, members = new Map())
+    return members
+  }
+  const remove = (key: string, member: string) => {
+    const members = schedules.get(key)
+    const removed = members?.delete(member) ?? false
+    if (members?.size === 0) schedules.delete(key)
+    return removed
+  }
 
   return {
     kind: 'memory',
@@ -51,6 +64,26 @@ export function createMemoryState (): SharedState {
     async scan (prefix, limit) {
       return entries.keys(prefix, limit)
     },
+    async schedule (key, member, at) {
+      scheduleOf(key).set(member, at)
+    },
+    async due (key, upTo, limit) {
+      const found: Scheduled[] = []
+      for (const [member, at] of schedules.get(key) ?? []) if (at <= upTo) found.push({ member, at })
+      return found.sort((a, b) => a.at - b.at || (a.member < b.member ? -1 : 1)).slice(0, limit)
+    },
+    async claimDue (key, member, upTo, nextAt) {
+      const members = schedules.get(key)
+      const at = members?.get(member)
+      if (members === undefined || at === undefined || at > upTo) return false
+      members.set(member, nextAt)
+      return true
+    },
+    async unschedule (key, member, options = {}) {
+      const at = schedules.get(key)?.get(member)
+      if (at === undefined || (options.dueBy !== undefined && at > options.dueBy)) return false
+      return remove(key, member)
+    },
     async publish (channel, message) {
       const handlers = channels.get(channel)
       if (handlers === undefined) return
@@ -72,6 +105,7 @@ export function createMemoryState (): SharedState {
     async close () {
       entries.close()
       channels.clear()
+      schedules.clear()
     }
   }
 }

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis'
-import type { MessageHandler, SharedState, Unsubscribe } from './types.ts'
+import type { MessageHandler, Scheduled, SharedState, Unsubscribe } from './types.ts'
 
 // Compare and act in one script: a GET then a DEL from the client could delete a value written in between.
 const DEL_IF_VALUE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end"
@@ -12,6 +12,14 @@ const TOUCH_IF_VALUE = "if redis.call('GET', KEYS[1]) == ARGV[1] then " +
 const REPLACE_IF_VALUE =
   "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 " +
   'else return 0 end'
+
+// Scores are compared as numbers: a claim moves a member only while it is due, a conditional removal likewise.
+const CLAIM_DUE = "local at = redis.call('ZSCORE', KEYS[1], ARGV[1]) " +
+  "if at and tonumber(at) <= tonumber(ARGV[2]) then redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]) return 1 end " +
+  'return 0'
+const UNSCHEDULE_DUE = "local at = redis.call('ZSCORE', KEYS[1], ARGV[1]) " +
+  "if at and tonumber(at) <= tonumber(ARGV[2]) then return redis.call('ZREM', KEYS[1], ARGV[1]) end " +
+  'return 0'
 
 export interface RedisStateOptions {
   url: string
@@ -118,6 +126,22 @@ export function createRedisState (options: RedisStateOptions): SharedState & { r
         }
       } while (cursor !== '0')
       return keys
+    },
+    async schedule (key, member, at) {
+      await client.zadd(prefix + key, at, member)
+    },
+    async due (key, upTo, limit) {
+      const flat = await client.zrangebyscore(prefix + key, '-inf', upTo, 'WITHSCORES', 'LIMIT', 0, limit)
+      const found: Scheduled[] = []
+      for (let i = 0; i + 1 < flat.length; i += 2) found.push({ member: flat[i] ?? '', at: Number(flat[i + 1]) })
+      return found
+    },
+    async claimDue (key, member, upTo, nextAt) {
+      return (await client.eval(CLAIM_DUE, 1, prefix + key, member, upTo, nextAt)) === 1
+    },
+    async unschedule (key, member, options = {}) {
+      if (options.dueBy === undefined) return (await client.zrem(prefix + key, member)) > 0
+      return (await client.eval(UNSCHEDULE_DUE, 1, prefix + key, member, options.dueBy)) === 1
     },
     async publish (channel, message) {
       await client.publish(prefix + channel, message)

@@ -11,6 +11,12 @@ export interface IncrOptions {
   ttlMs?: number
 }
 
+/** A member of a schedule and the time (ms since the epoch) it is due. */
+export interface Scheduled {
+  member: string
+  at: number
+}
+
 export type MessageHandler = (message: string) => void
 export type Unsubscribe = () => Promise<void>
 
@@ -34,6 +40,20 @@ export interface SharedState {
   ttl: (key: string) => Promise<number>
   /** Keys (without the store prefix) that start with `prefix`, at most `limit` of them. */
   scan: (prefix: string, limit?: number) => Promise<string[]>
+  /**
+   * Schedules: members ordered by a due time (a Redis sorted set), for work any replica may pick up.
+   * `schedule` adds the member or moves it to `at`.
+   */
+  schedule: (key: string, member: string, at: number) => Promise<void>
+  /** Up to `limit` members due by `upTo`, earliest first. */
+  due: (key: string, upTo: number, limit: number) => Promise<Scheduled[]>
+  /**
+   * Moves a member that is due by `upTo` to `nextAt` (atomic): of racing replicas one claims it, and a
+   * claim whose holder dies falls due again at `nextAt`. False when it is absent or not due.
+   */
+  claimDue: (key: string, member: string, upTo: number, nextAt: number) => Promise<boolean>
+  /** Removes a member; with `dueBy`, only while it is due by then (atomic), so one remover owns it. */
+  unschedule: (key: string, member: string, options?: { dueBy?: number }) => Promise<boolean>
   publish: (channel: string, message: string) => Promise<void>
   subscribe: (channel: string, handler: MessageHandler) => Promise<Unsubscribe>
   /** Throws when the backing store cannot be reached. */

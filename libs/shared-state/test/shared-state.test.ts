@@ -121,6 +121,38 @@ describe.each(backends)('SharedState on $name', ({ create }) => {
     expect(await state.scan('s*')).toEqual([])
   })
 
+  it('hands out scheduled members once due, earliest first, and moves or removes them', async () => {
+    const state = open()
+    onTestFinished(async () => { for (const m of ['a', 'b', 'c']) await state.unschedule('queue', m) })
+    await state.schedule('queue', 'b', 2000)
+    await state.schedule('queue', 'a', 1000)
+    await state.schedule('queue', 'c', 9000)
+    expect(await state.due('queue', 5000, 10)).toEqual([{ member: 'a', at: 1000 }, { member: 'b', at: 2000 }])
+    expect(await state.due('queue', 5000, 1)).toEqual([{ member: 'a', at: 1000 }])
+    await state.schedule('queue', 'a', 3000)
+    expect(await state.due('queue', 2500, 10)).toEqual([{ member: 'b', at: 2000 }])
+    expect(await state.unschedule('queue', 'c', { dueBy: 5000 })).toBe(false)
+    expect(await state.unschedule('queue', 'b', { dueBy: 5000 })).toBe(true)
+    expect(await state.unschedule('queue', 'b')).toBe(false)
+    expect(await state.unschedule('queue', 'c')).toBe(true)
+    expect(await state.due('queue', 1e13, 10)).toEqual([{ member: 'a', at: 3000 }])
+    expect(await state.due('empty', 1e13, 10)).toEqual([])
+  })
+
+  it('lets one of racing claimants take a due member, which falls due again at the claim\'s time', async () => {
+    const state = open()
+    onTestFinished(async () => { await state.unschedule('jobs', 'j1') })
+    const now = 1_765_000_000_000
+    await state.schedule('jobs', 'j1', now)
+    expect(await state.claimDue('jobs', 'j1', now - 1, now + 60_000)).toBe(false)
+    expect(await state.claimDue('jobs', 'absent', now, now + 60_000)).toBe(false)
+    const claims = await Promise.all(Array.from({ length: 6 }, async () =>
+      await state.claimDue('jobs', 'j1', now, now + 60_000)))
+    expect(claims.filter(Boolean)).toHaveLength(1)
+    expect(await state.due('jobs', now + 59_999, 10)).toEqual([])
+    expect(await state.due('jobs', now + 60_000, 10)).toEqual([{ member: 'j1', at: now + 60_000 }])
+  })
+
   it('delivers published messages to every subscriber until they unsubscribe', async () => {
     const state = open()
     const a: string[] = []

@@ -46,9 +46,30 @@ export interface PhonePreferencesTable {
   updated_at: ColumnType<Date, Date | undefined, Date>
 }
 
+/** How a session ended: our END, the aggregator's notice (the user hung up or cancelled), or inactivity. */
+export type EndReason = 'end' | 'user' | 'timeout'
+
+/** One ended session, for the drop-off report (never a PIN, text or phone number). */
+export interface SessionRecordsTable {
+  id: Generated<string>
+  session_id: string
+  service_code: string
+  network_code: string | null
+  hops: number
+  /** The state (screen) the session was on when it ended. */
+  last_state: string
+  end_reason: EndReason
+  started_at: Date
+  ended_at: Date
+  duration_ms: number
+  aggregator_status: ColumnType<string | null, string | null | undefined, string | null>
+  aggregator_cost: ColumnType<string | null, string | null | undefined, string | null>
+}
+
 export interface DB {
   ussd_accounts: AccountsTable
   ussd_phone_preferences: PhonePreferencesTable
+  ussd_session_records: SessionRecordsTable
 }
 
 export type AccountRow = Selectable<AccountsTable>

@@ -63,6 +63,7 @@ export const UssdEventSchema = Type.Object({
   sessionId: SessionIdSchema,
   phoneNumber: Type.String({ pattern: PHONE_INPUT_PATTERN }),
   status: Type.Optional(Type.String({ maxLength: 32, description: 'Success | Incomplete | Failed' })),
+  cost: Type.Optional(Type.String({ maxLength: 32, description: 'What the session cost, e.g. KES 0.0000' })),
   serviceCode: Type.Optional(Type.String({ maxLength: 64 })),
   networkCode: Type.Optional(Type.String({ maxLength: 16 })),
   durationInMillis: Type.Optional(Type.String({ maxLength: 16 })),
@@ -113,7 +114,10 @@ export const PinResetSchema = Type.Object({
     pattern: '^\\d{5}$',
     description: 'Give it to the user only; at login it leads to choosing a new PIN'
   }),
-  expiresAt: Type.String({ format: 'date-time' })
+  expiresAt: Type.String({ format: 'date-time' }),
+  smsQueued: Type.Boolean({
+    description: 'True when the temporary PIN was also queued as an SMS to the account\'s registered phone (SMS on)'
+  })
 })
 
 /** A customer id as a path parameter (case-insensitive: normalised before use). */
@@ -147,3 +151,60 @@ export const AccountViewSchema = Type.Object({
 })
 
 export const SetRolesSchema = Type.Object({ roles: RolesSchema }, { additionalProperties: false })
+
+const Count = (description: string) => Type.Integer({ minimum: 0, description })
+
+/** Ended sessions split by how they ended. */
+const EndedCountsSchema = {
+  end: Count('Ended by the gateway\'s END (a final screen, goodbye, lockout, refusal)'),
+  user: Count('Ended by the aggregator\'s notice while live: the user hung up or cancelled, or the network dropped it'),
+  timeout: Count('Expired after USSD_SESSION_TTL_SECONDS without input (or Hubtel\'s timeout notice)')
+}
+
+export const DropOffQuerySchema = Type.Object({
+  date: Type.String({
+    pattern: '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$',
+    description: 'The day (UTC) the sessions ended, YYYY-MM-DD',
+    examples: ['2026-12-14']
+  }),
+  serviceCode: Type.Optional(Type.String({
+    pattern: SERVICE_CODE_PATTERN,
+    maxLength: 64,
+    description: 'Only the sessions of this service code (a programme), e.g. *384#'
+  }))
+}, { additionalProperties: false })
+
+export const DropOffReportSchema = Type.Object({
+  date: Type.String({ examples: ['2026-12-14'] }),
+  serviceCode: Type.Union([Type.String(), Type.Null()], {
+    description: 'The filter asked for, or null for every code'
+  }),
+  sessions: Count('Sessions that ended that day'),
+  ...EndedCountsSchema,
+  screens: Type.Array(Type.Object({
+    state: Type.String({
+      description: 'The screen (state name) the sessions were on when they ended',
+      examples: ['loginPin']
+    }),
+    sessions: Count('Sessions that ended on this screen'),
+    ...EndedCountsSchema
+  }), { description: 'One entry per screen, most sessions first' })
+})
+
+export const SessionRecordsSchema = Type.Object({
+  sessionId: Type.String(),
+  records: Type.Array(Type.Object({
+    serviceCode: Type.String({ examples: ['*384#'] }),
+    networkCode: Type.Union([Type.String(), Type.Null()], { examples: ['63902'] }),
+    hops: Count('Requests answered, retries included'),
+    lastState: Type.String({ description: 'The screen (state name) it ended on', examples: ['loginPin'] }),
+    endReason: Type.Union([Type.Literal('end'), Type.Literal('user'), Type.Literal('timeout')]),
+    startedAt: Type.String({ format: 'date-time' }),
+    endedAt: Type.String({ format: 'date-time' }),
+    durationMs: Count('From the first hop to the END or notice; to the last hop for a timeout'),
+    aggregatorStatus: Type.Union([Type.String(), Type.Null()], {
+      description: 'From the end-of-session notification (Success, Incomplete, Failed); null until it arrives'
+    }),
+    aggregatorCost: Type.Union([Type.String(), Type.Null()], { examples: ['KES 0.0500'] })
+  }), { description: 'Latest first; an id an aggregator reused has several' })
+})

@@ -12,6 +12,8 @@ export interface PinKey {
   pepper: Buffer
   /** AES-256-GCM key sealing the accounts' private signing keys at rest (services/account-keys.ts). */
   accountKeySeal: Buffer
+  /** AES-256-GCM key sealing queued SMS in the shared state (a temporary PIN may be in the text). */
+  smsSeal: Buffer
 }
 
 export interface Keyring {
@@ -46,7 +48,8 @@ export function deriveKey (id: string, material: Buffer): PinKey {
     id,
     seal: derive(material, 'pin-seal'),
     pepper: derive(material, 'pin-pepper'),
-    accountKeySeal: derive(material, 'account-key-seal')
+    accountKeySeal: derive(material, 'account-key-seal'),
+    smsSeal: derive(material, 'sms-seal')
   }
 }
 

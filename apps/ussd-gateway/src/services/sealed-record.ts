@@ -5,12 +5,21 @@ import type { Keyring, PinKey } from './pin-keyring.ts'
  * What a sealed record holds. Each purpose has its own AES key (derived from the same key material,
  * see pin-keyring.ts) and its own associated data, so a record of one kind never opens as another.
  */
-export type SealPurpose = 'pin' | 'account-key'
+export type SealPurpose = 'pin' | 'account-key' | 'sms'
 
 const FORMAT = 'v1'
 const IV_BYTES = 12
-const LABELS: Record<SealPurpose, string> = { pin: 'pin record', 'account-key': 'account key record' }
-const keyFor = (key: PinKey, purpose: SealPurpose): Buffer => purpose === 'pin' ? key.seal : key.accountKeySeal
+const LABELS: Record<SealPurpose, string> = {
+  pin: 'pin record',
+  'account-key': 'account key record',
+  sms: 'queued sms'
+}
+const KEYS: Record<SealPurpose, (key: PinKey) => Buffer> = {
+  pin: (key) => key.seal,
+  'account-key': (key) => key.accountKeySeal,
+  sms: (key) => key.smsSeal
+}
+const keyFor = (key: PinKey, purpose: SealPurpose): Buffer => KEYS[purpose](key)
 // Binds the ciphertext to its kind, format and key id, so a record cannot be relabelled.
 const aad = (key: PinKey, purpose: SealPurpose) => Buffer.from(`ussd-gateway ${LABELS[purpose]} ${FORMAT} ${key.id}`)
 

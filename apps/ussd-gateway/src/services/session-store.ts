@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { SharedState } from '@impact/shared-state'
 import { UssdSessionBusyError } from '../errors.ts'
-import { decodeSession, encodeSession, tracesExpiry, type Session } from './session.ts'
+import { decodeSession, encodeSession, type Session, type StateName } from './session.ts'
 
 /** What a retry of a session's last hop needs after the session ended (it holds no PIN either). */
 export interface EndedSession {
@@ -12,6 +12,21 @@ export interface EndedSession {
   message: string
   /** Ended by the aggregator's notification, not by an END of ours: a new dial may reuse the id. */
   freed?: true
+}
+
+/**
+ * What a session's record needs once it expired: kept beside the session (in the key that marks expiry,
+ * which outlives it) and read by the sweep that records timeouts. No PIN, text or account data.
+ */
+export interface SessionTrace {
+  phone: string
+  serviceCode: string
+  networkCode?: string | undefined
+  hops: number
+  state: StateName
+  startedAt: number
+  /** When the last hop was answered (the session expires a TTL later). */
+  lastAt: number
 }
 
 export interface SessionStoreOptions {
@@ -27,9 +42,11 @@ export interface SessionStoreOptions {
 
 const SESSION = 's:'
 const ENDED = 'e:'
-/** Outlives the session by EXPIRED_TTL_MS: present while the session is not, it expired. */
+/** Outlives the session by EXPIRED_TTL_MS: present while the session is not, it expired. Holds its trace. */
 const SEEN = 'x:'
 const LOCK = 'l:'
+/** Live sessions by expiry time (a schedule): the sweep finds the expired ones without scanning keys. */
+const EXPIRIES = 'sx'
 
 /** Outlives a hop that stopped renewing its lock (its replica died mid-hop). */
 const LOCK_TTL_MS = 15_000
@@ -109,17 +126,52 @@ export function createSessionStore (state: SharedState, options: SessionStoreOpt
 
     /** Stores the session, restarting its TTL. */
     async save (session: Session): Promise<void> {
+      const at = now()
+      const trace: SessionTrace = {
+        phone: session.phone,
+        serviceCode: session.serviceCode,
+        networkCode: session.networkCode,
+        hops: session.hops ?? 0,
+        state: session.state,
+        startedAt: session.startedAt,
+        lastAt: at
+      }
       await Promise.all([
         put(SESSION + session.id, encodeSession(session), ttlMs),
-        // Only a courtesy (a better END text), so failing to write it fails no hop.
-        tracesExpiry(session) ? put(SEEN + session.id, '1', ttlMs + EXPIRED_TTL_MS).catch(() => {}) : undefined
+        // A courtesy (a better END text) and a record of a timeout: failing to write them fails no hop.
+        put(SEEN + session.id, JSON.stringify(trace), ttlMs + EXPIRED_TTL_MS).catch(() => {}),
+        state.schedule(EXPIRIES, session.id, at + ttlMs).catch(() => {})
       ])
     },
 
     /** Frees the session, keeping only its final reply briefly for retries. */
     async finish (session: Session, ended: EndedSession): Promise<void> {
       await put(ENDED + session.id, JSON.stringify(ended), endedTtlMs)
-      await Promise.all([state.del(SESSION + session.id), state.del(SEEN + session.id)])
+      await Promise.all([
+        state.del(SESSION + session.id),
+        state.del(SEEN + session.id),
+        state.unschedule(EXPIRIES, session.id).catch(() => false)
+      ])
+    },
+
+    /** Up to `limit` sessions whose expiry passed (and were not taken yet), earliest first. */
+    async dueExpired (limit: number): Promise<Array<{ id: string, at: number }>> {
+      return (await state.due(EXPIRIES, now(), limit)).map(({ member, at }) => ({ id: member, at }))
+    },
+
+    /**
+     * The trace of a session that expired, to record it; of racing callers (replicas' sweeps, the aggregator's
+     * notice) only one gets it. Undefined when it is live, was taken or ended, or left no trace.
+     */
+    async takeExpired (sessionId: string): Promise<SessionTrace | undefined> {
+      if (!(await state.unschedule(EXPIRIES, sessionId, { dueBy: now() }))) return undefined
+      const stored = await read(SEEN + sessionId)
+      try {
+        const trace = stored === undefined ? undefined : JSON.parse(stored) as SessionTrace
+        return typeof trace === 'object' && trace !== null && typeof trace.state === 'string' ? trace : undefined
+      } catch {
+        return undefined
+      }
     },
 
     async ended (sessionId: string): Promise<EndedSession | undefined> {
@@ -139,7 +191,11 @@ export function createSessionStore (state: SharedState, options: SessionStoreOpt
 
     /** Frees a session and forgets that it expired; the record of one that ended stays for its short TTL. */
     async remove (sessionId: string): Promise<void> {
-      await Promise.all([state.del(SESSION + sessionId), state.del(SEEN + sessionId)])
+      await Promise.all([
+        state.del(SESSION + sessionId),
+        state.del(SEEN + sessionId),
+        state.unschedule(EXPIRIES, sessionId).catch(() => false)
+      ])
     },
 
     /** Up to `limit` ids of stored sessions (the state is scanned, not indexed). */

@@ -48,6 +48,8 @@ export interface Session {
   pinVersion?: number | undefined
   /** The logged-in account's registered phone (the session's own phone may be another one). */
   accountPhone?: string | undefined
+  /** Requests answered in this session, retries included (its record keeps the count). */
+  hops?: number | undefined
 }
 
 /**
@@ -61,7 +63,7 @@ export function encodeSession (s: Session): string {
   const values = [
     FORMAT, s.id, s.phone, s.serviceCode, s.networkCode, s.state, s.page, s.language, s.keptText, s.sequence,
     s.message, s.flash, s.topic, s.customerId, s.name, s.email, s.loginId, s.draftName, s.draftEmail, s.draftPin,
-    s.startedAt, s.pinVersion, s.accountPhone, s.creationKey
+    s.startedAt, s.pinVersion, s.accountPhone, s.creationKey, s.hops
   ]
   // Absent fields become null (trailing ones dropped); null and undefined mean the same to every reader.
   while (values[values.length - 1] == null) values.pop()
@@ -70,12 +72,6 @@ export function encodeSession (s: Session): string {
 
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined)
 const num = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined)
-
-/**
- * Whether a session is remembered for a while after it expires (the session store's `expired`). Latest-input
- * sessions (Hubtel, with a sequence) are not: their hops say themselves whether they open one.
- */
-export const tracesExpiry = (session: Session): boolean => session.sequence === undefined
 
 export type SessionInit = Pick<Session, 'id' | 'phone' | 'state' | 'message'> & Partial<Session>
 
@@ -104,7 +100,8 @@ export function createSession (s: SessionInit): Session {
     startedAt: s.startedAt ?? 0,
     pinVersion: s.pinVersion,
     accountPhone: s.accountPhone,
-    creationKey: s.creationKey
+    creationKey: s.creationKey,
+    hops: s.hops
   }
 }
 
@@ -142,6 +139,7 @@ export function decodeSession (text: string): Session | undefined {
     startedAt: num(v[20]),
     pinVersion: num(v[21]),
     accountPhone: str(v[22]),
-    creationKey: str(v[23])
+    creationKey: str(v[23]),
+    hops: num(v[24])
   })
 }

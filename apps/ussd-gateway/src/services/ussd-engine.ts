@@ -4,6 +4,7 @@ import { applyInput, atPrompt, atSecretPrompt, endScreen, INITIAL_STATE, render,
 import type { MachineDeps } from './menu/types.ts'
 import { baseCodeOf, earlierText, keepText, maskText, newInput, sameText, shortcutInputs } from './cumulative-text.ts'
 import { createSession, type Session } from './session.ts'
+import type { AggregatorOutcome, EndedSummary, SessionRecorder } from './session-records.ts'
 import type { EndedSession, SessionStore } from './session-store.ts'
 
 /** One request of an aggregator, normalised. Exactly one of `text` and `latest` is set. */
@@ -29,6 +30,15 @@ export interface EngineOptions {
   deadlineMs: number
   /** How a hop that missed its deadline ended: `applied`, `skipped` (locked only after it) or its error. */
   onLateHop?: (sessionId: string, outcome: 'applied' | 'skipped' | Error) => void
+  /** Told of each session that ends, without being awaited (its record for the drop-off report). */
+  records?: Pick<SessionRecorder, 'ended' | 'expired' | 'noticed'>
+  /** The clock of session start and end times (tests move it with the session store's). */
+  now?: () => number
+}
+
+/** The aggregator's end-of-session notice: the user (or the network) ended it, or it timed out there. */
+export interface EndNotice extends AggregatorOutcome {
+  reason: 'user' | 'timeout'
 }
 
 /** The hop's reply, or UssdHopDeadlineError at the deadline (`missed` is called then). */
@@ -61,12 +71,26 @@ function matchesEnded (ended: EndedSession, hop: Hop): boolean {
  * stores the session (or frees it on END) and answers the screen. Retries replay the stored reply.
  */
 export function createUssdEngine (options: EngineOptions) {
-  const { sessions, preferences, machine } = options
+  const { sessions, preferences, machine, records } = options
+  const now = options.now ?? Date.now
+
+  const summaryOf = (s: Session, reason: EndedSummary['reason'], outcome: AggregatorOutcome = {}): EndedSummary => ({
+    sessionId: s.id,
+    serviceCode: s.serviceCode,
+    networkCode: s.networkCode,
+    hops: s.hops ?? 0,
+    state: s.state,
+    startedAt: s.startedAt,
+    endedAt: now(),
+    reason,
+    ...outcome
+  })
 
   async function store (session: Session, reply: Reply): Promise<Reply> {
     if (reply.end) {
       const { phone, keptText, sequence } = session
       await sessions.finish(session, { phone, keptText, sequence, message: reply.message })
+      records?.ended(summaryOf(session, 'end'))
     } else {
       session.message = reply.message
       await sessions.save(session)
@@ -91,6 +115,7 @@ export function createUssdEngine (options: EngineOptions) {
   /** A hop of a live session: a retry replays the last screen (restarting the TTL), anything new is applied. */
   async function continueSession (session: Session, hop: Hop): Promise<Reply> {
     if (session.phone !== hop.phoneNumber) throw new UssdPhoneMismatchError()
+    session.hops = (session.hops ?? 0) + 1
     const input = takeInput(session, hop)
     const reply = input === undefined
       ? { end: false, message: session.message }
@@ -127,7 +152,8 @@ export function createUssdEngine (options: EngineOptions) {
       keptText: hop.text ?? '',
       sequence: hop.latest?.sequence,
       message: '',
-      startedAt: Date.now()
+      startedAt: now(),
+      hops: 1
     })
   }
 
@@ -182,11 +208,20 @@ export function createUssdEngine (options: EngineOptions) {
       })
     },
 
-    /** Frees `phoneNumber`'s live session on the aggregator's notice, under the lock so no hop stores it again. */
-    async end (sessionId: string, phoneNumber: string): Promise<boolean> {
+    /**
+     * Frees `phoneNumber`'s live session on the aggregator's notice, under the lock so no hop stores it again.
+     * The notice's outcome goes to the session's record: a new one, or the one of a session that ended before.
+     */
+    async end (sessionId: string, phoneNumber: string, notice: EndNotice = { reason: 'user' }): Promise<boolean> {
+      const { reason, ...outcome } = notice
       return await sessions.withLock(sessionId, async () => {
         const live = await sessions.get(sessionId)
         if (live === undefined) {
+          // Expired before the notice came (and not recorded yet): recorded now, with the notice's outcome.
+          const trace = await sessions.takeExpired(sessionId)
+          // A notice naming another phone says nothing of this session, whose timeout is recorded all the same.
+          if (trace !== undefined) records?.expired(sessionId, trace, trace.phone === phoneNumber ? outcome : {})
+          else records?.noticed(sessionId, outcome)
           await sessions.remove(sessionId)
           return false
         }
@@ -195,6 +230,7 @@ export function createUssdEngine (options: EngineOptions) {
         const { message } = endScreen(live, 'session.expired', machine.programmes.of(live.serviceCode))
         const { phone, keptText, sequence } = live
         await sessions.finish(live, { phone, keptText, sequence, message, freed: true })
+        records?.ended(summaryOf(live, reason, outcome))
         return true
       })
     }

@@ -71,6 +71,11 @@ describe.runIf(hasChromium())('phone simulator in headless Chromium', () => {
     }
     expect(created).toMatch(/Your Customer ID: C[0-9A-F]{8}/)
     expect(await page.textContent('#session-state')).toBe('Session')
+    // SMS is off here: the page lists the SMS the gateway would have sent.
+    const customerId = /C[0-9A-F]{8}/.exec(created)?.[0] ?? ''
+    const sms = 'to +254700111222 (customerId, not sent, SMS off): ' +
+      `Welcome to Impact Platform! Your Customer ID is ${customerId}.`
+    await expect.poll(async () => await page.locator('#sms').textContent(), { timeout: 10_000 }).toContain(sms)
 
     const sessions = await ctx.app.inject({
       method: 'GET',

@@ -31,7 +31,8 @@ describe('stored session records', () => {
       draftPin: 'sealed',
       pinVersion: 4,
       accountPhone: '+254711000002',
-      creationKey: 'k3Y-0f_a-sign-up'
+      creationKey: 'k3Y-0f_a-sign-up',
+      hops: 7
     }
     expect(decodeSession(encodeSession(full))).toEqual(full)
   })

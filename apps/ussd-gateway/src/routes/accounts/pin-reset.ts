@@ -2,12 +2,13 @@ import { Type } from '@sinclair/typebox'
 import { staticBearerGuard, type FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import type { Kysely } from 'kysely'
 import type { Config } from '../../config.ts'
-import { resetPin } from '../../db/accounts.repository.ts'
+import { findAccount, resetPin } from '../../db/accounts.repository.ts'
 import type { DB } from '../../db/types.ts'
 import { UssdAccountNotFoundError } from '../../errors.ts'
 import { PinResetSchema } from '../../schemas/ussd.ts'
 import { normaliseCustomerId } from '../../services/customer-id.ts'
 import { temporaryPin, type PinVault } from '../../services/pin-vault.ts'
+import type { SmsService } from '../../services/sms/sms-service.ts'
 
 /** How long support's temporary PIN is good for choosing a new one. */
 export const TEMPORARY_PIN_TTL_MS = 24 * 60 * 60 * 1000
@@ -22,16 +23,22 @@ const AGENT = Type.String({
  * `POST /api/ussd/accounts/:customerId/pin-reset`: support's temporary PIN. It can take over any account,
  * so it has its own token (SUPPORT_TOKEN, without which the route does not exist).
  */
-export const pinResetRoutes: FastifyPluginAsyncTypebox<{ config: Config, db: Kysely<DB>, vault: PinVault }> = async (
-  app,
-  { config, db, vault }
-) => {
+export interface PinResetRoutesOptions {
+  config: Config
+  db: Kysely<DB>
+  vault: PinVault
+  sms: Pick<SmsService, 'queueNotice'>
+}
+
+export const pinResetRoutes: FastifyPluginAsyncTypebox<PinResetRoutesOptions> = async (app, options) => {
+  const { config, db, vault, sms } = options
   if (config.SUPPORT_TOKEN === undefined) return
   app.post('/accounts/:customerId/pin-reset', {
     schema: {
       tags: ['operator'],
       summary: 'Unlock an account with a temporary PIN',
-      description: 'Unlocks the account and issues a temporary 5-digit PIN for support to hand to the user. ' +
+      description: 'Unlocks the account and issues a temporary 5-digit PIN for support to hand to the user; with ' +
+        'SMS on it is also sent to the account\'s registered phone, in its language (`smsQueued`). ' +
         'At login the temporary PIN only leads to choosing a new PIN, within 24 hours; the account\'s previous PIN ' +
         'is refused there.',
       security: [{ supportToken: [] }],
@@ -58,8 +65,12 @@ export const pinResetRoutes: FastifyPluginAsyncTypebox<{ config: Config, db: Kys
       throw new UssdAccountNotFoundError(customerId)
     }
     request.log.info({ customerId, agent: request.headers['x-support-agent'] }, 'temporary PIN issued')
+    const account = await findAccount(db, customerId)
+    const hours = Math.round(TEMPORARY_PIN_TTL_MS / 3_600_000)
+    const notice = { kind: 'temporaryPin', app: config.USSD_APP_NAME, customerId, pin, hours, expiresAt } as const
+    const smsQueued = account !== undefined && await sms.queueNotice(account.phoneNumber, notice)
     // The answer holds a PIN: no cache may keep it.
     reply.header('cache-control', 'no-store')
-    return { customerId, temporaryPin: pin, expiresAt: expiresAt.toISOString() }
+    return { customerId, temporaryPin: pin, expiresAt: expiresAt.toISOString(), smsQueued }
   })
 }

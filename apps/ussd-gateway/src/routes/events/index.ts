@@ -18,9 +18,11 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ engine: UssdEngine }> = as
       }
     }
   }, async (request) => {
-    const { sessionId, phoneNumber, status, durationInMillis, hopsCount, errorMessage, networkCode } = request.body
-    const freed = await engine.end(sessionId, normalisePhone(phoneNumber))
-    const notice = { sessionId, status, durationInMillis, hopsCount, networkCode, errorMessage, freed }
+    const { sessionId, phoneNumber, status, cost, durationInMillis, hopsCount, errorMessage, networkCode } =
+      request.body
+    // A live session ended here was ended by the user or the network; the record keeps the status and cost.
+    const freed = await engine.end(sessionId, normalisePhone(phoneNumber), { reason: 'user', status, cost })
+    const notice = { sessionId, status, cost, durationInMillis, hopsCount, networkCode, errorMessage, freed }
     request.log.info(notice, 'ussd session ended by aggregator')
     return { received: true as const }
   })

@@ -102,7 +102,7 @@ export const hubtelRoutes: FastifyPluginAsyncTypebox<HubtelRoutesOptions> = asyn
     const phoneNumber = normalisePhone(body.Mobile)
     const type = body.Type.toLowerCase()
     if (type === 'release' || type === 'timeout') {
-      await engine.end(body.SessionId, phoneNumber)
+      await engine.end(body.SessionId, phoneNumber, { reason: type === 'timeout' ? 'timeout' : 'user' })
       return hubtelReply(body.SessionId, true, '')
     }
     const initiation = type === 'initiation'

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import type { Config } from '../../config.ts'
+import type { RecentSms } from '../../services/sms/recent-sms.ts'
 import { simulatorHtml } from './page.ts'
 import { simulatorJs } from './script.ts'
 import { simulatorCss } from './style.ts'
@@ -13,11 +14,31 @@ const CSP = [
 
 const asset = (type: string, body: string) => ({ type, body })
 
+const RecentSmsSchema = Type.Object({
+  enabled: Type.Boolean({ description: 'False when nothing is kept here (production)' }),
+  messages: Type.Array(Type.Object({
+    at: Type.String({ format: 'date-time' }),
+    to: Type.String(),
+    kind: Type.String({ description: 'customerId, temporaryPin, lockout, …' }),
+    text: Type.String(),
+    status: Type.Union([Type.Literal('sent'), Type.Literal('failed'), Type.Literal('off')], {
+      description: '`off`: SMS_PROVIDER is unset, so the text was not sent'
+    })
+  }), { description: 'Newest first' })
+})
+
+export interface SimulatorRoutesOptions {
+  config: Config
+  /** The SMS this process settled lately; absent in production, where texts (temporary PINs) are not kept. */
+  recentSms?: RecentSms | undefined
+}
+
 /**
  * `GET /simulator`: a feature-phone page that drives `/api/ussd` like an aggregator, for demos
  * and manual testing. Off in production unless SIMULATOR_ENABLED=true.
  */
-export const simulatorRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
+export const simulatorRoutes: FastifyPluginAsyncTypebox<SimulatorRoutesOptions> = async (app, options) => {
+  const { config, recentSms } = options
   const assets: Record<string, { type: string, body: string }> = {
     '/simulator': asset('text/html; charset=utf-8', simulatorHtml(config.USSD_APP_NAME)),
     '/simulator/app.js': asset('text/javascript; charset=utf-8', simulatorJs),
@@ -37,4 +58,17 @@ export const simulatorRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = as
       .header('referrer-policy', 'no-referrer')
       .send(body))
   }
+
+  app.get('/simulator/sms', {
+    schema: {
+      tags: ['simulator'],
+      summary: 'SMS the gateway sent lately (development)',
+      description: 'The last 20 SMS this process sent, gave up or, with SMS off, would have sent; the page shows ' +
+        'them beside the phone. Never kept in production.',
+      response: { 200: RecentSmsSchema }
+    }
+  }, async (_request, reply) => {
+    reply.header('cache-control', 'no-store')
+    return { enabled: recentSms !== undefined, messages: recentSms?.list() ?? [] }
+  })
 }

@@ -49,6 +49,8 @@ export const simulatorHtml = (appName: string) => `<!doctype html>
     <label><input type="checkbox" id="json"> Send JSON instead of form bodies</label>
     <h2>Hops</h2>
     <ol id="log"></ol>
+    <h2>SMS sent by the gateway</h2>
+    <ol id="sms" aria-live="polite"></ol>
   </section>
 </main>
 </body>

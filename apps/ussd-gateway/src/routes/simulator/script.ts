@@ -104,4 +104,23 @@ for (const key of document.querySelectorAll('[data-key]')) {
   key.addEventListener('click', () => { input.value += key.dataset.key; input.focus() })
 }
 input.focus()
+
+// SMS the gateway sent (or, with SMS off, would have sent), polled while the page is visible.
+async function refreshSms () {
+  if (document.hidden) return
+  try {
+    const response = await fetch('/simulator/sms', { cache: 'no-store' })
+    const { enabled, messages } = await response.json()
+    const list = $('sms')
+    if (!enabled) { list.replaceChildren(); return }
+    list.replaceChildren(...messages.map((sms) => {
+      const item = document.createElement('li')
+      const status = sms.status === 'off' ? 'not sent, SMS off' : sms.status
+      item.textContent = sms.at.slice(11, 19) + ' to ' + sms.to + ' (' + sms.kind + ', ' + status + '): ' + sms.text
+      return item
+    }))
+  } catch {}
+}
+setInterval(() => { void refreshSms() }, 2000)
+void refreshSms()
 `

@@ -149,6 +149,8 @@ export const createStates = {
       // A session from before creation keys has none: its retry is not recognised.
       const account = await createAccount(deps, s, pinRecord, s.creationKey ?? newCreationKey())
       if (account === undefined) return phoneTakenEnd(s, deps)
+      const app = deps.programmes.of(s.serviceCode).name
+      deps.sms.notify(account.phoneNumber, { kind: 'customerId', app, customerId: account.customerId }, s.language)
       s.customerId = account.customerId
       s.pinVersion = account.pinVersion
       s.name = account.fullName

@@ -12,7 +12,11 @@ const dictionaries: Record<Language, Record<MessageKey, string>> = { en, sw }
 
 /** The text of `key` in `language`, with `{placeholders}` filled from `params`. */
 export function translate (language: Language, key: MessageKey, params?: MessageParams): string {
-  const template = dictionaries[language][key]
+  return fill(language, dictionaries[language][key], params)
+}
+
+/** `template` (a text in `language`) with `{placeholders}` filled from `params`, references translated. */
+export function fill (language: Language, template: string, params?: MessageParams): string {
   if (params === undefined) return template
   return template.replace(/\{(\w+)\}/g, (match, name: string) => {
     const value = params[name]

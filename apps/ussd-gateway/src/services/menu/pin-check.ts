@@ -66,6 +66,10 @@ export async function checkPin (
   if (!check.ok) {
     if (charged.status === 'locked') {
       const wait = waitText((charged.lockedUntil?.getTime() ?? now) - now)
+      const lockedUntil = charged.lockedUntil ?? chargedAt
+      const app = deps.programmes.of(session.serviceCode).name
+      // To the account's own phone, in its language: the session may be on another phone.
+      deps.sms.notify(charged.phoneNumber, { kind: 'lockout', app, customerId, wait, lockedUntil })
       return { stop: end('login.lockedNow', { n: MAX_PIN_ATTEMPTS, max: MAX_PIN_ATTEMPTS, wait }) }
     }
     return { stop: refuse(session, 'login.wrongPin', { n: charged.pinAttempts, max: MAX_PIN_ATTEMPTS }) }

@@ -5,6 +5,7 @@ import type { PinVault } from '../pin-vault.ts'
 import type { Programme, ProgrammeCatalog } from '../programmes.ts'
 import type { Screen } from '../screen.ts'
 import type { Flash, Session, StateName } from '../session.ts'
+import type { SmsService } from '../sms/sms-service.ts'
 import type { MessageKey, MessageParams, Translator } from './i18n.ts'
 
 /** What the states may use beyond the session: the database, the PIN vault, account keys, lockouts and branding. */
@@ -19,6 +20,11 @@ export interface MachineDeps {
   /** The programme of a session's service code: its name, languages and menus. */
   programmes: Pick<ProgrammeCatalog, 'of'>
   saveLanguage: (phoneNumber: string, language: Language) => Promise<void>
+  /**
+   * SMS: `notify` queues one of the gateway's notices in the background, `enqueue(phone, text, kind, { id })`
+   * any text (awaitable, idempotent per id, never rejects); neither waits on a send.
+   */
+  sms: Pick<SmsService, 'notify' | 'enqueue'>
 }
 
 /** The outcome of an input: move to a state (maybe the same one, with a message), or end the session. */
