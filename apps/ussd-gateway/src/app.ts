@@ -17,9 +17,11 @@ import { hubtelRoutes } from './routes/hubtel/index.ts'
 import { simulatorRoutes } from './routes/simulator/index.ts'
 import { ussdRoutes } from './routes/ussd/index.ts'
 import { createAccountKeys } from './services/account-keys.ts'
+import { createAssistant } from './services/assistant.ts'
 import { loadKeyring } from './services/pin-keyring.ts'
 import { createPinQueue } from './services/pin-queue.ts'
 import { createPinVault } from './services/pin-vault.ts'
+import { createPlatform } from './services/platform.ts'
 import { createPreferences } from './services/preferences.ts'
 import { createProgrammeCatalog, defaultProgramme } from './services/programmes.ts'
 import { createSessionStore } from './services/session-store.ts'
@@ -53,8 +55,10 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
   const clock = options.now !== undefined ? { now: options.now } : {}
   const sessions = createSessionStore(state, { ttlMs: config.USSD_SESSION_TTL_SECONDS * 1000, ...clock })
   let stopProgrammes = () => {}
+  let stopAssistant = () => {}
   const release = async () => {
     stopProgrammes()
+    stopAssistant()
     await Promise.allSettled([database.close(), state.close()])
   }
   try {
@@ -104,11 +108,28 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       logger: { redact: USSD_REDACT_PATHS, ...(options.logStream !== undefined ? { stream: options.logStream } : {}) }
     })
     app.addHook('onClose', release)
+    // A hop waits on the platform for half its deadline at most, so a slow service still gets a screen in time.
+    const platformBudgetMs = Math.floor(config.USSD_HOP_DEADLINE_MS / 2)
+    const platform = createPlatform({
+      domainApiUrl: config.DOMAIN_API_URL,
+      timeoutMs: platformBudgetMs,
+      report: (fields, message) => { app.log.warn(fields, message) }
+    })
+    const assistant = createAssistant({
+      url: config.ORACLE_URL,
+      state,
+      waitMs: platformBudgetMs,
+      timeoutMs: platformBudgetMs,
+      answerTtlMs: config.USSD_SESSION_TTL_SECONDS * 1000,
+      report: (fields, message) => { app.log.warn(fields, message) }
+    })
+    stopAssistant = assistant.close
     const programmes = createProgrammeCatalog({
       file: config.USSD_PROGRAMMES_FILE,
       fallback: defaultProgramme(config.USSD_APP_NAME),
       pollMs: config.USSD_PROGRAMMES_POLL_MS,
-      log: app.log
+      log: app.log,
+      offers: (menu) => (menu === 'askAssistant' ? assistant.configured : platform.configured)
     })
     stopProgrammes = programmes.close
     await programmes.start()
@@ -130,7 +151,9 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
         accountsPerPhone: config.USSD_ACCOUNTS_PER_PHONE,
         lockout: { baseMs: config.PIN_LOCKOUT_BASE_SECONDS * 1000, maxMs: config.PIN_LOCKOUT_MAX_SECONDS * 1000 },
         programmes,
-        saveLanguage: preferences.save
+        saveLanguage: preferences.save,
+        platform,
+        assistant
       }
     })
     // Form bodies (Africa's Talking posts them) and the rate limits apply to the USSD API only.

@@ -1,13 +1,18 @@
 import type { Kysely } from 'kysely'
 import type { DB, Language } from '../../db/types.ts'
 import type { AccountKeys } from '../account-keys.ts'
+import type { Assistant } from '../assistant.ts'
 import type { PinVault } from '../pin-vault.ts'
+import type { Platform } from '../platform.ts'
 import type { Programme, ProgrammeCatalog } from '../programmes.ts'
 import type { Screen } from '../screen.ts'
 import type { Flash, Session, StateName } from '../session.ts'
 import type { MessageKey, MessageParams, Translator } from './i18n.ts'
 
-/** What the states may use beyond the session: the database, the PIN vault, account keys, lockouts and branding. */
+/**
+ * What the states may use beyond the session: the database, the PIN vault, account keys, lockouts, branding,
+ * and the platform (domain-api, the oracle) to act as the logged-in account.
+ */
 export interface MachineDeps {
   db: Kysely<DB>
   vault: PinVault
@@ -19,6 +24,8 @@ export interface MachineDeps {
   /** The programme of a session's service code: its name, languages and menus. */
   programmes: Pick<ProgrammeCatalog, 'of'>
   saveLanguage: (phoneNumber: string, language: Language) => Promise<void>
+  platform: Platform
+  assistant: Assistant
 }
 
 /** The outcome of an input: move to a state (maybe the same one, with a message), or end the session. */
