@@ -108,18 +108,19 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       logger: { redact: USSD_REDACT_PATHS, ...(options.logStream !== undefined ? { stream: options.logStream } : {}) }
     })
     app.addHook('onClose', release)
-    // A hop waits on the platform for half its deadline at most, so a slow service still gets a screen in time.
-    const platformBudgetMs = Math.floor(config.USSD_HOP_DEADLINE_MS / 2)
+    // A hop's calls to the platform fit its deadline: a registry call gets a third of it (a hop makes two at
+    // most), a question half of it after a quarter for the oracle's session; a slower answer gets the holding screen.
+    const deadline = config.USSD_HOP_DEADLINE_MS
     const platform = createPlatform({
       domainApiUrl: config.DOMAIN_API_URL,
-      timeoutMs: platformBudgetMs,
+      timeoutMs: Math.floor(deadline / 3),
       report: (fields, message) => { app.log.warn(fields, message) }
     })
     const assistant = createAssistant({
       url: config.ORACLE_URL,
       state,
-      waitMs: platformBudgetMs,
-      timeoutMs: platformBudgetMs,
+      waitMs: Math.floor(deadline / 2),
+      timeoutMs: Math.floor(deadline / 4),
       answerTtlMs: config.USSD_SESSION_TTL_SECONDS * 1000,
       report: (fields, message) => { app.log.warn(fields, message) }
     })
