@@ -101,7 +101,8 @@ export function generateSecrets (options = {}) {
     values: { ORACLE_PRIVATE_KEY: oracle.key, CREDITS_ADMIN_TOKEN: token(), ...shared },
     comments: [
       `The oracle's DID: ${oracle.did}`,
-      'LLM_API_KEY=<your model provider key> (with LLM_PROVIDER=openai and LLM_BASE_URL; else the offline agent runs)'
+      'LLM_API_KEY=<your model provider key> (with LLM_PROVIDER=openai and LLM_BASE_URL; else the offline agent runs)',
+      'CHAIN_REST_API_KEY=<a key of the chain gateway\'s CHAIN_API_KEYS> (when it has any; used by query_chain)'
     ]
   }
   files['chain-rest-gateway'] = {

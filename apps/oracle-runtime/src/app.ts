@@ -1,4 +1,4 @@
-import { ChatSessionSchema, MessageDtoSchema } from '@impact/schemas'
+import { ChatSessionSchema, MessageDtoSchema, ToolApprovalSchema } from '@impact/schemas'
 import { createApp, type App } from '@impact/service-kit'
 import { rateLimitBudgets, registerRateLimits } from '@impact/service-kit/rate-limits'
 import { createSharedState, type SharedState } from '@impact/shared-state'
@@ -8,6 +8,7 @@ import { openAppDatabase } from './db/open.ts'
 import { RateLimitedError } from './errors.ts'
 import { REALTIME_PUBLIC_ROUTES, realtimePlugin } from './plugins/realtime/index.ts'
 import { ucanAuthPlugin } from './plugins/ucan-auth.ts'
+import { approvalRoutes } from './routes/approvals/index.ts'
 import { delegationRoutes } from './routes/delegation/index.ts'
 import { historyRoutes } from './routes/history/index.ts'
 import { messageRoutes } from './routes/messages/index.ts'
@@ -22,18 +23,22 @@ import type { ChatModel } from './services/agent/model.ts'
 import { createOfflineModel } from './services/agent/offline-model.ts'
 import { createOpenAiModel } from './services/agent/openai-model.ts'
 import { createProviderProbe } from './services/agent/provider-health.ts'
+import { createApprovals } from './services/approvals.ts'
 import { createClientToolPort } from './services/client-tools.ts'
 import { createRealtimeHub } from './services/realtime/hub.ts'
 import { createEventBus } from './services/event-bus.ts'
 import { loadOracleIdentity } from './services/oracle-identity.ts'
 import { createRevocations } from './services/revocations.ts'
 import { createTurnRegistry } from './services/turn-registry.ts'
+import { createTurnResumer } from './services/turn-resume.ts'
 import { createTurnService } from './services/turn-service.ts'
+import { createUserDelegations, type RevokedDelegation } from './services/user-delegations.ts'
 
 export const APP_NAME = 'oracle-runtime'
 export { loadConfig, type Config } from './config.ts'
 export type { Runtime } from './runtime.ts'
 export type { PluginDefinition } from './runtime-plugins/index.ts'
+export { ToolFailure, type ServerTool, type ToolContext } from './services/agent/tools.ts'
 
 export interface AppOptions {
   /** Turn plugins on or off by name, e.g. `{ 'user-preferences': false, credits: true }`; wins over ORACLE_FEATURES. */
@@ -157,9 +162,23 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
       timeouts: { browser: config.BROWSER_TOOL_TIMEOUT_MS, action: config.ACTION_TIMEOUT_MS }
     })
     const turns = createTurnRegistry(state, { ownerTtlMs: config.TURN_OWNER_TTL_MS })
+    const approvals = createApprovals({
+      db,
+      state,
+      bus,
+      log: app.log.child({ component: 'approvals' }),
+      owner: turns.owner,
+      alive: turns.alive,
+      timeoutMs: config.APPROVAL_TIMEOUT_MS
+    })
     await clientTools.start()
     await turns.start()
     await revocations.start(app.log.child({ component: 'revocations' }))
+    const delegations = createUserDelegations({ db, revocations })
+    // Delegations are addressed to the oracle's DID: a did:ixo oracle signs with its key under that DID.
+    const oracleSigner = identity.did === identity.keyDid
+      ? identity.signer
+      : identity.signer.withDID(identity.did as `did:${string}:${string}`)
 
     for (const definition of resolved.enabled) {
       const plugin = await definition.setup({
@@ -167,7 +186,8 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
         config,
         state,
         bus,
-        oracle: { did: identity.did, name: config.ORACLE_NAME },
+        oracle: { did: identity.did, name: config.ORACLE_NAME, signer: oracleSigner },
+        delegations,
         log: app.log.child({ plugin: definition.name })
       })
       plugins.push({ definition, plugin })
@@ -196,7 +216,10 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
       state,
       log: app.log.child({ component: 'realtime' })
     })
-    const executeTurn = createTurnService({ db, agent, plugins, oracleName: config.ORACLE_NAME, log: app.log })
+    const executeTurn = createTurnService({
+      db, agent, plugins, approvals, oracleName: config.ORACLE_NAME, log: app.log
+    })
+    const resumeTurn = createTurnResumer({ db, turns, approvals, executeTurn, log: app.log })
 
     // Per IP before UCAN auth runs (its onRequest hook comes next), per DID once it named one.
     const budgets = rateLimitBudgets(config)
@@ -231,10 +254,19 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
 
     app.addSchema(ChatSessionSchema)
     app.addSchema(MessageDtoSchema)
+    app.addSchema(ToolApprovalSchema)
     await app.register(sessionRoutes, { db, identity, config, turns })
-    await app.register(messageRoutes, { db, identity, config, models, turns, bus, executeTurn })
-    await app.register(historyRoutes, { db, identity })
-    await app.register(delegationRoutes, { db, verifier, revocations, config })
+    await app.register(messageRoutes, { db, identity, config, models, turns, bus, executeTurn, approvals })
+    await app.register(historyRoutes, { db, identity, approvals })
+    await app.register(approvalRoutes, { db, identity, approvals, resumeTurn })
+    const onDelegationRevoked = async (revoked: { did: string, delegations: RevokedDelegation[] }) => {
+      await Promise.all(plugins.map(async ({ definition, plugin }) => {
+        await plugin.onDelegationRevoked?.(revoked).catch((err: unknown) => {
+          app.log.warn({ err, plugin: definition.name, did: revoked.did }, 'plugin revocation hook failed')
+        })
+      }))
+    }
+    await app.register(delegationRoutes, { db, verifier, revocations, config, onDelegationRevoked })
     await app.register(modelRoutes, { models, model })
     for (const { plugin } of plugins) if (plugin.routes !== undefined) await app.register(plugin.routes)
     const connectTimeoutMs = config.REALTIME_HANDSHAKE_TIMEOUT_MS
@@ -244,7 +276,10 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
       // Open streams end with `done` rather than hanging until the grace period runs out.
       await turns.close()
     })
+    // Decisions taken while no turn waited (a restart) are acted on from now on.
+    await approvals.start(resumeTurn)
     app.addHook('onClose', async () => {
+      await approvals.close()
       for (const { plugin } of plugins) await plugin.close?.().catch(() => {})
       await clientTools.close()
       await revocations.close()
@@ -254,7 +289,9 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
     })
     app.log.debug({ plugins: resolved.decisions }, 'plugins resolved')
     const pluginDecisions = resolved.decisions
-    const runtime: Runtime = { db, state, identity, bus, clientTools, turns, realtime, revocations, pluginDecisions }
+    const runtime: Runtime = {
+      db, state, identity, bus, clientTools, turns, approvals, realtime, revocations, pluginDecisions
+    }
     return { app, runtime }
   } catch (error) {
     await closeAll()

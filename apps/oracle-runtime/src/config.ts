@@ -8,9 +8,9 @@ import { mcpServersIssues } from './services/mcp/servers.ts'
  * ORACLE_PRIVATE_KEY, ORACLE_DID, ORACLE_NAME, ORACLE_FEATURES, BLOCKSYNC_GRAPHQL_URL, UCAN_AUTH_MAX_TTL_SECONDS,
  * UCAN_ALLOW_BARE_DELEGATION_AUTH, UCAN_DELEGATION_MAX_TTL_SECONDS, LLM_PROVIDER, LLM_BASE_URL, LLM_API_KEY,
  * LLM_MODEL, LLM_MODELS, ORACLE_MCP_SERVERS, LLM_TIMEOUT_MS, LLM_HEALTH_CACHE_MS, AGENT_MAX_STEPS, TOOL_TIMEOUT_MS,
- * BROWSER_TOOL_TIMEOUT_MS, ACTION_TIMEOUT_MS, CONTEXT_MAX_CHARS, TOOL_OUTPUT_MAX_CHARS, TURN_OWNER_TTL_MS,
- * SSE_HEARTBEAT_MS, REALTIME_HANDSHAKE_TIMEOUT_MS, REALTIME_MAX_CONNECTIONS, CREDITS_*, RATE_LIMIT_*,
- * DOMAIN_API_URL, CHAIN_REST_URL.
+ * BROWSER_TOOL_TIMEOUT_MS, ACTION_TIMEOUT_MS, APPROVAL_TIMEOUT_MS, CONTEXT_MAX_CHARS, TOOL_OUTPUT_MAX_CHARS,
+ * TURN_OWNER_TTL_MS, SSE_HEARTBEAT_MS, REALTIME_HANDSHAKE_TIMEOUT_MS, REALTIME_MAX_CONNECTIONS, CREDITS_*,
+ * RATE_LIMIT_*, DOMAIN_API_URL, DOMAIN_API_DID, CHAIN_REST_URL, CHAIN_REST_API_KEY, PLATFORM_DEFAULT_PROTOCOL.
  */
 // Plugin names with an optional leading `+` (on) or `-` (off), comma-separated.
 const FEATURES_PATTERN = '^\\s*[-+]?[A-Za-z0-9][\\w.-]*\\s*(,\\s*[-+]?[A-Za-z0-9][\\w.-]*\\s*)*$'
@@ -19,6 +19,23 @@ export const ConfigSchema = Type.Object({
   ...baseConfigProperties({ app: 'oracle-runtime', port: 3002 }),
   // The other apps, as `npm start` hands them over (scripts/platform.ts).
   ...peerUrlProperties(['DOMAIN_API_URL', 'CHAIN_REST_URL']),
+  DOMAIN_API_DID: Type.Optional(Type.String({
+    pattern: '^did:[a-z0-9]+:\\S+$',
+    maxLength: 512,
+    description: 'domain-api\'s DID, the audience of the oracle\'s invocations (plugin `platform`); ' +
+      'default: read from GET / of DOMAIN_API_URL and cached'
+  })),
+  CHAIN_REST_API_KEY: Type.Optional(Type.String({
+    minLength: 1,
+    maxLength: 512,
+    description: 'A key of the chain REST gateway\'s CHAIN_API_KEYS, sent as Authorization: Bearer by `query_chain`'
+  })),
+  PLATFORM_DEFAULT_PROTOCOL: Type.Optional(Type.String({
+    pattern: '^did:[a-z0-9]+:\\S+$',
+    maxLength: 512,
+    description: 'Protocol (class) DID `register_domain` uses when the user names none, e.g. the programme\'s ' +
+      'clean-cooking protocol; without it the protocol is a required argument'
+  })),
   ORACLE_PRIVATE_KEY: Type.Optional(Type.String({
     pattern: '^M[A-Za-z0-9+/]+={0,2}$',
     description: 'The oracle\'s Ed25519 signer (ucanto format, `M…`). ' +
@@ -109,6 +126,13 @@ export const ConfigSchema = Type.Object({
     default: 10_000,
     description: 'Wait for an AG-UI action result before telling the model the outcome is unknown'
   }),
+  APPROVAL_TIMEOUT_MS: Type.Integer({
+    minimum: 1000,
+    maximum: 86_400_000,
+    default: 300_000,
+    description: 'How long a tool call that changes state waits for the user\'s approval before the model is ' +
+      'told it timed out and the tool did not run'
+  }),
   CONTEXT_MAX_CHARS: Type.Integer({
     minimum: 1000,
     default: 200_000,
@@ -180,6 +204,14 @@ function refine (config: Config): string[] {
       'or set LLM_PROVIDER=offline to run the built-in offline agent on purpose')
   }
   issues.push(...mcpServersIssues(config.ORACLE_MCP_SERVERS))
+  // Settings of the `platform` plugin that would be silently ignored without the URL they belong to.
+  for (const [key, needs] of [
+    ['DOMAIN_API_DID', 'DOMAIN_API_URL'],
+    ['PLATFORM_DEFAULT_PROTOCOL', 'DOMAIN_API_URL'],
+    ['CHAIN_REST_API_KEY', 'CHAIN_REST_URL']
+  ] as const) {
+    if (config[key] !== undefined && config[needs] === undefined) issues.push(`${key} is set but ${needs} is not`)
+  }
   const named = new Map<string, boolean>()
   for (const [name, on] of featureEntries(config.ORACLE_FEATURES)) {
     if (named.has(name)) issues.push(`ORACLE_FEATURES names ${name} twice`)

@@ -25,6 +25,10 @@ export const CursorConflictError = defineError('ORACLE_CURSOR_CONFLICT', 'Send e
 export const UpstreamFailedError = defineError('ORACLE_UPSTREAM_FAILED', 'The model provider failed: %s', 502)
 export const TurnAbortedError = defineError('ORACLE_TURN_ABORTED',
   'The message was aborted before the answer was complete', 409)
+export const ApprovalNotFoundError = defineError('ORACLE_APPROVAL_NOT_FOUND',
+  'No approval request with this tool call id in this session', 404)
+export const ApprovalClosedError = defineError('ORACLE_APPROVAL_CLOSED',
+  'The approval request is no longer open: it was %s', 409)
 export const PaymentRequiredError = defineError('ORACLE_PAYMENT_REQUIRED', 'Payment required', 402)
 export const RateLimitedError = defineError('ORACLE_RATE_LIMITED', '%s; retry in %s seconds', 429)
 export const ClaimNotFoundError = defineError('ORACLE_CLAIM_NOT_FOUND', 'Claim not found', 404)

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely'
 import type { SharedState } from '@impact/shared-state'
 import type { DB } from './db/types.ts'
 import type { PluginDecision } from './runtime-plugins/registry.ts'
+import type { Approvals } from './services/approvals.ts'
 import type { ClientToolPort } from './services/client-tools.ts'
 import type { EventBus } from './services/event-bus.ts'
 import type { OracleIdentity } from './services/oracle-identity.ts'
@@ -17,6 +18,8 @@ export interface Runtime {
   bus: EventBus
   clientTools: ClientToolPort
   turns: TurnRegistry
+  /** Tool calls waiting for the user's approval. */
+  approvals: Approvals
   realtime: RealtimeHub
   /** Revoked delegation CIDs, shared by every replica (DELETE /delegation adds to it). */
   revocations: Revocations

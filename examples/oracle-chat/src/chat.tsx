@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react'
 import { useChat, type TurnResult } from '@impact/oracle-react'
+import { Approvals } from './approvals.tsx'
 import { MessageView } from './message-view.tsx'
 import { browserTools, noticeAction, type Notice } from './tools.tsx'
 
@@ -61,8 +62,12 @@ export function Chat ({ sessionId, ensureSession, onTurnEnd }: ChatProps) {
         {chat.messages.map((m) => <MessageView key={m.id} message={m} renderAction={chat.renderAction} />)}
         <div ref={bottom} />
       </div>
+      <Approvals pending={chat.pendingApprovals} approve={chat.approve} deny={chat.deny} />
       <p className='status' data-testid='chat-status' data-status={chat.status} role='status'>
-        {STATUS_TEXT[chat.status]}{chat.error !== undefined ? `: ${chat.error.message}` : ''}
+        {chat.status === 'streaming' && chat.pendingApprovals.length > 0
+          ? 'Waiting for your approval…'
+          : STATUS_TEXT[chat.status]}
+        {chat.error !== undefined ? `: ${chat.error.message}` : ''}
         {chat.socketState !== 'off' && <span className='meta'> · tools {chat.socketState}</span>}
       </p>
       <form className='composer' onSubmit={submit}>

@@ -26,11 +26,13 @@ export async function loadDevIdentity (): Promise<DevIdentity> {
   return {
     did: issuer.did(),
     // A delegation for an hour, an invocation for five minutes: the client re-mints shortly before each expires.
+    // `domain/*` lets the oracle's platform tools act for this user at domain-api; the client stores the
+    // delegation with the oracle (POST /delegation) when the oracle asks for authorisation.
     createDelegation: async ({ oracleDid }) =>
       await mintDelegation({
         issuer,
         audience: oracleDid,
-        capabilities: [{ can: '*', with: 'ixo:oracle' }],
+        capabilities: [{ can: '*', with: 'ixo:oracle' }, { can: 'domain/*', with: issuer.did() }],
         lifetimeSeconds: 3600
       }),
     createInvocation: async ({ oracleDid }) =>

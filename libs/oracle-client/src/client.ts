@@ -1,6 +1,6 @@
 import type {
   AbortReply, Attachment, ChatSession, DelegationStatus, HistoryPage, LegacyHistory, ModelList, RevokeReply,
-  SendMessage, SendMessageReply, SessionDeleted, SessionList, StoreDelegationReply, UserPreferences
+  SendMessage, SendMessageReply, SessionDeleted, SessionList, StoreDelegationReply, ToolApproval, UserPreferences
 } from '@impact/schemas'
 import { CredentialCache, Credentials, type MintCallback } from './credentials/credentials.ts'
 import { OracleNetworkError, OracleRequestError } from './errors.ts'
@@ -54,6 +54,8 @@ export type MessageInput = Omit<SendMessage, 'stream' | 'tools' | 'agActions' | 
 export interface StreamOptions {
   signal?: AbortSignal | undefined
   onEvent?: OracleEventListener | undefined
+  /** A tool call of this turn waits for the user's approval: answer it with `approve`. */
+  onApprovalRequest?: ((approval: ToolApproval) => void) | undefined
 }
 
 const segment = (value: string) => encodeURIComponent(value)
@@ -231,7 +233,8 @@ export class OracleClient {
         abortOnServer: async () => { await this.abort(sessionId) },
         onDelegationReport: () => { this.transport.refreshDelegation().catch(() => {}) },
         idleTimeoutMs: this.#options.streamIdleTimeoutMs ?? 60_000,
-        abortGraceMs: 2000
+        abortGraceMs: 2000,
+        onApprovalRequest: options.onApprovalRequest
       }
     })
     if (signal !== undefined) {
@@ -240,6 +243,23 @@ export class OracleClient {
       stream.done.then(() => { signal.removeEventListener('abort', stop) }, () => {})
     }
     return stream
+  }
+
+  /**
+   * Answers a tool call that waits for the user's approval (`approval_request`, or `pendingApprovals` in
+   * history): the turn runs the tool, or tells the agent it was declined (with `reason`). Resolves with the
+   * decided request; a second answer rejects with 409, another user's or an unknown call with 404.
+   */
+  async approve (
+    toolCallId: string,
+    decision: { sessionId: string, approved: boolean, reason?: string | undefined },
+    signal?: AbortSignal
+  ): Promise<ToolApproval> {
+    const { sessionId, approved, reason } = decision
+    return await this.transport.json('POST', `/approvals/${segment(toolCallId)}`, {
+      body: { sessionId, approved, ...(reason !== undefined && reason !== '' ? { reason } : {}) },
+      signal
+    })
   }
 
   /** Aborts the user's answer in flight in a session; `success` says whether one was running. */
@@ -292,7 +312,8 @@ export class OracleClient {
       prevCursor: first.prevCursor,
       nextCursor: page.nextCursor ?? cursor,
       hasOlder: first.hasOlder,
-      hasNewer: false
+      hasNewer: false,
+      ...(page.pendingApprovals !== undefined ? { pendingApprovals: page.pendingApprovals } : {})
     }
   }
 

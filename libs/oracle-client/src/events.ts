@@ -38,6 +38,7 @@ export function toOracleEvent (
     case 'browser_tool_call': if (!str('toolName') || !str('toolCallId')) return undefined; break
     case 'error': if (!str('error')) return undefined; break
     case 'render_component': if (!str('componentName')) return undefined; break
+    case 'approval_request': if (!str('toolCallId') || !str('status') || !str('sessionId')) return undefined; break
     case 'run': if (!str('runId')) return undefined; break
     case 'done': case 'router.update': case 'router_update': case 'message_cache_invalidation':
     case 'connected': case 'pong': case 'status': case 'subscribed': case 'available-events':

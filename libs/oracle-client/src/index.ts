@@ -2,6 +2,9 @@ export { OracleClient, type OracleClientOptions, type MessageInput, type StreamO
 export {
   MessageStream,
   foldTurnEvent,
+  toolCallState,
+  actionCallState,
+  upsert,
   type TurnResult,
   type TurnOutcome,
   type ToolCallState,
@@ -50,5 +53,5 @@ export {
 } from './errors.ts'
 export type {
   ChatSession, SessionList, MessageDto, HistoryPage, SendMessage, SendMessageReply, DelegationStatus, UserPreferences,
-  ModelInfo, ModelList, ToolDeclaration, ActionDeclaration, Attachment
+  ModelInfo, ModelList, ToolDeclaration, ActionDeclaration, Attachment, ToolApproval, ApprovalStatus
 } from '@impact/schemas'

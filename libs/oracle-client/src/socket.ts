@@ -1,5 +1,5 @@
 import { io, type Socket } from 'socket.io-client'
-import type { OracleEventPayloads } from '@impact/schemas'
+import type { OracleEventPayloads, ToolApproval } from '@impact/schemas'
 import { isDelegationReport } from './errors.ts'
 import { toOracleEvent, type OracleEvent, type OracleEventListener } from './events.ts'
 import { errorText, type AnyAgAction, type AnyBrowserTool, type ToolCallContext } from './tools.ts'
@@ -13,6 +13,11 @@ export interface SocketOptions {
   /** AG-UI actions run on `action_call`. */
   agActions?: readonly AnyAgAction[] | undefined
   onEvent?: OracleEventListener | undefined
+  /**
+   * A tool call in the session waits for the user's approval (`approval_request`, status `pending`): also the
+   * calls of turns this page did not start, and of a turn whose stream dropped. Answer with `client.approve`.
+   */
+  onApprovalRequest?: ((approval: ToolApproval) => void) | undefined
   onStateChange?: ((state: SocketState) => void) | undefined
   /** Connection failures and results the server refused; never carries tokens. */
   onError?: ((error: Error) => void) | undefined
@@ -262,7 +267,15 @@ export class OracleSocket {
     }
     // Generic events come enveloped `{ eventName, payload }`, under their own name or the fixed name `event`.
     if (isRecord(arg) && typeof arg.eventName === 'string' && isRecord(arg.payload)) {
-      this.#dispatch(toOracleEvent(arg.eventName, arg.payload, 'socket'))
+      const event = toOracleEvent(arg.eventName, arg.payload, 'socket')
+      if (event?.eventName === 'approval_request' && event.payload.status === 'pending') {
+        try {
+          this.#options.onApprovalRequest?.(event.payload)
+        } catch {
+          // The app's handler failing must not stop the event reaching the listeners.
+        }
+      }
+      this.#dispatch(event)
       return
     }
     if (RAW_DIAGNOSTICS.has(name)) this.#dispatch(toOracleEvent(name, arg, 'socket'))

@@ -20,7 +20,8 @@ const ACCEPTED_NAMES: Record<SseEventName, true> = {
   'router.update': true,
   render_component: true,
   browser_tool_call: true,
-  message_cache_invalidation: true
+  message_cache_invalidation: true,
+  approval_request: true
 }
 const ACCEPTED = new Set<string>(Object.keys(ACCEPTED_NAMES))
 

@@ -1,4 +1,4 @@
-import type { OracleEventPayloads } from '@impact/schemas'
+import type { OracleEventPayloads, ToolApproval } from '@impact/schemas'
 import { isDelegationReport } from './errors.ts'
 import { toOracleEvent, type OracleEvent, type OracleEventListener } from './events.ts'
 import { readSse } from './sse.ts'
@@ -13,8 +13,12 @@ export type ActionCallState = Pick<
 >
 export type StreamErrorPayload = OracleEventPayloads['error']
 
-/** How a streamed turn ended: `disconnected` when the body ended (or went quiet) before `done`. */
-export type TurnOutcome = 'completed' | 'aborted' | 'failed' | 'disconnected'
+/**
+ * How a streamed turn ended: `disconnected` when the body ended (or went quiet) before `done`;
+ * `awaiting-approval` when the oracle stopped (it restarted) while a tool call waited for the user's approval:
+ * deciding it (`approve`) resumes the turn, whose events then arrive over the session socket.
+ */
+export type TurnOutcome = 'completed' | 'aborted' | 'failed' | 'disconnected' | 'awaiting-approval'
 
 /** Everything a streamed turn produced, folded from its events. */
 export interface TurnResult {
@@ -27,6 +31,8 @@ export interface TurnResult {
   toolCalls: ToolCallState[]
   actionCalls: ActionCallState[]
   errors: StreamErrorPayload[]
+  /** Tool calls that asked for the user's approval, as they last stood (`status` pending, approved, …). */
+  approvals: ToolApproval[]
   /** Id of the stored answer, when the server reports it in `done`. */
   messageId?: string
 }
@@ -39,6 +45,8 @@ export interface StreamHooks {
   idleTimeoutMs: number
   /** How long `abort()` waits for the server's closing `done` before cutting the connection. */
   abortGraceMs: number
+  /** A tool call asks for the user's approval (`approval_request` with status `pending`). */
+  onApprovalRequest?: ((approval: ToolApproval) => void) | undefined
 }
 
 /**
@@ -142,7 +150,8 @@ export class MessageStream implements AsyncIterable<OracleEvent> {
       reasoning: '',
       toolCalls: [],
       actionCalls: [],
-      errors: []
+      errors: [],
+      approvals: []
     }
     let idle: ReturnType<typeof setTimeout> | undefined
     const touch = () => {
@@ -157,6 +166,13 @@ export class MessageStream implements AsyncIterable<OracleEvent> {
         if (event === undefined) continue
         fold(result, event)
         if (event.eventName === 'error' && isDelegationReport(event.payload)) this.#hooks.onDelegationReport()
+        if (event.eventName === 'approval_request' && event.payload.status === 'pending') {
+          try {
+            this.#hooks.onApprovalRequest?.(event.payload)
+          } catch {
+            // The app's handler failing must not end the stream.
+          }
+        }
         this.#emit(event)
         if (event.eventName === 'done') {
           done = event.payload
@@ -174,7 +190,7 @@ export class MessageStream implements AsyncIterable<OracleEvent> {
           ? 'aborted'
           : done.failed === true || result.errors.length > 0
             ? 'failed'
-            : 'completed'
+            : done.awaitingApproval === true ? 'awaiting-approval' : 'completed'
       if (done.messageId !== undefined) result.messageId = done.messageId
     } else if (this.#abortedByClient) {
       result.outcome = 'aborted'
@@ -182,6 +198,42 @@ export class MessageStream implements AsyncIterable<OracleEvent> {
     this.#finished = true
     this.#wake?.()
     return result
+  }
+}
+
+/** A list with `item` in place of the entry `same` picks, or appended (a new array; calls update by id). */
+export function upsert<T> (list: readonly T[] | undefined, item: T, same: (entry: T) => boolean): T[] {
+  const next = [...(list ?? [])]
+  const at = next.findIndex(same)
+  if (at >= 0) next[at] = item
+  else next.push(item)
+  return next
+}
+
+/** A `tool_call` event as the call's state (older servers sent toolName "toolCall" with the name in args). */
+export function toolCallState (payload: OracleEventPayloads['tool_call']): ToolCallState {
+  const { eventId, toolName, args, status, output, error } = payload
+  const named = (args as { toolName?: unknown } | null)?.toolName
+  return {
+    id: eventId,
+    toolName: toolName === 'toolCall' && typeof named === 'string' ? named : toolName,
+    args,
+    status,
+    ...(output !== undefined ? { output } : {}),
+    ...(error !== undefined ? { error } : {})
+  }
+}
+
+/** An `action_call` event as the action's state. */
+export function actionCallState (payload: OracleEventPayloads['action_call']): ActionCallState {
+  const { toolCallId, toolName, args, status, output, error } = payload
+  return {
+    toolCallId,
+    toolName,
+    args,
+    status,
+    ...(output !== undefined ? { output } : {}),
+    ...(error !== undefined ? { error } : {})
   }
 }
 
@@ -195,38 +247,18 @@ function fold (result: TurnResult, event: OracleEvent): void {
       result.reasoning += event.payload.reasoning
       break
     case 'tool_call': {
-      const { eventId, toolName, args, status, output, error } = event.payload
-      // Older servers sent toolName "toolCall" with the real name in args.toolName.
-      const name =
-        toolName === 'toolCall' && typeof (args as { toolName?: unknown } | null)?.toolName === 'string'
-          ? (args as { toolName: string }).toolName
-          : toolName
-      const state: ToolCallState = {
-        id: eventId,
-        toolName: name,
-        args,
-        status,
-        ...(output !== undefined ? { output } : {}),
-        ...(error !== undefined ? { error } : {})
-      }
-      const at = result.toolCalls.findIndex((c) => c.id === eventId)
-      if (at >= 0) result.toolCalls[at] = state
-      else result.toolCalls.push(state)
+      const state = toolCallState(event.payload)
+      result.toolCalls = upsert(result.toolCalls, state, (c) => c.id === state.id)
       break
     }
     case 'action_call': {
-      const { toolCallId, toolName, args, status, output, error } = event.payload
-      const state: ActionCallState = {
-        toolCallId,
-        toolName,
-        args,
-        status,
-        ...(output !== undefined ? { output } : {}),
-        ...(error !== undefined ? { error } : {})
-      }
-      const at = result.actionCalls.findIndex((c) => c.toolCallId === toolCallId)
-      if (at >= 0) result.actionCalls[at] = state
-      else result.actionCalls.push(state)
+      const state = actionCallState(event.payload)
+      result.actionCalls = upsert(result.actionCalls, state, (c) => c.toolCallId === state.toolCallId)
+      break
+    }
+    case 'approval_request': {
+      const approval = event.payload
+      result.approvals = upsert(result.approvals, approval, (a) => a.toolCallId === approval.toolCallId)
       break
     }
     case 'error':

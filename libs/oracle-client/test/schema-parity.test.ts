@@ -37,6 +37,11 @@ const routes: Array<[string, string, string, Array<[string, Part, unknown]>]> = 
     ['querystring', (s) => s.querystring, shared.HistoryQuerySchema],
     ['200', (s) => s.response?.[200], shared.HistoryPageSchema]
   ]],
+  ['POST', '/approvals/call_1', 'POST /approvals/:toolCallId', [
+    ['params.toolCallId', (s) => s.params?.properties.toolCallId, shared.ApprovalParamsSchema.properties.toolCallId],
+    ['body', (s) => s.body, shared.ApprovalDecisionSchema],
+    ['200', (s) => s.response?.[200]?.$ref, shared.ToolApprovalSchema.$id]
+  ]],
   ['GET', '/sessions/s_1/run', 'GET /sessions/:id/run', [['200', (s) => s.response?.[200], shared.RunReplySchema]]],
   ['POST', '/delegation', 'POST /delegation', [
     ['body', (s) => s.body, shared.StoreDelegationSchema],
@@ -80,6 +85,7 @@ describe('the runtime serves the wire schemas the client is typed from', () => {
     const json = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as unknown
     expect(json(app.getSchema('ChatSession'))).toEqual(json(shared.ChatSessionSchema))
     expect(json(app.getSchema('MessageDto'))).toEqual(json(shared.MessageDtoSchema))
+    expect(json(app.getSchema('ToolApproval'))).toEqual(json(shared.ToolApprovalSchema))
   })
 
   it.each(routes)('%s %s', (_method, _url, route, parts) => {

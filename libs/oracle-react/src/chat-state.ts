@@ -1,4 +1,7 @@
-import type { ActionCallState, MessageDto, OracleEvent, OracleEventPayloads } from '@impact/oracle-client'
+import {
+  actionCallState, toolCallState, upsert, type ActionCallState, type MessageDto, type OracleEvent,
+  type OracleEventPayloads, type ToolApproval
+} from '@impact/oracle-client'
 
 /** Chat status: `submitted` (sent, no stream yet) → `streaming` → `ready`, or `error` when the turn failed. */
 export type ChatStatus = 'submitted' | 'streaming' | 'ready' | 'error'
@@ -60,14 +63,6 @@ export function fromDto (dto: MessageDto, actionNames: ReadonlySet<string> = new
   }
 }
 
-function upsert<T> (list: T[] | undefined, item: T, same: (a: T) => boolean): T[] {
-  const next = [...(list ?? [])]
-  const at = next.findIndex(same)
-  if (at >= 0) next[at] = item
-  else next.push(item)
-  return next
-}
-
 /** The streamed answer after one more event of its turn. */
 export function applyEvent (message: ChatMessage, event: OracleEvent): ChatMessage {
   switch (event.eventName) {
@@ -78,28 +73,13 @@ export function applyEvent (message: ChatMessage, event: OracleEvent): ChatMessa
         ? message
         : { ...message, reasoning: (message.reasoning ?? '') + event.payload.reasoning }
     case 'tool_call': {
-      const { eventId, toolName, args, status, output, error } = event.payload
-      const call: ChatToolCall = {
-        id: eventId,
-        name: toolName,
-        args,
-        status,
-        ...(output !== undefined ? { output } : {}),
-        ...(error !== undefined ? { error } : {})
-      }
-      return { ...message, toolCalls: upsert(message.toolCalls, call, (c) => c.id === eventId) }
+      const { toolName, ...state } = toolCallState(event.payload)
+      const call: ChatToolCall = { ...state, name: toolName }
+      return { ...message, toolCalls: upsert(message.toolCalls, call, (c) => c.id === call.id) }
     }
     case 'action_call': {
-      const { toolCallId, toolName, args, status, output, error } = event.payload
-      const call: ActionCallState = {
-        toolCallId,
-        toolName,
-        args,
-        status,
-        ...(output !== undefined ? { output } : {}),
-        ...(error !== undefined ? { error } : {})
-      }
-      return { ...message, actionCalls: upsert(message.actionCalls, call, (c) => c.toolCallId === toolCallId) }
+      const call = actionCallState(event.payload)
+      return { ...message, actionCalls: upsert(message.actionCalls, call, (c) => c.toolCallId === call.toolCallId) }
     }
     case 'render_component': {
       const component = event.payload
@@ -151,4 +131,15 @@ export function appendNew (messages: ChatMessage[], stored: ChatMessage[]): Chat
   const known = new Set(messages.map((m) => m.id))
   const fresh = stored.filter((m) => !known.has(m.id))
   return fresh.length === 0 ? messages : [...messages, ...fresh]
+}
+
+/**
+ * The approvals still waiting for the user after one more report of `approval`: a pending one is added (or
+ * updated), a decided, expired or cancelled one leaves the list. Oldest first.
+ */
+export function applyApproval (pending: ToolApproval[], approval: ToolApproval): ToolApproval[] {
+  if (approval.status === 'pending') return upsert(pending, approval, (a) => a.toolCallId === approval.toolCallId)
+  return pending.some((a) => a.toolCallId === approval.toolCallId)
+    ? pending.filter((a) => a.toolCallId !== approval.toolCallId)
+    : pending
 }

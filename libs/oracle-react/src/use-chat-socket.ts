@@ -26,6 +26,24 @@ export interface ChatSocketOptions {
 
 const names = (list: ReadonlyArray<{ name: string }> | undefined) => (list ?? []).map((t) => t.name).sort().join(',')
 
+/** Stand-ins for the named tools (or actions) that run whichever handler the latest list has under that name. */
+function proxies (
+  list: string,
+  kind: string,
+  latest: () => ReadonlyArray<AnyBrowserTool | AnyAgAction> | undefined
+): AnyBrowserTool[] {
+  return list.split(',').filter((n) => n !== '').map((name) => ({
+    name,
+    description: '',
+    schema: {},
+    handler: async (args, context) => {
+      const tool = latest()?.find((t) => t.name === name)
+      if (tool === undefined) throw new Error(`${kind} ${name} not found`)
+      return await tool.handler(args, context)
+    }
+  }))
+}
+
 /**
  * The session's socket for a chat: connected while a session is open and the chat declares browser
  * tools or actions (or asks for live events), reconnected only when the session, the client or the
@@ -48,34 +66,8 @@ export function useChatSocket (options: ChatSocketOptions): {
       setState('off')
       return
     }
-    const find = <T extends { name: string }>(list: readonly T[] | undefined, name: string) =>
-      list?.find((t) => t.name === name)
-    const browserTools: AnyBrowserTool[] = toolNames
-      .split(',')
-      .filter((n) => n !== '')
-      .map((name) => ({
-        name,
-        description: '',
-        schema: {},
-        handler: async (args, context) => {
-          const tool = find(tools.current.browserTools, name)
-          if (tool === undefined) throw new Error(`Browser tool ${name} not found`)
-          return await tool.handler(args, context)
-        }
-      }))
-    const agActions: AnyAgAction[] = actionNames
-      .split(',')
-      .filter((n) => n !== '')
-      .map((name) => ({
-        name,
-        description: '',
-        schema: {},
-        handler: async (args, context) => {
-          const action = find(tools.current.agActions, name)
-          if (action === undefined) throw new Error(`Action tool ${name} not found`)
-          return await action.handler(args, context)
-        }
-      }))
+    const browserTools = proxies(toolNames, 'Browser tool', () => tools.current.browserTools)
+    const agActions = proxies(actionNames, 'Action tool', () => tools.current.agActions)
     const connection = client.connectSocket(sessionId, {
       browserTools,
       agActions,

@@ -1,9 +1,11 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react'
 import {
-  OracleStreamError, type ActionCallState, type AgAction, type AnyBrowserTool, type Attachment, type MessageStream,
-  type OracleEvent, type SocketState, type TurnResult
+  OracleRequestError, OracleStreamError, type ActionCallState, type AgAction, type AnyBrowserTool, type Attachment,
+  type MessageStream, type OracleEvent, type SocketState, type ToolApproval, type TurnResult
 } from '@impact/oracle-client'
-import { applyEvent, appendNew, fromDto, settleTurn, type ChatMessage, type ChatStatus } from './chat-state.ts'
+import {
+  applyApproval, applyEvent, appendNew, fromDto, settleTurn, type ChatMessage, type ChatStatus
+} from './chat-state.ts'
 import { useOracleContext } from './provider.tsx'
 import { useChatSocket } from './use-chat-socket.ts'
 
@@ -20,7 +22,10 @@ export interface UseChatOptions {
   metadata?: Record<string, unknown>
   /** Turns per history page (default 20). */
   historyPageSize?: number
-  /** The session socket: `'auto'` (default) connects when tools or actions are declared. */
+  /**
+   * The session socket: `'auto'` (default) connects when tools or actions are declared, or once the session has
+   * had a tool approval (the rest of a turn resumed by an answer may come over the socket only).
+   */
   socket?: boolean | 'auto'
   /** The oracle requires payment: the claim ids to settle. The chat goes back to `ready`. */
   onPaymentRequired?: (claimIds: string[]) => void
@@ -43,6 +48,12 @@ export interface UseChatResult {
   ) => Promise<TurnResult | undefined>
   /** Stops the answer in flight (the oracle keeps what was said so far). */
   abort: () => Promise<void>
+  /** Tool calls of the session waiting for the user's approval, oldest first (from history, stream and socket). */
+  pendingApprovals: ToolApproval[]
+  /** Lets a waiting tool call run; resolves with the decided request. */
+  approve: (toolCallId: string) => Promise<ToolApproval>
+  /** Declines a waiting tool call; the agent is told, with `reason` when given. */
+  deny: (toolCallId: string, reason?: string) => Promise<ToolApproval>
   hasOlder: boolean
   isLoadingHistory: boolean
   loadOlder: () => Promise<void>
@@ -90,6 +101,19 @@ export function useChat (options: UseChatOptions): UseChatResult {
   const [error, setError] = useState<Error | undefined>()
   const [hasOlder, setHasOlder] = useState(false)
   const [isLoadingHistory, setLoadingHistory] = useState(false)
+  const [pendingApprovals, setPendingApprovals] = useState<ToolApproval[]>([])
+  /** The session has had an approval request: its socket stays on (see `socket`). */
+  const [hadApprovals, setHadApprovals] = useState(false)
+  const noteApproval = useCallback((approval: ToolApproval) => {
+    setHadApprovals(true)
+    setPendingApprovals((list) => applyApproval(list, approval))
+  }, [])
+  /** What the oracle lists as waiting (a history response): it replaces what events said so far. */
+  const listApprovals = useCallback((listed: ToolApproval[] | undefined) => {
+    if (listed === undefined) return
+    if (listed.length > 0) setHadApprovals(true)
+    setPendingApprovals(listed)
+  }, [])
   const cursors = useRef<{ prev: string | null, next: string | null }>({ prev: null, next: null })
   const generation = useRef(0)
   const busy = useRef(false)
@@ -122,6 +146,7 @@ export function useChat (options: UseChatOptions): UseChatResult {
         if (!current()) return
         cursors.current = { prev: page.prevCursor, next: page.nextCursor }
         setHasOlder(page.hasOlder)
+        listApprovals(page.pendingApprovals)
         // A message typed while the page loaded stays below it (sendMessage holds its request until
         // the page is here, so the page cannot already hold that message).
         const history = page.messages.map((m) => fromDto(m, actionNamesOf(latest.current)))
@@ -135,11 +160,13 @@ export function useChat (options: UseChatOptions): UseChatResult {
     })().catch(() => {})
     historyLoad.current = loading
     return loading
-  }, [client, pageSize, fail])
+  }, [client, pageSize, fail, listApprovals])
 
   useEffect(() => {
     const gen = ++generation.current
     setMessages([])
+    setPendingApprovals([])
+    setHadApprovals(false)
     setHasOlder(false)
     setStatus('ready')
     setError(undefined)
@@ -158,14 +185,17 @@ export function useChat (options: UseChatOptions): UseChatResult {
     if (gen !== generation.current) return undefined
     cursors.current.next = newer.nextCursor
     if (cursors.current.prev === null) cursors.current.prev = newer.prevCursor
+    listApprovals(newer.pendingApprovals)
     return newer.messages.map((m) => fromDto(m, actionNamesOf(latest.current)))
-  }, [client, pageSize])
+  }, [client, pageSize, listApprovals])
 
   const onSocketEvent = useCallback((event: OracleEvent) => {
     latest.current.onEvent?.(event)
     const id = latest.current.sessionId
     if (id === undefined) return
-    if (event.eventName === 'render_component' && event.payload.sessionId === id) {
+    if (event.eventName === 'approval_request' && event.payload.sessionId === id) {
+      noteApproval(event.payload)
+    } else if (event.eventName === 'render_component' && event.payload.sessionId === id) {
       setMessages((list) => list.map((m) => (
         m.requestId === event.payload.requestId && m.type === 'ai' ? applyEvent(m, event) : m
       )))
@@ -176,10 +206,10 @@ export function useChat (options: UseChatOptions): UseChatResult {
         if (stored !== undefined) setMessages((list) => appendNew(list, stored))
       }, () => {})
     }
-  }, [refreshNewer])
+  }, [refreshNewer, noteApproval])
 
   const hasTools = (options.browserTools?.length ?? 0) > 0 || (options.agActions?.length ?? 0) > 0
-  const wantsSocket = options.socket === true || (options.socket !== false && hasTools)
+  const wantsSocket = options.socket === true || (options.socket !== false && (hasTools || hadApprovals))
   const socket = useChatSocket({
     client,
     sessionId,
@@ -243,6 +273,7 @@ export function useChat (options: UseChatOptions): UseChatResult {
       for await (const event of opened) {
         if (gen !== generation.current) break
         setMessages((list) => list.map((m) => (m.id === answerId && m.pending === true ? applyEvent(m, event) : m)))
+        if (event.eventName === 'approval_request') noteApproval(event.payload)
         latest.current.onEvent?.(event)
       }
       const result = await opened.done
@@ -281,12 +312,31 @@ export function useChat (options: UseChatOptions): UseChatResult {
     } finally {
       busy.current = false
     }
-  }, [client, refreshNewer, fail, socket.socket])
+  }, [client, refreshNewer, fail, socket.socket, noteApproval])
 
   const abort = useCallback(async () => {
     if (stream.current !== undefined) await stream.current.abort()
     else submitting.current?.abort()
   }, [])
+
+  const decide = useCallback(async (toolCallId: string, approved: boolean, reason?: string) => {
+    const id = latest.current.sessionId
+    if (id === undefined) throw new Error('useChat has no sessionId')
+    try {
+      const decided = await client.approve(toolCallId, { sessionId: id, approved, reason })
+      if (id === latest.current.sessionId) noteApproval(decided)
+      return decided
+    } catch (caught) {
+      // Decided elsewhere, expired or gone: it waits no more either way.
+      const closed = caught instanceof OracleRequestError && (caught.status === 404 || caught.status === 409)
+      if (closed) setPendingApprovals((list) => list.filter((a) => a.toolCallId !== toolCallId))
+      fail(caught)
+      throw caught
+    }
+  }, [client, noteApproval, fail])
+  const approve = useCallback(async (toolCallId: string) => await decide(toolCallId, true), [decide])
+  const deny = useCallback(async (toolCallId: string, reason?: string) => await decide(toolCallId, false, reason),
+    [decide])
 
   const loadOlder = useCallback(async () => {
     const id = latest.current.sessionId
@@ -342,6 +392,9 @@ export function useChat (options: UseChatOptions): UseChatResult {
     error,
     sendMessage,
     abort,
+    pendingApprovals,
+    approve,
+    deny,
     hasOlder,
     isLoadingHistory,
     loadOlder,

@@ -1,7 +1,6 @@
-import type { Static } from '@sinclair/typebox'
 import type {
-  CreateDomainBody, Domain, DomainEventPageSchema, DomainPageSchema, ListDomainsQuery, Proposal
-} from '@impact/domain-api/schemas'
+  CreateDomainBody, Domain, DomainEventPage, DomainPage, ListDomainsQuery, Proposal
+} from '@impact/schemas'
 import { mintRevocation } from '@impact/ucan'
 import type { Delegation } from '@ucanto/interface'
 import { createInvoker, type Actor, type Invoker } from './actor.ts'
@@ -10,8 +9,6 @@ import { endpoint, errorFromBody, errorFromStatus, send, type HttpAnswer } from 
 import { chainRoute } from './chain-route.ts'
 import { createDidCache, type DidCache } from './service-did.ts'
 
-export type DomainPage = Static<typeof DomainPageSchema>
-export type DomainEventPage = Static<typeof DomainEventPageSchema>
 export type DomainSearch = Partial<ListDomainsQuery>
 
 /** A domain's verification: where it stands, and its latest proposal with the tally (null when none). */

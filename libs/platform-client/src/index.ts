@@ -4,8 +4,6 @@ export {
   type PlatformClientOptions,
   type CallOptions,
   type ChainQueryOptions,
-  type DomainPage,
-  type DomainEventPage,
   type DomainSearch,
   type DomainVerification,
   type GraphqlError,
@@ -20,4 +18,6 @@ export {
   type ClientErrorCode,
   type PlatformService
 } from './errors.ts'
-export type { CreateDomainBody, Domain, DomainEvent, Proposal } from '@impact/domain-api/schemas'
+export type {
+  CreateDomainBody, Domain, DomainEvent, DomainEventPage, DomainPage, Proposal
+} from '@impact/schemas'

@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { IsoTimestampSchema, Nullable } from './common.ts'
+import { ApprovalRequestEventSchema } from './oracle.ts'
 
 /**
  * Payloads of the oracle's streamed (SSE, oracle-wire §3.3) and socket.io (§6) events. The spec
@@ -78,7 +79,11 @@ export const DoneEventSchema = Type.Object({
   failed: Type.Optional(Type.Boolean()),
   status: Type.Optional(Type.String()),
   partialText: Type.Optional(Type.String()),
-  replayed: Type.Optional(Type.Boolean())
+  replayed: Type.Optional(Type.Boolean()),
+  awaitingApproval: Type.Optional(Type.Boolean({
+    description: 'The turn stopped (its server shut down) while a tool call waited for approval; deciding it ' +
+      'resumes the turn, whose events then arrive over the socket'
+  }))
 })
 
 export const RenderComponentEventSchema = Type.Object({
@@ -178,6 +183,7 @@ export const OracleEventPayloadSchemas = {
   render_component: RenderComponentEventSchema,
   browser_tool_call: BrowserToolCallEventSchema,
   message_cache_invalidation: MessageCacheInvalidationEventSchema,
+  approval_request: ApprovalRequestEventSchema,
   connected: SocketConnectedEventSchema,
   pong: SocketPongEventSchema,
   status: SocketStatusEventSchema,
@@ -187,7 +193,10 @@ export const OracleEventPayloadSchemas = {
 export type OracleEventName = keyof typeof OracleEventPayloadSchemas
 export type OracleEventPayloads = { [K in OracleEventName]: Static<(typeof OracleEventPayloadSchemas)[K]> }
 
-/** Event names an SSE reply may carry (§3.2); anything else is dropped by clients. */
+/**
+ * Event names an SSE reply may carry (§3.2); anything else is dropped by clients. `approval_request` is this
+ * runtime's addition (SDK 1.4.0 drops it; its clients see the pending approval in history instead).
+ */
 export const SSE_EVENT_NAMES = [
   'message',
   'reasoning',
@@ -199,7 +208,8 @@ export const SSE_EVENT_NAMES = [
   'router.update',
   'render_component',
   'browser_tool_call',
-  'message_cache_invalidation'
+  'message_cache_invalidation',
+  'approval_request'
 ] as const satisfies readonly OracleEventName[]
 export type SseEventName = (typeof SSE_EVENT_NAMES)[number]
 
@@ -218,6 +228,7 @@ export type SocketOptionalEventName = (typeof SOCKET_OPTIONAL_EVENTS)[number]
 export const SOCKET_SERVER_EVENTS = [
   'connected', 'pong', 'status', 'subscribed', 'available-events',
   'render_component', 'tool_call', 'action_call', 'browser_tool_call', 'router_update', 'message_cache_invalidation',
+  'approval_request',
   ...SOCKET_OPTIONAL_EVENTS,
   // A client message the server refused (bad payload, session not subscribed, unknown event).
   'error'

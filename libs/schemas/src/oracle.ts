@@ -106,6 +106,53 @@ export const SendMessageSchema = Type.Object(
 )
 export type SendMessage = Static<typeof SendMessageSchema>
 
+// ── Tool approvals ──────────────────────────────────────────────────────────────────────────
+
+/**
+ * Where a tool call that changes state stands: `pending` until the user decides (`approved`, `denied`), the
+ * request times out (`expired`), or its turn ends first (`cancelled`: aborted, the session deleted, or a new
+ * message sent instead of an answer).
+ */
+export const ApprovalStatusSchema = Type.Union([
+  Type.Literal('pending'),
+  Type.Literal('approved'),
+  Type.Literal('denied'),
+  Type.Literal('expired'),
+  Type.Literal('cancelled')
+])
+export type ApprovalStatus = Static<typeof ApprovalStatusSchema>
+
+const toolApprovalFields = {
+  toolCallId: Type.String({ description: 'The tool call waiting for approval; the id of POST /approvals/:toolCallId' }),
+  sessionId: Type.String(),
+  requestId: Type.String({ description: 'The turn that made the call' }),
+  toolName: Type.String(),
+  args: Type.Unknown({ description: 'The arguments the agent chose' }),
+  summary: Type.String({ description: 'What the call would do, in words for the user' }),
+  status: ApprovalStatusSchema,
+  reason: Type.Optional(Type.String({ description: 'Why the user denied it, when they said' })),
+  createdAt: IsoTimestampSchema,
+  expiresAt: IsoTimestampSchema,
+  decidedAt: Type.Optional(IsoTimestampSchema)
+}
+
+/** A tool call that waits (or waited) for the user's approval: listed with history, answered with POST /approvals. */
+export const ToolApprovalSchema = Type.Object(toolApprovalFields, { $id: 'ToolApproval' })
+export type ToolApproval = Static<typeof ToolApprovalSchema>
+
+/** The `approval_request` event (SSE and socket): the same record, sent as it is asked for and as it is settled. */
+export const ApprovalRequestEventSchema = Type.Object(toolApprovalFields)
+
+export const ApprovalParamsSchema = Type.Object({ toolCallId: Type.String({ minLength: 1, maxLength: 200 }) })
+
+/** POST /approvals/:toolCallId */
+export const ApprovalDecisionSchema = Type.Object({
+  sessionId: Type.String({ minLength: 1, maxLength: 200 }),
+  approved: Type.Boolean(),
+  reason: Type.Optional(Type.String({ maxLength: 500, description: 'Told to the agent when the call is denied' }))
+}, { additionalProperties: false })
+export type ApprovalDecision = Static<typeof ApprovalDecisionSchema>
+
 // ── Messages and history ────────────────────────────────────────────────────────────────────
 
 export const ToolCallRecordSchema = Type.Object({
@@ -140,7 +187,10 @@ export const SendMessageReplySchema = Type.Object({
 })
 export type SendMessageReply = Static<typeof SendMessageReplySchema>
 
-export const LegacyHistorySchema = Type.Object({ messages: Type.Array(Type.Ref(MessageDtoSchema)) })
+export const LegacyHistorySchema = Type.Object({
+  messages: Type.Array(Type.Ref(MessageDtoSchema)),
+  pendingApprovals: Type.Optional(Type.Array(Type.Ref(ToolApprovalSchema)))
+})
 export type LegacyHistory = Static<typeof LegacyHistorySchema>
 
 export const MAX_HISTORY_PAGE = 100
@@ -164,7 +214,10 @@ export const HistoryPageSchema = Type.Object({
   prevCursor: Nullable(Type.String()),
   nextCursor: Nullable(Type.String()),
   hasOlder: Type.Boolean(),
-  hasNewer: Type.Boolean()
+  hasNewer: Type.Boolean(),
+  pendingApprovals: Type.Optional(Type.Array(Type.Ref(ToolApprovalSchema), {
+    description: 'Tool calls of the session waiting for the user\'s approval (this runtime always sends the list)'
+  }))
 })
 export type HistoryPage = Static<typeof HistoryPageSchema>
 

@@ -1,6 +1,6 @@
 import type { IResolvers } from 'mercurius'
 import { invalid } from '../errors.ts'
-import type { Domain, DomainStatus } from '../schemas/domain.ts'
+import type { Domain, DomainStatus } from '@impact/schemas'
 import { domainPosition, type DomainService } from '../services/domains.ts'
 import type { GovernanceService } from '../services/governance.ts'
 import { connection, DEFAULT_PAGE } from './connection.ts'

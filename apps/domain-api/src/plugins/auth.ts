@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { readBearerToken } from '@impact/service-kit'
 import { DomainAuthMissingError, DomainForbiddenError, DomainUcanNotAcceptedError } from '../errors.ts'
-import type { Role } from '../schemas/common.ts'
+import type { Role } from '../schemas/role.ts'
 import { principalOf, type Ability, type ApiKeyService, type Caller } from '../services/api-keys.ts'
 
 const CALLER = 'caller'

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
-import { accountField, RoleSchema } from './common.ts'
+import { accountField } from '@impact/schemas'
+import { RoleSchema } from './role.ts'
 
 export const AccountParamsSchema = Type.Object({ did: accountField('The account (a DID without a path)') })
 

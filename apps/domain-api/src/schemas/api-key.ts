@@ -1,6 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { CursorPageSchema, IsoTimestampSchema } from '@impact/schemas'
-import { accountField, NullableTimestampSchema, RoleSchema, UuidSchema } from './common.ts'
+import {
+  accountField, CursorPageSchema, IsoTimestampSchema, NullableTimestampSchema, UuidSchema
+} from '@impact/schemas'
+import { RoleSchema } from './role.ts'
 
 export const CreateApiKeyBodySchema = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100, description: 'What the key is for (shown in listings)' }),

@@ -1,6 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { DomainEventSchema } from './domain.ts'
-import { EntityDidSchema } from './common.ts'
+import { DomainEventSchema, EntityDidSchema } from '@impact/schemas'
 
 /** Every kind of change the registry records; the feed and webhooks filter on these names. */
 export const EVENT_TYPES = [

@@ -1,6 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { CursorPageQuerySchema, CursorPageSchema, IsoTimestampSchema, Nullable } from '@impact/schemas'
-import { CallerRefSchema, NullableTimestampSchema, UuidSchema } from './common.ts'
+import {
+  CallerRefSchema, CursorPageQuerySchema, CursorPageSchema, IsoTimestampSchema, Nullable, NullableTimestampSchema,
+  UuidSchema
+} from '@impact/schemas'
 import { EventTypeSchema, FeedEventSchema } from './event.ts'
 
 export const CreateWebhookBodySchema = Type.Object({

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely'
 import type { SharedState } from '@impact/shared-state'
 import { listAccountRoles, replaceAccountRoles } from '../db/account-role.repository.ts'
 import type { DB } from '../db/types.ts'
-import { ROLES, type Role } from '../schemas/common.ts'
+import { ROLES, type Role } from '../schemas/role.ts'
 import type { Clock } from './clock.ts'
 
 const CHANGED_CHANNEL = 'account-roles-changed'

@@ -10,7 +10,7 @@ import {
   DomainUcanNotGrantedError, DomainUcanReplayedError, DomainUcanRevokedError
 } from '../errors.ts'
 import type { CreateApiKeyBody } from '../schemas/api-key.ts'
-import type { Role } from '../schemas/common.ts'
+import type { Role } from '../schemas/role.ts'
 import type { AccountService } from './accounts.ts'
 import type { Clock } from './clock.ts'
 import { decodeKeyset, toPage } from './pagination.ts'

@@ -1,10 +1,8 @@
 import { base58btc } from 'multiformats/bases/base58'
-import { DID_PATTERN } from '@impact/schemas'
+import { DID_PATTERN, type DeviceKey, type DomainDocumentFields, type ServiceInput } from '@impact/schemas'
 import type { VersionRow } from '../db/version.repository.ts'
 import { invalid } from '../errors.ts'
-import type {
-  DeviceKey, DidDocument, DidDocumentMetadata, DomainDocumentFields, ServiceInput
-} from '../schemas/did-document.ts'
+import type { DidDocument, DidDocumentMetadata } from '../schemas/did-document.ts'
 
 /** Builds W3C DID Core documents (JSON-LD) from version snapshots, and checks what registration sends. */
 

@@ -26,8 +26,9 @@ import {
   DomainStateConflictError,
   invalid
 } from '../errors.ts'
-import { ENTITY_DID_PATTERN } from '../schemas/common.ts'
-import type { CreateDomainBody, Domain, DomainEvent, ListDomainsQuery, UpdateDomainBody } from '../schemas/domain.ts'
+import {
+  ENTITY_DID_PATTERN, type CreateDomainBody, type Domain, type DomainEvent, type ListDomainsQuery, type UpdateDomainBody
+} from '@impact/schemas'
 import { principalOf, type Caller } from './api-keys.ts'
 import type { Clock } from './clock.ts'
 import { createInsertBatcher } from './create-batcher.ts'

@@ -21,7 +21,7 @@ import {
   DomainProposalNotFoundError,
   DomainStateConflictError
 } from '../errors.ts'
-import type { CreateProposalBody, Proposal, VoteChoice } from '../schemas/proposal.ts'
+import type { CreateProposalBody, Proposal, VoteChoice } from '@impact/schemas'
 import { principalOf, type Caller } from './api-keys.ts'
 import type { Clock } from './clock.ts'
 import { callerEvent, describeTally, isDue, lockAndSettle, settleDomain } from './lifecycle.ts'

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import { findLatestVersion, findVersion, type VersionRow } from '../db/version.repository.ts'
 import type { DB } from '../db/types.ts'
-import { ENTITY_DID_PATTERN } from '../schemas/common.ts'
+import { ENTITY_DID_PATTERN } from '@impact/schemas'
 import type { ResolutionResult } from '../schemas/did-document.ts'
 import type { Clock } from './clock.ts'
 import { buildDocument, buildMetadata, didMethodOf, isDid, RESOLUTION_CONTEXT } from './did-document.ts'

@@ -1,8 +1,8 @@
 import type { ApiKey } from '../schemas/api-key.ts'
-import type { Role } from '../schemas/common.ts'
-import type { Domain, DomainEvent, DomainStatus } from '../schemas/domain.ts'
-import type { Proposal, ProposalStatus, Vote, VoteChoice } from '../schemas/proposal.ts'
-import type { DomainDocumentFields } from '../schemas/did-document.ts'
+import type { Role } from '../schemas/role.ts'
+import type {
+  Domain, DomainDocumentFields, DomainEvent, DomainStatus, Proposal, ProposalStatus, Vote, VoteChoice
+} from '@impact/schemas'
 import { documentFieldsOf } from './did-document.ts'
 import type { DomainWithProposal } from '../db/domain.repository.ts'
 import type { NewDomain } from '../db/domain-insert.repository.ts'

@@ -32,6 +32,27 @@ export interface MessageTable {
   created_at: Timestamp
 }
 
+export interface ToolApprovalTable {
+  session_id: string
+  tool_call_id: string
+  did: string
+  request_id: string
+  tool_name: string
+  args: Json<unknown>
+  summary: string
+  status: 'pending' | 'approved' | 'denied' | 'expired' | 'cancelled'
+  reason: string | null
+  /** Owner id of the process whose turn waits on the approval; null once that turn stopped waiting. */
+  holder: string | null
+  /** What resuming the turn needs (services/approvals.ts `SuspendedTurn`). */
+  turn: Json<unknown>
+  created_at: Timestamp
+  expires_at: Timestamp
+  decided_at: Timestamp | null
+  /** When the turn used the outcome (ran or skipped the tool); null while it is still owed to a turn. */
+  settled_at: Timestamp | null
+}
+
 export interface DelegationTable {
   did: string
   raw: string
@@ -77,6 +98,7 @@ export interface CreditClaimTable {
 export interface DB {
   oracle_sessions: SessionTable
   oracle_messages: MessageTable
+  oracle_tool_approvals: ToolApprovalTable
   oracle_delegations: DelegationTable
   oracle_revoked_delegations: RevokedDelegationTable
   oracle_user_preferences: UserPreferencesTable

@@ -2,10 +2,12 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { App } from '@impact/service-kit'
 import type { SharedState } from '@impact/shared-state'
+import type { OracleSigner } from '@impact/ucan'
 import type { Config } from '../config.ts'
 import type { DB } from '../db/types.ts'
 import type { EventBus } from '../services/event-bus.ts'
 import type { ServerTool } from '../services/agent/tools.ts'
+import type { RevokedDelegation, UserDelegations } from '../services/user-delegations.ts'
 
 /** How a plugin presents itself (spec: "Plugin: user-preferences" attributes). */
 export interface PluginAttributes {
@@ -20,13 +22,22 @@ export interface PluginAttributes {
   requiredEnv: Array<keyof Config>
 }
 
+/** The oracle's key signing as the oracle's DID (its did:key, or ORACLE_DID). */
+export type OracleAsSigner = ReturnType<OracleSigner['withDID']>
+
 /** What every plugin can reach when it is set up. */
 export interface PluginContext {
   db: Kysely<DB>
   config: Config
   state: SharedState
   bus: EventBus
-  oracle: { did: string, name: string }
+  /**
+   * The oracle: its DID, name and signer, the issuer of the invocations it sends for a user (its key,
+   * signing as `did`, so a delegation addressed to a did:ixo oracle fits too). Never log or send it.
+   */
+  oracle: { did: string, name: string, signer: OracleAsSigner }
+  /** Each user's stored delegation to the oracle: the proof of calls made as that user. */
+  delegations: Pick<UserDelegations, 'of'>
   log: FastifyBaseLogger
 }
 
@@ -61,6 +72,11 @@ export interface RuntimePlugin {
   getAuthExcludedRoutes?: () => string[]
   loadState?: (turn: TurnContext) => Promise<PluginTurnState | undefined>
   onTurnEnd?: (turn: TurnContext, outcome: TurnOutcome) => Promise<void>
+  /**
+   * The user revoked their delegations at the oracle (`DELETE /delegation`), e.g. to tell the services
+   * they were used with. Best effort: awaited before the answer, a failure is logged and not the user's.
+   */
+  onDelegationRevoked?: (revoked: { did: string, delegations: RevokedDelegation[] }) => Promise<void>
   /** Advisory health check (throws when degraded), reported under the definition's `health` name. */
   health?: () => Promise<void>
   close?: () => Promise<void>

@@ -15,6 +15,7 @@ export type RuntimeEventName =
   | 'render_component'
   | 'router_update'
   | 'message_cache_invalidation'
+  | 'approval_request'
   | 'error'
   | 'done'
 

@@ -14,6 +14,8 @@ export interface ActiveTurn {
   readonly reason: () => CancelReason | undefined
   cancel: (reason: CancelReason) => void
   end: () => Promise<void>
+  /** True while the turn waits for the user (a tool approval): its client going away then does not cancel it. */
+  awaitingUser: boolean
 }
 
 export interface TurnRegistryOptions {
@@ -76,6 +78,7 @@ export function createTurnRegistry (state: SharedState, options: TurnRegistryOpt
     }, LEASE_MS / 3)
     renew.unref()
     const turn: ActiveTurn = {
+      awaitingUser: false,
       signal: controller.signal,
       reason: () => why,
       cancel (reason) {
@@ -128,6 +131,12 @@ export function createTurnRegistry (state: SharedState, options: TurnRegistryOpt
     },
     get running () {
       return local.size
+    },
+    /** This process's owner id (what leases and approval holders name). */
+    owner,
+    /** Whether the process of an owner id is alive (its liveness mark is in shared state). */
+    async alive (other: string): Promise<boolean> {
+      return other === owner || await state.get(ownerKey(other)) !== null
     },
 
     /** Claims the session for one turn; undefined when a live turn is already running there. */

@@ -4,13 +4,17 @@ import type { Kysely } from 'kysely'
 import { insertMessage, type StoredMessage } from '../db/repositories/messages.ts'
 import { touchSession } from '../db/repositories/sessions.ts'
 import type { DB } from '../db/types.ts'
+import type { StoredApproval } from '../db/repositories/approvals.ts'
 import type { LoadedPlugin, TurnContext } from '../runtime-plugins/types.ts'
 import type { ChatMessage } from './agent/model.ts'
 import { withinDeadline } from './agent/deadline.ts'
-import { runTurn, type AgentDeps, type TurnResult } from './agent/run-turn.ts'
+import { runTurn, type AgentDeps, type ApprovalAsk, type TurnResult } from './agent/run-turn.ts'
+import { verdictOf, type Approvals, type SuspendedTurn } from './approvals.ts'
 import type { ActiveTurn } from './turn-registry.ts'
 
 const USER_MESSAGE_WRITE_DELAY_MS = 100
+/** The model's context: the newest stored messages (tool rounds are expanded back into chat messages). */
+export const CONTEXT_MESSAGES = 40
 
 export interface TurnRequest {
   did: string
@@ -28,6 +32,11 @@ export interface TurnRequest {
   firstMessage: boolean
   /** The session's newest messages, read by the caller together with the session itself. */
   history: StoredMessage[]
+  /**
+   * Goes on with a turn that stopped while a call waited for approval (its user message is already stored,
+   * the newest in `history`), acting on the decision taken since. `message` is not used then.
+   */
+  resume?: { approval: StoredApproval } | undefined
 }
 
 /** `sessionGone`: the session was deleted while the turn ran; nothing of the turn was kept. */
@@ -100,10 +109,11 @@ export function createTurnService (deps: {
   db: Kysely<DB>
   agent: AgentDeps
   plugins: LoadedPlugin[]
+  approvals: Pick<Approvals, 'ask' | 'settleOpen'>
   oracleName: string
   log: FastifyBaseLogger
 }) {
-  const { db, agent, plugins } = deps
+  const { db, agent, plugins, approvals } = deps
 
   return async function executeTurn (request: TurnRequest, turn: ActiveTurn): Promise<TurnReport> {
     const { did, sessionId, requestId } = request
@@ -124,11 +134,16 @@ export function createTurnService (deps: {
     const states$ = Promise.all(plugins.map(async ({ definition, plugin }) => plugin.loadState === undefined
       ? undefined
       : await within(definition.name, async (signal) => await plugin.loadState?.({ ...context, signal }), turn.signal)))
+    const resumed = request.resume?.approval
+    // Approvals earlier turns left open end with this new message; their answers go before it.
+    const settled$ = resumed !== undefined ? Promise.resolve([]) : approvals.settleOpen(sessionId)
     let userMessageStored: Promise<void> | undefined
     let sessionGone = false
     const storeUserMessage = () => {
       userMessageStored ??= (async () => {
         clearTimeout(timer)
+        await settled$.catch(() => {})
+        if (resumed !== undefined) return
         const { attachments, metadata } = request
         const human = {
           sessionId,
@@ -147,15 +162,37 @@ export function createTurnService (deps: {
       userMessageStored.catch(() => {})
     }
     const timer = setTimeout(storeUserMessage, USER_MESSAGE_WRITE_DELAY_MS)
-    const states = await states$
-    const history = withoutRetriedTurn(request.history, requestId, request.message)
+    const [states, settled] = await Promise.all([states$, settled$])
+    const history = resumed !== undefined
+      ? request.history
+      : [...withoutRetriedTurn(request.history, requestId, request.message), ...settled]
     const sections = states.flatMap((s) => (s?.prompt !== undefined ? [s.prompt] : []))
     const clientTools = [...request.browserTools, ...request.actions].map((t) => t.name)
     const messages: ChatMessage[] = [
       { role: 'system', content: systemPrompt(deps.oracleName, request.timezone, sections, clientTools) },
       ...historyToChat(history),
-      { role: 'user', content: request.message }
+      ...(resumed === undefined ? [{ role: 'user' as const, content: request.message }] : [])
     ]
+    const approve = async (ask: ApprovalAsk) => {
+      // A turn resumed later reads its question from the history: it must be stored before anyone can decide.
+      storeUserMessage()
+      await userMessageStored
+      const suspended: SuspendedTurn = {
+        model: request.model,
+        timezone: request.timezone,
+        browserTools: request.browserTools,
+        actions: request.actions,
+        point: ask.point
+      }
+      turn.awaitingUser = true
+      try {
+        return await approvals.ask({
+          did, sessionId, requestId, ...ask, turn: suspended, signal: turn.signal, why: turn.reason
+        })
+      } finally {
+        turn.awaitingUser = false
+      }
+    }
     const result = await runTurn(agent, {
       sessionId,
       requestId,
@@ -168,9 +205,20 @@ export function createTurnService (deps: {
         actions: request.actions
       },
       mcpInvocations: request.mcpInvocations,
-      signal: turn.signal
+      signal: turn.signal,
+      approve,
+      ...(resumed !== undefined
+        ? { resume: { point: (resumed.turn as SuspendedTurn).point, verdict: verdictOf(resumed) } }
+        : {})
     }).finally(storeUserMessage)
     await userMessageStored
+
+    if (result.outcome === 'suspended') {
+      // Nothing of the answer is stored yet: the approval holds it, and deciding it resumes the turn.
+      publish('message_cache_invalidation', { sessionId, requestId, status: 'done' })
+      publish('done', { awaitingApproval: true })
+      return { result, stored: undefined, sessionGone: false }
+    }
 
     sessionGone ||= turn.reason() === 'deleted'
     let stored: StoredMessage | undefined
@@ -190,10 +238,11 @@ export function createTurnService (deps: {
       if (stored === undefined) sessionGone = true
       else await touchSession(db, sessionId)
     }
+    const outcome = result.outcome
     for (const { definition, plugin } of plugins) {
       if (plugin.onTurnEnd === undefined) continue
       // Not bound to the turn's signal: an aborted turn still reaches its plugins (credits charge aborted answers).
-      const notify = async (signal: AbortSignal) => { await plugin.onTurnEnd?.({ ...context, signal }, result.outcome) }
+      const notify = async (signal: AbortSignal) => { await plugin.onTurnEnd?.({ ...context, signal }, outcome) }
       await within(definition.name, notify)
         .catch((err: unknown) => deps.log.error({ err, plugin: definition.name }, 'plugin onTurnEnd failed'))
     }

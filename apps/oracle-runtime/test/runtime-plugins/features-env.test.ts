@@ -48,7 +48,7 @@ describe('ORACLE_FEATURES', { timeout: 20_000 }, () => {
       await buildApp(loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: 'memory://', ORACLE_FEATURES: features }))
     await expect(build('credits,billing')).rejects.toThrow(ConfigError)
     await expect(build('billing'))
-      .rejects.toThrow('ORACLE_FEATURES: unknown plugin billing (known: user-preferences, credits, mcp)')
+      .rejects.toThrow('ORACLE_FEATURES: unknown plugin billing (known: user-preferences, credits, mcp, platform)')
   })
 
   it('refuses a malformed or contradictory list when the configuration is read', () => {

@@ -6,6 +6,7 @@ import { namespacedToolName, TOOL_NAME } from '../../src/services/mcp/names.ts'
 import { createHarness, type Harness, type TestUser } from '../support/harness.ts'
 import { startLoopbackLlm, type LoopbackLlm } from '../support/loopback-llm.ts'
 import { startMcpServer, type McpTestServer, type McpTestTool } from '../support/mcp-server.ts'
+import { openStream } from '../support/sse-client.ts'
 
 const getStove: McpTestTool = {
   name: 'get_stove',
@@ -38,7 +39,8 @@ const dotted: McpTestTool = {
   run: () => ({ content: [{ type: 'text', text: 'no events' }] })
 }
 
-const servers = (...list: Array<{ name: string, url: string, protected?: boolean | string[] }>) =>
+interface McpServerEntry { name: string, url: string, protected?: boolean | string[], approval?: string }
+const servers = (...list: McpServerEntry[]) =>
   ({ ORACLE_MCP_SERVERS: JSON.stringify(list) })
 const sleep = async (ms: number) => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 const HOOK_MS = 120_000
@@ -98,97 +100,147 @@ describe('MCP tool names', () => {
 })
 
 // Apps are built inside these tests: a loaded machine needs more than the default 5 s for one.
-describe('MCP tools in a turn', { timeout: 60_000 }, () => {
-  let mcp: McpTestServer
-  let h: Harness
-  let user: TestUser
-  const send = async (sessionId: string, payload: Record<string, unknown>) =>
-    await h.app.inject({ method: 'POST', url: `/messages/${sessionId}`, headers: user.headers, payload })
-
+/** A loopback MCP server with `tools` and an app listening on loopback that uses it (`list` of server entries). */
+function mcpApp (tools: McpTestTool[], list: (url: string) => McpServerEntry[]) {
+  const started: Partial<{ mcp: McpTestServer, h: Harness, user: TestUser, base: string }> = {}
   beforeAll(async () => {
-    mcp = await startMcpServer([getStove, registerStove, dotted])
-    h = await createHarness(servers({ name: 'stoves', url: mcp.url, protected: ['register_stove'] }))
-    user = await h.user()
-    await connected(h)
+    started.mcp = await startMcpServer(tools)
+    started.h = await createHarness(servers(...list(started.mcp.url)))
+    started.base = await started.h.app.listen({ host: '127.0.0.1', port: 0 })
+    started.user = await started.h.user()
+    await connected(started.h)
   }, HOOK_MS)
   afterAll(async () => {
-    await h?.close()
-    await mcp?.close()
+    await started.h?.close()
+    await started.mcp?.close()
   }, HOOK_MS)
+  return started as Required<typeof started>
+}
+
+describe('MCP tools in a turn', { timeout: 60_000 }, () => {
+  const t = mcpApp([getStove, registerStove, dotted], (url) => [{ name: 'stoves', url, protected: ['register_stove'] }])
+  const send = async (sessionId: string, payload: Record<string, unknown>) =>
+    await t.h.app.inject({ method: 'POST', url: `/messages/${sessionId}`, headers: t.user.headers, payload })
 
   it('runs an MCP tool through the offline agent and stores the call', async () => {
-    const id = await h.newSession(user.headers)
-    const res = await h.send(user.headers, id, 'check stoves__get_stove {"id":"S-1"}')
+    const id = await t.h.newSession(t.user.headers)
+    const res = await t.h.send(t.user.headers, id, 'check stoves__get_stove {"id":"S-1"}')
     expect(res.statusCode).toBe(200)
     expect(res.json().message.content).toContain('stoves__get_stove: Stove S-1 is verified')
-    expect(mcp.calls.at(-1)).toMatchObject({ name: 'get_stove', args: { id: 'S-1' }, authorization: undefined })
-    const stored = await h.transcript(user.headers, id)
+    expect(t.mcp.calls.at(-1)).toMatchObject({ name: 'get_stove', args: { id: 'S-1' }, authorization: undefined })
+    const stored = await t.h.transcript(t.user.headers, id)
     expect(stored[1].toolCalls[0]).toMatchObject({ name: 'stoves__get_stove', status: 'done' })
   })
 
   it('gives the model the server\'s error when the tool fails', async () => {
-    const id = await h.newSession(user.headers)
-    const res = await h.send(user.headers, id, 'stoves__get_stove {"id":"S-404"}')
+    const id = await t.h.newSession(t.user.headers)
+    const res = await t.h.send(t.user.headers, id, 'stoves__get_stove {"id":"S-404"}')
     expect(res.json().message.content).toContain('stoves__get_stove: Error: stoves__get_stove failed: no stove S-404')
-    expect((await h.transcript(user.headers, id))[1].toolCalls[0].status).toBe('error')
+    expect((await t.h.transcript(t.user.headers, id))[1].toolCalls[0].status).toBe('error')
   })
 
   it('checks arguments against the tool\'s input schema before calling the server', async () => {
-    const id = await h.newSession(user.headers)
-    const before = mcp.calls.length
-    const res = await h.send(user.headers, id, 'stoves__get_stove {"serial":"S-1"}')
+    const id = await t.h.newSession(t.user.headers)
+    const before = t.mcp.calls.length
+    const res = await t.h.send(t.user.headers, id, 'stoves__get_stove {"serial":"S-1"}')
     expect(res.json().message.content).toMatch(/stoves__get_stove: Error: invalid arguments: .*id/)
-    expect(mcp.calls.length).toBe(before)
+    expect(t.mcp.calls.length).toBe(before)
   })
 
   it('answers "authorisation required" for a protected tool without an invocation, calling nothing', async () => {
-    const id = await h.newSession(user.headers)
-    const before = mcp.calls.length
-    const res = await h.send(user.headers, id, 'stoves__register_stove {"id":"S-2"}')
+    const id = await t.h.newSession(t.user.headers)
+    const before = t.mcp.calls.length
+    const res = await t.h.send(t.user.headers, id, 'stoves__register_stove {"id":"S-2"}')
     expect(res.json().message.content).toMatch(/authorisation required: stoves__register_stove is a protected tool/)
-    expect(mcp.calls.length).toBe(before)
+    expect(t.mcp.calls.length).toBe(before)
   })
 
   it('forwards the client\'s invocation to the server on that call only', async () => {
-    const id = await h.newSession(user.headers)
+    const id = await t.h.newSession(t.user.headers)
     const res = await send(id, {
       message: 'stoves__register_stove {"id":"S-3"}',
       mcpInvocations: { stoves__register_stove: INVOCATION }
     })
     expect(res.json().message.content).toContain('stoves__register_stove: Registered S-3')
-    expect(mcp.calls.at(-1)).toEqual({
+    expect(t.mcp.calls.at(-1)).toEqual({
       name: 'register_stove', args: { id: 'S-3' }, authorization: `Bearer ${INVOCATION}`, authType: 'ucan'
     })
-    await h.send(user.headers, id, 'stoves__get_stove {"id":"S-3"}')
-    expect(mcp.calls.at(-1)).toMatchObject({ name: 'get_stove', authorization: undefined, authType: undefined })
+    await t.h.send(t.user.headers, id, 'stoves__get_stove {"id":"S-3"}')
+    expect(t.mcp.calls.at(-1)).toMatchObject({ name: 'get_stove', authorization: undefined, authType: undefined })
   })
 
   it('offers a tool whose name providers refuse under a safe name', async () => {
     const name = namespacedToolName('stoves', 'stove.history')
-    const id = await h.newSession(user.headers)
-    const res = await h.send(user.headers, id, name)
+    const id = await t.h.newSession(t.user.headers)
+    const res = await t.h.send(t.user.headers, id, name)
     expect(res.json().message.content).toContain(`${name}: no events`)
-    expect(mcp.calls.at(-1)?.name).toBe('stove.history')
+    expect(t.mcp.calls.at(-1)?.name).toBe('stove.history')
   })
 
   it('picks up a tool the server adds (notifications/tools/list_changed)', async () => {
-    await mcp.addTool({
+    await t.mcp.addTool({
       name: 'count_stoves',
       description: 'How many stoves',
       inputSchema: { type: 'object', properties: {} },
       run: () => ({ content: [{ type: 'text', text: '42 stoves' }] })
     })
-    const id = await h.newSession(user.headers)
+    const id = await t.h.newSession(t.user.headers)
     const res = await until(
-      async () => await h.send(user.headers, id, 'stoves__count_stoves'),
+      async () => await t.h.send(t.user.headers, id, 'stoves__count_stoves'),
       (r) => (r.json().message.content as string).includes('42 stoves')
     )
     expect(res.json().message.content).toContain('stoves__count_stoves: 42 stoves')
   })
 
   it('reports the server in /health', async () => {
-    const res = await h.app.inject({ method: 'GET', url: '/health' })
+    const res = await t.h.app.inject({ method: 'GET', url: '/health' })
     expect(res.json()).toMatchObject({ status: 'ok', mcpServers: 'connected' })
+  })
+})
+
+describe('MCP tools whose annotations say they write', { timeout: 60_000 }, () => {
+  const retireStove: McpTestTool = {
+    name: 'retire_stove',
+    description: 'Takes a stove out of service',
+    annotations: { readOnlyHint: false, destructiveHint: true },
+    inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+    run: (args) => ({ content: [{ type: 'text', text: `Retired ${String(args.id)}` }] })
+  }
+  const readStove: McpTestTool = { ...getStove, annotations: { readOnlyHint: true } }
+  const t = mcpApp([retireStove, readStove], (url) => [
+    { name: 'stoves', url },
+    { name: 'trusted', url, approval: 'never' }
+  ])
+
+  it('wait for the user\'s approval, and a denied call never reaches the server', async () => {
+    const id = await t.h.newSession(t.user.headers)
+    const before = t.mcp.calls.length
+    const stream = await openStream(t.base, id, t.user.headers, { message: 'stoves__retire_stove {"id":"S-5"}' })
+    const asked = (await stream.until('approval_request')).find((f) => f.event === 'approval_request')?.data
+    expect(asked).toMatchObject({
+      toolName: 'stoves__retire_stove',
+      summary: 'May delete or overwrite data: run retire_stove on the MCP server stoves with {"id":"S-5"}'
+    })
+    const denied = await t.h.app.inject({
+      method: 'POST',
+      url: `/approvals/${String(asked.toolCallId)}`,
+      headers: t.user.headers,
+      payload: { sessionId: id, approved: false }
+    })
+    expect(denied.statusCode).toBe(200)
+    await stream.rest()
+    expect(t.mcp.calls.length).toBe(before)
+    expect((await t.h.transcript(t.user.headers, id))[1].toolCalls[0].output)
+      .toBe('The user declined to run stoves__retire_stove; it was not run.')
+  })
+
+  it('run read-only tools, and every tool of a server set to approval "never", without asking', async () => {
+    const id = await t.h.newSession(t.user.headers)
+    expect((await t.h.send(t.user.headers, id, 'stoves__get_stove {"id":"S-6"}')).json().message.content)
+      .toContain('Stove S-6 is verified')
+    expect((await t.h.send(t.user.headers, id, 'trusted__retire_stove {"id":"S-6"}')).json().message.content)
+      .toContain('trusted__retire_stove: Retired S-6')
+    expect(t.mcp.calls.at(-1)).toMatchObject({ name: 'retire_stove', args: { id: 'S-6' } })
   })
 })
 

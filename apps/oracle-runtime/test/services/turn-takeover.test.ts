@@ -7,25 +7,10 @@ import type { SharedState } from '@impact/shared-state'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createHarness, testSharedState, type Harness, type TestSharedState } from '../support/harness.ts'
 import { slowAnswer, startLoopbackLlm, type LoopbackLlm } from '../support/loopback-llm.ts'
+import { severable } from '../support/severable.ts'
 import { openStream } from '../support/sse-client.ts'
 
 const servers = (process.env.DATABASE_URL ?? '') !== '' && (process.env.REDIS_URL ?? '') !== ''
-
-/** The shared state as one process sees it; `sever()` is that process dying: it sends nothing more. */
-function severable (state: SharedState) {
-  let dead = false
-  const view = new Proxy(state, {
-    get (target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver) as unknown
-      if (typeof value !== 'function' || prop === 'close') return value
-      return async (...args: unknown[]) => {
-        if (dead) throw new Error('this process is gone')
-        return await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args)
-      }
-    }
-  })
-  return { view, sever: () => { dead = true } }
-}
 
 const longAnswer = slowAnswer(500)
 

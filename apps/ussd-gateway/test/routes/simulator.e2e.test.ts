@@ -1,38 +1,26 @@
-import { existsSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
+import { hasChromium, openChromium, type ChromiumPage } from '@impact/service-kit/testing/browser'
 import { buildApp } from '../../src/app.ts'
 import { freshIdentity } from '@impact/service-kit/testing'
 import { loadConfig } from '../../src/config.ts'
 import { OPERATOR_TOKEN, setupApp, TEST_PIN_KEY, type TestContext } from '../helper.ts'
 
-const CHROMIUM = '/usr/bin/chromium'
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync'
-]
-
 // Chromium comes from Debian's package (scripts/ensure-test-tools.sh in CI); without it this file is skipped.
-describe.runIf(existsSync(CHROMIUM))('phone simulator in headless Chromium', () => {
+describe.runIf(hasChromium())('phone simulator in headless Chromium', () => {
   let ctx: TestContext
-  let browser: Browser
+  let chromium: ChromiumPage
   let page: Page
   let base: string
 
   beforeAll(async () => {
     ctx = await setupApp({ SIMULATOR_ENABLED: 'true' })
     base = await ctx.app.listen({ host: '127.0.0.1', port: 0 })
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS })
-    page = await browser.newPage()
+    chromium = await openChromium()
+    page = chromium.page
   }, 60_000)
   afterAll(async () => {
-    await browser?.close()
+    await chromium?.close()
     await ctx?.close()
   })
 
@@ -47,9 +35,6 @@ describe.runIf(existsSync(CHROMIUM))('phone simulator in headless Chromium', () 
   }
 
   it('dials with the keypad, walks the menus, signs up and hangs up like a phone', async () => {
-    const errors: string[] = []
-    page.on('pageerror', (error) => errors.push(error.message))
-    page.on('console', (message) => { if (message.type() === 'error') errors.push(message.text()) })
     const response = await page.goto(`${base}/simulator`)
     expect(response?.headers()['content-security-policy']).toContain("script-src 'self'")
     await page.fill('#phone', '+254700111222')
@@ -107,7 +92,7 @@ describe.runIf(existsSync(CHROMIUM))('phone simulator in headless Chromium', () 
           ).json().count
       )
       .toBe(0)
-    expect(errors).toEqual([])
+    expect(chromium.errors).toEqual([])
   })
 
   it('shows END screens and starts over on the next call, also for shortcut dials', async () => {

@@ -10,7 +10,7 @@ import {
   CreateApiKeyBodySchema,
   CreatedApiKeySchema
 } from '../../schemas/api-key.ts'
-import { RoleSchema } from '../../schemas/common.ts'
+import { RoleSchema } from '../../schemas/role.ts'
 import type { ApiKeyService } from '../../services/api-keys.ts'
 
 export interface ApiKeyRoutesOptions { apiKeys: ApiKeyService }

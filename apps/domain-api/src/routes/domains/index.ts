@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
-import { CursorPageQuerySchema } from '@impact/schemas'
+import {
+  CreateDomainBodySchema, CursorPageQuerySchema, DeactivateBodySchema, DomainEventPageSchema, DomainPageSchema,
+  DomainSchema, ListDomainsQuerySchema, UpdateDomainBodySchema
+} from '@impact/schemas'
 import { authorize, callerOf } from '../../plugins/auth.ts'
 import { AuthHeaderProperties, AuthHeadersSchema, errorResponses, SECURITY } from '../../schemas/security.ts'
-import {
-  CreateDomainBodySchema, DeactivateBodySchema, DidParamsSchema, DomainEventPageSchema, DomainPageSchema, DomainSchema,
-  ListDomainsQuerySchema, UpdateDomainBodySchema
-} from '../../schemas/domain.ts'
+import { DidParamsSchema } from '../../schemas/params.ts'
 import type { ApiKeyService } from '../../services/api-keys.ts'
 import type { DomainService } from '../../services/domains.ts'
 import type { IdentifierService } from '../../services/identifiers.ts'

@@ -1,13 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import { authorize, callerOf } from '../../plugins/auth.ts'
 import { AuthHeadersSchema, errorResponses, SECURITY } from '../../schemas/security.ts'
-import { DidParamsSchema } from '../../schemas/domain.ts'
-import {
-  CreateProposalBodySchema,
-  ProposalParamsSchema,
-  ProposalSchema,
-  VoteBodySchema
-} from '../../schemas/proposal.ts'
+import { CreateProposalBodySchema, ProposalSchema, VoteBodySchema } from '@impact/schemas'
+import { DidParamsSchema, ProposalParamsSchema } from '../../schemas/params.ts'
 import type { ApiKeyService } from '../../services/api-keys.ts'
 import type { GovernanceService } from '../../services/governance.ts'
 

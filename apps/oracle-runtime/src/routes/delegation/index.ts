@@ -14,6 +14,7 @@ import { DelegationForbiddenError, DelegationInvalidError } from '../../errors.t
 import { callerDid } from '../../plugins/ucan-auth.ts'
 import { delegationPolicyDetail } from '../../services/authenticate.ts'
 import type { Revocation, Revocations } from '../../services/revocations.ts'
+import type { RevokedDelegation } from '../../services/user-delegations.ts'
 import type { DB } from '../../db/types.ts'
 import { protectedSchema } from '../../schemas/security.ts'
 
@@ -35,6 +36,8 @@ export interface DelegationRoutesOptions {
   verifier: Pick<UcanVerifier, 'verifyDelegation'>
   revocations: Pick<Revocations, 'revoke'>
   config: Pick<Config, 'UCAN_DELEGATION_MAX_TTL_SECONDS'>
+  /** Tells the plugins what was revoked (e.g. `platform` forwards it to domain-api); never fails the request. */
+  onDelegationRevoked?: (revoked: { did: string, delegations: RevokedDelegation[] }) => Promise<void>
 }
 
 /**
@@ -90,13 +93,21 @@ export const delegationRoutes: FastifyPluginAsyncTypebox<DelegationRoutesOptions
   }, async (request) => {
     const did = callerDid(request)
     const revoked: Revocation[] = []
+    const tokens = new Map<string, RevokedDelegation>()
     const stored = await findDelegation(db, did)
-    if (stored !== undefined) revoked.push({ cid: stored.cid, did, expiration: stored.expiration })
-    const presented = request.auth?.delegation?.grant
-    if (presented !== undefined) revoked.push({ cid: presented.cid, did, expiration: presented.expiration })
+    if (stored !== undefined) {
+      revoked.push({ cid: stored.cid, did, expiration: stored.expiration })
+      tokens.set(stored.cid, { raw: stored.raw, cid: stored.cid })
+    }
+    const presented = request.auth?.delegation
+    if (presented !== undefined) {
+      revoked.push({ cid: presented.grant.cid, did, expiration: presented.grant.expiration })
+      tokens.set(presented.grant.cid, { raw: presented.raw, cid: presented.grant.cid })
+    }
     // Revoked before it is forgotten: a failure in between leaves it stored and refused, never usable.
     await revocations.revoke(revoked)
     await deleteDelegation(db, did)
+    if (tokens.size > 0) await options.onDelegationRevoked?.({ did, delegations: [...tokens.values()] })
     return { ok: true as const }
   })
 }

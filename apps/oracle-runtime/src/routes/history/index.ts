@@ -7,6 +7,7 @@ import { CursorConflictError, InvalidCursorError } from '../../errors.ts'
 import { SessionIdParamsSchema } from '../../schemas/session-params.ts'
 import { protectedSchema } from '../../schemas/security.ts'
 import type { DB } from '../../db/types.ts'
+import type { Approvals } from '../../services/approvals.ts'
 import type { OracleIdentity } from '../../services/oracle-identity.ts'
 import { callersSession } from '../callers-session.ts'
 
@@ -18,14 +19,20 @@ function cursorSeq (cursor: string | undefined): number | undefined {
 }
 const cursor = (seq: number | null) => (seq === null ? null : encodeCursor([seq]))
 
-export interface HistoryRoutesOptions { db: Kysely<DB>, identity: Pick<OracleIdentity, 'did'> }
+export interface HistoryRoutesOptions {
+  db: Kysely<DB>
+  identity: Pick<OracleIdentity, 'did'>
+  /** Each page lists the session's approvals still waiting for the user. */
+  approvals: Pick<Approvals, 'pending'>
+}
 
 /** Paged history by turns (oracle-wire §5) and the active-run probe (no durable runs: always null). */
-export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = async (app, { db, identity }) => {
+export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = async (app, options) => {
+  const { db, identity, approvals } = options
   app.get('/sessions/:id/messages', {
     schema: protectedSchema('messages', {
       summary: 'A page of history by turns: newest first page, then `before=prevCursor` for older, ' +
-        '`after=nextCursor` for newer',
+        '`after=nextCursor` for newer; `pendingApprovals` lists the tool calls waiting for the user',
       params: SessionIdParamsSchema,
       querystring: HistoryQuerySchema,
       response: { 200: HistoryPageSchema, 400: Type.Ref('ErrorBody'), 404: Type.Ref('ErrorBody') }
@@ -36,17 +43,21 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
     const session = await callersSession(db, identity.did, request, request.params.id)
     const beforeSeq = cursorSeq(before)
     const afterSeq = cursorSeq(after)
-    const page = await historyPage(db, session.sessionId, {
-      limit,
-      ...(beforeSeq !== undefined ? { before: beforeSeq } : {}),
-      ...(afterSeq !== undefined ? { after: afterSeq } : {})
-    })
+    const [page, pendingApprovals] = await Promise.all([
+      historyPage(db, session.sessionId, {
+        limit,
+        ...(beforeSeq !== undefined ? { before: beforeSeq } : {}),
+        ...(afterSeq !== undefined ? { after: afterSeq } : {})
+      }),
+      approvals.pending(session.sessionId)
+    ])
     return {
       messages: page.messages.map(toDto),
       prevCursor: cursor(page.prevCursor),
       nextCursor: cursor(page.nextCursor),
       hasOlder: page.hasOlder,
-      hasNewer: page.hasNewer
+      hasNewer: page.hasNewer,
+      pendingApprovals
     }
   })
 

@@ -23,10 +23,11 @@ import {
 import { SessionParamsSchema } from '../../schemas/session-params.ts'
 import { protectedSchema } from '../../schemas/security.ts'
 import type { DB } from '../../db/types.ts'
+import type { Approvals } from '../../services/approvals.ts'
 import type { EventBus, RuntimeEventName } from '../../services/event-bus.ts'
 import type { OracleIdentity } from '../../services/oracle-identity.ts'
 import type { TurnRegistry } from '../../services/turn-registry.ts'
-import type { ExecuteTurn } from '../../services/turn-service.ts'
+import { CONTEXT_MESSAGES, type ExecuteTurn } from '../../services/turn-service.ts'
 import { callerDid } from '../../plugins/ucan-auth.ts'
 import { callersSession } from '../callers-session.ts'
 import { openSse } from './sse.ts'
@@ -38,12 +39,11 @@ const SSE_EVENTS: Partial<Record<RuntimeEventName, string>> = {
   tool_call: 'tool_call',
   action_call: 'action_call',
   router_update: 'router.update',
+  approval_request: 'approval_request',
   error: 'error',
   done: 'done'
 }
 const LEGACY_HISTORY_LIMIT = 1000
-/** The model's context: the newest stored messages (tool rounds are expanded back into chat messages). */
-const CONTEXT_MESSAGES = 40
 
 const validTimezone = (zone: string) => {
   try {
@@ -64,10 +64,12 @@ export interface MessageRoutesOptions {
   /** Where a streamed turn's events come from. */
   bus: Pick<EventBus, 'subscribe'>
   executeTurn: ExecuteTurn
+  /** The legacy history lists the session's pending approvals too. */
+  approvals: Pick<Approvals, 'pending'>
 }
 
 export const messageRoutes: FastifyPluginAsyncTypebox<MessageRoutesOptions> = async (app, options) => {
-  const { db, identity, config, models, turns, bus, executeTurn } = options
+  const { db, identity, config, models, turns, bus, executeTurn, approvals } = options
 
   app.post('/messages/:sessionId', {
     schema: protectedSchema('messages', {
@@ -146,7 +148,8 @@ export const messageRoutes: FastifyPluginAsyncTypebox<MessageRoutesOptions> = as
         const name = SSE_EVENTS[event.name]
         if (name !== undefined) sse.send(name, event.data)
       })
-      sse.onDisconnect(() => turn.cancel('disconnected'))
+      // A turn waiting for the user's approval outlives its stream: the user may answer from a reconnected page.
+      sse.onDisconnect(() => { if (!turn.awaitingUser) turn.cancel('disconnected') })
       try {
         await executeTurn(turnRequest, turn)
       } catch (err) {
@@ -191,13 +194,17 @@ export const messageRoutes: FastifyPluginAsyncTypebox<MessageRoutesOptions> = as
 
   app.get('/messages/:sessionId', {
     schema: protectedSchema('messages', {
-      summary: 'The whole transcript of a session (legacy history; newest 1000 messages)',
+      summary: 'The whole transcript of a session (legacy history; newest 1000 messages) and its pending approvals',
       params: SessionParamsSchema,
       response: { 200: LegacyHistorySchema, 404: Type.Ref('ErrorBody') }
     })
   }, async (request) => {
     const session = await callersSession(db, identity.did, request, request.params.sessionId)
-    return { messages: (await recentMessages(db, session.sessionId, LEGACY_HISTORY_LIMIT)).map(toDto) }
+    const [messages, pendingApprovals] = await Promise.all([
+      recentMessages(db, session.sessionId, LEGACY_HISTORY_LIMIT),
+      approvals.pending(session.sessionId)
+    ])
+    return { messages: messages.map(toDto), pendingApprovals }
   })
 
   app.post('/messages/abort', {

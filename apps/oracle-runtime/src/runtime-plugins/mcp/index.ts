@@ -19,6 +19,10 @@ function serverTool (connection: McpConnection, tool: McpTool, timeoutMs: number
     name: tool.name,
     description: `${tool.description}${note}`,
     parameters: Type.Unsafe({ ...tool.inputSchema, [Kind]: MCP_INPUT }),
+    sideEffects: tool.changesState,
+    summarize: (args: Record<string, unknown>) =>
+      `${tool.destructive ? 'May delete or overwrite data: run' : 'Run'} ${tool.mcpName} on the MCP server ` +
+      `${connection.server.name} with ${JSON.stringify(args).slice(0, 300)}`,
     async execute (args: Record<string, unknown>, context) {
       const invalid = tool.invalid(args)
       if (invalid !== undefined) throw new Error(`invalid arguments: ${invalid}`)

@@ -63,6 +63,9 @@ export const userPreferencesPlugin: PluginDefinition = {
             'changes the user asks for; do not save one-turn requests ("answer this one briefly") or facts about ' +
             'the user. Pass only the fields that change.',
           parameters: SetPreferencesArgsSchema,
+          // It writes, but only the user's own behaviour settings, which they just asked for: no approval.
+          sideEffects: true,
+          requiresApproval: false,
           async execute (args: Record<string, unknown>, turn) {
             try {
               const changes = Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined))

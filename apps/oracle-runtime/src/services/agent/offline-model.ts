@@ -5,9 +5,12 @@ import type { ChatMessage, ChatModel, ChatRequest, ModelChunk, ToolDefinition } 
  * The agent used when no LLM_BASE_URL is configured, so the runtime works with no network. It is
  * deterministic: the same conversation gives the same answer. It still exercises the whole turn
  * machinery: it calls a tool whose name the user mentions (arguments from a JSON object in the
- * message, e.g. `get_weather {"city":"Paris"}`), saves behaviour preferences through
- * `set_user_preferences` ("call me Sam", "call yourself Ava", "answer in French", "be formal",
- * "use a warm tone"), summarises tool results, and addresses the user as the preferences say.
+ * message, e.g. `get_weather {"city":"Paris"}`; without one, a DID in the message fills a `did`
+ * argument and a /path a `route`), saves behaviour preferences through `set_user_preferences`
+ * ("call me Sam", "call yourself Ava", "answer in French", "be formal", "use a warm tone"), and
+ * knows two platform requests: "register a stove serial ST-12 [under did:…]" calls `register_domain`,
+ * and any other message naming a DID calls `get_domain`. It summarises tool results and addresses
+ * the user as the preferences say.
  */
 
 const FORMALITIES = ['casual', 'friendly', 'neutral', 'semi-formal', 'professional', 'formal', 'technical', 'academic']
@@ -40,6 +43,45 @@ function jsonArgs (text: string, after: number): Record<string, unknown> {
   } catch {
     return {}
   }
+}
+
+const DID = /\bdid:[a-z0-9]+:[\w.:%/-]*[\w]/
+const ROUTE = /(?:^|\s)(\/[\w.~:@%/-]+(?:\?\S*)?)/
+const STOVE = /\bregister\b.*\bstove\b/i
+const SERIAL = /\bserial(?:\s+number)?\s*(?:is|:|#|no\.?)?\s*([A-Za-z0-9][\w-]{0,99})/i
+
+const takes = (tool: ToolDefinition, name: string) =>
+  Object.hasOwn((tool.parameters.properties ?? {}) as Record<string, unknown>, name)
+
+/** Arguments of a named tool: a JSON object in the message, else a DID and a /route for the parameters so named. */
+function argsFor (tool: ToolDefinition, text: string, after: number): Record<string, unknown> {
+  const json = jsonArgs(text, after)
+  if (Object.keys(json).length > 0) return json
+  const rest = text.slice(after)
+  const args: Record<string, unknown> = {}
+  const did = DID.exec(rest)?.[0]
+  const route = ROUTE.exec(rest)?.[1]
+  if (did !== undefined && takes(tool, 'did')) args.did = did
+  if (route !== undefined && takes(tool, 'route')) args.route = route
+  return args
+}
+
+/** The platform requests the offline agent knows without a tool name (see the module comment). */
+function platformIntent (
+  text: string,
+  tools: ToolDefinition[]
+): { name: string, args: Record<string, unknown> } | undefined {
+  const offered = (name: string) => tools.some((t) => t.name === name)
+  const did = DID.exec(text)?.[0]
+  const serial = SERIAL.exec(text)?.[1]
+  if (STOVE.test(text) && serial !== undefined && offered('register_domain')) {
+    return {
+      name: 'register_domain',
+      args: { name: `Stove ${serial}`, type: 'Device', serial, ...(did !== undefined ? { protocol: did } : {}) }
+    }
+  }
+  if (did !== undefined && offered('get_domain')) return { name: 'get_domain', args: { did } }
+  return undefined
 }
 
 function mentionedTool (text: string, tools: ToolDefinition[]): { tool: ToolDefinition, at: number } | undefined {
@@ -102,7 +144,9 @@ export function createOfflineModel (): ChatModel {
       const mention = mentionedTool(last.content, req.tools)
       const call = prefs !== undefined
         ? { name: 'set_user_preferences', args: prefs }
-        : mention !== undefined ? { name: mention.tool.name, args: jsonArgs(last.content, mention.at) } : undefined
+        : mention !== undefined
+          ? { name: mention.tool.name, args: argsFor(mention.tool, last.content, mention.at) }
+          : platformIntent(last.content, req.tools)
       if (call !== undefined) {
         yield {
           type: 'tool_call',

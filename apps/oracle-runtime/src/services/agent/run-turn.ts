@@ -5,30 +5,89 @@ import type { ClientToolPort } from '../client-tools.ts'
 import type { EventBus, RuntimeEventName } from '../event-bus.ts'
 import { fitContext, type ContextBudget } from './context.ts'
 import { UpstreamError, type ChatMessage, type ChatModel, type ToolCallRequest, type ToolDefinition } from './model.ts'
-import { clientToolDefinition, runServerTool, serverToolDefinition, type ServerTool } from './tools.ts'
+import {
+  approvalSummary, clientToolDefinition, needsApproval, runServerTool, serverToolDefinition, type ServerTool
+} from './tools.ts'
 
 /** Browser tools and AG-UI actions as the message declared them (an action's `hasRender` does not matter here). */
 export interface TurnTools { server: ServerTool[], browser: ToolDeclaration[], actions: ToolDeclaration[] }
+
+/** Where a turn stood when a tool call began to wait for approval: enough to run the rest of it later. */
+export interface ResumePoint {
+  step: number
+  /** The turn's messages after the user's: earlier tool rounds, this step's call, the results so far. */
+  steps: ChatMessage[]
+  /** The calls of this step still to run, the waiting one first. */
+  remaining: ToolCallRequest[]
+  content: string
+  reasoning: string
+  toolCalls: ToolCallRecord[]
+}
+
+/**
+ * The answer to an approval request. `suspended`: this turn stops here without an answer (its process is
+ * shutting down); a decision taken later resumes the turn from its `ResumePoint`.
+ */
+export type ApprovalVerdict =
+  | { kind: 'approved' }
+  | { kind: 'denied', reason?: string | undefined }
+  | { kind: 'expired', afterMs: number }
+  | { kind: 'cancelled', why: 'turn' | 'superseded' | 'interrupted' | 'unavailable' }
+  | { kind: 'suspended' }
+
+export interface ApprovalAsk {
+  call: { id: string, name: string, args: Record<string, unknown> }
+  summary: string
+  point: ResumePoint
+}
 
 export interface TurnInput {
   sessionId: string
   requestId: string
   did: string
   model: string
-  /** System prompt, history and the new user message. */
+  /** System prompt, history and the new user message (on a resumed turn: the history up to its user message). */
   messages: ChatMessage[]
   tools: TurnTools
   /** The message's `mcpInvocations`, handed to server tools. */
   mcpInvocations?: Readonly<Record<string, string>> | undefined
   signal: AbortSignal
+  /** Asks the user before a tool that changes state runs; without it such tools are refused. */
+  approve?: (ask: ApprovalAsk) => Promise<ApprovalVerdict>
+  /** Continues a turn that stopped while a call waited for approval, with the user's decision on that call. */
+  resume?: { point: ResumePoint, verdict: ApprovalVerdict } | undefined
 }
 
 export interface TurnResult {
   content: string
   reasoning: string
   toolCalls: ToolCallRecord[]
-  outcome: 'completed' | 'aborted' | 'failed'
+  /** `suspended`: it stopped waiting for an approval; the turn goes on when the user decides. */
+  outcome: 'completed' | 'aborted' | 'failed' | 'suspended'
   error?: UpstreamError
+}
+
+/** The tool result the model gets for a call the user did not approve (or could not, in time). */
+export function notRunOutput (toolName: string, verdict: ApprovalVerdict): string {
+  switch (verdict.kind) {
+    case 'denied':
+      return verdict.reason !== undefined && verdict.reason.trim() !== ''
+        ? `The user declined: ${verdict.reason.trim()}. ${toolName} was not run.`
+        : `The user declined to run ${toolName}; it was not run.`
+    case 'expired':
+      return `Approval timed out: the user did not answer within ${Math.round(verdict.afterMs / 1000)} s, ` +
+        `so ${toolName} was not run.`
+    case 'cancelled':
+      return verdict.why === 'superseded'
+        ? `The user sent a new message instead of answering the approval request; ${toolName} was not run.`
+        : verdict.why === 'interrupted'
+          ? `The user approved ${toolName}, but the turn stopped before it could run; it was not run.`
+          : verdict.why === 'unavailable'
+            ? `${toolName} needs the user's approval, which cannot be asked for here; it was not run.`
+            : `The turn ended before the user answered the approval request; ${toolName} was not run.`
+    default:
+      return `${toolName} was not run.`
+  }
 }
 
 export interface AgentDeps {
@@ -48,6 +107,8 @@ type Route =
   | { kind: 'action', tool: ToolDeclaration }
 
 const now = () => new Date().toISOString()
+/** What runTool answers when the turn stopped to wait for an approval (no tool result to give the model). */
+const SUSPENDED = Symbol('suspended')
 
 function routesOf (tools: TurnTools): { routes: Map<string, Route>, definitions: ToolDefinition[] } {
   const routes = new Map<string, Route>()
@@ -82,11 +143,32 @@ export async function runTurn (deps: AgentDeps, input: TurnInput): Promise<TurnR
   const emit = (name: RuntimeEventName, data: Record<string, unknown>) =>
     deps.bus.publish({ name, sessionId, requestId, did, data })
   const { routes, definitions } = routesOf(input.tools)
-  const messages = [...input.messages]
-  const result: TurnResult = { content: '', reasoning: '', toolCalls: [], outcome: 'completed' }
+  const resumed = input.resume?.point
+  const base = input.messages.length
+  const messages = [...input.messages, ...(resumed?.steps ?? [])]
+  const result: TurnResult = {
+    content: resumed?.content ?? '',
+    reasoning: resumed?.reasoning ?? '',
+    toolCalls: [...(resumed?.toolCalls ?? [])],
+    outcome: 'completed'
+  }
+  /** Runs one step's calls in order; true when the turn stops there (aborted, or suspended for an approval). */
+  const runCalls = async (requests: ToolCallRequest[], step: number, verdict?: ApprovalVerdict) => {
+    for (const [i, call] of requests.entries()) {
+      const at = { step, remaining: requests.slice(i) }
+      const output = await runTool(call, routes.get(call.function.name), at, i === 0 ? verdict : undefined)
+      if (output === SUSPENDED) { result.outcome = 'suspended'; return true }
+      messages.push({ role: 'tool', tool_call_id: call.id, content: output })
+      if (signal.aborted) { result.outcome = 'aborted'; return true }
+    }
+    return false
+  }
 
   try {
-    for (let step = 0; step < deps.maxSteps; step++) {
+    if (input.resume !== undefined && resumed !== undefined) {
+      if (await runCalls(resumed.remaining, resumed.step, input.resume.verdict)) return result
+    }
+    for (let step = resumed === undefined ? 0 : resumed.step + 1; step < deps.maxSteps; step++) {
       const lastStep = step === deps.maxSteps - 1
       const calls = new Map<number, { id: string, name: string, arguments: string }>()
       let stepContent = ''
@@ -149,11 +231,7 @@ export async function runTurn (deps: AgentDeps, input: TurnInput): Promise<TurnR
         function: { name: c.name, arguments: c.arguments === '' ? '{}' : c.arguments }
       }))
       messages.push({ role: 'assistant', content: stepContent === '' ? null : stepContent, tool_calls: requests })
-      for (const call of requests) {
-        const output = await runTool(call, routes.get(call.function.name))
-        messages.push({ role: 'tool', tool_call_id: call.id, content: output })
-        if (signal.aborted) { result.outcome = 'aborted'; return result }
-      }
+      if (await runCalls(requests, step)) return result
     }
     return result
   } catch (error) {
@@ -165,7 +243,12 @@ export async function runTurn (deps: AgentDeps, input: TurnInput): Promise<TurnR
     return result
   }
 
-  async function runTool (call: ToolCallRequest, route: Route | undefined): Promise<string> {
+  async function runTool (
+    call: ToolCallRequest,
+    route: Route | undefined,
+    at: { step: number, remaining: ToolCallRequest[] },
+    decided?: ApprovalVerdict
+  ): Promise<string | typeof SUSPENDED> {
     const name = call.function.name
     let args: Record<string, unknown> = {}
     let problem: string | undefined
@@ -220,6 +303,13 @@ export async function runTurn (deps: AgentDeps, input: TurnInput): Promise<TurnR
       return record(call, args, status, outcome.output, outcome.error, false)
     }
 
+    if (problem === undefined && route?.kind === 'server' && needsApproval(route.tool)) {
+      const verdict = decided ?? await ask(call, name, args, route.tool, at)
+      if (verdict.kind === 'suspended') return SUSPENDED
+      if (verdict.kind !== 'approved') {
+        return record(call, args, 'error', notRunOutput(name, verdict), `not approved: ${verdict.kind}`)
+      }
+    }
     emit('tool_call', { sessionId, requestId, toolName: name, args, status: 'isRunning', eventId: call.id })
     if (problem !== undefined || route === undefined) {
       return record(call, args, 'error', `Error: ${problem ?? 'unavailable'}`, problem)
@@ -237,9 +327,29 @@ export async function runTurn (deps: AgentDeps, input: TurnInput): Promise<TurnR
       })
       return record(call, args, outcome.status === 'error' ? 'error' : 'done', outcome.output, outcome.error)
     }
-    const toolContext = { did, sessionId, requestId, signal, emit, mcpInvocations: input.mcpInvocations }
+    const toolContext = {
+      did, sessionId, requestId, toolCallId: call.id, signal, emit, mcpInvocations: input.mcpInvocations
+    }
     const run = await runServerTool(route.tool, args, toolContext, deps.toolTimeoutMs)
     return record(call, args, run.status, run.output, run.status === 'error' ? run.error : undefined)
+  }
+
+  async function ask (
+    call: ToolCallRequest,
+    name: string,
+    args: Record<string, unknown>,
+    tool: ServerTool,
+    at: { step: number, remaining: ToolCallRequest[] }
+  ): Promise<ApprovalVerdict> {
+    if (input.approve === undefined) return { kind: 'cancelled', why: 'unavailable' }
+    const point: ResumePoint = {
+      ...at,
+      steps: messages.slice(base),
+      content: result.content,
+      reasoning: result.reasoning,
+      toolCalls: [...result.toolCalls]
+    }
+    return await input.approve({ call: { id: call.id, name, args }, summary: approvalSummary(tool, args), point })
   }
 
   function record (

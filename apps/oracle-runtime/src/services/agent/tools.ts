@@ -9,6 +9,8 @@ export interface ToolContext {
   did: string
   sessionId: string
   requestId: string
+  /** This call's id, unique per call: e.g. an idempotency key for what the tool changes. */
+  toolCallId: string
   signal: AbortSignal
   /** Emits a typed runtime event for this turn (e.g. `render_component`), forwarded to the user's sockets. */
   emit: (name: RuntimeEventName, data: Record<string, unknown>) => void
@@ -26,7 +28,46 @@ export interface ServerTool {
    * when the turn ends; a tool that ignores it is left behind and the model is told it timed out.
    */
   timeoutMs?: number
+  /**
+   * The tool changes state outside the conversation (registers, pays, deletes, sends): each call waits for
+   * the user's approval unless `requiresApproval` says otherwise.
+   */
+  sideEffects?: boolean
+  /** Overrides what `sideEffects` implies: true asks before every call, false never asks. */
+  requiresApproval?: boolean
+  /** The approval request's text for these arguments, in words the user can judge (default: name and arguments). */
+  summarize?: (args: any) => string
   execute: (args: any, context: ToolContext) => Promise<unknown>
+}
+
+export const needsApproval = (tool: ServerTool): boolean => tool.requiresApproval ?? tool.sideEffects === true
+
+const SUMMARY_ARGS_MAX = 300
+
+/** What the user is asked to approve: the tool's own summary, or its name and (cut) arguments. */
+export function approvalSummary (tool: ServerTool, args: Record<string, unknown>): string {
+  try {
+    const own = tool.summarize?.(args)
+    if (typeof own === 'string' && own.trim() !== '') return own.trim()
+  } catch {
+    // A summary that fails falls back to the plain one: the request must still reach the user.
+  }
+  const shown = JSON.stringify(args)
+  const cut = shown.length > SUMMARY_ARGS_MAX ? `${shown.slice(0, SUMMARY_ARGS_MAX)}…` : shown
+  return `Run ${tool.name} with ${cut}`
+}
+
+/**
+ * A tool's failure with a result the model should read (e.g. compact JSON saying what to do next): the
+ * call is reported as an error with `output` as its result, instead of `Error: <message>`.
+ */
+export class ToolFailure extends Error {
+  readonly output: unknown
+  constructor (message: string, output: unknown) {
+    super(message)
+    this.name = 'ToolFailure'
+    this.output = output
+  }
 }
 
 export type ToolRun = { status: 'done', output: string } | { status: 'error', output: string, error: string }
@@ -55,6 +96,7 @@ export async function runServerTool (
     return { status: 'done', output: toolText(outcome.value) }
   } catch (error) {
     const message = (error as Error).message
+    if (error instanceof ToolFailure) return { status: 'error', output: toolText(error.output), error: message }
     return { status: 'error', output: `Error: ${message}`, error: message }
   }
 }

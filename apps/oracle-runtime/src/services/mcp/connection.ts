@@ -17,6 +17,23 @@ export interface McpTool {
   /** Why the arguments do not fit the input schema, or undefined when they do. */
   invalid: (args: unknown) => string | undefined
   protected: boolean
+  /** The call waits for the user's approval (the server's `approval` setting applied to the tool's annotations). */
+  changesState: boolean
+  /** The server says the tool may delete or overwrite data (`destructiveHint`). */
+  destructive: boolean
+}
+
+/**
+ * MCP annotations are hints, and an unannotated tool counts as "may write" by the MCP spec's defaults. Few
+ * servers annotate, so asking for every such call would ask for reads too: with `annotations` only what a
+ * server says writes (readOnlyHint: false, or destructiveHint: true) waits for approval; `always` is for
+ * servers that do not annotate but do write.
+ */
+export function mcpChangesState (tool: Pick<Tool, 'annotations'>, approval: McpServerConfig['approval']): boolean {
+  if (approval === 'always' || approval === 'never') return approval === 'always'
+  const hints = tool.annotations
+  if (hints?.readOnlyHint === true) return false
+  return hints?.readOnlyHint === false || hints?.destructiveHint === true
 }
 
 export type McpState = 'connecting' | 'connected' | 'disconnected'
@@ -84,7 +101,9 @@ export function createMcpConnection (server: McpServerConfig, options: McpConnec
       description: tool.description ?? tool.title ?? `Tool ${tool.name} of the MCP server ${server.name}`,
       inputSchema,
       invalid,
-      protected: isProtected(tool.name)
+      protected: isProtected(tool.name),
+      changesState: mcpChangesState(tool, server.approval),
+      destructive: tool.annotations?.readOnlyHint !== true && tool.annotations?.destructiveHint === true
     }
   }
 

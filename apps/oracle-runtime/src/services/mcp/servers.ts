@@ -10,6 +10,10 @@ export const McpServerConfigSchema = Type.Object({
     Type.Boolean(),
     Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 256 })
   ], { description: 'Tools (MCP names) that need the client\'s UCAN invocation; true: all of them' })),
+  approval: Type.Optional(Type.Union([Type.Literal('annotations'), Type.Literal('always'), Type.Literal('never')], {
+    description: 'Which tool calls wait for the user\'s approval: `annotations` (default) those the server marks ' +
+      'as writing (readOnlyHint: false) or destructive (destructiveHint: true); `always`; `never`'
+  })),
   headers: Type.Optional(Type.Record(
     Type.String({ pattern: '^[A-Za-z0-9!#$%&\'*+.^_`|~-]+$' }),
     Type.String({ maxLength: 8192 }),
@@ -32,7 +36,7 @@ export function mcpServersIssues (value: string | undefined): string[] {
   try {
     parsed = JSON.parse(value)
   } catch {
-    return [`${KEY} must be a JSON array of { name, url, protected?, headers? }`]
+    return [`${KEY} must be a JSON array of { name, url, protected?, approval?, headers? }`]
   }
   const issues = new Map<string, string>()
   for (const error of Value.Errors(McpServersSchema, parsed)) {

@@ -18,7 +18,12 @@ export interface WireEvent { name: string, data: unknown }
  */
 const RAW: Partial<Record<RuntimeEventName, true>> = { browser_tool_call: true, action_call: true }
 const ENVELOPED: Partial<Record<RuntimeEventName, true>> = {
-  tool_call: true, render_component: true, router_update: true, message_cache_invalidation: true, reasoning: true
+  tool_call: true,
+  render_component: true,
+  router_update: true,
+  message_cache_invalidation: true,
+  reasoning: true,
+  approval_request: true
 }
 
 export function toWire (event: RuntimeEvent): WireEvent | undefined {

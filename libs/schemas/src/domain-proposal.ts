@@ -1,6 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { IsoTimestampSchema, Nullable } from '@impact/schemas'
-import { CallerRefSchema, EntityDidSchema, NullableTimestampSchema, UuidSchema } from './common.ts'
+import { IsoTimestampSchema, Nullable } from './common.ts'
+import { CallerRefSchema, EntityDidSchema, NullableTimestampSchema, UuidSchema } from './domain-common.ts'
+
+/** Verification proposals of the domain registry (apps/domain-api): the vote that verifies a domain. */
 
 export const PROPOSAL_STATUSES = ['open', 'passed', 'rejected', 'cancelled'] as const
 export type ProposalStatus = typeof PROPOSAL_STATUSES[number]
@@ -57,5 +59,3 @@ export const ProposalSchema = Type.Object({
   votes: Type.Array(VoteSchema)
 })
 export type Proposal = Static<typeof ProposalSchema>
-
-export const ProposalParamsSchema = Type.Object({ id: UuidSchema })

@@ -1,10 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { CursorPageQuerySchema, CursorPageSchema, DidSchema, IsoTimestampSchema, Nullable } from '@impact/schemas'
-import { documentFields } from './did-document.ts'
+import { DidSchema, IsoTimestampSchema, Nullable } from './common.ts'
+import { CursorPageQuerySchema, CursorPageSchema } from './pagination.ts'
+import { documentFields } from './domain-document.ts'
 import {
   accountField, ActorSchema, CallerRefSchema, controllersField, didField, EntityDidSchema, NullableTimestampSchema,
   UuidSchema
-} from './common.ts'
+} from './domain-common.ts'
+
+/** The domain registry's domain shapes (apps/domain-api), shared with its clients (libs/platform-client). */
 
 export const DOMAIN_STATUSES = [
   'draft',
@@ -140,6 +143,7 @@ export const ListDomainsQuerySchema = Type.Object({
 export type ListDomainsQuery = Static<typeof ListDomainsQuerySchema>
 
 export const DomainPageSchema = CursorPageSchema(DomainSchema)
+export type DomainPage = Static<typeof DomainPageSchema>
 
 export const DomainEventSchema = Type.Object({
   id: Type.String({ description: 'Increasing sequence number of the entry' }),
@@ -158,5 +162,4 @@ export const DomainEventSchema = Type.Object({
 })
 export type DomainEvent = Static<typeof DomainEventSchema>
 export const DomainEventPageSchema = CursorPageSchema(DomainEventSchema)
-
-export const DidParamsSchema = Type.Object({ did: EntityDidSchema })
+export type DomainEventPage = Static<typeof DomainEventPageSchema>

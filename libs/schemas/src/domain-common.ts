@@ -1,13 +1,7 @@
-import { Type, type Static } from '@sinclair/typebox'
-import { DID_PATTERN, IsoTimestampSchema, Nullable, PATHLESS_DID_PATTERN } from '@impact/schemas'
+import { Type } from '@sinclair/typebox'
+import { DID_PATTERN, IsoTimestampSchema, Nullable, PATHLESS_DID_PATTERN } from './common.ts'
 
-export const ROLES = ['reader', 'registrar', 'compliance', 'voter', 'admin'] as const
-export const RoleSchema = Type.Union(ROLES.map((r) => Type.Literal(r)), {
-  description: 'reader: read only · registrar: create and manage domains, also for another controller · ' +
-    'compliance: submit verification proposals · voter: vote on them · admin: manage API keys and account ' +
-    'roles, override controllers'
-})
-export type Role = Static<typeof RoleSchema>
+/** Primitives of the domain registry's wire shapes (apps/domain-api), shared with its clients. */
 
 export const ENTITY_DID_PATTERN = '^did:ixo:entity:[0-9a-f]{32}$'
 export const EntityDidSchema = Type.String({
