@@ -116,8 +116,8 @@ export type Registry = Awaited<ReturnType<typeof startRegistry>>
  * oracle-runtime listening on loopback with its offline agent (no model), booted by its own test harness;
  * `turns` lists each finished turn with its session and the DID it ran for.
  */
-export async function startOracle (options: AppOptions = {}) {
-  const harness = await createHarness({}, options)
+export async function startOracle (env: Record<string, string> = {}, options: AppOptions = {}) {
+  const harness = await createHarness(env, options)
   const turns: Array<{ sessionId: string, did: string }> = []
   harness.runtime.bus.subscribe({}, (event) => {
     if (event.name === 'done') turns.push({ sessionId: event.sessionId, did: event.did })

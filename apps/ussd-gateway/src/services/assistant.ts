@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { SharedState } from '@impact/shared-state'
-import { mintInvocation } from '@impact/ucan/mint'
+import { mintDelegation, mintInvocation } from '@impact/ucan/mint'
 import type { AccountSigner } from './account-keys.ts'
 
 /**
@@ -36,6 +36,8 @@ export interface AssistantOptions {
 const PENDING = 'pending'
 const KEY = 'ask:'
 const DID_TTL_MS = 60_000
+/** Life of the read-only delegation stored with each new oracle session: a USSD conversation's worth. */
+const DELEGATION_SECONDS = 3600
 
 class OracleCallError extends Error {
   readonly reason: FailureReason
@@ -110,6 +112,22 @@ export function createAssistant (options: AssistantOptions) {
     return { kind: 'failed', reason }
   }
 
+  /** Stores the account's read-only delegation to the oracle; a failure is reported, never thrown. */
+  async function authorise (signer: AccountSigner, signal: AbortSignal): Promise<void> {
+    try {
+      const raw = await mintDelegation({
+        issuer: signer,
+        audience: await oracleDid(),
+        capabilities: [{ can: 'domain/read', with: signer.did() }],
+        lifetimeSeconds: DELEGATION_SECONDS
+      })
+      await call(signer, '/delegation', { raw }, signal)
+    } catch (error) {
+      const status = error instanceof OracleCallError ? error.status : undefined
+      options.report({ status }, 'assistant delegation not stored')
+    }
+  }
+
   /** Sends the question and records its outcome under its id when it comes; never rejects. */
   async function run (signer: AccountSigner, sessionId: string, question: string, id: string): Promise<Outcome> {
     const controller = new AbortController()
@@ -135,11 +153,18 @@ export function createAssistant (options: AssistantOptions) {
     /** Whether ORACLE_URL is set (the menu is hidden otherwise). */
     configured: url !== undefined,
 
-    /** A new oracle session of the account (one per USSD session); its id, or the failure. */
+    /**
+     * A new oracle session of the account (one per USSD session); its id, or the failure. Beside it, the account
+     * lets the oracle read the registry as it (`domain/read` on its DID, stored with `POST /delegation`), so the
+     * oracle's platform tools can answer about its devices; a refusal there only leaves the tools without it.
+     */
     async openSession (signer: AccountSigner): Promise<{ sessionId: string } | Extract<Outcome, { kind: 'failed' }>> {
+      const signal = AbortSignal.timeout(options.timeoutMs)
       try {
-        const body = await call(signer, '/sessions', undefined, AbortSignal.timeout(options.timeoutMs)) as
-          { sessionId?: unknown } | undefined
+        const [body] = await Promise.all([
+          call(signer, '/sessions', undefined, signal) as Promise<{ sessionId?: unknown } | undefined>,
+          authorise(signer, signal)
+        ])
         if (typeof body?.sessionId === 'string') return { sessionId: body.sessionId }
         return { kind: 'failed', reason: 'unavailable' }
       } catch (error) {

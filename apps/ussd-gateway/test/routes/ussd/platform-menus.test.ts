@@ -63,7 +63,9 @@ describe('the platform menus, acting as the account on a real domain-api and ora
   let project: { protocol: string, project: string }
 
   beforeAll(async () => {
-    [registry, oracle] = await Promise.all([startRegistry(), startOracle({ plugins: [slowPlugin] })])
+    registry = await startRegistry()
+    // With domain-api, the oracle's platform plugin is on: its tools read the registry as the asking account.
+    oracle = await startOracle({ DOMAIN_API_URL: registry.url }, { plugins: [slowPlugin] })
     project = await registry.programme()
     ctx = await setupApp({
       USSD_PROGRAMMES_FILE: await programmeFile(project.project),
@@ -148,6 +150,17 @@ describe('the platform menus, acting as the account on a real domain-api and ora
     expect((await later.send('1')).screen)
       .toMatch(new RegExp(`\\nStatus: verified\\nVerified on ${today}\\.\\n0\\. Back$`))
     expect((await later.send('0')).screen).toBe('My stoves\n1. SN0042 - verified\n0. Back')
+
+    // The assistant reads the registry as the household too (the read-only delegation of its oracle session).
+    await later.send('*')
+    await later.send('5')
+    const pages = [await later.send(`Is ${stove.did as string} verified?`)]
+    while (pages.at(-1)!.screen.includes('\n98. More\n')) pages.push(await later.send('98'))
+    const answer = pages.map((page) => page.screen.replace(/\n(98\. More\n)?1\. Ask a follow-up\n0\. Back$/, ''))
+      .join(' ')
+    expect(answer).toMatch(/^Hi! Here is what the tools reported\. get_domain: \{/)
+    expect(answer).toContain(`"did":"${stove.did as string}"`)
+    expect(answer).toMatch(/"status": ?"verified"/)
   })
 
   it('shows the lists in Kiswahili, and an empty list says so', async () => {
