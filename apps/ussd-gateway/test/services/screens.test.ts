@@ -6,7 +6,7 @@ import { translate } from '../../src/services/menu/i18n.ts'
 import { endScreen, pagesOf, STATES } from '../../src/services/menu/machine.ts'
 import { MAX_DISPLAY_NAME, MAX_DOMAIN_WORD } from '../../src/schemas/programmes.ts'
 import { defaultProgramme, parseProgrammes, type Programme } from '../../src/services/programmes.ts'
-import { gsm7Length, isGsm7, MAX_REPLY_CHARS, paginate } from '../../src/services/screen.ts'
+import { gsm7Length, isGsm7, MAX_REPLY_CHARS, paginate, plainGsm7, shorten } from '../../src/services/screen.ts'
 import type { DomainStatus, DomainView, Session, StateName } from '../../src/services/session.ts'
 import { MAX_ANSWER } from '../../src/services/menu/assistant-states.ts'
 import { MAX_LISTED } from '../../src/services/menu/domain-states.ts'
@@ -217,6 +217,14 @@ describe('paging', () => {
     const pages = paginate({ lines, footer: ['0. Back'] }, '98. More')
     expect(pages.some((page) => page.split('\n').includes(email))).toBe(true)
     expect(pages.join('\n').split('\n').filter((line) => line === '').length).toBe(1)
+  })
+
+  it('makes text from elsewhere plain GSM-7 and shortens it at a word', () => {
+    const answer = '**Clean** it weekly \u2014 it\u2019s \u201Ceasy\u201D\u2026\n\n# Tips\n\u2022 Caf\u00E9 \u{1F525} cool first'
+    expect(plainGsm7(answer)).toBe('Clean it weekly - it\'s "easy"... Tips - Cafe cool first')
+    expect(isGsm7(plainGsm7('\u4F60\u597D, \u00FC\u00E7'))).toBe(true)
+    expect(shorten('one two three four', 12)).toBe('one two...')
+    expect(shorten('short', 12)).toBe('short')
   })
 
   it('counts GSM-7 extension characters twice and flags non-GSM text', () => {
