@@ -220,7 +220,8 @@ describe('paging', () => {
   })
 
   it('makes text from elsewhere plain GSM-7 and shortens it at a word', () => {
-    const answer = '**Clean** it weekly \u2014 it\u2019s \u201Ceasy\u201D\u2026\n\n# Tips\n\u2022 Caf\u00E9 \u{1F525} cool first'
+    const answer = '**Clean** it weekly \u2014 it\u2019s \u201Ceasy\u201D\u2026\n\n' +
+      '# Tips\n\u2022 Caf\u00E9 \u{1F525} cool first'
     expect(plainGsm7(answer)).toBe('Clean it weekly - it\'s "easy"... Tips - Cafe cool first')
     expect(isGsm7(plainGsm7('\u4F60\u597D, \u00FC\u00E7'))).toBe(true)
     expect(shorten('one two three four', 12)).toBe('one two...')
