@@ -32,7 +32,11 @@ export const platform: PlatformProcess[] = [
     entry: 'apps/ussd-gateway/dist/server.js',
     port: 3000,
     portEnv: 'USSD_GATEWAY_PORT',
-    probe: '/health/live'
+    probe: '/health/live',
+    env: (env): Record<string, string> => {
+      const file = devUssdProgrammesFile(env)
+      return file !== undefined ? { USSD_PROGRAMMES_FILE: file } : {}
+    }
   },
   {
     name: 'domain-api',
@@ -141,6 +145,19 @@ export function processEnv (
 
 /** Where the development seed writes the DIDs it made (read by the USSD programme file). */
 export const programmeFile = (env: NodeJS.ProcessEnv): string => join(platformDataDir(env), 'programme.json')
+
+/** The USSD gateway's programme file the development seed writes (USSD_PROGRAMMES_FILE). */
+export const ussdProgrammesFile = (env: NodeJS.ProcessEnv): string => join(platformDataDir(env), 'ussd-programmes.json')
+
+/**
+ * The development programme file the gateway gets, when the seed runs and USSD_PROGRAMMES_FILE names no
+ * file of the operator's own (that one passes through unchanged).
+ */
+export function devUssdProgrammesFile (env: NodeJS.ProcessEnv): string | undefined {
+  const own = env.USSD_PROGRAMMES_FILE
+  if ((own !== undefined && own !== '') || seedSkipReason(env) !== undefined) return undefined
+  return ussdProgrammesFile(env)
+}
 
 /**
  * Why `npm start` does not seed, or undefined when it does: the seed is a development convenience,

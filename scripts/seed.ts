@@ -11,6 +11,8 @@ export interface SeedOptions {
   adminKey: string
   /** Where the seeded DIDs are written (JSON). */
   programmeFile: string
+  /** The USSD gateway's programme file (USSD_PROGRAMMES_FILE), written to point at the seeded project. */
+  ussdProgrammesFile?: string | undefined
   /** The platform's NODE_ENV: production is refused. */
   nodeEnv?: string | undefined
   /** One line per seeded item (DIDs only, never a key). */
@@ -213,17 +215,61 @@ export async function seedProgramme (options: SeedOptions): Promise<SeedResult> 
   } finally {
     await keys.revokeAll()
   }
-  await writeProgramme(options.programmeFile, programme)
+  await writeJson(options.programmeFile, programme)
   log(`programme    ${options.programmeFile}`)
+  if (options.ussdProgrammesFile !== undefined) {
+    await writeJson(options.ussdProgrammesFile, ussdProgrammes(programme))
+    log(`ussd         ${options.ussdProgrammesFile} (${DEV_SERVICE_CODE})`)
+  }
   return { programme, created }
 }
 
-async function writeProgramme (file: string, programme: Programme): Promise<void> {
+async function writeJson (file: string, value: unknown): Promise<void> {
   await mkdir(dirname(file), { recursive: true })
-  // Written whole or not at all: a reader never sees half a file.
+  // Written whole or not at all: a reader (the USSD gateway polls its file) never sees half a file.
   const partial = `${file}.${randomUUID()}.tmp`
-  await writeFile(partial, `${JSON.stringify(programme, null, 2)}\n`)
+  await writeFile(partial, `${JSON.stringify(value, null, 2)}\n`)
   await rename(partial, file)
+}
+
+/** The service code of the development programme: the one the USSD simulator dials. */
+export const DEV_SERVICE_CODE = '*384*123#'
+
+/**
+ * The USSD gateway's programme file for the development programme: the clean-cooking menus on
+ * DEV_SERVICE_CODE, registering stoves into the seeded project. Before the seed has made the project
+ * (`programme` undefined), the menus that need none.
+ */
+export function ussdProgrammes (programme?: Pick<Programme, 'project'>) {
+  return {
+    programmes: {
+      [DEV_SERVICE_CODE]: {
+        name: 'Clean Cooking',
+        ...(programme !== undefined ? { projectDid: programme.project } : {}),
+        languages: ['en', 'sw'],
+        menus: programme !== undefined
+          ? ['myDomains', 'askAssistant', 'registerStove', 'checkStove']
+          : ['myDomains', 'askAssistant', 'checkStove'],
+        domainWord: { en: { one: 'stove', many: 'stoves' }, sw: { one: 'jiko', many: 'majiko' } }
+      }
+    }
+  }
+}
+
+/**
+ * Makes sure the USSD programme file exists before the gateway starts (it refuses a missing one): from an
+ * earlier seed's programme when there is one, else without a project until this run's seed rewrites it.
+ */
+export async function prepareUssdProgrammes (file: string, programmeFile: string): Promise<void> {
+  try {
+    await readFile(file, 'utf8')
+    return
+  } catch {}
+  let earlier: Programme | undefined
+  try {
+    earlier = JSON.parse(await readFile(programmeFile, 'utf8')) as Programme
+  } catch {}
+  await writeJson(file, ussdProgrammes(earlier))
 }
 
 /**

@@ -3,10 +3,10 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import {
-  baseUrl, dataDirOf, enabledProcesses, processEnv, programmeFile, seedSkipReason,
+  baseUrl, dataDirOf, devUssdProgrammesFile, enabledProcesses, processEnv, programmeFile, seedSkipReason,
   type PlatformProcess
 } from './platform.ts'
-import { seedAdminKey, seedProgramme } from './seed.ts'
+import { prepareUssdProgrammes, seedAdminKey, seedProgramme } from './seed.ts'
 
 const colours = [36, 33, 35, 32, 34, 31]
 const children = new Map<string, ChildProcess>()
@@ -85,6 +85,7 @@ async function seed (): Promise<void> {
       domainApiUrl: baseUrl(domainApi, process.env),
       adminKey: await seedAdminKey(process.env, dataDirOf('domain-api', process.env)),
       programmeFile: programmeFile(process.env),
+      ussdProgrammesFile: devUssdProgrammesFile(process.env),
       nodeEnv: process.env.NODE_ENV,
       log: (line) => process.stdout.write(`${tag}${line}\n`)
     })
@@ -97,6 +98,9 @@ process.on('SIGINT', () => stop(0))
 process.on('SIGTERM', () => stop(0))
 
 const processes = enabledProcesses(process.env)
+// The gateway refuses a programme file that is not there: the seed's, until the seed rewrites it.
+const ussdProgrammes = devUssdProgrammesFile(process.env)
+if (ussdProgrammes !== undefined) await prepareUssdProgrammes(ussdProgrammes, programmeFile(process.env))
 processes.forEach(start)
 const up = await Promise.all(processes.map(waitUntilUp))
 if (!stopping && up.every(Boolean)) {

@@ -1,7 +1,9 @@
 import { defineProject } from 'vitest/config'
-import { bootTimeouts } from '../../vitest.shared.ts'
+import { bootTimeouts, graphqlAlias } from '../../vitest.shared.ts'
 
+// The platform menus' tests boot domain-api (hence the graphql alias) and oracle-runtime on loopback.
 export default defineProject({
   ssr: { resolve: { conditions: ['@impact/source'] } },
+  resolve: { alias: graphqlAlias },
   test: { name: 'ussd-gateway', environment: 'node', ...bootTimeouts }
 })

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest'
 import {
   enabledProcesses, platform, processEnv, programmeFile, seedSkipReason, type PlatformProcess
 } from '../../scripts/platform.ts'
+import { parseProgrammes } from '../../apps/ussd-gateway/src/services/programmes.ts'
+import { DEV_SERVICE_CODE, ussdProgrammes } from '../../scripts/seed.ts'
 import { loadApp } from '../src/apps.ts'
 
 const URL_KEYS = ['DOMAIN_API_URL', 'ORACLE_URL', 'CHAIN_REST_URL']
@@ -66,6 +68,27 @@ describe('npm start hands each process', () => {
 })
 
 describe('the development seed of npm start', () => {
+  it('hands the USSD gateway the seed\'s programme file, unless it names its own or nothing is seeded', () => {
+    const gateway = byName('ussd-gateway')
+    expect(processEnv(gateway, { DATA_DIR: '/srv/impact' }).USSD_PROGRAMMES_FILE)
+      .toBe('/srv/impact/ussd-programmes.json')
+    expect(processEnv(gateway, { USSD_PROGRAMMES_FILE: '/etc/ussd.yaml' }).USSD_PROGRAMMES_FILE).toBe('/etc/ussd.yaml')
+    expect(processEnv(gateway, { SEED: 'false' }).USSD_PROGRAMMES_FILE).toBeUndefined()
+    expect(processEnv(gateway, { NODE_ENV: 'production' }).USSD_PROGRAMMES_FILE).toBeUndefined()
+    expect(processEnv(byName('domain-api'), {}).USSD_PROGRAMMES_FILE).toBeUndefined()
+  })
+
+  it('writes a programme file the gateway accepts, with the stove menus once there is a project', () => {
+    const project = 'did:ixo:entity:5d8a2c9f0b7e41a3b6c2d9e8f7a6b5c4'
+    const read = parseProgrammes(JSON.stringify(ussdProgrammes({ project })), 'ussd-programmes.json')
+    if (!read.ok) throw new Error(read.issues.join('\n'))
+    const programme = read.programmes.get(DEV_SERVICE_CODE)
+    expect(programme).toMatchObject({ name: 'Clean Cooking', projectDid: project })
+    expect([...programme!.menus]).toEqual(['myDomains', 'askAssistant', 'registerStove', 'checkStove'])
+    const before = parseProgrammes(JSON.stringify(ussdProgrammes()), 'ussd-programmes.json')
+    expect(before.ok && [...before.programmes.get(DEV_SERVICE_CODE)!.menus]).not.toContain('registerStove')
+  })
+
   it('runs in development only, unless SEED=false or the platform keeps its data in memory', () => {
     expect(seedSkipReason({})).toBeUndefined()
     expect(seedSkipReason({ NODE_ENV: 'development', SEED: 'true' })).toBeUndefined()

@@ -6,7 +6,10 @@ import { pathToFileURL } from 'node:url'
 import type { FastifyInstance } from 'fastify'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { seedAdminKey, SeedError, seedProgramme, type SeedOptions } from '../../scripts/seed.ts'
+import { parseProgrammes } from '../../apps/ussd-gateway/src/services/programmes.ts'
+import {
+  DEV_SERVICE_CODE, prepareUssdProgrammes, seedAdminKey, SeedError, seedProgramme, type SeedOptions
+} from '../../scripts/seed.ts'
 import { loadApp } from '../src/apps.ts'
 import { repoPath } from '../src/paths.ts'
 
@@ -152,6 +155,34 @@ describe('seedProgramme after a run that stopped half-way', () => {
     expect(proposal.id).toBe(protocol?.verification.proposalId)
     expect(proposal.tally).toMatchObject({ yes: 3, total: 3 })
     for (const key of await api.apiKeys()) expect(key.revokedAt).not.toBeNull()
+  })
+})
+
+describe('the USSD programme file', () => {
+  let api: Awaited<ReturnType<typeof startDomainApi>>
+  beforeAll(async () => { api = await startDomainApi() }, 60_000)
+  afterAll(async () => { await api?.close() })
+
+  const programmeOf = async (file: string) => {
+    const read = parseProgrammes(await readFile(file, 'utf8'), file)
+    if (!read.ok) throw new Error(read.issues.join('\n'))
+    return read.programmes.get(DEV_SERVICE_CODE)
+  }
+
+  it('exists before the gateway starts, and points at the seeded project once the seed ran', async () => {
+    const ussdProgrammesFile = join(dir, 'ussd', 'ussd-programmes.json')
+    const programmeFile = join(dir, 'ussd', 'programme.json')
+    await prepareUssdProgrammes(ussdProgrammesFile, programmeFile)
+    expect(await programmeOf(ussdProgrammesFile)).toMatchObject({ name: 'Clean Cooking', projectDid: undefined })
+    const { programme } = await seedProgramme({
+      domainApiUrl: api.url, adminKey: ADMIN_KEY, programmeFile, ussdProgrammesFile
+    })
+    const seeded = await programmeOf(ussdProgrammesFile)
+    expect(seeded).toMatchObject({ projectDid: programme.project })
+    expect(seeded?.menus.has('registerStove')).toBe(true)
+    // A later start keeps the seeded file as it is until the seed runs again.
+    await prepareUssdProgrammes(ussdProgrammesFile, programmeFile)
+    expect(await programmeOf(ussdProgrammesFile)).toMatchObject({ projectDid: programme.project })
   })
 })
 

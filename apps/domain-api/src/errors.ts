@@ -89,6 +89,12 @@ export const DomainAlreadyVotedError = defineError(
   409
 )
 
+export const DomainExternalIdTakenError = defineError(
+  'DOMAIN_EXTERNAL_ID_TAKEN',
+  'A domain of class %s is already registered under external id %s: %s',
+  409
+)
+
 export const DomainDeliveryInFlightError = defineError(
   'DOMAIN_WEBHOOK_DELIVERY_IN_FLIGHT',
   'Delivery %s is being sent right now; ask again once this attempt is logged',

@@ -18,9 +18,11 @@ import { hubtelRoutes } from './routes/hubtel/index.ts'
 import { simulatorRoutes } from './routes/simulator/index.ts'
 import { ussdRoutes } from './routes/ussd/index.ts'
 import { createAccountKeys } from './services/account-keys.ts'
+import { createAssistant } from './services/assistant.ts'
 import { loadKeyring } from './services/pin-keyring.ts'
 import { createPinQueue } from './services/pin-queue.ts'
 import { createPinVault } from './services/pin-vault.ts'
+import { createPlatform } from './services/platform.ts'
 import { createPreferences } from './services/preferences.ts'
 import { createProgrammeCatalog, defaultProgramme } from './services/programmes.ts'
 import { createSessionRecorder } from './services/session-records.ts'
@@ -61,8 +63,10 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
   let stopProgrammes = () => {}
   let stopSms = async () => {}
   let stopRecords = async () => {}
+  let stopAssistant = () => {}
   const release = async () => {
     stopProgrammes()
+    stopAssistant()
     // Queued SMS stay in the state for another replica or the next start; the drain stops before it closes.
     // Session records being written finish before the database closes.
     await Promise.allSettled([stopSms(), stopRecords()])
@@ -115,11 +119,29 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       logger: { redact: USSD_REDACT_PATHS, ...(options.logStream !== undefined ? { stream: options.logStream } : {}) }
     })
     app.addHook('onClose', release)
+    // A hop's calls to the platform fit its deadline: a registry call gets a third of it (a hop makes two at
+    // most), a question half of it after a quarter for the oracle's session; a slower answer gets the holding screen.
+    const deadline = config.USSD_HOP_DEADLINE_MS
+    const platform = createPlatform({
+      domainApiUrl: config.DOMAIN_API_URL,
+      timeoutMs: Math.floor(deadline / 3),
+      report: (fields, message) => { app.log.warn(fields, message) }
+    })
+    const assistant = createAssistant({
+      url: config.ORACLE_URL,
+      state,
+      waitMs: Math.floor(deadline / 2),
+      timeoutMs: Math.floor(deadline / 4),
+      answerTtlMs: config.USSD_SESSION_TTL_SECONDS * 1000,
+      report: (fields, message) => { app.log.warn(fields, message) }
+    })
+    stopAssistant = assistant.close
     const programmes = createProgrammeCatalog({
       file: config.USSD_PROGRAMMES_FILE,
       fallback: defaultProgramme(config.USSD_APP_NAME),
       pollMs: config.USSD_PROGRAMMES_POLL_MS,
-      log: app.log
+      log: app.log,
+      offers: (menu) => (menu === 'askAssistant' ? assistant.configured : platform.configured)
     })
     stopProgrammes = programmes.close
     await programmes.start()
@@ -167,7 +189,9 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
         lockout: { baseMs: config.PIN_LOCKOUT_BASE_SECONDS * 1000, maxMs: config.PIN_LOCKOUT_MAX_SECONDS * 1000 },
         programmes,
         saveLanguage: preferences.save,
-        sms
+        sms,
+        platform,
+        assistant
       }
     })
     // Form bodies (Africa's Talking posts them) and the rate limits apply to the USSD API only.

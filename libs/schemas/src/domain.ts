@@ -37,6 +37,15 @@ export const MetadataSchema = Type.Object(
   }
 )
 
+export const ExternalIdSchema = Type.String({
+  minLength: 1,
+  maxLength: 128,
+  pattern: '^[\\x21-\\x7E]+$',
+  description: 'An identifier from outside the registry, e.g. a device\'s serial number: printable ASCII without ' +
+    'spaces, unique among the domains of one class (a second registration is refused with 409)',
+  examples: ['SN-2026-000123']
+})
+
 export const CreateDomainBodySchema = Type.Object(
   {
     type: Type.String({
@@ -65,6 +74,7 @@ export const CreateDomainBodySchema = Type.Object(
         description: 'Controllers in addition to the calling account (or to onBehalfOf)'
       })
     ),
+    externalId: Type.Optional(ExternalIdSchema),
     ...documentFields
   },
   { additionalProperties: false }
@@ -109,6 +119,9 @@ export const DomainSchema = Type.Object({
     description: 'May take part in platform activities now: verified, within its validity period, not deactivated'
   }),
   verification: Nullable(VerificationSummarySchema),
+  externalId: Type.Optional(Nullable(Type.String({
+    description: 'The identifier from outside the registry given at registration (a serial number), or null'
+  }))),
   createdBy: CallerRefSchema,
   createdAt: IsoTimestampSchema,
   updatedAt: IsoTimestampSchema,
@@ -124,7 +137,8 @@ export const ListDomainsQuerySchema = Type.Object({
   protocol: Type.Optional(DidSchema),
   class: Type.Optional(didField('Alias of protocol')),
   status: Type.Optional(DomainStatusSchema),
-  controller: Type.Optional(DidSchema)
+  controller: Type.Optional(DidSchema),
+  externalId: Type.Optional(ExternalIdSchema)
 }, { additionalProperties: false })
 export type ListDomainsQuery = Static<typeof ListDomainsQuerySchema>
 

@@ -19,6 +19,8 @@ export interface NewDomain {
   /** How the creator proved itself: the history entry's actor kind. */
   createdVia: 'api-key' | 'ucan'
   createdAt: Date
+  /** An identifier from outside the registry (a serial number), unique within the class. */
+  externalId?: string | null | undefined
 }
 
 export interface IdempotencyClaim {
@@ -47,11 +49,12 @@ export async function insertDomains (db: Kysely<DB>, rows: DomainInsert[], reten
     ${d.createdByService}::text, ${d.createdVia}::text, ${d.createdAt}::timestamptz, ${reason}::text,
     ${claim?.apiKeyId ?? null}::text, ${claim?.key ?? null}::text,
     ${claim?.fingerprint ?? null}::text, ${claim !== undefined ? JSON.stringify(claim.response) : null}::jsonb,
-    ${JSON.stringify(d.document ?? {})}::jsonb
+    ${JSON.stringify(d.document ?? {})}::jsonb, ${d.externalId ?? null}::text
   )`)
   const result = await sql<{ did: string }>`
     with input (did, type, class, controllers, metadata, valid_from, valid_until, created_by_key, created_by_account,
-      created_by_service, created_via, created_at, reason, claim_api_key, claim_key, fingerprint, response, document)
+      created_by_service, created_via, created_at, reason, claim_api_key, claim_key, fingerprint, response, document,
+      external_id)
       as (values ${sql.join(values)}),
     claimed as (
       insert into idempotency_keys (api_key_id, key, fingerprint, domain_did, response, created_at)
@@ -64,9 +67,9 @@ export async function insertDomains (db: Kysely<DB>, rows: DomainInsert[], reten
     ),
     inserted as (
       insert into domains (did, type, class, controllers, metadata, valid_from, valid_until, status,
-        created_by_key, created_by_account, created_by_service, created_at, updated_at, document)
+        created_by_key, created_by_account, created_by_service, created_at, updated_at, document, external_id)
       select did, type, class, controllers, metadata, valid_from, valid_until, 'draft', created_by_key,
-        created_by_account, created_by_service, created_at, created_at, document
+        created_by_account, created_by_service, created_at, created_at, document, external_id
       from input where claim_key is null or did in (select domain_did from claimed)
       returning *
     ),

@@ -30,6 +30,14 @@ export async function findDomain (db: Db, did: string): Promise<DomainWithPropos
   return await selectDomains(db).where('domains.did', '=', did).executeTakeFirst()
 }
 
+/** The domain of `classDid` registered under `externalId`, if any (its DID). */
+export async function findDidByExternalId (db: Db, classDid: string, externalId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('domains').select('did')
+    .where('class', '=', classDid).where('external_id', '=', externalId)
+    .executeTakeFirst()
+  return row?.did
+}
+
 /** Locks the domain row for the rest of the transaction; every change to a domain starts here. */
 export async function lockDomain (trx: Transaction<DB>, did: string): Promise<DomainRow | undefined> {
   return await trx.selectFrom('domains').selectAll().where('did', '=', did).forUpdate().executeTakeFirst()
@@ -64,7 +72,13 @@ export async function dueDomainDids (db: Db, now: Date, limit: number): Promise<
   return [...new Set([...expiring, ...ended].map((r) => r.did))]
 }
 
-export interface DomainFilters { type?: string, class?: string, status?: string, controller?: string }
+export interface DomainFilters {
+  type?: string
+  class?: string
+  status?: string
+  controller?: string
+  externalId?: string
+}
 
 /** One page of domains, newest first, after the keyset position `after` ([createdAt, did]). */
 export async function listDomains (db: Db, filters: DomainFilters, after: [Date, string] | undefined, limit: number) {
@@ -72,6 +86,7 @@ export async function listDomains (db: Db, filters: DomainFilters, after: [Date,
   if (filters.type !== undefined) query = query.where('domains.type', '=', filters.type)
   if (filters.class !== undefined) query = query.where('domains.class', '=', filters.class)
   if (filters.status !== undefined) query = query.where('domains.status', '=', filters.status)
+  if (filters.externalId !== undefined) query = query.where('domains.external_id', '=', filters.externalId)
   if (filters.controller !== undefined) {
     query = query.where(sql<boolean>`domains.controllers @> array[${filters.controller}]::text[]`)
   }

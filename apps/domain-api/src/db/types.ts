@@ -38,6 +38,8 @@ export interface DomainsTable {
   deactivated_at: NullableTimestamp
   /** Device keys, services, alsoKnownAs and links of the DID document (DomainDocumentFields). */
   document: ColumnType<Record<string, unknown>, string | undefined, string>
+  /** An identifier from outside the registry (a serial number), unique within the class; set at creation only. */
+  external_id: ColumnType<string | null, string | null | undefined, never>
 }
 
 export interface VerificationProposalsTable {

@@ -18,6 +18,7 @@ interface DomainFilter {
   protocol?: string | null
   status?: DomainStatus | null
   controller?: string | null
+  externalId?: string | null
 }
 interface DomainsArgs { filter?: DomainFilter | null, first?: number | null, after?: string | null }
 
@@ -45,7 +46,8 @@ export function createResolvers (
           type: given(filter?.type),
           protocol: given(filter?.protocol),
           status: given(filter?.status),
-          controller: given(filter?.controller)
+          controller: given(filter?.controller),
+          externalId: given(filter?.externalId)
         })
         return connection(page, domainPosition)
       },

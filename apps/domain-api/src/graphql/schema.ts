@@ -26,6 +26,8 @@ input DomainFilter {
   status: DomainStatus
   """A controller DID"""
   controller: String
+  """The identifier from outside the registry (a serial number) given at registration"""
+  externalId: String
 }
 
 """draft → verification_submitted → verified | rejected; expired once validUntil passes; deactivated"""
@@ -69,6 +71,8 @@ type Domain {
   verified: Boolean!
   """May take part in platform activities now: verified, within its validity period, not deactivated"""
   usable: Boolean!
+  """The identifier from outside the registry (a serial number) given at registration, or null"""
+  externalId: String
   """Entities this domain refers to (its protocol), with the linked domain when the registry holds it"""
   links: [DomainLink!]!
   """The verification proposal under vote, with its tally; null when none is open"""

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import { inTransaction, isUniqueViolation } from '@impact/persistence'
 import {
+  findDidByExternalId,
   findDomain,
   findDomainType,
   findIdempotencyClaim,
@@ -17,6 +18,7 @@ import { recordVersions } from '../db/version.repository.ts'
 import type { DB, DomainRow } from '../db/types.ts'
 import {
   DomainClassNotProtocolError,
+  DomainExternalIdTakenError,
   DomainForbiddenError,
   DomainIdempotencyMismatchError,
   DomainNotControllerError,
@@ -121,7 +123,8 @@ export function createDomainService (
           createdByAccount: caller.account,
           createdByService: caller.service,
           createdVia: caller.via,
-          createdAt: now
+          createdAt: now,
+          externalId: body.externalId
         }
         const domain = toDomain(draftRow(draft), now)
         const claim = idempotencyKey === undefined
@@ -131,8 +134,14 @@ export function createDomainService (
           const reason = `registered as ${type} of ${classDid}`
           if (await batcher.insert({ domain: draft, reason, claim })) return { domain, replayed: false }
         } catch (error) {
+          if (!isUniqueViolation(error)) throw error
+          // The other unique key: the external id is taken within the class (a device registered twice).
+          const holder = body.externalId !== undefined
+            ? await findDidByExternalId(db, classDid, body.externalId)
+            : undefined
+          if (holder !== undefined) throw new DomainExternalIdTakenError(classDid, body.externalId, holder)
           // 128 random bits do not collide in practice; if they ever do, draw again.
-          if (isUniqueViolation(error) && attempt < 3) continue
+          if (attempt < 3) continue
           throw error
         }
         const previous = claim !== undefined ? await findIdempotencyClaim(db, claim.apiKeyId, claim.key) : undefined
@@ -164,7 +173,8 @@ export function createDomainService (
         type,
         class: query.protocol ?? query.class,
         status: query.status,
-        controller: query.controller
+        controller: query.controller,
+        externalId: query.externalId
       }, after, query.limit + 1)
       return toPage(rows.map((row) => toDomain(row, now)), query.limit, (domain) => domain, domainPosition)
     },

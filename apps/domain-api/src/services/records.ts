@@ -51,6 +51,7 @@ export function toDomain (row: DomainWithProposal, now: Date): Domain {
             deadline: row.p_deadline.toISOString()
           }
         : null,
+    externalId: row.external_id,
     createdBy: { keyId: row.created_by_key, account: row.created_by_account, service: row.created_by_service },
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
@@ -79,6 +80,7 @@ export const draftRow = (d: NewDomain): DomainWithProposal => ({
   verified_at: null,
   deactivated_at: null,
   document: d.document ?? {},
+  external_id: d.externalId ?? null,
   p_status: null,
   p_deadline: null
 })

@@ -166,6 +166,16 @@ export async function findAccount (db: Kysely<DB>, customerId: string): Promise<
   return row === undefined ? undefined : toAccount(row)
 }
 
+/** Accounts registered on a phone number, at most `limit` of them (a household found by its phone). */
+export async function findAccountsOfPhone (db: Kysely<DB>, phoneNumber: string, limit: number): Promise<Account[]> {
+  const rows = await db.selectFrom('ussd_accounts').selectAll()
+    .where('phone_number', '=', phoneNumber)
+    .orderBy('created_at')
+    .limit(limit)
+    .execute()
+  return rows.map(toAccount)
+}
+
 export async function findAccountByCreationKey (db: Kysely<DB>, creationKey: string): Promise<Account | undefined> {
   const row = await db.selectFrom('ussd_accounts').selectAll()
     .where('creation_key', '=', creationKey)

@@ -11,7 +11,7 @@ export const MAX_DISPLAY_NAME = 24
 export const SUPPORT_PHONE_PATTERN = '^\\+?[0-9]{3,15}$'
 export const MAX_DOMAIN_WORD = 16
 
-/** Menus a programme can turn on (their screens come with the menus; all off by default). */
+/** Menus a programme can turn on (all off by default), in the order the main menu lists them. */
 export const MENUS = ['myDomains', 'askAssistant', 'registerStove', 'checkStove'] as const
 export type MenuName = typeof MENUS[number]
 
@@ -38,6 +38,11 @@ export const ProgrammeSchema = Type.Object({
     maxLength: 200,
     pattern: '^did:[a-z0-9]+:[A-Za-z0-9._:%/-]+$',
     description: 'DID of the project domain the programme\'s devices belong to'
+  })),
+  deviceClass: Type.Optional(Type.String({
+    maxLength: 200,
+    pattern: '^did:[a-z0-9]+:[A-Za-z0-9._:%/-]+$',
+    description: 'DID of the protocol (class) of the devices registered by USSD; default: the project\'s class'
   })),
   languages: Type.Optional(Type.Array(LanguageSchema, {
     minItems: 1,

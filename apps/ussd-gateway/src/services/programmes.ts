@@ -13,6 +13,8 @@ export interface Programme {
   name: string
   /** The project domain its devices belong to. */
   projectDid: string | undefined
+  /** The class (protocol) of the devices registered by USSD; undefined: the project's class. */
+  deviceClass: string | undefined
   /** Languages offered; the first is for phones that never chose one. */
   languages: readonly Language[]
   menus: ReadonlySet<MenuName>
@@ -33,6 +35,7 @@ export const defaultProgramme = (name: string): Programme => ({
   serviceCode: undefined,
   name,
   projectDid: undefined,
+  deviceClass: undefined,
   languages: ALL_LANGUAGES,
   menus: new Set(),
   supportPhone: undefined,
@@ -43,6 +46,7 @@ const toProgramme = (serviceCode: string, entry: ProgrammeEntry): Programme => (
   serviceCode,
   name: entry.name,
   projectDid: entry.projectDid,
+  deviceClass: entry.deviceClass,
   languages: entry.languages ?? ALL_LANGUAGES,
   menus: new Set(entry.menus ?? []),
   supportPhone: entry.supportPhone,
@@ -103,6 +107,7 @@ export function readProgrammesFileSync (file: string): ProgrammesRead {
 
 export interface ProgrammeLog {
   info: (fields: Record<string, unknown>, message: string) => void
+  warn: (fields: Record<string, unknown>, message: string) => void
   error: (fields: Record<string, unknown>, message: string) => void
 }
 
@@ -113,6 +118,8 @@ export interface CatalogOptions {
   /** How often the file is read for changes. */
   pollMs: number
   log: ProgrammeLog
+  /** Whether the gateway can serve a menu (its service is configured); a programme's other menus are hidden. */
+  offers?: (menu: MenuName) => boolean
 }
 
 /**
@@ -131,9 +138,19 @@ export function createProgrammeCatalog (options: CatalogOptions) {
   let reading = false
 
   const use = (read: Extract<ProgrammesRead, { ok: true }>, text: string) => {
-    programmes = read.programmes
+    programmes = new Map([...read.programmes].map(([code, programme]) => [code, served(code, programme)]))
     codes = [...read.programmes.keys()]
     loadedText = text
+  }
+
+  /** The programme without the menus this gateway cannot serve, which are logged. */
+  function served (code: string, programme: Programme): Programme {
+    const offers = options.offers
+    if (offers === undefined) return programme
+    const hidden = [...programme.menus].filter((menu) => !offers(menu))
+    if (hidden.length === 0) return programme
+    log.warn({ serviceCode: code, menus: hidden }, 'programme menus hidden: their service URL is not configured')
+    return { ...programme, menus: new Set([...programme.menus].filter(offers)) }
   }
 
   async function poll (): Promise<void> {

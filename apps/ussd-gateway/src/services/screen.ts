@@ -144,3 +144,35 @@ function truncate (text: string): string {
   const pieces = wrap(text.replace(/\n/g, ' '), MAX_BODY_CHARS - 3)
   return `${pieces[0] ?? ''}...`
 }
+
+/** Look-alikes of characters outside GSM-7 that model answers and registry names often hold. */
+const LOOK_ALIKES: Array<[string, string]> = [
+  ['\u2018\u2019\u201A\u201B\u2032`', '\''],
+  ['\u201C\u201D\u201E\u2033', '"'],
+  ['\u2013\u2014\u2212\u2022\u00B7', '-'],
+  ['\u2026', '...'],
+  ['\u00A0\t\r\n', ' ']
+]
+const PLAIN = new Map(LOOK_ALIKES.flatMap(([chars, plain]) => [...chars].map((c) => [c, plain] as const)))
+
+/**
+ * Text from elsewhere (an answer, a name) made plain GSM-7 so a screen stays one 7-bit message: look-alikes
+ * replaced, accents dropped, Markdown emphasis removed, runs of spaces and line breaks made one space, and any
+ * other character left out.
+ */
+export function plainGsm7 (text: string): string {
+  let out = ''
+  for (const char of text.normalize('NFKD').replace(/\*\*|__|^#+ /gm, '')) {
+    const replaced = PLAIN.get(char) ?? char
+    for (const c of replaced) if (isGsm7(c)) out += c
+  }
+  return out.replace(/\s+/g, ' ').trim()
+}
+
+/** The start of `text` within `max` characters, cut at a space and ending in `...` when it was longer. */
+export function shorten (text: string, max: number): string {
+  if (text.length <= max) return text
+  const head = text.slice(0, max - 3)
+  const space = head.lastIndexOf(' ')
+  return `${space > max / 2 ? head.slice(0, space) : head}...`
+}

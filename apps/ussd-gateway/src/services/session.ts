@@ -1,4 +1,4 @@
-import type { Language } from '../db/types.ts'
+import type { Language, Role } from '../db/types.ts'
 import { MASK } from './cumulative-text.ts'
 import type { MessageKey, MessageParams } from './menu/i18n.ts'
 
@@ -7,8 +7,33 @@ export type StateName =
   | 'accountMenu' | 'loginId' | 'loginPin' | 'resetPinNew' | 'resetPinConfirm'
   | 'createName' | 'createEmail' | 'createPin' | 'createPinConfirm' | 'createDone'
   | 'servicesMenu' | 'servicesLanguage' | 'accountDetails' | 'changePinCurrent' | 'changePinNew' | 'changePinConfirm'
+  | 'myDomains' | 'domainDetail' | 'checkSerial' | 'checkResult'
+  | 'askQuestion' | 'askWaiting' | 'askAnswer'
+  | 'registerSerial' | 'registerHousehold' | 'registerConfirm' | 'registerDone'
 
 export interface Flash { key: MessageKey, params?: MessageParams }
+
+/** A registry status, as domain-api reports it. */
+export type DomainStatus = 'draft' | 'verification_submitted' | 'verified' | 'rejected' | 'expired' | 'deactivated'
+
+/** A domain as the menus show it: DID, a short label (serial or name), status and the date that goes with it. */
+export interface DomainView {
+  did: string
+  label: string
+  status: DomainStatus
+  /** YYYY-MM-DD: verified on, vote closes on, expired on or deactivated on, by status. */
+  date?: string | undefined
+}
+
+/** A field agent's registration in progress: the serial, then the household, then the registry's DID. */
+export interface StoveDraft {
+  serial: string
+  household?: { customerId: string, name: string, did: string } | undefined
+  /** Drawn when the confirmation is shown: the registry's Idempotency-Key, so a retried confirmation registers once. */
+  key?: string | undefined
+  /** The registered domain's DID, once done. */
+  did?: string | undefined
+}
 
 /**
  * One live USSD session. It never holds a PIN: the last cumulative text is kept with what was
@@ -50,6 +75,18 @@ export interface Session {
   accountPhone?: string | undefined
   /** Requests answered in this session, retries included (its record keeps the count). */
   hops?: number | undefined
+  /** The logged-in account's roles, as at the login (acting re-reads them). */
+  roles?: Role[] | undefined
+  /** The oracle session of this USSD session (one per USSD session). */
+  oracleSessionId?: string | undefined
+  /** A question whose answer is still being prepared (services/assistant.ts). */
+  questionId?: string | undefined
+  /** The assistant's answer on screen, plain GSM-7. */
+  answer?: string | undefined
+  /** My stoves as listed (picked by number), and the domain whose details are shown. */
+  domains?: DomainView[] | undefined
+  domain?: DomainView | undefined
+  stove?: StoveDraft | undefined
 }
 
 /**
@@ -63,7 +100,8 @@ export function encodeSession (s: Session): string {
   const values = [
     FORMAT, s.id, s.phone, s.serviceCode, s.networkCode, s.state, s.page, s.language, s.keptText, s.sequence,
     s.message, s.flash, s.topic, s.customerId, s.name, s.email, s.loginId, s.draftName, s.draftEmail, s.draftPin,
-    s.startedAt, s.pinVersion, s.accountPhone, s.creationKey, s.hops
+    s.startedAt, s.pinVersion, s.accountPhone, s.creationKey, s.hops, s.roles, s.oracleSessionId, s.questionId,
+    s.answer, s.domains, s.domain, s.stove
   ]
   // Absent fields become null (trailing ones dropped); null and undefined mean the same to every reader.
   while (values[values.length - 1] == null) values.pop()
@@ -72,6 +110,10 @@ export function encodeSession (s: Session): string {
 
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined)
 const num = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined)
+const list = (value: unknown): unknown[] | undefined => (Array.isArray(value) ? value : undefined)
+// Records this app wrote itself: an object is taken as the shape it was stored with.
+const obj = <T>(value: unknown): T | undefined =>
+  (typeof value === 'object' && value !== null && !Array.isArray(value) ? value as T : undefined)
 
 export type SessionInit = Pick<Session, 'id' | 'phone' | 'state' | 'message'> & Partial<Session>
 
@@ -101,7 +143,14 @@ export function createSession (s: SessionInit): Session {
     pinVersion: s.pinVersion,
     accountPhone: s.accountPhone,
     creationKey: s.creationKey,
-    hops: s.hops
+    hops: s.hops,
+    roles: s.roles,
+    oracleSessionId: s.oracleSessionId,
+    questionId: s.questionId,
+    answer: s.answer,
+    domains: s.domains,
+    domain: s.domain,
+    stove: s.stove
   }
 }
 
@@ -140,6 +189,13 @@ export function decodeSession (text: string): Session | undefined {
     pinVersion: num(v[21]),
     accountPhone: str(v[22]),
     creationKey: str(v[23]),
-    hops: num(v[24])
+    hops: num(v[24]),
+    roles: list(v[25]) as Role[] | undefined,
+    oracleSessionId: str(v[26]),
+    questionId: str(v[27]),
+    answer: str(v[28]),
+    domains: list(v[29]) as DomainView[] | undefined,
+    domain: obj<DomainView>(v[30]),
+    stove: obj<StoveDraft>(v[31])
   })
 }

@@ -6,16 +6,27 @@ import { translate } from '../../src/services/menu/i18n.ts'
 import { endScreen, pagesOf, STATES } from '../../src/services/menu/machine.ts'
 import { MAX_DISPLAY_NAME, MAX_DOMAIN_WORD } from '../../src/schemas/programmes.ts'
 import { defaultProgramme, parseProgrammes, type Programme } from '../../src/services/programmes.ts'
-import { gsm7Length, isGsm7, MAX_REPLY_CHARS, paginate } from '../../src/services/screen.ts'
-import type { Session, StateName } from '../../src/services/session.ts'
+import { gsm7Length, isGsm7, MAX_REPLY_CHARS, paginate, plainGsm7, shorten } from '../../src/services/screen.ts'
+import type { DomainStatus, DomainView, Session, StateName } from '../../src/services/session.ts'
+import { MAX_ANSWER } from '../../src/services/menu/assistant-states.ts'
+import { MAX_LISTED } from '../../src/services/menu/domain-states.ts'
+import { MAX_LABEL, shortDid } from '../../src/services/menu/platform-access.ts'
 
 const APP = 'Twenty Four Char App Nme'
 const SUPPORT = '+999999999999999'
 const WORD = { one: 'W'.repeat(MAX_DOMAIN_WORD), many: 'M'.repeat(MAX_DOMAIN_WORD) }
 
-/** Programmes at the schema's limits: the longest name, support line and words, with each set of languages. */
+const PROJECT = 'did:ixo:entity:5d8a2c9f0b7e41a3b6c2d9e8f7a6b5c4'
+const MENUS = ['myDomains', 'askAssistant', 'registerStove', 'checkStove']
+
+/**
+ * Programmes at the schema's limits: the longest name, support line and words, every menu on, with each set
+ * of languages.
+ */
 function longestProgrammes (): Programme[] {
-  const entry = { name: APP, supportPhone: SUPPORT, domainWord: { en: WORD, sw: WORD } }
+  const entry = {
+    name: APP, supportPhone: SUPPORT, domainWord: { en: WORD, sw: WORD }, projectDid: PROJECT, menus: MENUS
+  }
   const file = JSON.stringify({
     programmes: {
       '*384#': entry,
@@ -34,14 +45,38 @@ const LONGEST = {
   id: 'C1A2B3C4D'
 }
 const CONTACT = { phone: LONGEST.phone, email: LONGEST.email }
+const SERIAL = 'S'.repeat(40)
+const DID = 'did:ixo:entity:0123456789abcdef0123456789abcdef'
+const STATUSES: DomainStatus[] = ['draft', 'verification_submitted', 'verified', 'rejected', 'expired', 'deactivated']
+const domainView = (status: DomainStatus): DomainView =>
+  ({ did: DID, label: 'L'.repeat(MAX_LABEL), status, date: '2026-12-31' })
+/** The states whose screen shows a domain's status: each status is rendered. */
+const STATUS_STATES = new Set<StateName>(['myDomains', 'domainDetail', 'checkResult'])
+/** An answer as long as kept, of long words so that pages break inside them too. */
+const ANSWER = Array.from({ length: 200 }, (_, i) => `answer${i}`).join(' ').slice(0, MAX_ANSWER)
 // The longest wait text: minutes up to 90, then hours (at most 720, the longest cool-down allowed).
 const LONGEST_WAIT = { key: 'time.minutes', params: { n: 90 } } as const
 const LONGEST_SUPPORT = { key: 'support.call', params: { phone: SUPPORT } } as const
 const WORST_PARAMS = {
-  app: APP, name: LONGEST.name, id: LONGEST.id, n: 3, max: 3, ...CONTACT, wait: LONGEST_WAIT, support: LONGEST_SUPPORT
+  app: APP,
+  name: LONGEST.name,
+  id: LONGEST.id,
+  n: 160,
+  max: 3,
+  ...CONTACT,
+  wait: LONGEST_WAIT,
+  support: LONGEST_SUPPORT,
+  ...WORD,
+  serial: SERIAL
 }
 
-const session = (state: StateName, language: Language, flash?: MessageKey, authenticated = true): Session => ({
+const session = (
+  state: StateName,
+  language: Language,
+  flash?: MessageKey,
+  authenticated = true,
+  status: DomainStatus = 'verification_submitted'
+): Session => ({
   id: 's',
   phone: LONGEST.phone,
   serviceCode: '*384*123#',
@@ -52,14 +87,30 @@ const session = (state: StateName, language: Language, flash?: MessageKey, authe
   message: '',
   startedAt: 0,
   topic: 0,
-  ...(authenticated ? { customerId: LONGEST.id, name: LONGEST.name, email: LONGEST.email } : {}),
+  ...(authenticated
+    ? {
+        customerId: LONGEST.id,
+        name: LONGEST.name,
+        email: LONGEST.email,
+        roles: ['household', 'agent'],
+        answer: ANSWER,
+        domains: Array.from({ length: MAX_LISTED }, () => domainView(status)),
+        domain: domainView(status),
+        stove: {
+          serial: SERIAL,
+          household: { customerId: LONGEST.id, name: LONGEST.name, did: DID },
+          did: DID
+        }
+      }
+    : {}),
   ...(flash !== undefined ? { flash: { key: flash, params: WORST_PARAMS } } : {})
 })
 
 const KEYS = Object.keys(en) as MessageKey[]
 const END_KEYS: MessageKey[] = [
   'main.goodbye', 'login.locked', 'login.lockedNow', 'login.tempPinExpired', 'services.pinReplaced',
-  'services.sessionLocked', 'session.expired', 'pin.busy', 'create.phoneTaken'
+  'services.sessionLocked', 'session.expired', 'pin.busy', 'create.phoneTaken', 'platform.unavailable',
+  'platform.keyUnavailable', 'ask.unavailable', 'ask.noRoom'
 ]
 
 describe('every screen fits one USSD message in both languages', () => {
@@ -68,8 +119,19 @@ describe('every screen fits one USSD message in both languages', () => {
   it('renders programmes whose name, support line and words are as long as the schema allows', () => {
     expect(APP).toHaveLength(MAX_DISPLAY_NAME)
     expect(programmes.map((p) => p.name)).toEqual([APP, APP, APP, APP])
+    expect(shortDid(DID)).toHaveLength(28)
     const tooLong = parseProgrammes(JSON.stringify({ programmes: { '*384#': { name: `${APP}x` } } }), 'p.json')
     expect(tooLong.ok).toBe(false)
+  })
+
+  it('lists every programme menu on a logged-in agent\'s main menu, and none before the login', () => {
+    const [programme] = programmes
+    const lines = (authenticated: boolean) =>
+      pagesOf(session('preMenu', 'en', undefined, authenticated), programme!).flatMap((page) => page.split('\n'))
+    expect(lines(true)).toEqual(expect.arrayContaining([
+      `4. My ${WORD.many}`, '5. Ask the assistant', `6. Register a ${WORD.one}`, `7. Check a ${WORD.one}`
+    ]))
+    expect(lines(false).filter((line) => /^[4-7]\. /.test(line))).toEqual([])
   })
 
   for (const language of ['en', 'sw'] as const) {
@@ -80,12 +142,15 @@ describe('every screen fits one USSD message in both languages', () => {
         for (const state of Object.keys(STATES) as StateName[]) {
           for (const flash of [undefined, ...KEYS]) {
             for (const authenticated of [true, false]) {
-              for (const topic of [0, 1, 2]) {
-                const pages = pagesOf({ ...session(state, language, flash, authenticated), topic }, programme)
-                for (const page of pages) {
-                  expect(isGsm7(page), page).toBe(true)
-                  expect(gsm7Length(`CON ${page}`), page).toBeLessThanOrEqual(MAX_REPLY_CHARS)
-                  checked++
+              // Only Know More's topic screen reads the topic, and only the domain screens a status.
+              for (const topic of state === 'knowMoreTopic' ? [0, 1, 2] : [0]) {
+                for (const status of STATUS_STATES.has(state) ? STATUSES : [undefined]) {
+                  const pages = pagesOf({ ...session(state, language, flash, authenticated, status), topic }, programme)
+                  for (const page of pages) {
+                    expect(isGsm7(page), page).toBe(true)
+                    expect(gsm7Length(`CON ${page}`), page).toBeLessThanOrEqual(MAX_REPLY_CHARS)
+                    checked++
+                  }
                 }
               }
             }
@@ -93,7 +158,7 @@ describe('every screen fits one USSD message in both languages', () => {
         }
       }
       expect(checked).toBeGreaterThan(4000)
-    })
+    }, 30_000) // tens of thousands of renders: CPU-bound, slow on a loaded machine
 
     it(`fits every END text whole, never cut (${language})`, () => {
       for (const key of END_KEYS) {
@@ -152,6 +217,15 @@ describe('paging', () => {
     const pages = paginate({ lines, footer: ['0. Back'] }, '98. More')
     expect(pages.some((page) => page.split('\n').includes(email))).toBe(true)
     expect(pages.join('\n').split('\n').filter((line) => line === '').length).toBe(1)
+  })
+
+  it('makes text from elsewhere plain GSM-7 and shortens it at a word', () => {
+    const answer = '**Clean** it weekly \u2014 it\u2019s \u201Ceasy\u201D\u2026\n\n' +
+      '# Tips\n\u2022 Caf\u00E9 \u{1F525} cool first'
+    expect(plainGsm7(answer)).toBe('Clean it weekly - it\'s "easy"... Tips - Cafe cool first')
+    expect(isGsm7(plainGsm7('\u4F60\u597D, \u00FC\u00E7'))).toBe(true)
+    expect(shorten('one two three four', 12)).toBe('one two...')
+    expect(shorten('short', 12)).toBe('short')
   })
 
   it('counts GSM-7 extension characters twice and flags non-GSM text', () => {

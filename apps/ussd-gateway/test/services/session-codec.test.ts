@@ -32,7 +32,14 @@ describe('stored session records', () => {
       pinVersion: 4,
       accountPhone: '+254711000002',
       creationKey: 'k3Y-0f_a-sign-up',
-      hops: 7
+      hops: 7,
+      roles: ['household', 'agent'],
+      oracleSessionId: 's_0b7e41a3',
+      questionId: '5d8a2c9f-0b7e-41a3-b6c2-d9e8f7a6b5c4',
+      answer: 'Let the stove cool, then brush the chimney.',
+      domains: [{ did: 'did:ixo:entity:1', label: 'SN-1', status: 'verified', date: '2026-12-01' }],
+      domain: { did: 'did:ixo:entity:1', label: 'SN-1', status: 'draft' },
+      stove: { serial: 'SN-2', household: { customerId: 'C-2', name: 'Achieng', did: 'did:key:z6Mk' }, key: 'k' }
     }
     expect(decodeSession(encodeSession(full))).toEqual(full)
   })

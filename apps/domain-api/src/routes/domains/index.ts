@@ -67,7 +67,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox<DomainRoutesOptions> = asyn
       body: CreateDomainBodySchema,
       response: {
         201: { ...DomainSchema, headers: CreatedHeaders },
-        ...errorResponses(400, 401, 403, 422)
+        ...errorResponses(400, 401, 403, 409, 422)
       }
     }
   }, async (request, reply) => {

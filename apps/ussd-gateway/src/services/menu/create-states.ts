@@ -25,7 +25,7 @@ const EMAIL = new RegExp(`^${EMAIL_LOCAL_PART.source}@${EMAIL_DOMAIN.source}$`)
 const MAX_EMAIL = 60
 const ID_ATTEMPTS = 5
 
-type CreatedAccount = Pick<Account, 'customerId' | 'phoneNumber' | 'fullName' | 'email' | 'pinVersion'>
+type CreatedAccount = Pick<Account, 'customerId' | 'phoneNumber' | 'fullName' | 'email' | 'pinVersion' | 'roles'>
 
 /** A display name: at least 2 letters, with spaces, hyphens, apostrophes and dots; at most 40 GSM-7 characters. */
 export function normaliseName (input: string): string | undefined {
@@ -69,8 +69,8 @@ async function createAccount (
       if (!isUniqueViolation(error) || attempt >= ID_ATTEMPTS) throw error
       continue
     }
-    // A new account's first PIN has version 0 (the column's default).
-    if (outcome === 'created') return { ...account, pinVersion: 0 }
+    // A new account's first PIN has version 0 and its role household (the columns' defaults).
+    if (outcome === 'created') return { ...account, pinVersion: 0, roles: ['household'] }
     if (outcome === 'phoneFull') return undefined
     const created = await findAccountByCreationKey(deps.db, key)
     if (created === undefined) throw new Error('the account of this creation key vanished')
@@ -156,6 +156,7 @@ export const createStates = {
       s.name = account.fullName
       s.email = account.email
       s.accountPhone = account.phoneNumber
+      s.roles = account.roles
       s.draftName = s.draftEmail = s.draftPin = s.creationKey = undefined
       return go('createDone')
     }

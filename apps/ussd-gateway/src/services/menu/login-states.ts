@@ -3,6 +3,7 @@ import { phoneHasRoom, phoneTakenEnd } from './create-states.ts'
 import { normaliseCustomerId } from '../customer-id.ts'
 import type { Session } from '../session.ts'
 import { newPinStates } from './new-pin-states.ts'
+import { landing } from './platform-menu.ts'
 import { checkPin, isLocked, lockedEnd } from './pin-check.ts'
 import { end, go, PIN_FORMAT, refuse, type MachineDeps, type StateDef, type Step } from './types.ts'
 
@@ -45,6 +46,7 @@ const logIn = (s: Session, account: Account) => {
   s.name = account.fullName
   s.email = account.email
   s.accountPhone = account.phoneNumber
+  s.roles = account.roles
   s.loginId = undefined
 }
 
@@ -94,7 +96,7 @@ export const loginStates = {
         return go('resetPinNew', 'pin.mustChange')
       }
       logIn(s, account)
-      return go('servicesMenu', 'login.success')
+      return go(landing(s, deps.programmes.of(s.serviceCode)), 'login.success')
     }
   },
 

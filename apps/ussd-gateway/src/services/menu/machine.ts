@@ -3,7 +3,10 @@ import type { Language } from '../../db/types.ts'
 import type { Programme } from '../programmes.ts'
 import { paginate } from '../screen.ts'
 import type { Session, StateName } from '../session.ts'
+import { agentStates } from './agent-states.ts'
+import { assistantStates } from './assistant-states.ts'
 import { createStates } from './create-states.ts'
+import { domainStates } from './domain-states.ts'
 import { translator } from './i18n.ts'
 import { loginStates } from './login-states.ts'
 import { mainStates } from './main-states.ts'
@@ -12,7 +15,9 @@ import type { MachineDeps, StateDef, Step } from './types.ts'
 
 export const INITIAL_STATE: StateName = 'preMenu'
 
-export const STATES: Record<StateName, StateDef> = { ...mainStates, ...loginStates, ...createStates, ...servicesStates }
+export const STATES: Record<StateName, StateDef> = {
+  ...mainStates, ...loginStates, ...createStates, ...servicesStates, ...domainStates, ...assistantStates, ...agentStates
+}
 
 const isBackKey = (key: string): boolean => key === '0' || key === 'back'
 const isExitKey = (key: string): boolean => key === '*' || key === 'exit' || key === 'cancel'
@@ -68,6 +73,8 @@ function enter (session: Session, to: StateName, flash: Session['flash']): void 
   session.state = to
   session.page = 0
   session.flash = flash
+  // Back at the main menu, what a platform menu fetched is done with (a question being answered is kept).
+  if (to === INITIAL_STATE) session.domains = session.domain = session.stove = session.answer = undefined
 }
 
 function endReply (session: Session, step: { end: NonNullable<Session['flash']> }, programme: Programme): Reply {

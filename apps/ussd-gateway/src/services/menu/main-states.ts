@@ -1,6 +1,7 @@
 import type { Language } from '../../db/types.ts'
 import type { MessageKey } from './i18n.ts'
 import type { StateName } from '../session.ts'
+import { openPlatformMenu, platformMenuLines } from './platform-menu.ts'
 import { go, refuse, type StateDef } from './types.ts'
 
 const TOPICS = [
@@ -38,7 +39,7 @@ export const languageMenu = (from: StateName): StateDef => ({
   }
 })
 
-/** The welcome menu, Know More and the language menu. */
+/** The welcome menu (with the programme's menus once logged in), Know More and the language menu. */
 export const mainStates = {
   preMenu: {
     screen: (s, t, programme) => ({
@@ -48,15 +49,16 @@ export const mainStates = {
           : t('main.title', { app: programme.name }),
         t('main.knowMore'),
         t(s.customerId !== undefined ? 'main.myAccount' : 'main.account'),
-        t('main.language')
+        t('main.language'),
+        ...platformMenuLines(s, t, programme)
       ],
       footer: [t('nav.exit')]
     }),
-    input: (value, s) => {
+    input: async (value, s, deps) => {
       if (value === '1') return go('knowMore')
       if (value === '2') return go(s.customerId !== undefined ? 'servicesMenu' : 'accountMenu')
       if (value === '3') return go('language')
-      return refuse(s, 'error.invalidChoice')
+      return await openPlatformMenu(value, s, deps) ?? refuse(s, 'error.invalidChoice')
     }
   },
 

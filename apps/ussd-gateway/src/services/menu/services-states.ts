@@ -1,25 +1,8 @@
-import { findAccount, type Account } from '../../db/accounts.repository.ts'
-import type { Session } from '../session.ts'
+import { activeAccount, logOut } from './account-access.ts'
 import { checkPin } from './pin-check.ts'
 import { languageMenu } from './main-states.ts'
 import { newPinStates } from './new-pin-states.ts'
-import { end, go, PIN_FORMAT, refuse, type MachineDeps, type StateDef, type Step } from './types.ts'
-
-const logOut = (s: Session) => {
-  s.customerId = s.name = s.email = s.accountPhone = s.draftPin = s.pinVersion = undefined
-}
-
-/**
- * The logged-in account while it may still act, or the step that stops the session: a lock, or a
- * PIN changed or reset since the login, holds against sessions already open too.
- */
-async function activeAccount (s: Session, deps: MachineDeps): Promise<{ account: Account } | { stop: Step }> {
-  const account = s.customerId === undefined ? undefined : await findAccount(deps.db, s.customerId)
-  if (account?.status === 'active' && account.pinVersion === s.pinVersion) return { account }
-  logOut(s)
-  if (account === undefined) return { stop: go('accountMenu') }
-  return { stop: end(account.status === 'active' ? 'services.pinReplaced' : 'services.sessionLocked') }
-}
+import { go, PIN_FORMAT, refuse, type StateDef } from './types.ts'
 
 /** After login: account details, PIN change, language (back to My Account) and log out. */
 export const servicesStates = {

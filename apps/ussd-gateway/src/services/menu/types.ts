@@ -1,14 +1,19 @@
 import type { Kysely } from 'kysely'
 import type { DB, Language } from '../../db/types.ts'
 import type { AccountKeys } from '../account-keys.ts'
+import type { Assistant } from '../assistant.ts'
 import type { PinVault } from '../pin-vault.ts'
+import type { Platform } from '../platform.ts'
 import type { Programme, ProgrammeCatalog } from '../programmes.ts'
 import type { Screen } from '../screen.ts'
 import type { Flash, Session, StateName } from '../session.ts'
 import type { SmsService } from '../sms/sms-service.ts'
 import type { MessageKey, MessageParams, Translator } from './i18n.ts'
 
-/** What the states may use beyond the session: the database, the PIN vault, account keys, lockouts and branding. */
+/**
+ * What the states may use beyond the session: the database, the PIN vault, account keys, lockouts, branding,
+ * and the platform (domain-api, the oracle) to act as the logged-in account.
+ */
 export interface MachineDeps {
   db: Kysely<DB>
   vault: PinVault
@@ -25,6 +30,8 @@ export interface MachineDeps {
    * any text (awaitable, idempotent per id, never rejects); neither waits on a send.
    */
   sms: Pick<SmsService, 'notify' | 'enqueue'>
+  platform: Platform
+  assistant: Assistant
 }
 
 /** The outcome of an input: move to a state (maybe the same one, with a message), or end the session. */
