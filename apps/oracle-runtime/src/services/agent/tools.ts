@@ -132,7 +132,9 @@ export async function precheckServerTool (
         error: `precheck timed out after ${timeoutMs} ms`
       }
     }
-    if (outcome === 'aborted') return { status: 'error', output: 'The turn ended before the tool ran.', error: 'aborted' }
+    if (outcome === 'aborted') {
+      return { status: 'error', output: 'The turn ended before the tool ran.', error: 'aborted' }
+    }
     return outcome.value instanceof ToolFailure ? failedRun(outcome.value) : undefined
   } catch (error) {
     return failedRun(error)
