@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { createPlatformClient, type PlatformClient } from '@impact/platform-client'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
+import { createSharedState } from '@impact/shared-state'
 import { mintDelegation, mintInvocation, parseSigner } from '@impact/ucan'
 import { loadConfig } from '../../src/config.ts'
 import { BUILTIN_PLUGINS, resolvePlugins } from '../../src/runtime-plugins/index.ts'
@@ -345,6 +346,10 @@ describe('platform plugin across a restart', { timeout: 60_000 }, () => {
     for (const h of processes) await h.close()
     await database?.drop()
     await rm(dataDir, { recursive: true, force: true })
+    if (!servers) return
+    const state = createSharedState({ url: process.env.REDIS_URL, prefix: shared.prefix })
+    for (const key of await state.scan('')) await state.del(key)
+    await state.close()
   })
 
   it('prompts the session\'s sockets when a registration resumed on approval is no longer authorised', async () => {
