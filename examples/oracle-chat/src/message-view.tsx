@@ -26,6 +26,9 @@ export function MessageView ({
       ))}
       {message.actionCalls?.map((call) => <div key={call.toolCallId}>{renderAction(call)}</div>)}
       {message.content !== '' && <p className='content'>{message.content}</p>}
+      {message.delegationPrompt !== undefined && (
+        <p className='authorise' data-testid='delegation-prompt'>{message.delegationPrompt}</p>
+      )}
       {message.error !== undefined && <p className='error'>{message.error}</p>}
     </article>
   )

@@ -231,7 +231,7 @@ export class OracleClient {
       onEvent: options.onEvent,
       hooks: {
         abortOnServer: async () => { await this.abort(sessionId) },
-        onDelegationReport: () => { this.transport.refreshDelegation().catch(() => {}) },
+        onDelegationReport: (report) => { this.transport.answerDelegationPrompt(report).catch(() => {}) },
         idleTimeoutMs: this.#options.streamIdleTimeoutMs ?? 60_000,
         abortGraceMs: 2000,
         onApprovalRequest: options.onApprovalRequest

@@ -87,6 +87,15 @@ const DELEGATION_TEXT =
   /\bdelegation\b[^.]{0,40}\b(?:missing|expired|not found|required|no longer valid)\b|\b(?:missing|expired|no|re-?authori[sz]e)\b[^.]{0,20}\bdelegation\b/i
 
 /**
+ * Whether a streamed `error` event is the oracle's re-authorisation prompt (the spec's "prompts the user to
+ * re-authorize"; the runtime's `kind: 'delegation_required'`) rather than a failure: a delegation report the
+ * oracle does not call unretryable. The client answers it by storing a fresh delegation, and the turn goes on.
+ */
+export function isDelegationPrompt (payload: unknown): boolean {
+  return isDelegationReport(payload) && (payload as { retryable?: unknown }).retryable !== false
+}
+
+/**
  * Whether the oracle reports that the user's delegation is missing or expired: a bare delegation it
  * refused (`UCAN_INVALID_DELEGATION`), a `…DELEGATION_MISSING|EXPIRED|REQUIRED|NOT_FOUND` code, an
  * event `kind` of that sort, or a message saying so. The client then mints a fresh delegation and

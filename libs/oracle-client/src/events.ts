@@ -39,6 +39,7 @@ export function toOracleEvent (
     case 'error': if (!str('error')) return undefined; break
     case 'render_component': if (!str('componentName')) return undefined; break
     case 'approval_request': if (!str('toolCallId') || !str('status') || !str('sessionId')) return undefined; break
+    case 'delegation_required': if (!str('error') || !str('sessionId')) return undefined; break
     case 'run': if (!str('runId')) return undefined; break
     case 'done': case 'router.update': case 'router_update': case 'message_cache_invalidation':
     case 'connected': case 'pong': case 'status': case 'subscribed': case 'available-events':

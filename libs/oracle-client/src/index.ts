@@ -49,6 +49,7 @@ export {
   OracleStreamError,
   claimIdsOf,
   isDelegationReport,
+  isDelegationPrompt,
   type ErrorBody
 } from './errors.ts'
 export type {

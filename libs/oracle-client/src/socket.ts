@@ -19,6 +19,11 @@ export interface SocketOptions {
    */
   onApprovalRequest?: ((approval: ToolApproval) => void) | undefined
   onStateChange?: ((state: SocketState) => void) | undefined
+  /**
+   * The oracle asks the user to authorise it (again): `delegation_required`, also for turns this page did not
+   * stream (one resumed after a restart). The client has already set about storing a fresh delegation.
+   */
+  onDelegationRequired?: ((prompt: OracleEventPayloads['delegation_required']) => void) | undefined
   /** Connection failures and results the server refused; never carries tokens. */
   onError?: ((error: Error) => void) | undefined
   /** Reconnect after network drops (default true). */
@@ -268,12 +273,17 @@ export class OracleSocket {
     // Generic events come enveloped `{ eventName, payload }`, under their own name or the fixed name `event`.
     if (isRecord(arg) && typeof arg.eventName === 'string' && isRecord(arg.payload)) {
       const event = toOracleEvent(arg.eventName, arg.payload, 'socket')
-      if (event?.eventName === 'approval_request' && event.payload.status === 'pending') {
-        try {
+      try {
+        if (event?.eventName === 'approval_request' && event.payload.status === 'pending') {
           this.#options.onApprovalRequest?.(event.payload)
-        } catch {
-          // The app's handler failing must not stop the event reaching the listeners.
+        } else if (event?.eventName === 'delegation_required') {
+          this.#transport.answerDelegationPrompt(event.payload).catch((error: unknown) => {
+            this.#fail(new Error(`Could not renew the delegation: ${errorText(error)}`))
+          })
+          this.#options.onDelegationRequired?.(event.payload)
         }
+      } catch {
+        // The app's handler failing must not stop the event reaching the listeners.
       }
       this.#dispatch(event)
       return

@@ -1,5 +1,5 @@
 import type { OracleEventPayloads, ToolApproval } from '@impact/schemas'
-import { isDelegationReport } from './errors.ts'
+import { isDelegationPrompt, isDelegationReport } from './errors.ts'
 import { toOracleEvent, type OracleEvent, type OracleEventListener } from './events.ts'
 import { readSse } from './sse.ts'
 
@@ -30,7 +30,13 @@ export interface TurnResult {
   reasoning: string
   toolCalls: ToolCallState[]
   actionCalls: ActionCallState[]
+  /** `error` events, except re-authorisation prompts: any of them makes the turn `failed`. */
   errors: StreamErrorPayload[]
+  /**
+   * The oracle's re-authorisation prompts (`error` events of kind `delegation_required`): it needs the user to
+   * authorise it (again) for something. Not failures: the client stored a fresh delegation, the model answered.
+   */
+  delegationPrompts: StreamErrorPayload[]
   /** Tool calls that asked for the user's approval, as they last stood (`status` pending, approved, …). */
   approvals: ToolApproval[]
   /** Id of the stored answer, when the server reports it in `done`. */
@@ -40,8 +46,8 @@ export interface TurnResult {
 export interface StreamHooks {
   /** Ends the turn on the server (`POST /messages/abort`). */
   abortOnServer: () => Promise<void>
-  /** Called when an `error` event reports a missing or expired delegation. */
-  onDelegationReport: () => void
+  /** Called when an `error` event reports a missing or expired delegation (a re-authorisation prompt, mostly). */
+  onDelegationReport: (report: StreamErrorPayload) => void
   idleTimeoutMs: number
   /** How long `abort()` waits for the server's closing `done` before cutting the connection. */
   abortGraceMs: number
@@ -151,6 +157,7 @@ export class MessageStream implements AsyncIterable<OracleEvent> {
       toolCalls: [],
       actionCalls: [],
       errors: [],
+      delegationPrompts: [],
       approvals: []
     }
     let idle: ReturnType<typeof setTimeout> | undefined
@@ -165,7 +172,9 @@ export class MessageStream implements AsyncIterable<OracleEvent> {
         const event = toOracleEvent(frame.event, frame.data, 'sse', frame.id)
         if (event === undefined) continue
         fold(result, event)
-        if (event.eventName === 'error' && isDelegationReport(event.payload)) this.#hooks.onDelegationReport()
+        if (event.eventName === 'error' && isDelegationReport(event.payload)) {
+          this.#hooks.onDelegationReport(event.payload)
+        }
         if (event.eventName === 'approval_request' && event.payload.status === 'pending') {
           try {
             this.#hooks.onApprovalRequest?.(event.payload)
@@ -262,7 +271,8 @@ function fold (result: TurnResult, event: OracleEvent): void {
       break
     }
     case 'error':
-      result.errors.push(event.payload)
+      if (isDelegationPrompt(event.payload)) result.delegationPrompts.push(event.payload)
+      else result.errors.push(event.payload)
       break
     default:
   }

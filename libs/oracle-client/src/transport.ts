@@ -28,6 +28,8 @@ export interface RequestOptions {
   anonymous?: boolean
 }
 
+const PROMPTS_KEPT = 100
+
 const defaultZone = (): string | undefined => {
   try {
     return Intl.DateTimeFormat().resolvedOptions().timeZone
@@ -50,6 +52,8 @@ export class Transport {
   readonly #fetch: typeof fetch
   readonly #timezone: string | undefined
   #refreshing: Promise<void> | undefined
+  /** Re-authorisation prompts answered lately (session, request, time), oldest first. */
+  readonly #prompts: string[] = []
 
   constructor (options: TransportOptions) {
     this.#options = options
@@ -138,6 +142,21 @@ export class Transport {
       return true
     }
     return false
+  }
+
+  /**
+   * Answers the oracle's re-authorisation prompt with a fresh delegation, once per prompt: the same prompt
+   * arrives on the turn's stream and on the session's socket (which alone carries it for a resumed turn).
+   */
+  async answerDelegationPrompt (prompt: { sessionId?: unknown, requestId?: unknown, timestamp?: unknown }) {
+    const { sessionId, requestId, timestamp } = prompt
+    if (typeof sessionId === 'string' && typeof requestId === 'string' && typeof timestamp === 'string') {
+      const key = `${sessionId}\0${requestId}\0${timestamp}`
+      if (this.#prompts.includes(key)) return
+      this.#prompts.push(key)
+      if (this.#prompts.length > PROMPTS_KEPT) this.#prompts.shift()
+    }
+    await this.refreshDelegation()
   }
 
   /**

@@ -1,5 +1,5 @@
 import {
-  actionCallState, toolCallState, upsert, type ActionCallState, type MessageDto, type OracleEvent,
+  actionCallState, isDelegationPrompt, toolCallState, upsert, type ActionCallState, type MessageDto, type OracleEvent,
   type OracleEventPayloads, type ToolApproval
 } from '@impact/oracle-client'
 
@@ -32,6 +32,11 @@ export interface ChatMessage {
   metadata?: Record<string, unknown>
   /** The streamed error text of a failed answer. */
   error?: string
+  /**
+   * The oracle's re-authorisation prompt during this answer (it needs the user to authorise it for something):
+   * a notice, not an error. The client has stored a fresh delegation; asking again may now work.
+   */
+  delegationPrompt?: string
   /** Not stored yet: the optimistic question, or the answer still streaming. */
   pending?: boolean
   /** The request id of the turn that produced it (streamed messages). */
@@ -90,7 +95,11 @@ export function applyEvent (message: ChatMessage, event: OracleEvent): ChatMessa
       }
     }
     case 'error':
-      return { ...message, error: event.payload.error }
+      return isDelegationPrompt(event.payload)
+        ? { ...message, delegationPrompt: event.payload.error }
+        : { ...message, error: event.payload.error }
+    case 'delegation_required':
+      return { ...message, delegationPrompt: event.payload.error }
     default:
       return message
   }
@@ -98,7 +107,7 @@ export function applyEvent (message: ChatMessage, event: OracleEvent): ChatMessa
 
 /**
  * Replaces the messages of a finished turn with what the oracle stored. What only the stream
- * carried (action calls, rendered components, the error text) moves onto the stored answer;
+ * carried (action calls, rendered components, the error text or prompt) moves onto the stored answer;
  * if nothing was stored (a failure before any text), the streamed answer stays, no longer pending.
  */
 export function settleTurn (
@@ -115,7 +124,8 @@ export function settleTurn (
     : {
         ...(streamed.actionCalls !== undefined ? { actionCalls: streamed.actionCalls } : {}),
         ...(streamed.components !== undefined ? { components: streamed.components } : {}),
-        ...(streamed.error !== undefined ? { error: streamed.error } : {})
+        ...(streamed.error !== undefined ? { error: streamed.error } : {}),
+        ...(streamed.delegationPrompt !== undefined ? { delegationPrompt: streamed.delegationPrompt } : {})
       }
   const settled = fresh.map((m) => (m === answer ? { ...m, ...extras, requestId: turn.requestId } : m))
   const kept = messages.filter((m) => m.pending !== true)

@@ -195,7 +195,10 @@ export function useChat (options: UseChatOptions): UseChatResult {
     if (id === undefined) return
     if (event.eventName === 'approval_request' && event.payload.sessionId === id) {
       noteApproval(event.payload)
-    } else if (event.eventName === 'render_component' && event.payload.sessionId === id) {
+    } else if (
+      (event.eventName === 'render_component' || event.eventName === 'delegation_required') &&
+      event.payload.sessionId === id
+    ) {
       setMessages((list) => list.map((m) => (
         m.requestId === event.payload.requestId && m.type === 'ai' ? applyEvent(m, event) : m
       )))

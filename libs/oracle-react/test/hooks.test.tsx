@@ -1,4 +1,6 @@
 import { act, render, renderHook, waitFor } from '@testing-library/react'
+import { Type } from '@sinclair/typebox'
+import { ToolFailure } from '@impact/oracle-runtime'
 import type { ReactNode } from 'react'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import {
@@ -10,12 +12,40 @@ import {
   useChat,
   useOracleClient,
   useSessions,
-  type ChatStatus
+  type ChatStatus,
+  type TurnResult
 } from '../src/index.ts'
-import { startRuntime, testUser, type RealRuntime, type TestUser } from '../../oracle-client/test/support/runtime.ts'
+import {
+  startRuntime, testPlugin, testUser, type RealRuntime, type TestUser
+} from '../../oracle-client/test/support/runtime.ts'
 import { stovePlugin } from '../../../apps/oracle-runtime/test/support/stove-plugin.ts'
 
 const stoves = stovePlugin()
+/** A tool that needs an authorisation the user never gave: it prompts for it, as the runtime's platform tools do. */
+const meters = testPlugin({
+  name: 'meters',
+  description: 'Reads the user\'s meter, acting as the user',
+  setup: ({ oracle }) => ({
+    tools: [{
+      name: 'read_meter',
+      description: 'Reads the user\'s meter',
+      parameters: Type.Object({}),
+      async execute (_args: unknown, tool) {
+        tool.emit('error', {
+          error: 'Authorise the oracle for meter/read to let it read your meter',
+          kind: 'delegation_required',
+          status: 403,
+          retryable: true,
+          detail: { ability: 'meter/read', reason: 'no_delegation', oracleDid: oracle.did },
+          sessionId: tool.sessionId,
+          requestId: tool.requestId,
+          timestamp: new Date().toISOString()
+        })
+        throw new ToolFailure('not authorised', { error: 'authorisation_required', ability: 'meter/read' })
+      }
+    }]
+  })
+})
 
 const ADMIN = 'react-test-operator-token'
 const pageTitle = defineBrowserTool({
@@ -50,7 +80,7 @@ describe('React bindings against a real oracle runtime', () => {
   let billed: RealRuntime
   beforeAll(async () => {
     [runtime, billed] = await Promise.all([
-      startRuntime({}, { plugins: [stoves.plugin] }),
+      startRuntime({}, { plugins: [stoves.plugin, meters] }),
       startRuntime(
         { CREDITS_ADMIN_TOKEN: ADMIN, LLM_BASE_URL: 'http://127.0.0.1:9/v1', LLM_TIMEOUT_MS: '2000' },
         { features: { credits: true } }
@@ -340,6 +370,26 @@ describe('React bindings against a real oracle runtime', () => {
     expect(stored).toMatchObject({ toolName: 'show_notice', status: 'done', output: '{"shown":true}' })
     view.rerender(<>{result.current.renderAction(stored!)}</>)
     expect(view.getByTestId('notice').textContent).toBe('hi done true')
+  })
+
+  it('shows the oracle\'s re-authorisation prompt on the answer, stores a delegation and ends ready', async () => {
+    const user = await testUser()
+    const { sessionId } = await clientFor(user).createSession()
+    const { result } = renderHook(() => useChat({ sessionId }), { wrapper: wrapperFor(user) })
+    await waitFor(() => { expect(result.current.isLoadingHistory).toBe(false) })
+    expect((await clientFor(user).getDelegationStatus()).authorized).toBe(false)
+    let turn: TurnResult | undefined
+    await act(async () => { turn = await result.current.sendMessage('read_meter please') })
+    expect(turn?.outcome).toBe('completed')
+    expect(result.current).toMatchObject({ status: 'ready', error: undefined })
+    const answer = result.current.messages.at(-1)
+    expect(answer).toMatchObject({
+      type: 'ai',
+      delegationPrompt: 'Authorise the oracle for meter/read to let it read your meter',
+      toolCalls: [{ name: 'read_meter', status: 'error' }]
+    })
+    expect(answer?.error).toBeUndefined()
+    await waitFor(async () => { expect((await clientFor(user).getDelegationStatus()).authorized).toBe(true) })
   })
 
   it('hands a payment requirement to the callback and stays ready; a provider failure ends in error', async () => {

@@ -103,6 +103,11 @@ export interface PlatformClient {
    * `/ixo/claims/collection/1`; the answer is the gateway's JSON as is.
    */
   queryChain: <T = unknown>(route: string, options?: ChainQueryOptions) => Promise<T>
+  /**
+   * Checks locally, as every domain-api call does first, that the actor may call `ability`: throws
+   * `AUTHORISATION_REQUIRED` when its delegation does not cover it. Nothing is sent.
+   */
+  assertAuthorised: (ability: string) => Promise<void>
   /** The same client acting for another actor (DID cache and settings shared). */
   actingAs: (actor: Actor) => PlatformClient
 }
@@ -138,16 +143,21 @@ function clientFor (shared: Shared, actor: Actor | undefined): PlatformClient {
   const domainApiDid = async (signal?: AbortSignal) =>
     options.domainApiDid ?? await dids.get(service, domainApiUrl(), signal)
 
+  const invokerOfActor = (): Invoker => {
+    if (invoker === undefined) throw notConfigured('no actor: use actingAs(actor) for domain-api calls', service)
+    return invoker
+  }
+
   /** One domain-api call as the actor: checked locally, then sent with its own invocation. */
   async function call <T> (
     ability: string,
     request: { method: 'GET' | 'POST', path: string, query?: URLSearchParams, body?: unknown },
     options: CallOptions & { headers?: Record<string, string>, expect?: number } = {}
   ): Promise<T> {
-    if (invoker === undefined) throw notConfigured('no actor: use actingAs(actor) for domain-api calls', service)
+    const acting = invokerOfActor()
     const base = domainApiUrl()
-    const granted = await invoker.authorise(ability)
-    const token = await invoker.invoke(ability, await domainApiDid(options.signal), granted)
+    const granted = await acting.authorise(ability)
+    const token = await acting.invoke(ability, await domainApiDid(options.signal), granted)
     const answer = await send({
       service,
       method: request.method,
@@ -176,6 +186,10 @@ function clientFor (shared: Shared, actor: Actor | undefined): PlatformClient {
   }
 
   const client: PlatformClient = {
+    async assertAuthorised (ability: string) {
+      await invokerOfActor().authorise(ability)
+    },
+
     async registerDomain (body: CreateDomainBody, options: CallOptions & { idempotencyKey?: string } = {}) {
       const headers: Record<string, string> = options.idempotencyKey !== undefined
         ? { 'idempotency-key': options.idempotencyKey }

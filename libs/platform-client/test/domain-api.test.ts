@@ -114,6 +114,10 @@ describe('authorisation', () => {
     })
     expect(error.message).toContain(`authorise ${oracle.did()} for domain/create`)
     expect(error.authorisationRequired).toBe(true)
+    expect(await failure(client.assertAuthorised('domain/create'))).toMatchObject({
+      code: 'AUTHORISATION_REQUIRED', ability: 'domain/create', reason: 'not_granted', message: error.message
+    })
+    await expect(client.assertAuthorised('domain/read')).resolves.toBeUndefined()
     expect(ucanRequests()).toBe(before)
     expect((await client.searchDomains()).items).toBeInstanceOf(Array)
   })
@@ -132,8 +136,10 @@ describe('authorisation', () => {
     const cases = [[undefined, 'no_delegation'], [expired, 'expired'], [toAnother, 'wrong_audience'],
       ['not a delegation', 'invalid']] as const
     for (const [proof, reason] of cases) {
-      const error = await failure(platform.actingAs({ signer: oracle, proof }).getDomain(PROTOCOL))
+      const asUser = platform.actingAs({ signer: oracle, proof })
+      const error = await failure(asUser.getDomain(PROTOCOL))
       expect(error).toMatchObject({ code: 'AUTHORISATION_REQUIRED', ability: 'domain/read', reason })
+      expect(await failure(asUser.assertAuthorised('domain/read'))).toMatchObject({ reason })
     }
     expect(ucanRequests()).toBe(before)
   })
@@ -214,5 +220,6 @@ describe('service DID and errors', () => {
     expect(await failure(createPlatformClient().actingAs({ signer: oracle, proof: null }).searchDomains()))
       .toMatchObject({ code: 'PLATFORM_NOT_CONFIGURED', service: 'domain-api' })
     expect(await failure(platform.searchDomains())).toMatchObject({ code: 'PLATFORM_NOT_CONFIGURED' })
+    expect(await failure(platform.assertAuthorised('domain/read'))).toMatchObject({ code: 'PLATFORM_NOT_CONFIGURED' })
   })
 })

@@ -56,6 +56,27 @@ export const StreamErrorEventSchema = Type.Object({
   timestamp: Type.Optional(IsoTimestampSchema)
 })
 
+/**
+ * The oracle needs the user to authorise it (again) for what a tool call needs: the spec's re-authorisation
+ * prompt, on which the client mints a fresh delegation and stores it (`POST /delegation`). A prompt, not a
+ * failure: the turn goes on and the model answers. On SSE it is an `error` event of this kind; the session's
+ * sockets get it as `delegation_required` (a turn resumed after a restart has no stream).
+ */
+export const DelegationRequiredEventSchema = Type.Object({
+  ...ids,
+  error: Type.String(),
+  kind: Type.Literal('delegation_required'),
+  source: Type.Optional(Type.String()),
+  status: Type.Optional(Type.Integer()),
+  retryable: Type.Optional(Type.Boolean()),
+  detail: Type.Optional(Type.Object({
+    ability: Type.Optional(Type.String({ description: 'What the oracle must be authorised for, e.g. domain/create' })),
+    reason: Type.Optional(Type.String({ description: 'no_delegation, not_granted, expired, a service\'s code…' })),
+    oracleDid: Type.Optional(Type.String({ description: 'The DID to delegate to' }))
+  })),
+  timestamp: Type.Optional(IsoTimestampSchema)
+})
+
 export const RouterUpdateEventSchema = Type.Object({
   ...ids,
   step: Type.String(),
@@ -184,6 +205,7 @@ export const OracleEventPayloadSchemas = {
   browser_tool_call: BrowserToolCallEventSchema,
   message_cache_invalidation: MessageCacheInvalidationEventSchema,
   approval_request: ApprovalRequestEventSchema,
+  delegation_required: DelegationRequiredEventSchema,
   connected: SocketConnectedEventSchema,
   pong: SocketPongEventSchema,
   status: SocketStatusEventSchema,
@@ -228,7 +250,7 @@ export type SocketOptionalEventName = (typeof SOCKET_OPTIONAL_EVENTS)[number]
 export const SOCKET_SERVER_EVENTS = [
   'connected', 'pong', 'status', 'subscribed', 'available-events',
   'render_component', 'tool_call', 'action_call', 'browser_tool_call', 'router_update', 'message_cache_invalidation',
-  'approval_request',
+  'approval_request', 'delegation_required',
   ...SOCKET_OPTIONAL_EVENTS,
   // A client message the server refused (bad payload, session not subscribed, unknown event).
   'error'

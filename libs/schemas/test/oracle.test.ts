@@ -4,6 +4,7 @@ import { Value } from '@sinclair/typebox/value'
 import {
   ActionCallResultSchema,
   ChatSessionSchema,
+  DelegationRequiredEventSchema,
   DoneEventSchema,
   HistoryPageSchema,
   OracleEventPayloadSchemas,
@@ -96,6 +97,18 @@ describe('oracle wire schemas', () => {
     expect(Value.Check(ToolCallEventSchema, { ...running, status: 'done', output: '22C', extra: true })).toBe(true)
     expect(Value.Check(ToolCallEventSchema, { ...running, status: 'pending' })).toBe(false)
     expect(Value.Check(DoneEventSchema, {})).toBe(true)
+    const prompt = {
+      sessionId: 'S',
+      requestId: 'R',
+      error: 'Authorise the oracle for domain/create',
+      kind: 'delegation_required',
+      status: 403,
+      retryable: true,
+      detail: { ability: 'domain/create', reason: 'not_granted', oracleDid: 'did:key:z6Mk' }
+    }
+    expect(Value.Check(OracleEventPayloadSchemas.error, prompt)).toBe(true)
+    expect(Value.Check(DelegationRequiredEventSchema, prompt)).toBe(true)
+    expect(Value.Check(DelegationRequiredEventSchema, { ...prompt, kind: 'upstream' })).toBe(false)
     expect(Value.Check(ToolResultSchema, { toolCallId: 'c', sessionId: 's', result: null, error: 'boom' })).toBe(true)
     expect(Value.Check(ToolResultSchema, { sessionId: 's', result: 1 })).toBe(false)
   })
@@ -112,6 +125,7 @@ describe('oracle wire schemas', () => {
     expect(Value.Check(SocketSubscribeSchema, {})).toBe(true)
     expect(Value.Check(SocketSubscribeSchema, { sessionId: 's_1', events: ['reasoning'] })).toBe(true)
     expect(Value.Check(SocketSubscribeSchema, { events: Array.from({ length: 17 }, () => 'reasoning') })).toBe(false)
-    expect(SOCKET_SERVER_EVENTS).toEqual(expect.arrayContaining([...SOCKET_OPTIONAL_EVENTS, 'error']))
+    expect(SOCKET_SERVER_EVENTS).toEqual(
+      expect.arrayContaining([...SOCKET_OPTIONAL_EVENTS, 'error', 'approval_request', 'delegation_required']))
   })
 })

@@ -64,6 +64,10 @@ export interface PluginMiddleware {
 
 /** What a set-up plugin contributes. Every part is optional. */
 export interface RuntimePlugin {
+  /**
+   * Server tools, read at every turn. One that changes state says `sideEffects` (each call then waits for the
+   * user's approval, worded by `summarize`); `precheck` ends a call bound to fail before the user is asked.
+   */
   tools?: ServerTool[]
   /** Registered in their own encapsulated context; authenticated unless listed in getAuthExcludedRoutes. */
   routes?: (app: App) => Promise<void>

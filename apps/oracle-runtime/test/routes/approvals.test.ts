@@ -70,6 +70,7 @@ describe('POST /approvals/:toolCallId', () => {
     expect(frames[1]?.data).toMatchObject({ toolCallId: 'call_ok', status: 'approved' })
     expect(frames[3]?.data).toMatchObject({ eventId: 'call_ok', status: 'done', output: 'registered ST-7' })
     expect(stoves.runs.slice(before)).toEqual([{ serial: 'ST-7' }])
+    expect(stoves.prechecks.filter((p) => p.serial === 'ST-7')).toHaveLength(1)
     expect(toolResultSent('call_ok')).toBe('registered ST-7')
 
     const page = await history(alice, sessionId)
@@ -99,6 +100,36 @@ describe('POST /approvals/:toolCallId', () => {
     expect(frames.at(-1)?.event).toBe('done')
     expect(toolResultSent('call_no')).toBe('The user declined: not my stove. register_stove was not run.')
     expect(stoves.runs.length).toBe(before)
+  })
+
+  it('ends a call its precheck refuses before asking the user, and tells the model why', async () => {
+    const before = stoves.runs.length
+    const sessionId = await t.h.newSession(alice.headers)
+    t.llm.enqueue({
+      toolCalls: [
+        { id: 'call_pre_refused', name: 'register_stove', args: { serial: 'revoked-1' } },
+        { id: 'call_pre_broken', name: 'register_stove', args: { serial: 'broken-1' } }
+      ]
+    }, { content: ['Neither stove can be registered.'] })
+    const stream = await openStream(t.base, sessionId, alice.headers, { message: 'register both' })
+    const { frames } = await stream.rest()
+    expect(frames.map((f) => f.event)).toEqual(['tool_call', 'tool_call', 'message', 'done'])
+    expect(frames[0]?.data).toMatchObject({
+      eventId: 'call_pre_refused', status: 'error', output: '{"error":"stove_revoked","serial":"revoked-1"}'
+    })
+    expect(frames[1]?.data).toMatchObject({
+      eventId: 'call_pre_broken', status: 'error', output: 'Error: the stove registry is offline'
+    })
+    expect(frames[3]?.data).not.toHaveProperty('failed')
+    expect(toolResultSent('call_pre_refused')).toBe('{"error":"stove_revoked","serial":"revoked-1"}')
+    expect(toolResultSent('call_pre_broken')).toBe('Error: the stove registry is offline')
+    expect(stoves.runs.length).toBe(before)
+    const page = await history(alice, sessionId)
+    expect(page.pendingApprovals).toEqual([])
+    expect(page.messages.at(-1)).toMatchObject({
+      content: 'Neither stove can be registered.',
+      toolCalls: [{ id: 'call_pre_refused', status: 'error' }, { id: 'call_pre_broken', status: 'error' }]
+    })
   })
 
   it('answers 404 to another user and for an unknown call, 400 for a malformed decision', async () => {

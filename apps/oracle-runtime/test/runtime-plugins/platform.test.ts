@@ -1,12 +1,18 @@
-import { readFile } from 'node:fs/promises'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { randomBytes } from 'node:crypto'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { createPlatformClient, type PlatformClient } from '@impact/platform-client'
+import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
+import { createSharedState } from '@impact/shared-state'
 import { mintDelegation, mintInvocation, parseSigner } from '@impact/ucan'
 import { loadConfig } from '../../src/config.ts'
 import { BUILTIN_PLUGINS, resolvePlugins } from '../../src/runtime-plugins/index.ts'
-import { createHarness, type Harness, type TestUser } from '../support/harness.ts'
+import { createHarness, type Harness, type Shared, type TestUser } from '../support/harness.ts'
 import { startLoopbackLlm, type LoopbackLlm } from '../support/loopback-llm.ts'
 import { CHAIN_ENTITY, PROTOCOL, startChain, startDomainApi } from '../support/platform-services.ts'
+import { connectSocket } from '../support/socket-client.ts'
 import { openStream } from '../support/sse-client.ts'
 import { stoveStatusPlugin } from '../support/stove-status-plugin.ts'
 
@@ -154,20 +160,42 @@ describe('platform plugin through a model', () => {
     expect(registry.requests()).toBe(before)
   })
 
-  it('asks for authorisation when the delegation does not grant registering', async () => {
-    const { user } = await authorisedUser(withModel, 'domain/read')
-    const sessionId = await withModel.h.newSession(user.headers)
-    llm.enqueue({ toolCalls: [{ id: 'call_short', name: 'register_domain', args: { name: 'S', protocol: PROTOCOL } }] },
-      { content: ['ok'] })
-    const stream = await openStream(withModel.base, sessionId, user.headers, { message: 'Register S' })
-    await stream.until('approval_request')
-    await decide(withModel, user, 'call_short', { sessionId, approved: true })
-    const { frames } = await stream.rest()
-    expect(JSON.parse(frame(frames, 'tool_call', 'error').output)).toMatchObject({
-      error: 'authorisation_required', ability: 'domain/create', reason: 'not_granted'
+  it('prompts for authorisation, without asking to approve, when the delegation does not grant registering',
+    async () => {
+      const { user } = await authorisedUser(withModel, 'domain/read')
+      const sessionId = await withModel.h.newSession(user.headers)
+      const socket = await connectSocket(withModel.base, {
+        sessionId, auth: { invocation: user.invocation, ucanDelegation: user.delegation }
+      })
+      onTestFinished(() => { socket.disconnect() })
+      const before = registry.requests()
+      const args = { name: 'S', protocol: PROTOCOL }
+      llm.enqueue({ toolCalls: [{ id: 'call_short', name: 'register_domain', args }] },
+        { content: ['Please authorise me to register it.'] })
+      const stream = await openStream(withModel.base, sessionId, user.headers, { message: 'Register S' })
+      const { frames } = await stream.rest()
+      expect(frames.map((f) => f.event)).toEqual(['error', 'tool_call', 'message', 'done'])
+      const prompt = {
+        kind: 'delegation_required',
+        status: 403,
+        retryable: true,
+        detail: { ability: 'domain/create', reason: 'not_granted', oracleDid: withModel.h.oracleDid },
+        sessionId,
+        requestId: stream.response.headers.get('x-request-id')
+      }
+      expect(frame(frames, 'error')).toMatchObject(prompt)
+      expect(JSON.parse(frame(frames, 'tool_call', 'error').output)).toMatchObject({
+        error: 'authorisation_required', ability: 'domain/create', reason: 'not_granted'
+      })
+      expect(frames.at(-1)?.data).toEqual({ messageId: expect.any(String) })
+      expect(await socket.next('delegation_required'))
+        .toEqual({ eventName: 'delegation_required', payload: expect.objectContaining(prompt) })
+      const history = await withModel.h.app.inject({
+        method: 'GET', url: `/sessions/${sessionId}/messages`, headers: user.headers
+      })
+      expect(history.json().pendingApprovals).toEqual([])
+      expect(registry.requests()).toBe(before)
     })
-    expect(frame(frames, 'error')).toMatchObject({ kind: 'delegation_required', detail: { ability: 'domain/create' } })
-  })
 
   it('reports domain-api\'s refusal of a delegation the user revoked there', async () => {
     const { user, raw } = await authorisedUser(withModel)
@@ -232,6 +260,24 @@ describe('platform plugin through the offline agent', () => {
     }
   })
 
+  it('prompts a user who never authorised the oracle instead of asking them to approve a registration', async () => {
+    const user = await offline.h.user()
+    const sessionId = await offline.h.newSession(user.headers)
+    const before = registry.requests()
+    const stream = await openStream(offline.base, sessionId, user.headers, {
+      message: `Please register a stove serial ST-98 under ${PROTOCOL}`
+    })
+    const { frames } = await stream.rest()
+    expect(frames.some((f) => f.event === 'approval_request')).toBe(false)
+    expect(frame(frames, 'error')).toMatchObject({
+      kind: 'delegation_required', detail: { ability: 'domain/create', reason: 'no_delegation' }
+    })
+    expect(frame(frames, 'tool_call', 'error')).toMatchObject({ toolName: 'register_domain' })
+    expect(frames.at(-1)).toMatchObject({ event: 'done', data: { messageId: expect.any(String) } })
+    expect(frames.at(-1)?.data).not.toHaveProperty('failed')
+    expect(registry.requests()).toBe(before)
+  })
+
   it('reads a verification with its open proposal and tally', async () => {
     const { user } = await authorisedUser(offline)
     const domain = await asSelf(user).registerDomain({ type: 'Device', class: PROTOCOL, metadata: { name: 'V' } })
@@ -266,6 +312,90 @@ describe('platform plugin through the offline agent', () => {
     const [call] = (await offline.h.transcript(user.headers, res.json().sessionId)).at(-1).toolCalls
     expect(call).toMatchObject({ name: 'query_chain', status: 'done' })
     expect(JSON.parse(call.output)).toMatchObject({ entity: { id: CHAIN_ENTITY } })
+  })
+})
+
+describe('platform plugin across a restart', { timeout: 60_000 }, () => {
+  const servers = (process.env.DATABASE_URL ?? '') !== '' && (process.env.REDIS_URL ?? '') !== ''
+  let database: TestDatabase | undefined
+  let dataDir: string
+  let shared: Shared
+  const processes: Harness[] = []
+
+  /** One process of the oracle on the same database, key and shared state prefix as the others. */
+  const boot = async (key?: string) => {
+    const h = await createHarness({
+      DOMAIN_API_URL: registry.url,
+      LLM_BASE_URL: llm.url,
+      TURN_OWNER_TTL_MS: '1000',
+      ...(key !== undefined ? { ORACLE_PRIVATE_KEY: key } : {})
+    }, {}, shared)
+    processes.push(h)
+    return { h, base: await h.app.listen({ host: '127.0.0.1', port: 0 }) }
+  }
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'oracle-platform-'))
+    database = servers ? await createTestDatabase() : undefined
+    shared = {
+      database: database ?? { env: { DATA_DIR: dataDir } },
+      prefix: `oracle-platform-${randomBytes(4).toString('hex')}:`
+    }
+  })
+  afterAll(async () => {
+    for (const h of processes) await h.close()
+    await database?.drop()
+    await rm(dataDir, { recursive: true, force: true })
+    if (!servers) return
+    const state = createSharedState({ url: process.env.REDIS_URL, prefix: shared.prefix })
+    for (const key of await state.scan('')) await state.del(key)
+    await state.close()
+  })
+
+  it('prompts the session\'s sockets when a registration resumed on approval is no longer authorised', async () => {
+    const first = await boot()
+    const { user } = await authorisedUser(first)
+    const sessionId = await first.h.newSession(user.headers)
+    const args = { name: 'Stove ST-40', protocol: PROTOCOL }
+    llm.enqueue({ toolCalls: [{ id: 'call_reg_resumed', name: 'register_domain', args }] })
+    const stream = await openStream(first.base, sessionId, user.headers, { message: 'Register ST-40' })
+    await stream.until('approval_request')
+    await first.h.app.close()
+    expect((await stream.rest()).frames.at(-1)).toMatchObject({ event: 'done', data: { awaitingApproval: true } })
+
+    // Restarted, the oracle holds a narrower delegation by the time the user approves.
+    const second = await boot(first.h.oracleKey)
+    const narrower = await delegationOf(user, second.h.oracleDid, 'domain/read')
+    expect((await second.h.app.inject({
+      method: 'POST', url: '/delegation', headers: user.headers, payload: { raw: narrower }
+    })).statusCode).toBe(200)
+    const socket = await connectSocket(second.base, {
+      sessionId, auth: { invocation: user.invocation, ucanDelegation: user.delegation }
+    })
+    onTestFinished(() => { socket.disconnect() })
+    const before = registry.requests()
+    llm.enqueue({ content: ['Please authorise me to register stoves for you.'] })
+    expect((await decide(second, user, 'call_reg_resumed', { sessionId, approved: true })).statusCode).toBe(200)
+
+    expect(await socket.next('delegation_required')).toEqual({
+      eventName: 'delegation_required',
+      payload: expect.objectContaining({
+        kind: 'delegation_required',
+        status: 403,
+        retryable: true,
+        detail: { ability: 'domain/create', reason: 'not_granted', oracleDid: second.h.oracleDid },
+        sessionId,
+        requestId: stream.response.headers.get('x-request-id')
+      })
+    })
+    const failed = await socket.next('tool_call', (e) => e.payload.status === 'error')
+    expect(JSON.parse(failed.payload.output)).toMatchObject({ error: 'authorisation_required', reason: 'not_granted' })
+    await socket.next('message_cache_invalidation')
+    expect(registry.requests()).toBe(before)
+    expect((await second.h.transcript(user.headers, sessionId)).at(-1)).toMatchObject({
+      content: 'Please authorise me to register stoves for you.',
+      toolCalls: [{ id: 'call_reg_resumed', status: 'error' }]
+    })
   })
 })
 

@@ -1,16 +1,23 @@
 import { Type } from '@sinclair/typebox'
-import type { PluginDefinition } from '../../src/app.ts'
+import { ToolFailure, type PluginDefinition } from '../../src/app.ts'
 import { testPlugin } from './harness.ts'
 
 export interface StovePlugin {
   plugin: PluginDefinition
   /** Arguments of every `register_stove` run, in order. */
   runs: Array<{ serial: string }>
+  /** Arguments of every `register_stove` precheck, in order. */
+  prechecks: Array<{ serial: string }>
 }
 
-/** A plugin with a tool that changes state (`register_stove`, waits for approval) and one that only reads. */
+/**
+ * A plugin with a tool that changes state (`register_stove`, waits for approval) and one that only reads.
+ * `register_stove`'s precheck (before the approval request) refuses serials starting `revoked-` and fails on
+ * `broken-` ones.
+ */
 export function stovePlugin (): StovePlugin {
   const runs: StovePlugin['runs'] = []
+  const prechecks: StovePlugin['prechecks'] = []
   const plugin = testPlugin({
     name: 'stoves',
     description: 'Registers and counts cooking stoves',
@@ -22,6 +29,12 @@ export function stovePlugin (): StovePlugin {
           parameters: Type.Object({ serial: Type.String() }),
           sideEffects: true,
           summarize: (args: { serial: string }) => `Register the stove ${args.serial} in your name`,
+          precheck: async (args: { serial: string }) => {
+            prechecks.push(args)
+            if (args.serial.startsWith('broken-')) throw new Error('the stove registry is offline')
+            if (!args.serial.startsWith('revoked-')) return undefined
+            return new ToolFailure('stove revoked', { error: 'stove_revoked', serial: args.serial })
+          },
           execute: async (args: { serial: string }) => {
             runs.push(args)
             return `registered ${args.serial}`
@@ -36,5 +49,5 @@ export function stovePlugin (): StovePlugin {
       ]
     })
   })
-  return { plugin, runs }
+  return { plugin, runs, prechecks }
 }

@@ -32,7 +32,11 @@ export interface TestUser {
   createInvocation: (request: { oracleDid: string }) => Promise<string>
 }
 
-export async function testUser (lifetimes: { delegation?: number, invocation?: number } = {}): Promise<TestUser> {
+/** `abilities`: granted on the user's own DID too (e.g. `domain/*`, for tools acting as the user). */
+export async function testUser (
+  lifetimes: { delegation?: number, invocation?: number } = {},
+  abilities: string[] = []
+): Promise<TestUser> {
   const signer = await generateSigner()
   const minted = { delegation: 0, invocation: 0 }
   return {
@@ -44,7 +48,7 @@ export async function testUser (lifetimes: { delegation?: number, invocation?: n
       return await mintDelegation({
         issuer: signer,
         audience: oracleDid,
-        capabilities: [{ can: '*', with: 'ixo:oracle' }],
+        capabilities: [{ can: '*', with: 'ixo:oracle' }, ...abilities.map((can) => ({ can, with: signer.did() }))],
         lifetimeSeconds: lifetimes.delegation ?? 3600
       })
     },

@@ -148,6 +148,10 @@ export function platformTools (options: PlatformToolsOptions): ServerTool[] {
         return `Register the ${args.type ?? 'Device'} "${args.name}"${serial} in the platform registry in your ` +
           `name, under the protocol ${protocol}. This oracle does it for you with the authorisation you gave it.`
       },
+      // Before the approval request: a user who has not authorised registering is prompted to, not asked to approve.
+      async precheck (_args: RegisterArgs, context) {
+        await run(context, async () => { await (await asUser(context)).assertAuthorised('domain/create') })
+      },
       async execute (args: RegisterArgs, context) {
         const metadata = {
           name: args.name,

@@ -6,7 +6,8 @@ import type { EventBus, RuntimeEventName } from '../event-bus.ts'
 import { fitContext, type ContextBudget } from './context.ts'
 import { UpstreamError, type ChatMessage, type ChatModel, type ToolCallRequest, type ToolDefinition } from './model.ts'
 import {
-  approvalSummary, clientToolDefinition, needsApproval, runServerTool, serverToolDefinition, type ServerTool
+  approvalSummary, clientToolDefinition, needsApproval, precheckServerTool, runServerTool, serverToolDefinition,
+  type ServerTool
 } from './tools.ts'
 
 /** Browser tools and AG-UI actions as the message declared them (an action's `hasRender` does not matter here). */
@@ -303,11 +304,24 @@ export async function runTurn (deps: AgentDeps, input: TurnInput): Promise<TurnR
       return record(call, args, status, outcome.output, outcome.error, false)
     }
 
-    if (problem === undefined && route?.kind === 'server' && needsApproval(route.tool)) {
-      const verdict = decided ?? await ask(call, name, args, route.tool, at)
-      if (verdict.kind === 'suspended') return SUSPENDED
-      if (verdict.kind !== 'approved') {
-        return record(call, args, 'error', notRunOutput(name, verdict), `not approved: ${verdict.kind}`)
+    const toolContext = {
+      did, sessionId, requestId, toolCallId: call.id, signal, emit, mcpInvocations: input.mcpInvocations
+    }
+    if (problem === undefined && route?.kind === 'server') {
+      // Checked before the user is asked: a call bound to fail is not put to them. A decision taken already
+      // (a resumed turn) was asked after this check.
+      const refused = decided === undefined
+        ? await precheckServerTool(route.tool, args, toolContext, deps.toolTimeoutMs)
+        : undefined
+      if (refused !== undefined) {
+        return record(call, args, 'error', refused.output, refused.status === 'error' ? refused.error : undefined)
+      }
+      if (needsApproval(route.tool)) {
+        const verdict = decided ?? await ask(call, name, args, route.tool, at)
+        if (verdict.kind === 'suspended') return SUSPENDED
+        if (verdict.kind !== 'approved') {
+          return record(call, args, 'error', notRunOutput(name, verdict), `not approved: ${verdict.kind}`)
+        }
       }
     }
     emit('tool_call', { sessionId, requestId, toolName: name, args, status: 'isRunning', eventId: call.id })
@@ -326,9 +340,6 @@ export async function runTurn (deps: AgentDeps, input: TurnInput): Promise<TurnR
         signal
       })
       return record(call, args, outcome.status === 'error' ? 'error' : 'done', outcome.output, outcome.error)
-    }
-    const toolContext = {
-      did, sessionId, requestId, toolCallId: call.id, signal, emit, mcpInvocations: input.mcpInvocations
     }
     const run = await runServerTool(route.tool, args, toolContext, deps.toolTimeoutMs)
     return record(call, args, run.status, run.output, run.status === 'error' ? run.error : undefined)

@@ -37,6 +37,13 @@ export interface ServerTool {
   requiresApproval?: boolean
   /** The approval request's text for these arguments, in words the user can judge (default: name and arguments). */
   summarize?: (args: any) => string
+  /**
+   * Runs before each call, and so before its approval request: resolve to nothing to go on; return (or throw)
+   * a `ToolFailure` to end the call there, reported as a failure of `execute` would be, without asking the user
+   * (e.g. the oracle lacks the user's authorisation, so approving could not help). Same context and deadline
+   * as `execute`; not run again when a turn resumed after a restart acts on the user's decision.
+   */
+  precheck?: (args: any, context: ToolContext) => Promise<ToolFailure | undefined | void>
   execute: (args: any, context: ToolContext) => Promise<unknown>
 }
 
@@ -74,6 +81,12 @@ export type ToolRun = { status: 'done', output: string } | { status: 'error', ou
 
 export const toolText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value ?? null))
 
+function failedRun (error: unknown): ToolRun {
+  const message = (error as Error).message
+  if (error instanceof ToolFailure) return { status: 'error', output: toolText(error.output), error: message }
+  return { status: 'error', output: `Error: ${message}`, error: message }
+}
+
 /** Runs a server tool against its deadline and the turn's signal, whichever comes first (see withinDeadline). */
 export async function runServerTool (
   tool: ServerTool, args: unknown, context: ToolContext, defaultTimeoutMs: number
@@ -95,9 +108,36 @@ export async function runServerTool (
     }
     return { status: 'done', output: toolText(outcome.value) }
   } catch (error) {
-    const message = (error as Error).message
-    if (error instanceof ToolFailure) return { status: 'error', output: toolText(error.output), error: message }
-    return { status: 'error', output: `Error: ${message}`, error: message }
+    return failedRun(error)
+  }
+}
+
+/**
+ * Runs a server tool's `precheck` like the tool itself: undefined to go on with the call, or the failed run
+ * that ends it (the check's failure, its deadline, or the end of the turn; the tool did not run in any case).
+ */
+export async function precheckServerTool (
+  tool: ServerTool, args: unknown, context: ToolContext, defaultTimeoutMs: number
+): Promise<ToolRun | undefined> {
+  const { precheck } = tool
+  if (precheck === undefined) return undefined
+  const timeoutMs = tool.timeoutMs ?? defaultTimeoutMs
+  try {
+    const outcome = await withinDeadline(async (signal) => await precheck(args, { ...context, signal }),
+      timeoutMs, context.signal)
+    if (outcome === 'timeout') {
+      return {
+        status: 'error',
+        output: `Error: ${tool.name} could not be checked within ${timeoutMs / 1000} s; it was not run.`,
+        error: `precheck timed out after ${timeoutMs} ms`
+      }
+    }
+    if (outcome === 'aborted') {
+      return { status: 'error', output: 'The turn ended before the tool ran.', error: 'aborted' }
+    }
+    return outcome.value instanceof ToolFailure ? failedRun(outcome.value) : undefined
+  } catch (error) {
+    return failedRun(error)
   }
 }
 

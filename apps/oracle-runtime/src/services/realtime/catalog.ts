@@ -14,7 +14,9 @@ export interface WireEvent { name: string, data: unknown }
  * Socket-bound bus events. `browser_tool_call` and `action_call` travel raw (the SDK runs the tool
  * on every one it receives, so only the call itself goes out, never its later status updates);
  * the others travel in the envelope the SDK's `onAny` reads. `message`, `error` and `done` stay
- * on the SSE stream of the turn.
+ * on the SSE stream of the turn, except the re-authorisation prompt (an `error` of kind
+ * `delegation_required`), which the sockets get as `delegation_required`: like `approval_request`,
+ * it must reach the user when the turn has no stream (resumed after a restart, or its stream dropped).
  */
 const RAW: Partial<Record<RuntimeEventName, true>> = { browser_tool_call: true, action_call: true }
 const ENVELOPED: Partial<Record<RuntimeEventName, true>> = {
@@ -31,11 +33,14 @@ export function toWire (event: RuntimeEvent): WireEvent | undefined {
     if (event.name === 'action_call' && event.data.status !== 'isRunning') return undefined
     return { name: event.name, data: event.data }
   }
-  if (ENVELOPED[event.name] !== true) return undefined
+  const name = event.name === 'error' && event.data.kind === 'delegation_required'
+    ? 'delegation_required'
+    : ENVELOPED[event.name] === true ? event.name : undefined
+  if (name === undefined) return undefined
   // Plugins may emit bare payloads; the envelope always names the session and request it belongs to.
   return {
-    name: event.name,
-    data: { eventName: event.name, payload: { ...event.data, sessionId: event.sessionId, requestId: event.requestId } }
+    name,
+    data: { eventName: name, payload: { ...event.data, sessionId: event.sessionId, requestId: event.requestId } }
   }
 }
 
