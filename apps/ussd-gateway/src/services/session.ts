@@ -28,7 +28,7 @@ export interface DomainView {
 /** A field agent's registration in progress: the serial, then the household, then the registry's DID. */
 export interface StoveDraft {
   serial: string
-  household?: { customerId: string, name: string, did: string } | undefined
+  household?: { customerId: string, name: string, did: string, phone?: string } | undefined
   /** Drawn when the confirmation is shown: the registry's Idempotency-Key, so a retried confirmation registers once. */
   key?: string | undefined
   /** The registered domain's DID, once done. */

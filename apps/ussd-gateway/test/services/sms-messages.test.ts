@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { fill } from '../../src/services/menu/i18n.ts'
-import { MAX_DISPLAY_NAME } from '../../src/schemas/programmes.ts'
+import { MAX_DISPLAY_NAME, MAX_DOMAIN_WORD } from '../../src/schemas/programmes.ts'
 import { gsm7Length, isGsm7 } from '../../src/services/screen.ts'
 import { SMS_MESSAGES, type SmsMessageKey } from '../../src/services/sms/sms-messages.ts'
 
@@ -15,7 +15,16 @@ describe('SMS texts', () => {
     for (const language of ['en', 'sw'] as const) {
       for (const wait of WAITS) {
         for (const [key, template] of Object.entries(SMS_MESSAGES[language])) {
-          const params = { app: 'A'.repeat(MAX_DISPLAY_NAME), id: 'C1A2B3C4D', pin: '12345', hours: 24, wait }
+          const params = {
+            app: 'A'.repeat(MAX_DISPLAY_NAME),
+            id: 'C1A2B3C4D',
+            pin: '12345',
+            hours: 24,
+            wait,
+            one: 'W'.repeat(MAX_DOMAIN_WORD),
+            serial: 'S'.repeat(40),
+            did: 'd'.repeat(28)
+          }
           const text = fill(language, template, params)
           expect(text, key).not.toMatch(/\{\w+\}/)
           expect(isGsm7(text), text).toBe(true)

@@ -63,7 +63,12 @@ export const agentStates = {
       if (!('customerId' in household)) return household
       s.stove = {
         serial: s.stove.serial,
-        household: { customerId: household.customerId, name: household.fullName, did: household.did ?? '' },
+        household: {
+          customerId: household.customerId,
+          name: household.fullName,
+          did: household.did ?? '',
+          phone: household.phoneNumber
+        },
         key: randomUUID()
       }
       return go('registerConfirm')
@@ -104,6 +109,13 @@ export const agentStates = {
             metadata: { name: `${programme.domainWord.en.one} ${stove.serial}`, programme: programme.name }
           }, stove.key !== undefined ? { idempotencyKey: stove.key } : {})
           s.stove = { ...stove, did: domain.did, key: undefined }
+          // The household learns of it on its own phone, in the language chosen there.
+          if (household.phone !== undefined) {
+            const one = { en: programme.domainWord.en.one, sw: programme.domainWord.sw.one }
+            deps.sms.notify(household.phone, {
+              kind: 'registration', app: programme.name, one, serial: stove.serial, did: shortDid(domain.did)
+            })
+          }
           return go('registerDone')
         } catch (error) {
           if (!isPlatformClientError(error)) throw error

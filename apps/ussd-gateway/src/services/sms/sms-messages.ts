@@ -10,7 +10,8 @@ const en = {
   temporaryPin: '{app}: your temporary PIN for {id} is {pin}. Within {hours} hours, log in with it and ' +
     'choose a new PIN. Never share it.',
   lockout: '{app}: account {id} is locked for {wait} after 3 incorrect PINs. If this was not you, ' +
-    'contact support.'
+    'contact support.',
+  registration: '{app}: {one} {serial} is registered to you ({did}), pending verification.'
 } as const
 
 export type SmsMessageKey = keyof typeof en
@@ -21,7 +22,8 @@ const sw: Record<SmsMessageKey, string> = {
   temporaryPin: '{app}: PIN ya muda ya {id} ni {pin}. Ndani ya saa {hours}, ingia nayo na uchague PIN mpya. ' +
     'Usimpe mtu.',
   lockout: '{app}: akaunti {id} imefungwa kwa {wait} baada ya PIN zisizo sahihi mara 3. Kama si wewe, ' +
-    'wasiliana na huduma kwa wateja.'
+    'wasiliana na huduma kwa wateja.',
+  registration: '{app}: {one} {serial} imesajiliwa kwako ({did}), inasubiri kuthibitishwa.'
 }
 
 export const SMS_MESSAGES: Record<Language, Record<SmsMessageKey, string>> = { en, sw }

@@ -12,11 +12,12 @@ export type SmsNotice =
   | { kind: 'customerId', app: string, customerId: string }
   | { kind: 'temporaryPin', app: string, customerId: string, pin: string, hours: number, expiresAt: Date }
   | { kind: 'lockout', app: string, customerId: string, wait: MessageRef, lockedUntil: Date }
+  | { kind: 'registration', app: string, one: Record<Language, string>, serial: string, did: string }
 
 interface Composed { key: SmsMessageKey, params: Record<string, string | number | MessageRef>, id: string }
 
 /** Text key, placeholders and idempotency id of a notice: a retried hop or request queues the same id. */
-function compose (notice: SmsNotice): Composed {
+function compose (notice: SmsNotice, language: Language): Composed {
   switch (notice.kind) {
     case 'customerId':
       return {
@@ -35,6 +36,12 @@ function compose (notice: SmsNotice): Composed {
         key: 'lockout',
         params: { app: notice.app, id: notice.customerId, wait: notice.wait },
         id: `lockout:${notice.customerId}:${notice.lockedUntil.getTime()}`
+      }
+    case 'registration':
+      return {
+        key: 'registration',
+        params: { app: notice.app, one: notice.one[language], serial: notice.serial, did: notice.did },
+        id: `registration:${notice.did}`
       }
   }
 }
@@ -96,8 +103,8 @@ export function createSmsService (options: SmsServiceOptions) {
    */
   async function queueNotice (phone: string, notice: SmsNotice, language?: Language): Promise<boolean> {
     const work = (async () => {
-      const { key, params, id } = compose(notice)
       const lang = language ?? await options.language(phone)
+      const { key, params, id } = compose(notice, lang)
       const outcome = await queue.enqueue(phone, fill(lang, SMS_MESSAGES[lang][key], params), notice.kind, { id })
       return outcome !== 'off'
     })().catch((error: unknown) => {

@@ -117,6 +117,16 @@ describe('the platform menus, acting as the account on a real domain-api and ora
       status: 'draft'
     })
     expect(done.screen).toContain(`ID: ${stove.did.slice(0, 21)}...${stove.did.slice(-4)}`)
+    // The household gets a receipt on its own phone (SMS is off here: the simulator lists what would go).
+    const sms = (await ctx.app.inject({ method: 'GET', url: '/simulator/sms' })).json()
+    const receipts = sms.messages.filter((m: { kind: string }) => m.kind === 'registration')
+    expect(receipts).toEqual([
+      expect.objectContaining({
+        to: household.phone.phoneNumber,
+        text: `Clean Cooking: stove SN0042 is registered to you (${stove.did.slice(0, 21)}...` +
+          `${stove.did.slice(-4)}), pending verification.`
+      })
+    ])
     // Signed by the agent's own key, for the agent, addressed to the registry.
     expect(registry.invocations.filter((i) => i.capabilities[0]?.can === 'domain/create')).toEqual([
       { issuer: agentDid, audience: registry.did, capabilities: [{ can: 'domain/create', with: agentDid }] }
