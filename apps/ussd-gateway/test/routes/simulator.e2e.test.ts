@@ -98,7 +98,7 @@ describe.runIf(hasChromium())('phone simulator in headless Chromium', () => {
       )
       .toBe(0)
     expect(chromium.errors).toEqual([])
-  })
+  }, 30_000)
 
   it('shows END screens and starts over on the next call, also for shortcut dials', async () => {
     await page.goto(`${base}/simulator`)
@@ -113,7 +113,7 @@ describe.runIf(hasChromium())('phone simulator in headless Chromium', () => {
     await page.fill('#input', '*384*123#')
     await page.click('#call')
     await waitFor(/^Welcome/)
-  })
+  }, 30_000)
 })
 
 describe('GET /simulator', () => {

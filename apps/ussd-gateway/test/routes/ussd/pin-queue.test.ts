@@ -26,7 +26,7 @@ describe('PIN queue', () => {
     for (const id of busy) {
       expect((await (await atPinPrompt(ctx, id)).send('11112')).screen).toMatch(/^Incorrect PIN \(1\/3\)/)
     }
-  })
+  }, 30_000)
 
   it('ends a sign-up with the busy text when its PIN cannot be hashed, and lets it start again', async () => {
     const waiting = await Promise.all(Array.from({ length: 6 }, async () => {
