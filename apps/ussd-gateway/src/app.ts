@@ -207,7 +207,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       await api.register(reportRoutes, { config, db: database.db })
       await api.register(pinResetRoutes, { config, db: database.db, vault, sms })
     }, { prefix: '/api/ussd' })
-    if (simulatorEnabled(config)) await app.register(simulatorRoutes, { config, recentSms })
+    if (simulatorEnabled(config)) await app.register(simulatorRoutes, { config, recentSms, programmes })
     return app
   } catch (error) {
     await release()

@@ -84,6 +84,26 @@ describe('SMS through Africa\'s Talking', () => {
     expect(aggregator.to(attacker.phoneNumber)).toEqual([])
   })
 
+  it('sends a forgotten Customer ID to the registered phone once per session, a retried hop included', async () => {
+    const { phone: owner, customerId } = await createAccount(app)
+    await smsTo(owner.phoneNumber, 1)
+    const forgot = new Dialer(app.app, { phoneNumber: owner.phoneNumber })
+    await forgot.dial('2')
+    await forgot.send('3')
+    const shown = await forgot.send('48213')
+    expect(shown.screen).toBe(`Your Customer ID: ${customerId}\nKeep it safe: you need it with your PIN to log in.\n` +
+      'We also sent it to this phone by SMS.\n1. Log in\n0. Back')
+    expect((await forgot.post(forgot.text)).body).toBe(shown.body)
+    const texts = await smsTo(owner.phoneNumber, 2)
+    expect(texts).toHaveLength(2)
+    expect(texts[1]).toBe(texts[0])
+    const again = new Dialer(app.app, { phoneNumber: owner.phoneNumber })
+    await again.dial('2')
+    await again.send('3')
+    await again.send('48213')
+    expect(await smsTo(owner.phoneNumber, 3)).toHaveLength(3)
+  })
+
   it('retries a send that failed, and gives up after SMS_MAX_ATTEMPTS with a log line that holds no key', async () => {
     const flaky = newPhone()
     aggregator.script(flaky, [{ kind: 'http', status: 503 }, { kind: 'recipient', statusCode: 500, status: 'Failed' }])

@@ -4,7 +4,7 @@ import type { MessageKey, MessageParams } from './menu/i18n.ts'
 
 export type StateName =
   | 'preMenu' | 'knowMore' | 'knowMoreTopic' | 'language'
-  | 'accountMenu' | 'loginId' | 'loginPin' | 'resetPinNew' | 'resetPinConfirm'
+  | 'accountMenu' | 'loginId' | 'loginPin' | 'resetPinNew' | 'resetPinConfirm' | 'forgotPin' | 'forgotDone'
   | 'createName' | 'createEmail' | 'createPin' | 'createPinConfirm' | 'createDone'
   | 'servicesMenu' | 'servicesLanguage' | 'accountDetails' | 'changePinCurrent' | 'changePinNew' | 'changePinConfirm'
   | 'myDomains' | 'domainDetail' | 'checkSerial' | 'checkResult'
@@ -87,6 +87,8 @@ export interface Session {
   domains?: DomainView[] | undefined
   domain?: DomainView | undefined
   stove?: StoveDraft | undefined
+  /** Customer ids a forgotten-id PIN proved (on this phone), and whether they were also queued by SMS. */
+  recovered?: { ids: string[], sms: boolean } | undefined
 }
 
 /**
@@ -101,7 +103,7 @@ export function encodeSession (s: Session): string {
     FORMAT, s.id, s.phone, s.serviceCode, s.networkCode, s.state, s.page, s.language, s.keptText, s.sequence,
     s.message, s.flash, s.topic, s.customerId, s.name, s.email, s.loginId, s.draftName, s.draftEmail, s.draftPin,
     s.startedAt, s.pinVersion, s.accountPhone, s.creationKey, s.hops, s.roles, s.oracleSessionId, s.questionId,
-    s.answer, s.domains, s.domain, s.stove
+    s.answer, s.domains, s.domain, s.stove, s.recovered
   ]
   // Absent fields become null (trailing ones dropped); null and undefined mean the same to every reader.
   while (values[values.length - 1] == null) values.pop()
@@ -150,7 +152,8 @@ export function createSession (s: SessionInit): Session {
     answer: s.answer,
     domains: s.domains,
     domain: s.domain,
-    stove: s.stove
+    stove: s.stove,
+    recovered: s.recovered
   }
 }
 
@@ -196,6 +199,7 @@ export function decodeSession (text: string): Session | undefined {
     answer: str(v[28]),
     domains: list(v[29]) as DomainView[] | undefined,
     domain: obj<DomainView>(v[30]),
-    stove: obj<StoveDraft>(v[31])
+    stove: obj<StoveDraft>(v[31]),
+    recovered: obj<NonNullable<Session['recovered']>>(v[32])
   })
 }

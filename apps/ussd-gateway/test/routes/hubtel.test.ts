@@ -40,7 +40,8 @@ describe('POST /api/ussd/hubtel (latest-input aggregator)', () => {
       Label: 'Welcome to Impact Platform',
       Message: 'Welcome to Impact Platform\n1. Know More\n2. Account\n3. Language/Lugha\n*. Exit'
     })
-    expect((await session.send('Response', '2')).Message).toBe('Account\n1. Log in\n2. Create account\n0. Back')
+    expect((await session.send('Response', '2')).Message)
+      .toBe('Account\n1. Log in\n2. Create account\n3. Forgot Customer ID\n0. Back')
     expect((await session.send('Response', '2')).Message).toBe('Enter your full name:\n0. Back')
     expect((await session.send('Response', 'Kofi*Mensah')).Message).toMatch(/^Please enter a name/)
     expect((await session.send('Response', 'Kofi Mensah')).Message).toMatch(/^Enter your email/)

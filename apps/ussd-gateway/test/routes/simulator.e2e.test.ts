@@ -1,10 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import type { Page } from 'playwright-core'
 import { hasChromium, openChromium, type ChromiumPage } from '@impact/service-kit/testing/browser'
 import { buildApp } from '../../src/app.ts'
 import { freshIdentity } from '@impact/service-kit/testing'
 import { loadConfig } from '../../src/config.ts'
 import { OPERATOR_TOKEN, setupApp, TEST_PIN_KEY, type TestContext } from '../helper.ts'
+
+// Two programmes beside the default one (*384*123# has none, so it stays Impact Platform).
+const dir = await mkdtemp(join(tmpdir(), 'ussd-simulator-'))
+const PROGRAMMES_FILE = join(dir, 'programmes.json')
+await writeFile(PROGRAMMES_FILE, JSON.stringify({
+  programmes: { '*500#': { name: 'Jiko Rewards' }, '*600#': { name: 'Clean Cooking' } }
+}))
+afterAll(async () => { await rm(dir, { recursive: true, force: true }) })
 
 // Chromium comes from Debian's package (scripts/ensure-test-tools.sh in CI); without it this file is skipped.
 describe.runIf(hasChromium())('phone simulator in headless Chromium', () => {
@@ -14,7 +25,7 @@ describe.runIf(hasChromium())('phone simulator in headless Chromium', () => {
   let base: string
 
   beforeAll(async () => {
-    ctx = await setupApp({ SIMULATOR_ENABLED: 'true' })
+    ctx = await setupApp({ SIMULATOR_ENABLED: 'true', USSD_PROGRAMMES_FILE: PROGRAMMES_FILE })
     base = await ctx.app.listen({ host: '127.0.0.1', port: 0 })
     chromium = await openChromium()
     page = chromium.page
@@ -114,6 +125,41 @@ describe.runIf(hasChromium())('phone simulator in headless Chromium', () => {
     await page.click('#call')
     await waitFor(/^Welcome/)
   }, 30_000)
+
+  it('picks a programme\'s service code from the configured ones and dials it', async () => {
+    await page.goto(`${base}/simulator`)
+    const options = async () => await page.locator('#programme option').allTextContents()
+    await expect.poll(options).toEqual(['Any code (type it below)', '*500# - Jiko Rewards', '*600# - Clean Cooking'])
+    await page.selectOption('#programme', '*600#')
+    expect(await page.inputValue('#service-code')).toBe('*600#')
+    expect(await screen()).toBe('Dial *600# (Clean Cooking) and press Call.')
+    await page.click('#call')
+    expect(await waitFor(/^Welcome to Clean/)).toBe(
+      'Welcome to Clean Cooking\n1. Know More\n2. Account\n3. Language/Lugha\n*. Exit'
+    )
+    await type('*')
+    expect(await waitFor(/Goodbye/)).toBe('Thank you for using Clean Cooking. Goodbye!')
+    // A shortcut dial extends the picked code.
+    await page.fill('#input', '*600*2#')
+    await page.click('#call')
+    expect(await waitFor(/^Account/)).toMatch(/\n3\. Forgot Customer ID\n/)
+    expect(chromium.errors).toEqual([])
+  }, 30_000)
+})
+
+describe('GET /simulator/programmes', () => {
+  it('lists the programmes\' service codes and names for the page\'s picker', async () => {
+    const ctx = await setupApp({ SIMULATOR_ENABLED: 'true', USSD_PROGRAMMES_FILE: PROGRAMMES_FILE })
+    onTestFinished(ctx.close)
+    const listed = await ctx.app.inject({ method: 'GET', url: '/simulator/programmes' })
+    expect(listed.statusCode).toBe(200)
+    expect(listed.json()).toEqual({
+      programmes: [{ serviceCode: '*500#', name: 'Jiko Rewards' }, { serviceCode: '*600#', name: 'Clean Cooking' }]
+    })
+    const none = await setupApp({ SIMULATOR_ENABLED: 'true' })
+    onTestFinished(none.close)
+    expect((await none.app.inject({ method: 'GET', url: '/simulator/programmes' })).json()).toEqual({ programmes: [] })
+  })
 })
 
 describe('GET /simulator', () => {

@@ -10,6 +10,7 @@ import { gsm7Length, isGsm7, MAX_REPLY_CHARS, paginate, plainGsm7, shorten } fro
 import type { DomainStatus, DomainView, Session, StateName } from '../../src/services/session.ts'
 import { MAX_ANSWER } from '../../src/services/menu/assistant-states.ts'
 import { MAX_LISTED } from '../../src/services/menu/domain-states.ts'
+import { MAX_RECOVERABLE } from '../../src/services/menu/forgot-states.ts'
 import { MAX_LABEL, shortDid } from '../../src/services/menu/platform-access.ts'
 
 const APP = 'Twenty Four Char App Nme'
@@ -45,6 +46,8 @@ const LONGEST = {
   id: 'C1A2B3C4D'
 }
 const CONTACT = { phone: LONGEST.phone, email: LONGEST.email }
+/** As many Customer IDs as a forgotten-id PIN can prove on one phone. */
+const RECOVERED = Array.from({ length: MAX_RECOVERABLE }, () => LONGEST.id)
 const SERIAL = 'S'.repeat(40)
 const DID = 'did:ixo:entity:0123456789abcdef0123456789abcdef'
 const STATUSES: DomainStatus[] = ['draft', 'verification_submitted', 'verified', 'rejected', 'expired', 'deactivated']
@@ -52,6 +55,8 @@ const domainView = (status: DomainStatus): DomainView =>
   ({ did: DID, label: 'L'.repeat(MAX_LABEL), status, date: '2026-12-31' })
 /** The states whose screen shows a domain's status: each status is rendered. */
 const STATUS_STATES = new Set<StateName>(['myDomains', 'domainDetail', 'checkResult'])
+/** Forgot Customer ID's result shows one id, or all it proved. */
+const RECOVERED_STATES = new Set<StateName>(['forgotDone'])
 /** An answer as long as kept, of long words so that pages break inside them too. */
 const ANSWER = Array.from({ length: 200 }, (_, i) => `answer${i}`).join(' ').slice(0, MAX_ANSWER)
 // The longest wait text: minutes up to 90, then hours (at most 720, the longest cool-down allowed).
@@ -66,6 +71,7 @@ const WORST_PARAMS = {
   ...CONTACT,
   wait: LONGEST_WAIT,
   support: LONGEST_SUPPORT,
+  ids: RECOVERED.join(', '),
   ...WORD,
   serial: SERIAL
 }
@@ -75,7 +81,8 @@ const session = (
   language: Language,
   flash?: MessageKey,
   authenticated = true,
-  status: DomainStatus = 'verification_submitted'
+  status: DomainStatus = 'verification_submitted',
+  recovered: string[] = RECOVERED
 ): Session => ({
   id: 's',
   phone: LONGEST.phone,
@@ -87,6 +94,7 @@ const session = (
   message: '',
   startedAt: 0,
   topic: 0,
+  recovered: { ids: recovered, sms: true },
   ...(authenticated
     ? {
         customerId: LONGEST.id,
@@ -110,7 +118,7 @@ const KEYS = Object.keys(en) as MessageKey[]
 const END_KEYS: MessageKey[] = [
   'main.goodbye', 'login.locked', 'login.lockedNow', 'login.tempPinExpired', 'services.pinReplaced',
   'services.sessionLocked', 'session.expired', 'pin.busy', 'create.phoneTaken', 'platform.unavailable',
-  'platform.keyUnavailable', 'ask.unavailable', 'ask.noRoom'
+  'platform.keyUnavailable', 'ask.unavailable', 'ask.noRoom', 'forgot.noAccount', 'forgot.locked'
 ]
 
 describe('every screen fits one USSD message in both languages', () => {
@@ -145,11 +153,13 @@ describe('every screen fits one USSD message in both languages', () => {
               // Only Know More's topic screen reads the topic, and only the domain screens a status.
               for (const topic of state === 'knowMoreTopic' ? [0, 1, 2] : [0]) {
                 for (const status of STATUS_STATES.has(state) ? STATUSES : [undefined]) {
-                  const pages = pagesOf({ ...session(state, language, flash, authenticated, status), topic }, programme)
-                  for (const page of pages) {
-                    expect(isGsm7(page), page).toBe(true)
-                    expect(gsm7Length(`CON ${page}`), page).toBeLessThanOrEqual(MAX_REPLY_CHARS)
-                    checked++
+                  for (const recovered of RECOVERED_STATES.has(state) ? [[LONGEST.id], RECOVERED] : [RECOVERED]) {
+                    const s = session(state, language, flash, authenticated, status, recovered)
+                    for (const page of pagesOf({ ...s, topic }, programme)) {
+                      expect(isGsm7(page), page).toBe(true)
+                      expect(gsm7Length(`CON ${page}`), page).toBeLessThanOrEqual(MAX_REPLY_CHARS)
+                      checked++
+                    }
                   }
                 }
               }

@@ -39,7 +39,8 @@ describe('stored session records', () => {
       answer: 'Let the stove cool, then brush the chimney.',
       domains: [{ did: 'did:ixo:entity:1', label: 'SN-1', status: 'verified', date: '2026-12-01' }],
       domain: { did: 'did:ixo:entity:1', label: 'SN-1', status: 'draft' },
-      stove: { serial: 'SN-2', household: { customerId: 'C-2', name: 'Achieng', did: 'did:key:z6Mk' }, key: 'k' }
+      stove: { serial: 'SN-2', household: { customerId: 'C-2', name: 'Achieng', did: 'did:key:z6Mk' }, key: 'k' },
+      recovered: { ids: ['C-1', 'C-2'], sms: true }
     }
     expect(decodeSession(encodeSession(full))).toEqual(full)
   })

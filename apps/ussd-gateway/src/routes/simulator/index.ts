@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import type { Config } from '../../config.ts'
+import type { ProgrammeCatalog } from '../../services/programmes.ts'
 import type { RecentSms } from '../../services/sms/recent-sms.ts'
 import { simulatorHtml } from './page.ts'
 import { simulatorJs } from './script.ts'
@@ -27,8 +28,17 @@ const RecentSmsSchema = Type.Object({
   }), { description: 'Newest first' })
 })
 
+const ProgrammeListSchema = Type.Object({
+  programmes: Type.Array(Type.Object({
+    serviceCode: Type.String({ description: 'The code dialled, e.g. `*384#`' }),
+    name: Type.String({ description: 'The programme\'s name on its welcome screen' })
+  }), { description: 'In the order of the programmes file; empty without one (every code gets the default)' })
+})
+
 export interface SimulatorRoutesOptions {
   config: Config
+  /** The programmes per service code, offered by the page's service code picker. */
+  programmes: Pick<ProgrammeCatalog, 'codes' | 'of'>
   /** The SMS this process settled lately; absent in production, where texts (temporary PINs) are not kept. */
   recentSms?: RecentSms | undefined
 }
@@ -38,7 +48,7 @@ export interface SimulatorRoutesOptions {
  * and manual testing. Off in production unless SIMULATOR_ENABLED=true.
  */
 export const simulatorRoutes: FastifyPluginAsyncTypebox<SimulatorRoutesOptions> = async (app, options) => {
-  const { config, recentSms } = options
+  const { config, recentSms, programmes } = options
   const assets: Record<string, { type: string, body: string }> = {
     '/simulator': asset('text/html; charset=utf-8', simulatorHtml(config.USSD_APP_NAME)),
     '/simulator/app.js': asset('text/javascript; charset=utf-8', simulatorJs),
@@ -70,5 +80,19 @@ export const simulatorRoutes: FastifyPluginAsyncTypebox<SimulatorRoutesOptions> 
   }, async (_request, reply) => {
     reply.header('cache-control', 'no-store')
     return { enabled: recentSms !== undefined, messages: recentSms?.list() ?? [] }
+  })
+
+  app.get('/simulator/programmes', {
+    schema: {
+      tags: ['simulator'],
+      summary: 'Service codes of the configured programmes (simulator)',
+      description: 'The page\'s service code picker lists them, so any programme can be dialled. Read again on ' +
+        'each request: a reloaded programmes file shows at once.',
+      response: { 200: ProgrammeListSchema }
+    }
+  }, async (_request, reply) => {
+    reply.header('cache-control', 'no-store')
+    const listed = programmes.codes().map((serviceCode) => ({ serviceCode, name: programmes.of(serviceCode).name }))
+    return { programmes: listed }
   })
 }

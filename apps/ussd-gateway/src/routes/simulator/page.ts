@@ -44,6 +44,7 @@ export const simulatorHtml = (appName: string) => `<!doctype html>
     <p>Drives <code>POST /api/ussd</code> exactly as Africa's Talking does: form bodies, a cumulative
       <code>text</code>, and the end-of-session notification when you hang up.</p>
     <label>Phone number <input id="phone" value="+254712345678" pattern="^\\+?[1-9][0-9]{6,14}$"></label>
+    <label>Programme <select id="programme"><option value="">Any code (type it below)</option></select></label>
     <label>Service code <input id="service-code" value="*384*123#"></label>
     <label>Network code <input id="network-code" value="63902"></label>
     <label><input type="checkbox" id="json"> Send JSON instead of form bodies</label>

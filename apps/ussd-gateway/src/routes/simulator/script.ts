@@ -18,7 +18,7 @@ function show (text, state) {
   display.textContent = text
   stateLabel.textContent = state
   input.value = ''
-  input.placeholder = session ? 'Reply' : '*384*123#'
+  input.placeholder = session ? 'Reply' : fields().serviceCode
   input.focus()
 }
 
@@ -104,6 +104,40 @@ for (const key of document.querySelectorAll('[data-key]')) {
   key.addEventListener('click', () => { input.value += key.dataset.key; input.focus() })
 }
 input.focus()
+
+// The configured programmes' service codes: picking one makes it the code to dial (and Call dials it).
+const picker = $('programme')
+function pick () {
+  if (picker.value === '') return
+  $('service-code').value = picker.value
+  if (session === null) {
+    input.value = picker.value
+    display.textContent = 'Dial ' + picker.value + ' (' + picker.selectedOptions[0].dataset.name + ') and press Call.'
+  }
+}
+async function refreshProgrammes () {
+  try {
+    const response = await fetch('/simulator/programmes', { cache: 'no-store' })
+    const { programmes } = await response.json()
+    const chosen = $('service-code').value.trim()
+    picker.replaceChildren(picker.options[0], ...programmes.map((programme) => {
+      const option = document.createElement('option')
+      option.value = programme.serviceCode
+      option.dataset.name = programme.name
+      option.textContent = programme.serviceCode + ' - ' + programme.name
+      return option
+    }))
+    picker.value = programmes.some((programme) => programme.serviceCode === chosen) ? chosen : ''
+  } catch {}
+}
+picker.addEventListener('change', pick)
+// A reloaded programmes file shows when the page is looked at again (not on focus: that would close the list).
+document.addEventListener('visibilitychange', () => { if (!document.hidden) void refreshProgrammes() })
+$('service-code').addEventListener('input', () => {
+  const typed = $('service-code').value.trim()
+  picker.value = [...picker.options].some((option) => option.value === typed) ? typed : ''
+})
+void refreshProgrammes()
 
 // SMS the gateway sent (or, with SMS off, would have sent), polled while the page is visible.
 async function refreshSms () {

@@ -54,7 +54,7 @@ main { display: flex; flex-wrap: wrap; gap: 2rem; padding: 2rem; justify-content
 .keys #clear { font-size: .9rem; }
 .settings { max-width: 420px; }
 .settings label { display: block; margin: .6rem 0; font-size: .9rem; }
-.settings input:not([type=checkbox]) {
+.settings input:not([type=checkbox]), .settings select {
   display: block;
   width: 100%;
   padding: .35rem;

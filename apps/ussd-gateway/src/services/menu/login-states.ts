@@ -2,6 +2,7 @@ import { findAccount, provideIdentity, resealSigningKey, type Account } from '..
 import { phoneHasRoom, phoneTakenEnd } from './create-states.ts'
 import { normaliseCustomerId } from '../customer-id.ts'
 import type { Session } from '../session.ts'
+import { startRecovery } from './forgot-states.ts'
 import { newPinStates } from './new-pin-states.ts'
 import { landing } from './platform-menu.ts'
 import { checkPin, isLocked, lockedEnd } from './pin-check.ts'
@@ -54,11 +55,15 @@ const logIn = (s: Session, account: Account) => {
 export const loginStates = {
   accountMenu: {
     parent: () => 'preMenu',
-    view: (t) => ({ lines: [t('account.title'), t('account.login'), t('account.create')], footer: [t('nav.back')] }),
+    view: (t) => ({
+      lines: [t('account.title'), t('account.login'), t('account.create'), t('account.forgot')],
+      footer: [t('nav.back')]
+    }),
     input: async (value, s, deps) => {
       if (value === '1') return go('loginId')
       // Said before the name and PIN are typed; the insert checks again (parallel sign-ups).
       if (value === '2') return await phoneHasRoom(s, deps) ? go('createName') : phoneTakenEnd(s, deps)
+      if (value === '3') return await startRecovery(s, deps)
       return refuse(s, 'error.invalidChoice')
     }
   },

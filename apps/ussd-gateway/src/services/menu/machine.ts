@@ -7,6 +7,7 @@ import { agentStates } from './agent-states.ts'
 import { assistantStates } from './assistant-states.ts'
 import { createStates } from './create-states.ts'
 import { domainStates } from './domain-states.ts'
+import { forgotStates } from './forgot-states.ts'
 import { translator } from './i18n.ts'
 import { loginStates } from './login-states.ts'
 import { mainStates } from './main-states.ts'
@@ -16,7 +17,14 @@ import type { MachineDeps, StateDef, Step } from './types.ts'
 export const INITIAL_STATE: StateName = 'preMenu'
 
 export const STATES: Record<StateName, StateDef> = {
-  ...mainStates, ...loginStates, ...createStates, ...servicesStates, ...domainStates, ...assistantStates, ...agentStates
+  ...mainStates,
+  ...loginStates,
+  ...forgotStates,
+  ...createStates,
+  ...servicesStates,
+  ...domainStates,
+  ...assistantStates,
+  ...agentStates
 }
 
 const isBackKey = (key: string): boolean => key === '0' || key === 'back'

@@ -36,6 +36,7 @@ export const en = {
   'account.title': 'Account',
   'account.login': '1. Log in',
   'account.create': '2. Create account',
+  'account.forgot': '3. Forgot Customer ID',
 
   'login.enterId': 'Enter your Customer ID (e.g. C1A2B3C4D):',
   'login.invalidId': 'Invalid Customer ID. It is C followed by 8 digits or letters A-F.',
@@ -58,9 +59,21 @@ export const en = {
   'create.mismatch': 'PINs do not match. Please create your PIN again.',
   'create.done': 'Account created!\nYour Customer ID: {id}\nKeep it safe: you need it with your PIN to log in.',
   'create.continue': '1. My Account',
-  'create.phoneTaken': 'This phone number already has an account. Please log in with your Customer ID. {support}',
-  'support.call': 'Forgot it? Call support on {phone}.',
-  'support.contact': 'Forgot it? Please contact support.',
+  'create.phoneTaken':
+    'This phone number already has an account. Log in with your Customer ID. Forgot it? Choose 3 in the Account ' +
+    'menu. {support}',
+  'support.call': 'Or call support on {phone}.',
+  'support.contact': 'Or contact support.',
+
+  'forgot.enterPin': 'Enter your 5-digit PIN to see your Customer ID:',
+  'forgot.noAccount': 'No account is registered to this phone number. Dial from the phone you signed up with, ' +
+    'or create an account.',
+  'forgot.locked': 'Your account is locked after 3 incorrect PINs. Try again in {wait}, or contact support.',
+  'forgot.wrongPin': 'That PIN matches no account on this phone. After 3 incorrect PINs an account is locked.',
+  'forgot.found': 'Your Customer ID: {id}\nKeep it safe: you need it with your PIN to log in.',
+  'forgot.foundMany': 'Your Customer IDs: {ids}\nKeep them safe: you need one with its PIN to log in.',
+  'forgot.smsSent': 'We also sent it to this phone by SMS.',
+  'forgot.login': '1. Log in',
 
   'services.title': 'My Account ({id})',
   'services.details': '1. Account details',

@@ -35,6 +35,7 @@ export const sw: Record<MessageKey, string> = {
   'account.title': 'Akaunti',
   'account.login': '1. Ingia',
   'account.create': '2. Fungua akaunti',
+  'account.forgot': '3. Umesahau Namba ya Mteja',
 
   'login.enterId': 'Weka Namba yako ya Mteja (mfano C1A2B3C4D):',
   'login.invalidId': 'Namba ya Mteja si sahihi. Ni C ikifuatiwa na tarakimu au herufi A-F, jumla 8.',
@@ -58,9 +59,22 @@ export const sw: Record<MessageKey, string> = {
   'create.mismatch': 'PIN hazilingani. Tafadhali tengeneza PIN yako upya.',
   'create.done': 'Akaunti imefunguliwa!\nNamba yako ya Mteja: {id}\nIhifadhi: utaihitaji pamoja na PIN kuingia.',
   'create.continue': '1. Akaunti Yangu',
-  'create.phoneTaken': 'Namba hii ya simu tayari ina akaunti. Tafadhali ingia kwa Namba yako ya Mteja. {support}',
-  'support.call': 'Umeisahau? Piga simu kwa huduma kwa wateja {phone}.',
-  'support.contact': 'Umeisahau? Tafadhali wasiliana na huduma kwa wateja.',
+  'create.phoneTaken': 'Namba hii ya simu tayari ina akaunti. Ingia kwa Namba yako ya Mteja. Umeisahau? ' +
+    'Chagua 3 kwenye menyu ya Akaunti. {support}',
+  'support.call': 'Au piga simu kwa huduma kwa wateja {phone}.',
+  'support.contact': 'Au wasiliana na huduma kwa wateja.',
+
+  'forgot.enterPin': 'Weka PIN yako ya tarakimu 5 kuona Namba yako ya Mteja:',
+  'forgot.noAccount': 'Hakuna akaunti iliyosajiliwa kwa namba hii ya simu. Piga kutoka simu uliyojisajili nayo, ' +
+    'au fungua akaunti.',
+  'forgot.locked': 'Akaunti yako imefungwa baada ya PIN zisizo sahihi mara 3. Jaribu tena baada ya {wait}, ' +
+    'au wasiliana na huduma kwa wateja.',
+  'forgot.wrongPin': 'PIN hiyo hailingani na akaunti yoyote ya simu hii. Baada ya PIN zisizo sahihi mara 3 ' +
+    'akaunti hufungwa.',
+  'forgot.found': 'Namba yako ya Mteja: {id}\nIhifadhi: utaihitaji pamoja na PIN kuingia.',
+  'forgot.foundMany': 'Namba zako za Mteja: {ids}\nZihifadhi: utahitaji moja pamoja na PIN yake kuingia.',
+  'forgot.smsSent': 'Tumeituma pia kwa SMS kwenye simu hii.',
+  'forgot.login': '1. Ingia',
 
   'services.title': 'Akaunti Yangu ({id})',
   'services.details': '1. Taarifa za akaunti',

@@ -41,6 +41,12 @@ async function resealed (deps: MachineDeps, pin: string): Promise<{ pinRecord: s
 }
 
 /**
+ * Why a PIN did not prove the account: `wrong` (counted), `lockedNow` (counted, and it locked the account)
+ * or `notCounted` (locked already, PIN replaced meanwhile, or the account gone: nothing was compared).
+ */
+export type PinMiss = 'wrong' | 'lockedNow' | 'notCounted'
+
+/**
  * Counts the attempt in the database before comparing the PIN (see chargePinAttempt), so parallel guesses
  * from any number of sessions get 3 comparisons at most; resolves the account, or the step saying why not.
  */
@@ -49,12 +55,12 @@ export async function checkPin (
   session: Session,
   customerId: string,
   pin: string
-): Promise<{ account: Account } | { stop: Step }> {
+): Promise<{ account: Account } | { stop: Step, miss: PinMiss }> {
   const chargedAt = new Date()
   const now = chargedAt.getTime()
   const policy = { maxAttempts: MAX_PIN_ATTEMPTS, ...deps.lockout }
   const charged = await chargePinAttempt(deps.db, customerId, policy, chargedAt)
-  if (charged === undefined) return { stop: await notCounted(deps, customerId) }
+  if (charged === undefined) return { stop: await notCounted(deps, customerId), miss: 'notCounted' }
   let check
   try {
     check = await deps.vault.verify(pin, charged.pinRecord)
@@ -70,13 +76,16 @@ export async function checkPin (
       const app = deps.programmes.of(session.serviceCode).name
       // To the account's own phone, in its language: the session may be on another phone.
       deps.sms.notify(charged.phoneNumber, { kind: 'lockout', app, customerId, wait, lockedUntil })
-      return { stop: end('login.lockedNow', { n: MAX_PIN_ATTEMPTS, max: MAX_PIN_ATTEMPTS, wait }) }
+      return { stop: end('login.lockedNow', { n: MAX_PIN_ATTEMPTS, max: MAX_PIN_ATTEMPTS, wait }), miss: 'lockedNow' }
     }
-    return { stop: refuse(session, 'login.wrongPin', { n: charged.pinAttempts, max: MAX_PIN_ATTEMPTS }) }
+    return {
+      stop: refuse(session, 'login.wrongPin', { n: charged.pinAttempts, max: MAX_PIN_ATTEMPTS }),
+      miss: 'wrong'
+    }
   }
   const reseal = check.stale ? await resealed(deps, pin) : undefined
   if (!(await settleRightPin(deps.db, customerId, { pinVersion: charged.pinVersion, chargedAt, reseal }))) {
-    return { stop: await notCounted(deps, customerId) }
+    return { stop: await notCounted(deps, customerId), miss: 'notCounted' }
   }
   const settled = { status: 'active', pinAttempts: 0, lockouts: 0, lockedReason: null, lockedUntil: null } as const
   return { account: { ...charged, ...settled } }

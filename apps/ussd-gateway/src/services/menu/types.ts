@@ -27,9 +27,9 @@ export interface MachineDeps {
   saveLanguage: (phoneNumber: string, language: Language) => Promise<void>
   /**
    * SMS: `notify` queues one of the gateway's notices in the background, `enqueue(phone, text, kind, { id })`
-   * any text (awaitable, idempotent per id, never rejects); neither waits on a send.
+   * any text (awaitable, idempotent per id, never rejects); neither waits on a send. `enabled`: SMS is on.
    */
-  sms: Pick<SmsService, 'notify' | 'enqueue'>
+  sms: Pick<SmsService, 'notify' | 'enqueue' | 'enabled'>
   platform: Platform
   assistant: Assistant
 }

@@ -9,7 +9,8 @@ import { createSmsQueue, type SmsKind, type SmsRecord } from './sms-queue.ts'
 
 /** The SMS the gateway sends on its own; each names what it is about, which also makes its idempotency id. */
 export type SmsNotice =
-  | { kind: 'customerId', app: string, customerId: string }
+  /** `recoveredIn`: the session of a Forgot Customer ID, sent once per session (sign-up's once per account). */
+  | { kind: 'customerId', app: string, customerId: string, recoveredIn?: string | undefined }
   | { kind: 'temporaryPin', app: string, customerId: string, pin: string, hours: number, expiresAt: Date }
   | { kind: 'lockout', app: string, customerId: string, wait: MessageRef, lockedUntil: Date }
   | { kind: 'registration', app: string, one: Record<Language, string>, serial: string, did: string }
@@ -23,7 +24,9 @@ function compose (notice: SmsNotice, language: Language): Composed {
       return {
         key: 'customerId',
         params: { app: notice.app, id: notice.customerId },
-        id: `customer-id:${notice.customerId}`
+        id: notice.recoveredIn === undefined
+          ? `customer-id:${notice.customerId}`
+          : `customer-id:${notice.customerId}:recovered:${notice.recoveredIn}`
       }
     case 'temporaryPin':
       return {

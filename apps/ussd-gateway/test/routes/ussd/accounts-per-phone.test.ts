@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { atSignUpConfirmation, createAccount, Dialer, fileApp, newPhone } from '../../helper.ts'
 
-const TAKEN_EN = 'END This phone number already has an account. Please log in with your Customer ID. ' +
-  'Forgot it? Please contact support.'
-const TAKEN_SW = 'END Namba hii ya simu tayari ina akaunti. Tafadhali ingia kwa Namba yako ya Mteja. ' +
-  'Umeisahau? Tafadhali wasiliana na huduma kwa wateja.'
+const TAKEN_EN = 'END This phone number already has an account. Log in with your Customer ID. ' +
+  'Forgot it? Choose 3 in the Account menu. Or contact support.'
+const TAKEN_SW = 'END Namba hii ya simu tayari ina akaunti. Ingia kwa Namba yako ya Mteja. ' +
+  'Umeisahau? Chagua 3 kwenye menyu ya Akaunti. Au wasiliana na huduma kwa wateja.'
 
 describe('one account per phone (USSD_ACCOUNTS_PER_PHONE=1, the default)', () => {
   const ctx = fileApp()

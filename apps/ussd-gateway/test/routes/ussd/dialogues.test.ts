@@ -71,7 +71,8 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
   it('creates an account: name, optional email, PIN twice; shows the id and logs the user in', async () => {
     const phone = new Dialer(ctx.app)
     await phone.dial()
-    expect((await phone.send('2')).body).toBe('CON Account\n1. Log in\n2. Create account\n0. Back')
+    expect((await phone.send('2')).body)
+      .toBe('CON Account\n1. Log in\n2. Create account\n3. Forgot Customer ID\n0. Back')
     expect((await phone.send('2')).body).toBe('CON Enter your full name:\n0. Back')
     expect((await phone.send('J')).screen)
       .toBe('Please enter a name of 2-40 letters (spaces, -, \' and . allowed).\nEnter your full name:\n0. Back')
@@ -305,8 +306,10 @@ describe('USSD dialogues (Africa\'s Talking, cumulative text)', () => {
     // The account menu is a fixed screen, built once per language: each phone sees its own.
     const english = new Dialer(ctx.app, { phoneNumber: newPhone() })
     await english.dial()
-    expect((await later.send('2')).screen).toBe('Akaunti\n1. Ingia\n2. Fungua akaunti\n0. Rudi')
-    expect((await english.send('2')).screen).toBe('Account\n1. Log in\n2. Create account\n0. Back')
+    expect((await later.send('2')).screen)
+      .toBe('Akaunti\n1. Ingia\n2. Fungua akaunti\n3. Umesahau Namba ya Mteja\n0. Rudi')
+    expect((await english.send('2')).screen)
+      .toBe('Account\n1. Log in\n2. Create account\n3. Forgot Customer ID\n0. Back')
     expect((await later.send('0')).screen).toMatch(/^Karibu Impact Platform/)
     expect((await later.send('*')).body).toBe('END Asante kwa kutumia Impact Platform. Kwaheri!')
     const back = new Dialer(ctx.app, { phoneNumber })

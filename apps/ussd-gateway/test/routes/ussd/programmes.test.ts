@@ -83,8 +83,8 @@ describe('programmes per service code (USSD_PROGRAMMES_FILE)', () => {
     const phoneNumber = newPhone()
     await createAccount(ctx, { phoneNumber })
     expect((await new Dialer(ctx.app, { phoneNumber, serviceCode: '*384#' }).dial('2*2')).body)
-      .toBe('END This phone number already has an account. Please log in with your Customer ID. ' +
-        'Forgot it? Call support on +254700000100.')
+      .toBe('END This phone number already has an account. Log in with your Customer ID. ' +
+        'Forgot it? Choose 3 in the Account menu. Or call support on +254700000100.')
   })
 
   it('reloads a changed file without dropping live sessions, and keeps the programmes when it is invalid', async () => {

@@ -153,7 +153,8 @@ describe('USSD sessions', () => {
       await phone.send('1')
       expect((await phone.send('*')).screen).toMatch(/^Welcome to Impact Platform/)
       expect(phone.text).toBe('1**')
-      expect((await phone.send('2')).screen).toBe('Account\n1. Log in\n2. Create account\n0. Back')
+      expect((await phone.send('2')).screen)
+        .toBe('Account\n1. Log in\n2. Create account\n3. Forgot Customer ID\n0. Back')
       expect((await phone.send('1')).screen).toMatch(/^Enter your Customer ID/)
     })
 
@@ -192,7 +193,8 @@ describe('USSD sessions', () => {
   describe('shortcut dials', () => {
     it('jumps to the menu named by a non-empty first text', async () => {
       expect((await new Dialer(ctx.app).dial('1*3')).screen).toMatch(/^We never ask for your PIN/)
-      expect((await new Dialer(ctx.app).dial('2')).screen).toBe('Account\n1. Log in\n2. Create account\n0. Back')
+      expect((await new Dialer(ctx.app).dial('2')).screen)
+        .toBe('Account\n1. Log in\n2. Create account\n3. Forgot Customer ID\n0. Back')
     })
 
     it('jumps by the extra segments of a dialled code after a configured base code', async () => {
