@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
-import { PROTOCOL, startDomainApi } from '../../../apps/oracle-runtime/test/support/platform-services.ts'
+import { startDomainApi, type LoopbackDomainApi } from '@impact/domain-api/testing'
 import type { OracleEventPayloads, ToolApproval } from '../src/index.ts'
 import { clientFor, recordingFetch, startRuntime, testUser, type RealRuntime } from './support/runtime.ts'
 
+/** A protocol DID the registry does not hold (it accepts such classes: they may live on chain). */
+const PROTOCOL = 'did:ixo:entity:0123456789abcdef0123456789abcdef'
 const register = (serial: string) => `Please register a stove serial ${serial} under ${PROTOCOL}`
 const stores = (calls: Array<{ method: string, path: string }>) =>
   calls.filter((c) => c.method === 'POST' && c.path === '/delegation').length
@@ -10,7 +12,7 @@ const stores = (calls: Array<{ method: string, path: string }>) =>
 // The runtime's platform plugin (offline agent) against a real domain-api: a user whose client never stored a
 // delegation asks to register a stove, and the oracle answers with its re-authorisation prompt.
 describe('the re-authorisation prompt against a real oracle runtime', () => {
-  let registry: Awaited<ReturnType<typeof startDomainApi>>
+  let registry: LoopbackDomainApi
   let runtime: RealRuntime
 
   beforeAll(async () => {

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startChain, type LoopbackChain } from '@impact/chain-rest-gateway/testing'
 import { createPlatformClient, PlatformClientError } from '../src/index.ts'
-import { ENTITY_1, startChain } from './services.ts'
+import { ENTITY_1 } from './services.ts'
 
 const KEY = 'chain-key-0123456789abcdef'
-let open: Awaited<ReturnType<typeof startChain>>
-let gated: Awaited<ReturnType<typeof startChain>>
+let open: LoopbackChain
+let gated: LoopbackChain
 
 beforeAll(async () => {
   [open, gated] = await Promise.all([startChain(), startChain({ CHAIN_API_KEYS: KEY })])

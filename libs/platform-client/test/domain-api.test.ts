@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { decodeBase64Car, generateSigner, mintDelegation, mintInvocation, type OracleSigner } from '@impact/ucan'
+import { startDomainApi, type LoopbackDomainApi } from '@impact/domain-api/testing'
 import { createPlatformClient, PlatformClientError, type PlatformClient } from '../src/index.ts'
-import { PROTOCOL, startDomainApi } from './services.ts'
+import { PROTOCOL } from './services.ts'
 
-let registry: Awaited<ReturnType<typeof startDomainApi>>
+let registry: LoopbackDomainApi
 let oracle: OracleSigner
 let platform: PlatformClient
 

@@ -3,6 +3,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
+import { startChain, type LoopbackChain } from '@impact/chain-rest-gateway/testing'
+import { startDomainApi, type LoopbackDomainApi } from '@impact/domain-api/testing'
 import { createPlatformClient, type PlatformClient } from '@impact/platform-client'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
 import { createSharedState } from '@impact/shared-state'
@@ -11,21 +13,24 @@ import { loadConfig } from '../../src/config.ts'
 import { BUILTIN_PLUGINS, resolvePlugins } from '../../src/runtime-plugins/index.ts'
 import { createHarness, type Harness, type Shared, type TestUser } from '../support/harness.ts'
 import { startLoopbackLlm, type LoopbackLlm } from '../support/loopback-llm.ts'
-import { CHAIN_ENTITY, PROTOCOL, startChain, startDomainApi } from '../support/platform-services.ts'
 import { connectSocket } from '../support/socket-client.ts'
 import { openStream } from '../support/sse-client.ts'
 import { stoveStatusPlugin } from '../support/stove-status-plugin.ts'
 
-type DomainApi = Awaited<ReturnType<typeof startDomainApi>>
-type Chain = Awaited<ReturnType<typeof startChain>>
+/** A protocol DID the registry does not hold (it accepts such classes: they may live on chain). */
+const PROTOCOL = 'did:ixo:entity:0123456789abcdef0123456789abcdef'
+/** An entity of the chain gateway's development node. */
+const CHAIN_ENTITY = 'did:ixo:entity:0000000000000000000000000000e001'
 
-let registry: DomainApi
-let chain: Chain
+let registry: LoopbackDomainApi
+let chain: LoopbackChain
 let llm: LoopbackLlm
 /** An oracle answering through a loopback model, and one running the offline agent; both on loopback. */
 let withModel: { h: Harness, base: string }
 let offline: { h: Harness, base: string }
 let platform: PlatformClient
+/** What the registry was sent besides `GET /` (its DID). */
+const requests = () => registry.seen.filter((r) => r.url !== '/').length
 
 async function oracle (env: Record<string, string>) {
   const h = await createHarness({ DOMAIN_API_URL: registry.url, CHAIN_REST_URL: chain.url, ...env }, {
@@ -122,7 +127,7 @@ describe('platform plugin through a model', () => {
   it('creates nothing when the user declines', async () => {
     const { user } = await authorisedUser(withModel)
     const sessionId = await withModel.h.newSession(user.headers)
-    const before = registry.requests()
+    const before = requests()
     const args = { name: 'Stove X', protocol: PROTOCOL }
     llm.enqueue({ toolCalls: [{ id: 'call_reg_no', name: 'register_domain', args }] }, { content: ['Not registered.'] })
     const stream = await openStream(withModel.base, sessionId, user.headers, { message: 'Register stove X' })
@@ -131,14 +136,14 @@ describe('platform plugin through a model', () => {
     const { frames } = await stream.rest()
     expect(frame(frames, 'tool_call', 'error')?.output)
       .toBe('The user declined: wrong stove. register_domain was not run.')
-    expect(registry.requests()).toBe(before)
+    expect(requests()).toBe(before)
     expect((await asSelf(user).searchDomains({ controller: user.did })).items).toEqual([])
   })
 
   it('asks for authorisation when no delegation is stored, and prompts the client to store one', async () => {
     const user = await withModel.h.user()
     const sessionId = await withModel.h.newSession(user.headers)
-    const before = registry.requests()
+    const before = requests()
     llm.enqueue({ toolCalls: [{ id: 'call_noauth', name: 'search_domains', args: { mine: true } }] },
       { content: ['Please authorise me.'] })
     const stream = await openStream(withModel.base, sessionId, user.headers, { message: 'What are my stoves?' })
@@ -157,7 +162,7 @@ describe('platform plugin through a model', () => {
       .toContain(`authorise this oracle (${withModel.h.oracleDid}) for domain/read`)
     expect(frame(frames, 'message')?.content).toBe('Please authorise me.')
     expect(frames.at(-1)?.event).toBe('done')
-    expect(registry.requests()).toBe(before)
+    expect(requests()).toBe(before)
   })
 
   it('prompts for authorisation, without asking to approve, when the delegation does not grant registering',
@@ -168,7 +173,7 @@ describe('platform plugin through a model', () => {
         sessionId, auth: { invocation: user.invocation, ucanDelegation: user.delegation }
       })
       onTestFinished(() => { socket.disconnect() })
-      const before = registry.requests()
+      const before = requests()
       const args = { name: 'S', protocol: PROTOCOL }
       llm.enqueue({ toolCalls: [{ id: 'call_short', name: 'register_domain', args }] },
         { content: ['Please authorise me to register it.'] })
@@ -194,7 +199,7 @@ describe('platform plugin through a model', () => {
         method: 'GET', url: `/sessions/${sessionId}/messages`, headers: user.headers
       })
       expect(history.json().pendingApprovals).toEqual([])
-      expect(registry.requests()).toBe(before)
+      expect(requests()).toBe(before)
     })
 
   it('reports domain-api\'s refusal of a delegation the user revoked there', async () => {
@@ -263,7 +268,7 @@ describe('platform plugin through the offline agent', () => {
   it('prompts a user who never authorised the oracle instead of asking them to approve a registration', async () => {
     const user = await offline.h.user()
     const sessionId = await offline.h.newSession(user.headers)
-    const before = registry.requests()
+    const before = requests()
     const stream = await openStream(offline.base, sessionId, user.headers, {
       message: `Please register a stove serial ST-98 under ${PROTOCOL}`
     })
@@ -275,13 +280,13 @@ describe('platform plugin through the offline agent', () => {
     expect(frame(frames, 'tool_call', 'error')).toMatchObject({ toolName: 'register_domain' })
     expect(frames.at(-1)).toMatchObject({ event: 'done', data: { messageId: expect.any(String) } })
     expect(frames.at(-1)?.data).not.toHaveProperty('failed')
-    expect(registry.requests()).toBe(before)
+    expect(requests()).toBe(before)
   })
 
   it('reads a verification with its open proposal and tally', async () => {
     const { user } = await authorisedUser(offline)
     const domain = await asSelf(user).registerDomain({ type: 'Device', class: PROTOCOL, metadata: { name: 'V' } })
-    await registry.admin('PUT', `/v1/accounts/${user.did}/roles`, { roles: ['compliance'] })
+    await registry.grant(user.did, ['compliance'])
     const propose = await fetch(`${registry.url}/v1/domains/${domain.did}/verification-proposals`, {
       method: 'POST',
       headers: {
@@ -373,7 +378,7 @@ describe('platform plugin across a restart', { timeout: 60_000 }, () => {
       sessionId, auth: { invocation: user.invocation, ucanDelegation: user.delegation }
     })
     onTestFinished(() => { socket.disconnect() })
-    const before = registry.requests()
+    const before = requests()
     llm.enqueue({ content: ['Please authorise me to register stoves for you.'] })
     expect((await decide(second, user, 'call_reg_resumed', { sessionId, approved: true })).statusCode).toBe(200)
 
@@ -391,7 +396,7 @@ describe('platform plugin across a restart', { timeout: 60_000 }, () => {
     const failed = await socket.next('tool_call', (e) => e.payload.status === 'error')
     expect(JSON.parse(failed.payload.output)).toMatchObject({ error: 'authorisation_required', reason: 'not_granted' })
     await socket.next('message_cache_invalidation')
-    expect(registry.requests()).toBe(before)
+    expect(requests()).toBe(before)
     expect((await second.h.transcript(user.headers, sessionId)).at(-1)).toMatchObject({
       content: 'Please authorise me to register stoves for you.',
       toolCalls: [{ id: 'call_reg_resumed', status: 'error' }]

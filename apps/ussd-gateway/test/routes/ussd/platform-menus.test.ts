@@ -128,7 +128,7 @@ describe('the platform menus, acting as the account on a real domain-api and ora
       })
     ])
     // Signed by the agent's own key, for the agent, addressed to the registry.
-    expect(registry.invocations.filter((i) => i.capabilities[0]?.can === 'domain/create')).toEqual([
+    expect((await registry.invocations()).filter((i) => i.capabilities[0]?.can === 'domain/create')).toEqual([
       { issuer: agentDid, audience: registry.did, capabilities: [{ can: 'domain/create', with: agentDid }] }
     ])
 
@@ -150,7 +150,7 @@ describe('the platform menus, acting as the account on a real domain-api and ora
     expect((await home.send('6')).screen).toMatch(/^Invalid choice\./)
     expect((await home.send('4')).screen).toBe('My stoves\n1. SN0042 - pending\n0. Back')
     expect((await home.send('1')).screen).toMatch(/^SN0042\nID: .*\nStatus: pending\nWaiting to be submitted/)
-    expect(registry.invocations.at(-1)).toEqual(
+    expect((await registry.invocations()).at(-1)).toEqual(
       { issuer: householdDid, audience: registry.did, capabilities: [{ can: 'domain/read', with: householdDid }] })
 
     await registry.verify(stove.did)
@@ -265,10 +265,10 @@ describe('the platform menus, acting as the account on a real domain-api and ora
     const phone = new Dialer(ctx.app)
     const welcome = await phone.dial()
     expect(welcome.screen).toBe('Welcome to Clean Cooking\n1. Know More\n2. Account\n3. Language/Lugha\n*. Exit')
-    const before = registry.invocations.length
+    const before = (await registry.invocations()).length
     expect((await phone.send('4')).screen).toMatch(/^Invalid choice\./)
     expect((await new Dialer(ctx.app).dial('5')).screen).toMatch(/^Invalid choice\./)
-    expect(registry.invocations).toHaveLength(before)
+    expect(await registry.invocations()).toHaveLength(before)
   })
 })
 
