@@ -21,7 +21,7 @@ import {
   updateProposal,
   type ProposalFilters
 } from '../db/proposal.repository.ts'
-import type { DB, DomainRow, NewEvent, ProposalRow } from '../db/types.ts'
+import type { DB, DomainRow, ProposalRow } from '../db/types.ts'
 import {
   DomainAlreadyVotedError,
   DomainCouncilInvalidError,
@@ -91,7 +91,9 @@ export function createGovernanceService (
   async function electorateFor (trx: Transaction<DB>, domain: DomainRow, caller: Caller, council?: string[]) {
     const excluded = [...new Set([...domain.controllers, caller.account])]
     const vetoers = await roleHolders(trx, 'vetoer', excluded)
-    if (council === undefined) return { source: 'voter-role', voters: await roleHolders(trx, 'voter', excluded), vetoers }
+    if (council === undefined) {
+      return { source: 'voter-role', voters: await roleHolders(trx, 'voter', excluded), vetoers }
+    }
     const conflicted = council.filter((account) => excluded.includes(account))
     if (conflicted.length > 0) {
       throw new DomainCouncilInvalidError(
@@ -141,7 +143,10 @@ export function createGovernanceService (
         outcome,
         tally: tallyOf(closed),
         decidingVote: {
-          keyId: caller.keyId, account: caller.account, service: caller.service, vote: body.vote,
+          keyId: caller.keyId,
+          account: caller.account,
+          service: caller.service,
+          vote: body.vote,
           rationale: body.rationale ?? null
         }
       }),
@@ -268,21 +273,20 @@ export function createGovernanceService (
           counts[was] = proposal[was] - 1
         }
         const tallied = await updateProposal(trx, id, counts)
-        const entry: Omit<NewEvent, 'domain_did' | 'actor_kind' | 'actor_key' | 'actor_account' | 'actor_service' |
-          'from_status'> = {
-          event: previous === undefined ? 'vote_cast' : 'vote_changed',
+        const changed = previous !== undefined
+        await insertEvents(trx, [callerEvent(caller, domain, {
+          event: changed ? 'vote_changed' : 'vote_cast',
           to_status: domain.status,
           proposal_id: id,
-          reason: previous === undefined ? `voted ${body.vote}` : `changed vote from ${previous.vote} to ${body.vote}`,
+          reason: changed ? `changed vote from ${previous.vote} to ${body.vote}` : `voted ${body.vote}`,
           details: JSON.stringify({
             vote: body.vote,
-            ...(previous !== undefined ? { previous: previous.vote } : {}),
+            ...(changed ? { previous: previous.vote } : {}),
             rationale: body.rationale ?? null,
             tally: tallyOf(tallied)
           }),
           at: now
-        }
-        await insertEvents(trx, [callerEvent(caller, domain, entry)])
+        })])
         await closeIfDecided(trx, domain, tallied, caller, body, now)
         return { cast: true }
       })

@@ -34,7 +34,10 @@ const proposalEnded = (row: DomainWithProposal, now: Date) =>
 
 /** Whether the latest proposal's votes pass (read when its period has ended but is not recorded yet). */
 const endedPassing = (row: DomainWithProposal) => passes({
-  yes: row.p_yes ?? 0, no: row.p_no ?? 0, abstain: row.p_abstain ?? 0, quorum: row.p_quorum ?? 1,
+  yes: row.p_yes ?? 0,
+  no: row.p_no ?? 0,
+  abstain: row.p_abstain ?? 0,
+  quorum: row.p_quorum ?? 1,
   threshold: row.p_threshold ?? 1
 })
 

@@ -98,7 +98,8 @@ export async function down (db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('verification_proposals').addCheckConstraint('verification_proposals_status_check',
     sql`status in ('open', 'passed', 'rejected', 'cancelled')`).execute()
   await db.schema.alterTable('verification_proposals')
-    .dropColumn('veto').dropColumn('quorum_rule').dropColumn('electorate_vetoers').dropColumn('electorate_size').dropColumn('electorate_source')
+    .dropColumn('veto').dropColumn('quorum_rule')
+    .dropColumn('electorate_vetoers').dropColumn('electorate_size').dropColumn('electorate_source')
     .execute()
   await db.schema.dropTable('verification_electorates').execute()
 
