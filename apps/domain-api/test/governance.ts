@@ -50,8 +50,8 @@ export async function createProposal (t: TestApp, did: string, key: string, payl
 }
 
 /** Casts a vote that must be accepted; the proposal as it stands after it. */
-export async function castVote (t: TestApp, id: string, key: string, choice = 'yes') {
-  const res = await vote(t, id, key, choice)
+export async function castVote (t: TestApp, id: string, key: string, choice = 'yes', rationale?: string) {
+  const res = await vote(t, id, key, choice, rationale)
   if (res.statusCode !== 201) throw new Error(`voting failed: ${res.body}`)
   return res.json() as { status: string, [key: string]: unknown }
 }
