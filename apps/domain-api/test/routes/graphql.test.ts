@@ -122,7 +122,8 @@ describe('POST /graphql', () => {
           votes { keyId account vote rationale supersededAt }
         }
       }`, { id: proposal.id })
-    const ballot = (k: Key, vote: string, rationale: string | null) => ({ keyId: k.id, account: k.account, vote, rationale })
+    const ballot = (k: Key, vote: string, rationale: string | null) =>
+      ({ keyId: k.id, account: k.account, vote, rationale })
     const superseded = (await t.app.inject({
       url: `/v1/verification-proposals/${proposal.id}`, headers: t.auth(registrar.key)
     })).json().votes[0].supersededAt
