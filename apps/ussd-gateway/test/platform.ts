@@ -64,12 +64,13 @@ export async function startRegistry () {
     return JSON.parse(text) as T
   }
 
-  /** An API key of a fresh account holding `roles` (granted by the admin first). */
-  async function keyWith (roles: string[]): Promise<string> {
+  /** A fresh account holding `roles` (granted by the admin first) and an API key of it. */
+  async function accountWith (roles: string[]): Promise<{ account: string, key: string }> {
     const account = `did:ixo:ussd-test-${randomBytes(6).toString('hex')}`
     await api('PUT', `/v1/accounts/${account}/roles`, { roles })
-    return (await api<{ key: string }>('POST', '/v1/api-keys', { name: roles.join('+'), roles, account })).key
+    return { account, ...await api<{ key: string }>('POST', '/v1/api-keys', { name: roles.join('+'), roles, account }) }
   }
+  const keyWith = async (roles: string[]) => (await accountWith(roles)).key
 
   return {
     url,
@@ -95,12 +96,16 @@ export async function startRegistry () {
     async bySerial (serial: string) {
       return (await api<{ items: any[] }>('GET', `/v1/domains?externalId=${encodeURIComponent(serial)}`)).items
     },
-    /** Takes a domain through governance: a compliance officer proposes, one voter (the quorum) says yes. */
+    /**
+     * Takes a domain through governance: a compliance officer proposes with a council of one voter (who holds the
+     * role before the proposal opens), whose yes (the quorum) decides it.
+     */
     async verify (did: string) {
+      const voter = await accountWith(['voter'])
       const proposal = await api<{ id: string }>('POST', `/v1/domains/${did}/verification-proposals`, {
-        evidence: 'https://example.org/site-visit/1', note: 'site visit done'
+        evidence: 'https://example.org/site-visit/1', note: 'site visit done', council: [voter.account]
       }, await keyWith(['compliance']))
-      await api('POST', `/v1/verification-proposals/${proposal.id}/votes`, { vote: 'yes' }, await keyWith(['voter']))
+      await api('POST', `/v1/verification-proposals/${proposal.id}/votes`, { vote: 'yes' }, voter.key)
     },
     async close () {
       await app.close()

@@ -282,6 +282,11 @@ describe('platform plugin through the offline agent', () => {
     const { user } = await authorisedUser(offline)
     const domain = await asSelf(user).registerDomain({ type: 'Device', class: PROTOCOL, metadata: { name: 'V' } })
     await registry.admin('PUT', `/v1/accounts/${user.did}/roles`, { roles: ['compliance'] })
+    // A proposal needs an electorate that can reach the quorum (3) when it opens.
+    for (let i = 0; i < 3; i++) {
+      const voter = `did:ixo:voter${randomBytes(6).toString('hex')}`
+      await registry.admin('PUT', `/v1/accounts/${voter}/roles`, { roles: ['voter'] })
+    }
     const propose = await fetch(`${registry.url}/v1/domains/${domain.did}/verification-proposals`, {
       method: 'POST',
       headers: {
