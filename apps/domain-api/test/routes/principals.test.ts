@@ -220,6 +220,13 @@ describe('UCAN invocations', () => {
     expect(changed.json().tally).toMatchObject({ yes: 0, no: 1, total: 1 })
     expect(changed.json().votes.map((v: Record<string, unknown>) => [v.keyId, v.vote, v.supersededAt !== null]))
       .toEqual([[null, 'yes', true], [sameAccountKey.id, 'no', false]])
+    const mine = await t.app.inject({
+      method: 'GET',
+      url: '/v1/verification-proposals?voter=me&voted=true',
+      headers: ucan(await invocation(voter, 'domain/read'))
+    })
+    expect(mine.statusCode).toBe(200)
+    expect(mine.json().items.map((p: { id: string }) => p.id)).toEqual([proposal.id])
   })
 
   it('lets an agent with the registrar role register for a household, recording both', async () => {
