@@ -61,13 +61,13 @@ export async function listVotes (db: Db, proposalId: string) {
     .where('proposal_id', '=', proposalId).orderBy('cast_at').orderBy('id').execute()
 }
 
-/** Accounts holding `role` now, but for `except` (ordered, so an electorate reads the same every time). */
+/** Accounts holding `role` now, but for `except`, in code-point order (as every electorate is listed). */
 export async function roleHolders (db: Db, role: string, except: string[]): Promise<string[]> {
   const rows = await db.selectFrom('account_roles').select('account')
     .where('role', '=', role)
     .$if(except.length > 0, (q) => q.where('account', 'not in', except))
-    .orderBy('account').execute()
-  return rows.map((r) => r.account)
+    .execute()
+  return rows.map((r) => r.account).sort()
 }
 
 const ELECTORATE_CHUNK = 5000
@@ -104,10 +104,11 @@ export async function electorateRolesOf (db: Db, proposalId: string, account: st
 
 export async function listElectorate (db: Db, proposalId: string) {
   const rows = await db.selectFrom('verification_electorates').select(['account', 'role'])
-    .where('proposal_id', '=', proposalId).orderBy('account').execute()
+    .where('proposal_id', '=', proposalId).execute()
+  // Sorted here, not by the database's collation, so an electorate reads the same wherever it is listed.
   return {
-    voters: rows.filter((r) => r.role === 'voter').map((r) => r.account),
-    vetoers: rows.filter((r) => r.role === 'vetoer').map((r) => r.account)
+    voters: rows.filter((r) => r.role === 'voter').map((r) => r.account).sort(),
+    vetoers: rows.filter((r) => r.role === 'vetoer').map((r) => r.account).sort()
   }
 }
 
