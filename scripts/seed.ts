@@ -36,9 +36,13 @@ export interface SeedResult {
   created: Array<SeedItem | 'verification'>
 }
 
-/** The seed's accounts: one office that registers and proposes, and as many voters as the quorum needs. */
+/**
+ * The seed's accounts: one office that registers and proposes, and a council of three voters that decides the
+ * protocol's verification on its own (all three yes pass it under the default quorum of 3, or any share).
+ */
 export const SEED_OFFICE = 'did:ixo:dev-programme-office'
 export const seedVoter = (n: number) => `did:ixo:dev-programme-voter-${n}`
+const SEED_COUNCIL = [1, 2, 3].map(seedVoter)
 
 /**
  * Each seeded domain carries a stable alias (`alsoKnownAs`), by which a later run finds it instead of
@@ -68,8 +72,8 @@ interface DomainRecord {
 interface ProposalRecord {
   id: string
   status: string
-  quorum: number
-  votes: Array<{ account: string }>
+  eligible: { voters: string[] }
+  votes: Array<{ account: string, supersededAt: string | null }>
 }
 
 type Api = <T>(method: string, path: string, key: string, body?: unknown) => Promise<T>
@@ -168,26 +172,30 @@ export async function seedProgramme (options: SeedOptions): Promise<SeedResult> 
     return domain
   }
 
-  /** Takes the domain through governance: a proposal by the office, then yes votes up to the quorum. */
+  /**
+   * Takes the domain through governance: the council's voter roles first (an electorate is fixed when a proposal
+   * opens), a proposal by the office naming that council, then each member's yes vote.
+   */
   async function verify (domain: DomainRecord): Promise<void> {
     if (domain.status === 'verified') return
     let proposal: ProposalRecord
     if (domain.status === 'verification_submitted' && domain.verification !== null) {
       proposal = await api('GET', `/v1/verification-proposals/${domain.verification.proposalId}`, admin)
     } else if (domain.status === 'draft' || domain.status === 'rejected') {
+      for (const voter of SEED_COUNCIL) await keys.keyOf(voter, ['voter'])
       proposal = await api('POST', `/v1/domains/${domain.did}/verification-proposals`, await office(), {
         evidence: `${options.domainApiUrl.replace(/\/+$/, '')}/1.0/identifiers/${domain.did}`,
-        note: 'Development programme seeded by npm start'
+        note: 'Development programme seeded by npm start',
+        council: SEED_COUNCIL
       })
     } else {
       throw new SeedError(`the seeded protocol ${domain.did} is ${domain.status} and cannot be verified`)
     }
     created.push('verification')
-    const voted = new Set(proposal.votes.map((vote) => vote.account))
-    // Bounded: the quorum counts every vote, so this many fresh yes votes decide it whatever came before.
-    for (let n = 1; proposal.status === 'open' && n <= proposal.quorum + voted.size; n++) {
-      const voter = seedVoter(n)
-      if (voted.has(voter)) continue
+    const voted = new Set(proposal.votes.filter((vote) => vote.supersededAt === null).map((vote) => vote.account))
+    for (const voter of proposal.eligible.voters) {
+      if (proposal.status !== 'open') break
+      if (voted.has(voter) || !SEED_COUNCIL.includes(voter)) continue
       const key = await keys.keyOf(voter, ['voter'])
       proposal = await api('POST', `/v1/verification-proposals/${proposal.id}/votes`, key, { vote: 'yes' })
     }

@@ -85,7 +85,9 @@ describe('seedProgramme against a running domain-api', () => {
     expect(protocol).toMatchObject({ type: 'protocol/project', status: 'verified', verified: true, usable: true })
     expect(protocol.links).toEqual({ organisation: programme.organisation })
     const proposal = await api.get(`/v1/verification-proposals/${protocol.verification.proposalId as string}`)
-    expect(proposal).toMatchObject({ status: 'passed', tally: { yes: 3, no: 0, abstain: 0, total: 3 } })
+    expect(proposal).toMatchObject({
+      status: 'passed', electorate: { source: 'council', size: 3 }, tally: { yes: 3, no: 0, abstain: 0, total: 3 }
+    })
     expect(new Set(proposal.votes.map((vote: { account: string }) => vote.account)).size).toBe(3)
 
     const project = await api.get(`/v1/domains/${programme.project}`)

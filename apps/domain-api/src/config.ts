@@ -3,6 +3,7 @@ import { baseConfigProperties, loadConfig as load, peerUrlProperties } from '@im
 import { rateLimitConfigProperties } from '@impact/service-kit/rate-limits'
 import { DID_PATTERN } from '@impact/schemas'
 import { parseSigner } from '@impact/ucan'
+import { QUORUM_RULE_PATTERN } from './services/tally.ts'
 
 /** Shortest bootstrap admin key accepted anywhere: 32 characters of a random token is ≥ 160 bits. */
 export const MIN_ADMIN_KEY_LENGTH = 32
@@ -31,11 +32,11 @@ export const ConfigSchema = Type.Object({
     pattern: '^https?://',
     description: 'Blocksync GraphQL endpoint that resolves the signing keys of did:ixo accounts in UCAN chains'
   })),
-  VERIFICATION_QUORUM: Type.Integer({
-    minimum: 1,
-    maximum: 10_000,
-    default: 3,
-    description: 'Votes (yes, no or abstain) a proposal needs before it can pass'
+  VERIFICATION_QUORUM: Type.String({
+    pattern: QUORUM_RULE_PATTERN,
+    default: '3',
+    description: 'Votes (yes, no or abstain) a proposal needs before it can pass: a count (`3`, up to 9999) or a ' +
+      'share of the proposal\'s electorate (`40%`, `33.33%`; rounded up), resolved when the proposal opens'
   }),
   VERIFICATION_THRESHOLD: Type.Number({
     exclusiveMinimum: 0,

@@ -60,6 +60,12 @@ export const DomainNotControllerError = defineError(
   'Only a controller of %s (or an admin) may change it',
   403
 )
+export const DomainVoterConflictError = defineError(
+  'DOMAIN_VOTER_CONFLICT',
+  'Account %s %s domain %s, so it cannot vote on its verification',
+  403
+)
+export const DomainNotInElectorateError = defineError('DOMAIN_NOT_IN_ELECTORATE', '%s', 403)
 
 // 404
 export const DomainNotFoundError = defineError('DOMAIN_NOT_FOUND', 'Domain %s not found', 404)
@@ -85,7 +91,12 @@ export const DomainProposalClosedError = defineError(
 )
 export const DomainAlreadyVotedError = defineError(
   'DOMAIN_ALREADY_VOTED',
-  'This account has already voted on proposal %s',
+  'This account has already voted %s on proposal %s (to change its vote, send another choice)',
+  409
+)
+export const DomainElectorateTooSmallError = defineError(
+  'DOMAIN_ELECTORATE_TOO_SMALL',
+  'The electorate (%s) cannot reach the quorum of %s: the proposal could never pass',
   409
 )
 
@@ -107,6 +118,7 @@ export const DomainIdempotencyMismatchError = defineError(
   'This Idempotency-Key was already used with a different request body',
   422
 )
+export const DomainCouncilInvalidError = defineError('DOMAIN_COUNCIL_INVALID', '%s', 422)
 export const DomainClassNotProtocolError = defineError(
   'DOMAIN_CLASS_NOT_PROTOCOL',
   'The class %s is a registered %s domain, not a protocol',

@@ -80,12 +80,14 @@ export async function startDomainApi (options: LoopbackDomainApiOptions = {}) {
     await admin('PUT', `/v1/accounts/${account}/roles`, { roles })
   }
 
-  /** An API key of a fresh account that holds `roles`. */
-  async function keyWith (roles: string[]): Promise<string> {
+  /** A fresh account that holds `roles`, with an API key of it. */
+  async function accountWith (roles: string[]): Promise<{ account: string, key: string }> {
     const account = `did:ixo:test-${randomBytes(6).toString('hex')}`
     await grant(account, roles)
-    return (await admin<{ key: string }>('POST', '/v1/api-keys', { name: roles.join('+'), roles, account })).key
+    const { key } = await admin<{ key: string }>('POST', '/v1/api-keys', { name: roles.join('+'), roles, account })
+    return { account, key }
   }
+  const keyWith = async (roles: string[]): Promise<string> => (await accountWith(roles)).key
 
   return {
     url,
@@ -94,6 +96,7 @@ export async function startDomainApi (options: LoopbackDomainApiOptions = {}) {
     seen,
     admin,
     grant,
+    accountWith,
     keyWith,
     async close () {
       await app.close()

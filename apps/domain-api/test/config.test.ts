@@ -24,11 +24,18 @@ const issuesOf = (env: Record<string, string>) => {
 describe('configuration', () => {
   it('has safe defaults for governance', () => {
     expect(loadConfig({})).toMatchObject({
-      VERIFICATION_QUORUM: 3,
+      VERIFICATION_QUORUM: '3',
       VERIFICATION_THRESHOLD: 0.6,
       VERIFICATION_PERIOD_SECONDS: 604_800,
       PORT: 3001
     })
+  })
+
+  it('takes the quorum as a count or as a share of the electorate', () => {
+    expect(loadConfig({ VERIFICATION_QUORUM: '7' }).VERIFICATION_QUORUM).toBe('7')
+    expect(loadConfig({ VERIFICATION_QUORUM: '40%' }).VERIFICATION_QUORUM).toBe('40%')
+    expect(loadConfig({ VERIFICATION_QUORUM: '33.33%' }).VERIFICATION_QUORUM).toBe('33.33%')
+    expect(loadConfig({ VERIFICATION_QUORUM: '100%' }).VERIFICATION_QUORUM).toBe('100%')
   })
 
   it('limits clients, failed authentications and API keys by default', () => {
@@ -58,6 +65,10 @@ describe('configuration', () => {
 
   it.each([
     [{ VERIFICATION_QUORUM: '0' }, 'VERIFICATION_QUORUM'],
+    [{ VERIFICATION_QUORUM: '0%' }, 'VERIFICATION_QUORUM'],
+    [{ VERIFICATION_QUORUM: '101%' }, 'VERIFICATION_QUORUM'],
+    [{ VERIFICATION_QUORUM: '2.5' }, 'VERIFICATION_QUORUM'],
+    [{ VERIFICATION_QUORUM: 'most' }, 'VERIFICATION_QUORUM'],
     [{ VERIFICATION_THRESHOLD: '0' }, 'VERIFICATION_THRESHOLD'],
     [{ VERIFICATION_THRESHOLD: '1.5' }, 'VERIFICATION_THRESHOLD'],
     [{ VERIFICATION_PERIOD_SECONDS: 'soon' }, 'VERIFICATION_PERIOD_SECONDS'],

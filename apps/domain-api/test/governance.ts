@@ -1,11 +1,15 @@
 import type { TestApp } from './helper.ts'
 
 interface Keyed { key: string }
+interface Member { key: string, account: string }
 
 export const EVIDENCE = 'ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi'
 export const PROPOSAL = { evidence: EVIDENCE, note: 'site visit done' }
 
-/** A registrar, a compliance officer and `voters` voters (three reach the test quorum), each on its own account. */
+/**
+ * A registrar, a compliance officer and `voters` voters (three reach the test quorum), each on its own account.
+ * Voters hold the role before any proposal that should count them opens: an electorate is fixed when it opens.
+ */
 export async function issueGovernance (t: TestApp, voters = 3) {
   const registrar = await t.issueKey(['registrar'])
   const compliance = await t.issueKey(['compliance'])
@@ -24,13 +28,19 @@ export const propose = async (t: TestApp, did: string, key: string, payload: obj
 })
 
 /** Casts `choice` on proposal `id` as an API key or with other credentials (UCAN headers); the reply as sent. */
-export const vote = async (t: TestApp, id: string, as: string | Record<string, string>, choice = 'yes') =>
+export const vote = async (
+  t: TestApp, id: string, as: string | Record<string, string>, choice = 'yes', rationale?: string
+) =>
   await t.app.inject({
     method: 'POST',
     url: `/v1/verification-proposals/${id}/votes`,
     headers: typeof as === 'string' ? t.auth(as) : as,
-    payload: { vote: choice }
+    payload: { vote: choice, ...(rationale !== undefined ? { rationale } : {}) }
   })
+
+/** A proposal body naming `members` as the council: they alone vote, so the outcome does not hang on other voters. */
+export const withCouncil = (members: Array<{ account: string }>, payload: object = PROPOSAL) =>
+  ({ ...payload, council: members.map((m) => m.account) })
 
 /** Opens a proposal that must be accepted (as createDomain does for domains). */
 export async function createProposal (t: TestApp, did: string, key: string, payload: object = PROPOSAL) {
@@ -40,21 +50,24 @@ export async function createProposal (t: TestApp, did: string, key: string, payl
 }
 
 /** Casts a vote that must be accepted; the proposal as it stands after it. */
-export async function castVote (t: TestApp, id: string, key: string, choice = 'yes') {
-  const res = await vote(t, id, key, choice)
+export async function castVote (t: TestApp, id: string, key: string, choice = 'yes', rationale?: string) {
+  const res = await vote(t, id, key, choice, rationale)
   if (res.statusCode !== 201) throw new Error(`voting failed: ${res.body}`)
   return res.json() as { status: string, [key: string]: unknown }
 }
 
-/** Proposes `did` and has every voter vote yes (three voters verify it); the proposal's id. */
-export async function voteThrough (t: TestApp, did: string, compliance: Keyed, voters: Keyed[]) {
-  const { id } = await createProposal(t, did, compliance.key)
+/**
+ * Proposes `did` with `voters` as its council and has each vote yes, which decides it at once (three voters verify
+ * it under the test quorum); the proposal's id.
+ */
+export async function voteThrough (t: TestApp, did: string, compliance: Keyed, voters: Member[]) {
+  const { id } = await createProposal(t, did, compliance.key, withCouncil(voters))
   for (const voter of voters) await castVote(t, id, voter.key)
   return id
 }
 
 /** A new domain walked to verified: created, updated, proposed, three votes, verified (seven events). */
-export async function verifiedDomain (t: TestApp, keys: { registrar: Keyed, compliance: Keyed, voters: Keyed[] }) {
+export async function verifiedDomain (t: TestApp, keys: { registrar: Keyed, compliance: Keyed, voters: Member[] }) {
   const domain = await t.createDomain(keys.registrar.key)
   const update = await t.app.inject({
     method: 'PATCH',

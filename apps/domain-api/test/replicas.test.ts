@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
-import { createProposal, vote } from './governance.ts'
+import { createProposal, vote, withCouncil } from './governance.ts'
 import { ADMIN_KEY, startApp, type TestApp } from './helper.ts'
 
 // Two replicas need a shared database and Redis: this runs in the servers pass.
@@ -13,8 +13,10 @@ describe.runIf(servers)('two replicas on PostgreSQL and Redis', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase()
-    a = await startApp({ API_KEY_CACHE_TTL_SECONDS: '300' }, { database })
-    b = await startApp({ API_KEY_CACHE_TTL_SECONDS: '300' }, { database })
+    // Every member must vote before a proposal can pass, and 0.5 passes a split: a vote stays open to the last.
+    const env = { API_KEY_CACHE_TTL_SECONDS: '300', VERIFICATION_QUORUM: '100%', VERIFICATION_THRESHOLD: '0.5' }
+    a = await startApp(env, { database })
+    b = await startApp(env, { database })
   })
   afterAll(async () => {
     await a?.close()
@@ -64,9 +66,10 @@ describe.runIf(servers)('two replicas on PostgreSQL and Redis', () => {
     const owner = await a.issueKey(['registrar', 'compliance'])
     const voters = await Promise.all(Array.from({ length: 10 }, async () => await a.issueKey(['voter'])))
     const domain = await a.createDomain(owner.key)
-    const proposal = await createProposal(a, domain.did, owner.key)
+    const proposal = await createProposal(a, domain.did, owner.key, withCouncil(voters))
+    const choices = ['no', 'no', 'yes', 'yes', 'abstain', 'abstain', 'abstain', 'abstain', 'abstain', 'abstain']
     const results = await Promise.all(
-      voters.map(async (v, i) => await vote(i % 2 === 0 ? a : b, proposal.id, v.key, i < 2 ? 'no' : 'abstain'))
+      voters.map(async (v, i) => await vote(i % 2 === 0 ? a : b, proposal.id, v.key, choices[i]))
     )
     expect(results.every((r) => r.statusCode === 201)).toBe(true)
     const final = (
@@ -76,6 +79,6 @@ describe.runIf(servers)('two replicas on PostgreSQL and Redis', () => {
         headers: b.auth(owner.key)
       })
     ).json()
-    expect(final.tally).toEqual({ yes: 0, no: 2, abstain: 8, total: 10 })
+    expect(final).toMatchObject({ status: 'passed', tally: { yes: 2, no: 2, abstain: 6, veto: 0, total: 10 } })
   })
 })

@@ -85,6 +85,8 @@ describe('acting as the user through the oracle', () => {
       did: domain.did, status: 'draft', verified: false, usable: false, proposal: null
     })
     await registry.grant(user.did(), ['compliance'])
+    // A proposal needs an electorate that can reach the quorum (3) when it opens.
+    for (const n of [1, 2, 3]) await registry.grant(`did:ixo:platform-client-voter-${n}`, ['voter'])
     const propose = await fetch(`${registry.url}/v1/domains/${domain.did}/verification-proposals`, {
       method: 'POST',
       headers: {

@@ -1,14 +1,24 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { IsoTimestampSchema, Nullable } from './common.ts'
-import { CallerRefSchema, EntityDidSchema, NullableTimestampSchema, UuidSchema } from './domain-common.ts'
+import { IsoTimestampSchema, Nullable, PATHLESS_DID_PATTERN } from './common.ts'
+import { accountField, CallerRefSchema, EntityDidSchema, NullableTimestampSchema, UuidSchema } from './domain-common.ts'
+import { CursorPageQuerySchema, CursorPageSchema } from './pagination.ts'
 
 /** Verification proposals of the domain registry (apps/domain-api): the vote that verifies a domain. */
 
-export const PROPOSAL_STATUSES = ['open', 'passed', 'rejected', 'cancelled'] as const
+export const PROPOSAL_STATUSES = ['open', 'passed', 'rejected', 'vetoed', 'cancelled'] as const
 export type ProposalStatus = typeof PROPOSAL_STATUSES[number]
-export const VOTES = ['yes', 'no', 'abstain'] as const
-export const VoteChoiceSchema = Type.Union(VOTES.map((v) => Type.Literal(v)))
+export const ProposalStatusSchema = Type.Union(PROPOSAL_STATUSES.map((s) => Type.Literal(s)), {
+  description: 'open: taking votes · passed: the domain is verified · rejected: could no longer pass, or did not ' +
+    'by its deadline · vetoed: a vetoer vetoed it · cancelled: the domain expired or was deactivated meanwhile'
+})
+export const VOTES = ['yes', 'no', 'abstain', 'veto'] as const
+export const VoteChoiceSchema = Type.Union(VOTES.map((v) => Type.Literal(v)), {
+  description: 'yes, no, abstain (counts toward the quorum only), or veto (vetoers only: rejects at once)'
+})
 export type VoteChoice = Static<typeof VoteChoiceSchema>
+
+export const MAX_COUNCIL = 500
+export const MAX_RATIONALE = 1000
 
 export const CreateProposalBodySchema = Type.Object(
   {
@@ -26,36 +36,104 @@ export const CreateProposalBodySchema = Type.Object(
     ),
     note: Type.Optional(
       Type.String({ minLength: 1, maxLength: 2000, description: 'Why the domain should be verified' })
-    )
+    ),
+    council: Type.Optional(Type.Array(accountField('A council member'), {
+      minItems: 1,
+      maxItems: MAX_COUNCIL,
+      uniqueItems: true,
+      description: 'The accounts that vote on this proposal instead of every holder of the voter role. Each must ' +
+        'hold the voter role now and be neither a controller of the domain nor the proposer.'
+    }))
   },
   { additionalProperties: false }
 )
 export type CreateProposalBody = Static<typeof CreateProposalBodySchema>
 
-export const VoteBodySchema = Type.Object({ vote: VoteChoiceSchema }, { additionalProperties: false })
+export const VoteBodySchema = Type.Object({
+  vote: VoteChoiceSchema,
+  rationale: Type.Optional(Type.String({
+    minLength: 1,
+    maxLength: MAX_RATIONALE,
+    description: 'Why the account votes so; kept with the ballot'
+  }))
+}, { additionalProperties: false })
+export type VoteBody = Static<typeof VoteBodySchema>
 
 export const VoteSchema = Type.Object({
   ...CallerRefSchema.properties,
   vote: VoteChoiceSchema,
-  castAt: IsoTimestampSchema
+  rationale: Nullable(Type.String()),
+  castAt: IsoTimestampSchema,
+  supersededAt: Nullable(Type.String({
+    format: 'date-time',
+    description: 'When the account changed this vote; null for the ballot that counts'
+  }))
 })
 export type Vote = Static<typeof VoteSchema>
 
-export const ProposalSchema = Type.Object({
+export const ELECTORATE_SOURCES = ['voter-role', 'council', 'legacy'] as const
+export const ElectorateSchema = Type.Object({
+  source: Type.Union(ELECTORATE_SOURCES.map((s) => Type.Literal(s)), {
+    description: 'voter-role: the accounts holding the voter role when the proposal opened; council: named by ' +
+      'the proposer; legacy: opened before electorates were recorded (the accounts that voted)'
+  }),
+  size: Type.Integer({ description: 'Accounts that may vote yes, no or abstain (the base of a percentage quorum)' }),
+  vetoers: Type.Integer({ description: 'Accounts that may veto' })
+})
+
+export const TallySchema = Type.Object({
+  yes: Type.Integer(),
+  no: Type.Integer(),
+  abstain: Type.Integer(),
+  veto: Type.Integer(),
+  total: Type.Integer({ description: 'Accounts whose vote counts (each account once, its latest vote)' })
+})
+
+const summaryProperties = {
   id: UuidSchema,
   domainDid: EntityDidSchema,
-  status: Type.Union(PROPOSAL_STATUSES.map((s) => Type.Literal(s))),
+  status: ProposalStatusSchema,
   evidence: Type.String(),
   evidenceHash: Nullable(Type.String()),
   note: Nullable(Type.String()),
   proposedBy: CallerRefSchema,
-  quorum: Type.Integer({ description: 'Votes needed (yes, no and abstain all count)' }),
+  quorum: Type.Integer({ description: 'Votes needed (yes, no and abstain all count), fixed when it opened' }),
+  quorumRule: Type.String({ description: 'What the quorum came from: a count (3) or a share of the electorate (40%)' }),
   threshold: Type.Number({ description: 'Fraction of yes among yes+no needed to pass' }),
-  tally: Type.Object({ yes: Type.Integer(), no: Type.Integer(), abstain: Type.Integer(), total: Type.Integer() }),
+  electorate: ElectorateSchema,
+  tally: TallySchema,
   deadline: IsoTimestampSchema,
   createdAt: IsoTimestampSchema,
   closedAt: NullableTimestampSchema,
-  outcomeReason: Nullable(Type.String()),
-  votes: Type.Array(VoteSchema)
+  outcomeReason: Nullable(Type.String())
+}
+
+/** A proposal as listings show it: no ballots, no member lists. */
+export const ProposalSummarySchema = Type.Object(summaryProperties)
+export type ProposalSummary = Static<typeof ProposalSummarySchema>
+
+export const ProposalSchema = Type.Object({
+  ...summaryProperties,
+  eligible: Type.Object({
+    voters: Type.Array(Type.String(), { description: 'The electorate: accounts that may vote' }),
+    vetoers: Type.Array(Type.String(), { description: 'Accounts that may veto' })
+  }),
+  votes: Type.Array(VoteSchema, { description: 'Every ballot in casting order, changed ones included' })
 })
 export type Proposal = Static<typeof ProposalSchema>
+
+export const ListProposalsQuerySchema = Type.Object({
+  ...CursorPageQuerySchema.properties,
+  status: Type.Optional(ProposalStatusSchema),
+  voter: Type.Optional(Type.String({
+    pattern: `^me$|${PATHLESS_DID_PATTERN}`,
+    maxLength: 512,
+    description: '`me` (the calling account) or an account DID: only proposals it may vote on or veto'
+  })),
+  voted: Type.Optional(Type.Boolean({
+    description: 'With voter: true, only those it has voted on; false, only those it has not voted on yet'
+  }))
+}, { additionalProperties: false })
+export type ListProposalsQuery = Static<typeof ListProposalsQuerySchema>
+
+export const ProposalPageSchema = CursorPageSchema(ProposalSummarySchema)

@@ -96,7 +96,7 @@ export const DeactivateBodySchema = Type.Object({
 
 export const VerificationSummarySchema = Type.Object({
   proposalId: UuidSchema,
-  status: Type.String({ description: 'open | passed | rejected | cancelled' }),
+  status: Type.String({ description: 'open | passed | rejected | vetoed | cancelled' }),
   deadline: IsoTimestampSchema
 })
 

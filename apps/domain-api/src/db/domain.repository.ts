@@ -4,8 +4,16 @@ import type { DB, DomainRow, DomainsTable } from './types.ts'
 
 type Db = Kysely<DB> | Transaction<DB>
 
-/** A domain with the summary of its latest verification proposal. */
-export type DomainWithProposal = DomainRow & { p_status: string | null, p_deadline: Date | null }
+/** A domain with the summary of its latest verification proposal (its tally tells an ended one's outcome). */
+export type DomainWithProposal = DomainRow & {
+  p_status: string | null
+  p_deadline: Date | null
+  p_yes: number | null
+  p_no: number | null
+  p_abstain: number | null
+  p_quorum: number | null
+  p_threshold: number | null
+}
 
 export async function findIdempotencyClaim (db: Db, apiKeyId: string, key: string) {
   return await db.selectFrom('idempotency_keys')
@@ -23,7 +31,8 @@ export function selectDomains (db: Db) {
   return db.selectFrom('domains')
     .leftJoin('verification_proposals as p', 'p.id', 'domains.latest_proposal_id')
     .selectAll('domains')
-    .select(['p.status as p_status', 'p.deadline as p_deadline'])
+    .select(['p.status as p_status', 'p.deadline as p_deadline', 'p.yes as p_yes', 'p.no as p_no',
+      'p.abstain as p_abstain', 'p.quorum as p_quorum', 'p.threshold as p_threshold'])
 }
 
 export async function findDomain (db: Db, did: string): Promise<DomainWithProposal | undefined> {

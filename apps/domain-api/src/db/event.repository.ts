@@ -3,6 +3,9 @@ import type { DB, NewEvent } from './types.ts'
 
 type Db = Kysely<DB> | Transaction<DB>
 
+/** Votes go to the change feed; a domain's history lists its transitions (a proposal lists its ballots). */
+const VOTE_EVENTS = ['vote_cast', 'vote_changed']
+
 export async function insertEvents (db: Db, events: NewEvent[]): Promise<void> {
   if (events.length === 0) return
   await db.insertInto('domain_events').values(events).execute()
@@ -15,8 +18,7 @@ export async function listEvents (db: Db, did: string, afterId: string | undefin
       'proposal_id', 'reason', 'details', 'at'])
     .select(sql<string>`id::text`.as('id'))
     .where('domain_did', '=', did)
-    // Votes go to the change feed; a domain's history lists its transitions.
-    .where('event', '!=', 'vote_cast')
+    .where('event', 'not in', VOTE_EVENTS)
   if (afterId !== undefined) query = query.where('id', '>', afterId)
   return await query.orderBy('domain_events.id').limit(limit).execute()
 }
@@ -44,7 +46,7 @@ export async function listEventsOf (db: Db, dids: readonly string[], afterId: st
     .select(sql<string>`id::text`.as('id'))
     .select(sql<number>`row_number() over (partition by domain_did order by id)`.as('rank'))
     .where('domain_did', 'in', dids)
-    .where('event', '!=', 'vote_cast')
+    .where('event', 'not in', VOTE_EVENTS)
   if (afterId !== undefined) ranked = ranked.where('id', '>', afterId)
   return await db.selectFrom(ranked.as('ranked')).selectAll()
     .where('rank', '<=', limit)

@@ -52,24 +52,44 @@ export interface VerificationProposalsTable {
   proposed_by_key: string | null
   proposed_by_account: string
   proposed_by_service: ColumnType<string | null, string | null | undefined, string | null>
+  /** Votes needed, resolved from `quorum_rule` against the electorate when the proposal opened. */
   quorum: number
+  /** The configured rule the quorum came from: a count (`3`) or a share of the electorate (`40%`). */
+  quorum_rule: string
   threshold: number
+  /** voter-role: the voter role's holders when it opened; council: named by the proposer; legacy: opened before. */
+  electorate_source: string
+  /** Accounts that may vote (the base of a percentage quorum); vetoers are counted apart. */
+  electorate_size: number
+  electorate_vetoers: number
   yes: ColumnType<number, number | undefined, number>
   no: ColumnType<number, number | undefined, number>
   abstain: ColumnType<number, number | undefined, number>
+  veto: ColumnType<number, number | undefined, number>
   deadline: Timestamp
   created_at: Timestamp
   closed_at: NullableTimestamp
   outcome_reason: string | null
 }
 
+/** Ballots: every vote cast; a changed vote supersedes the account's previous ballot. */
 export interface VerificationVotesTable {
+  id: Generated<string>
   proposal_id: string
   voter_key: string
   voter_account: string
   voter_service: ColumnType<string | null, string | null | undefined, string | null>
   vote: string
+  rationale: ColumnType<string | null, string | null | undefined, string | null>
   cast_at: Timestamp
+  superseded_at: NullableTimestamp
+}
+
+/** Who may vote (voter) or veto (vetoer) on a proposal, fixed when it opens. */
+export interface VerificationElectoratesTable {
+  proposal_id: string
+  account: string
+  role: string
 }
 
 export interface DomainEventsTable {
@@ -162,6 +182,7 @@ export interface DB {
   domains: DomainsTable
   verification_proposals: VerificationProposalsTable
   verification_votes: VerificationVotesTable
+  verification_electorates: VerificationElectoratesTable
   domain_events: DomainEventsTable
   idempotency_keys: IdempotencyKeysTable
   webhooks: WebhooksTable

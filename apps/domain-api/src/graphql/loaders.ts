@@ -4,13 +4,13 @@ import { findDomains } from '../db/domain.repository.ts'
 import { listEventsOf } from '../db/event.repository.ts'
 import { findProposalsWithDomain, listVotesOf } from '../db/proposal.repository.ts'
 import type { DB } from '../db/types.ts'
-import type { Domain, Proposal, Vote } from '@impact/schemas'
+import type { Domain, Proposal, ProposalSummary, Vote } from '@impact/schemas'
 import type { Clock } from '../services/clock.ts'
 import { eventPosition } from '../services/domains.ts'
 import type { GovernanceService } from '../services/governance.ts'
 import { isDue } from '../services/lifecycle.ts'
 import { decodeSequence, toPage } from '../services/pagination.ts'
-import { toDomain, toEvent, toProposal, toVote } from '../services/records.ts'
+import { toDomain, toEvent, toProposalSummary, toVote } from '../services/records.ts'
 import { connection, DEFAULT_PAGE } from './connection.ts'
 
 /**
@@ -20,7 +20,7 @@ import { connection, DEFAULT_PAGE } from './connection.ts'
  */
 
 /** A proposal as GraphQL nodes carry it: votes are loaded only when asked for. */
-export type ProposalNode = Omit<Proposal, 'votes'> & { votes?: Vote[] }
+export type ProposalNode = ProposalSummary & Partial<Pick<Proposal, 'votes' | 'eligible'>>
 export interface LinkNode { relationship: string, did: string }
 
 interface Query<T, P = Record<string, unknown>> { obj: T, params: P }
@@ -48,8 +48,7 @@ export function createLoaders (
         // Its period ended or its domain expired and no sweep recorded it yet: settle it as REST reads do.
         byId.set(row.id, await governance.get(row.id))
       } else {
-        const { votes: _omitted, ...proposal } = toProposal(row, [])
-        byId.set(row.id, proposal)
+        byId.set(row.id, toProposalSummary(row))
       }
     }
     return ids.map((id) => (id === null ? null : byId.get(id) ?? null))

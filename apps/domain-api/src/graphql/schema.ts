@@ -40,17 +40,21 @@ enum DomainStatus {
   deactivated
 }
 
+"""open; passed (domain verified); rejected; vetoed (a vetoer vetoed it); cancelled (domain expired or deactivated)"""
 enum ProposalStatus {
   open
   passed
   rejected
+  vetoed
   cancelled
 }
 
+"""abstain counts toward the quorum only; veto (vetoers only) rejects at once"""
 enum VoteChoice {
   yes
   no
   abstain
+  veto
 }
 
 """A digital twin of a real-world entity, with its own DID"""
@@ -97,8 +101,11 @@ type DomainLink {
 }
 
 type CallerRef {
-  keyId: String!
+  """The API key used; null for a UCAN caller"""
+  keyId: String
   account: String!
+  """The service that invoked for the account (UCAN), else null"""
+  service: String
 }
 
 type VerificationProposal {
@@ -110,31 +117,51 @@ type VerificationProposal {
   evidenceHash: String
   note: String
   proposedBy: CallerRef!
-  """Votes needed (yes, no and abstain all count)"""
+  """Votes needed (yes, no and abstain all count), fixed when it opened"""
   quorum: Int!
+  """What the quorum came from: a count (3) or a share of the electorate (40%)"""
+  quorumRule: String!
   """Fraction of yes among yes+no needed to pass"""
   threshold: Float!
+  """Who may vote, fixed when it opened"""
+  electorate: Electorate!
   tally: Tally!
   deadline: DateTime!
   createdAt: DateTime!
   closedAt: DateTime
   outcomeReason: String
-  """Every vote, in casting order"""
+  """Every ballot in casting order; a changed vote is kept with its supersededAt"""
   votes: [Vote!]!
+}
+
+type Electorate {
+  """voter-role (holders of the voter role when it opened), council (named by the proposer) or legacy"""
+  source: String!
+  """Accounts that may vote yes, no or abstain"""
+  size: Int!
+  """Accounts that may veto"""
+  vetoers: Int!
 }
 
 type Tally {
   yes: Int!
   no: Int!
   abstain: Int!
+  veto: Int!
+  """Accounts whose vote counts (each once, its latest vote)"""
   total: Int!
 }
 
 type Vote {
-  keyId: String!
+  """The API key used; null for a UCAN caller"""
+  keyId: String
   account: String!
+  service: String
   vote: VoteChoice!
+  rationale: String
   castAt: DateTime!
+  """When the account changed this vote; null for the ballot that counts"""
+  supersededAt: DateTime
 }
 
 type DomainEvent {

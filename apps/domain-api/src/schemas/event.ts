@@ -3,14 +3,15 @@ import { DomainEventSchema, EntityDidSchema } from '@impact/schemas'
 
 /** Every kind of change the registry records; the feed and webhooks filter on these names. */
 export const EVENT_TYPES = [
-  'created', 'updated', 'renewed', 'verification_proposed', 'vote_cast', 'verified', 'rejected', 'expired',
-  'deactivated'
+  'created', 'updated', 'renewed', 'verification_proposed', 'vote_cast', 'vote_changed', 'verified', 'rejected',
+  'expired', 'deactivated'
 ] as const
 export type EventType = typeof EVENT_TYPES[number]
 
 export const EventTypeSchema = Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)), {
   description: 'created · updated · renewed (validity of an expired domain renewed) · verification_proposed · ' +
-    'vote_cast · verified · rejected · expired · deactivated'
+    'vote_cast · vote_changed (an account replaced its vote) · verified · rejected (details.outcome vetoed for a ' +
+    'veto) · expired · deactivated'
 })
 
 export const FeedEventSchema = Type.Object({

@@ -1,48 +1,52 @@
 import { randomUUID } from 'node:crypto'
-import type { Kysely } from 'kysely'
+import type { Kysely, Transaction } from 'kysely'
 import { inTransaction } from '@impact/persistence'
 import { findDomain, updateDomain } from '../db/domain.repository.ts'
 import { insertEvents } from '../db/event.repository.ts'
 import { recordVersions } from '../db/version.repository.ts'
 import {
+  accountsHolding,
+  currentBallot,
+  electorateRolesOf,
   findProposal,
-  hasVoted,
+  insertElectorate,
   insertProposal,
   insertVote,
+  listElectorate,
+  listProposalPage,
   listVotes,
   lockProposal,
-  updateProposal
+  roleHolders,
+  supersedeBallot,
+  updateProposal,
+  type ProposalFilters
 } from '../db/proposal.repository.ts'
-import type { DB, ProposalRow } from '../db/types.ts'
+import type { DB, DomainRow, ProposalRow } from '../db/types.ts'
 import {
   DomainAlreadyVotedError,
+  DomainCouncilInvalidError,
+  DomainElectorateTooSmallError,
   DomainNotFoundError,
+  DomainNotInElectorateError,
   DomainProposalClosedError,
   DomainProposalNotFoundError,
-  DomainStateConflictError
+  DomainStateConflictError,
+  DomainVoterConflictError
 } from '../errors.ts'
-import type { CreateProposalBody, Proposal, VoteChoice } from '@impact/schemas'
+import type { CreateProposalBody, ListProposalsQuery, Proposal, VoteBody } from '@impact/schemas'
 import { principalOf, type Caller } from './api-keys.ts'
 import type { Clock } from './clock.ts'
-import { callerEvent, describeTally, isDue, lockAndSettle, settleDomain } from './lifecycle.ts'
-import { toProposal } from './records.ts'
+import { callerEvent, isDue, lockAndSettle, settleDomain, settleDue, tallyOf } from './lifecycle.ts'
+import { decodeKeyset, toPage } from './pagination.ts'
+import { toProposal, toProposalSummary } from './records.ts'
+import { decided, describeTally, parseQuorumRule, remainingOf, resolveQuorum } from './tally.ts'
 
 export interface VerificationSettings {
-  /** Votes (any choice) needed before a proposal can pass. */
-  quorum: number
+  /** Votes needed: a count (`3`) or a share of the electorate (`40%`), resolved when a proposal opens. */
+  quorum: string
   /** Fraction of yes among yes+no needed to pass. */
   threshold: number
   periodMs: number
-}
-
-/**
- * A proposal passes the moment at least `quorum` votes are cast and yes/(yes+no) reaches the
- * threshold. Both sides are exact: an integer ratio and a decimal threshold that are equal as
- * numbers round to the same double.
- */
-export function passes (p: Pick<ProposalRow, 'yes' | 'no' | 'abstain' | 'quorum' | 'threshold'>): boolean {
-  const decisive = p.yes + p.no
-  return p.yes + p.no + p.abstain >= p.quorum && decisive > 0 && p.yes / decisive >= p.threshold
 }
 
 const REFUSALS: Record<string, string> = {
@@ -52,9 +56,20 @@ const REFUSALS: Record<string, string> = {
   verification_submitted: 'already has an open verification proposal'
 }
 
+const proposalPosition = (p: { createdAt: string, id: string }) => [p.createdAt, p.id]
+
+type VoteOutcome =
+  | { closed: string }
+  | { conflict: string }
+  | { ineligible: string }
+  | { duplicate: string }
+  | { cast: true }
+
 export function createGovernanceService (
   { db, clock, settings }: { db: Kysely<DB>, clock: Clock, settings: VerificationSettings }
 ) {
+  const quorumRule = parseQuorumRule(settings.quorum)
+
   async function read (id: string): Promise<Proposal> {
     const now = clock()
     let row = await findProposal(db, id)
@@ -68,21 +83,102 @@ export function createGovernanceService (
       row = await findProposal(db, id)
     }
     if (row === undefined) throw new DomainProposalNotFoundError(id)
-    return toProposal(row, await listVotes(db, id))
+    const [votes, eligible] = await Promise.all([listVotes(db, id), listElectorate(db, id)])
+    return toProposal(row, votes, eligible)
+  }
+
+  /** The electorate a proposal on `domain` by `caller` gets now; refuses a council that breaks the rules. */
+  async function electorateFor (trx: Transaction<DB>, domain: DomainRow, caller: Caller, council?: string[]) {
+    const excluded = [...new Set([...domain.controllers, caller.account])]
+    const vetoers = await roleHolders(trx, 'vetoer', excluded)
+    if (council === undefined) {
+      return { source: 'voter-role', voters: await roleHolders(trx, 'voter', excluded), vetoers }
+    }
+    const conflicted = council.filter((account) => excluded.includes(account))
+    if (conflicted.length > 0) {
+      throw new DomainCouncilInvalidError(
+        `Council members ${conflicted.join(', ')} control the domain or propose it, and cannot vote on it`)
+    }
+    const holding = new Set(await accountsHolding(trx, 'voter', council))
+    const lacking = council.filter((account) => !holding.has(account))
+    if (lacking.length > 0) {
+      throw new DomainCouncilInvalidError(`Council members ${lacking.join(', ')} do not hold the voter role`)
+    }
+    return { source: 'council', voters: [...council].sort(), vetoers }
+  }
+
+  /** Closes the proposal when the vote just cast decides it: a veto, or an outcome no remaining vote can change. */
+  async function closeIfDecided (
+    trx: Transaction<DB>,
+    domain: DomainRow,
+    proposal: ProposalRow,
+    caller: Caller,
+    body: VoteBody,
+    now: Date
+  ): Promise<void> {
+    const vetoed = body.vote === 'veto'
+    const outcome = vetoed ? 'vetoed' : decided(proposal)
+    if (outcome === undefined) return
+    const remaining = remainingOf(proposal)
+    const reason = outcome === 'vetoed'
+      ? `vetoed by ${caller.account}${body.rationale !== undefined ? `: ${body.rationale}` : ''}`
+      : outcome === 'passed'
+        ? `passed (${describeTally(proposal)}; the ${remaining} who have not voted cannot change it)`
+        : `rejected: cannot pass whatever the ${remaining} who have not voted choose (${describeTally(proposal)})`
+    const closed = await updateProposal(trx, proposal.id, { status: outcome, closed_at: now, outcome_reason: reason })
+    const passed = outcome === 'passed'
+    const to = passed ? 'verified' : 'rejected'
+    await updateDomain(trx, closed.domain_did, {
+      status: to, updated_at: now, ...(passed ? { verified_at: now } : {})
+    })
+    await insertEvents(trx, [{
+      domain_did: closed.domain_did,
+      event: to,
+      from_status: domain.status,
+      to_status: to,
+      actor_kind: 'governance',
+      proposal_id: proposal.id,
+      reason,
+      details: JSON.stringify({
+        outcome,
+        tally: tallyOf(closed),
+        decidingVote: {
+          keyId: caller.keyId,
+          account: caller.account,
+          service: caller.service,
+          vote: body.vote,
+          rationale: body.rationale ?? null
+        }
+      }),
+      at: now
+    }])
+    await recordVersions(trx, [closed.domain_did])
   }
 
   return {
     get: read,
 
-    /** Opens the review of a draft or rejected domain; quorum, threshold and deadline are fixed now. */
+    /**
+     * Opens the review of a draft or rejected domain. The electorate (the voter role's holders now, or the
+     * council), the vetoers, the quorum, the threshold and the deadline are fixed now.
+     */
     async propose (caller: Caller, did: string, body: CreateProposalBody): Promise<Proposal> {
       const now = clock()
-      const proposal = await inTransaction(db, async (trx) => {
+      const { proposal, eligible } = await inTransaction(db, async (trx) => {
         const locked = await lockAndSettle(trx, did, now)
         if (locked === undefined) throw new DomainNotFoundError(did)
         const { domain } = locked
         const refusal = REFUSALS[domain.status]
         if (refusal !== undefined) throw new DomainStateConflictError(`Domain ${did} ${refusal}`)
+        const electorate = await electorateFor(trx, domain, caller, body.council)
+        const size = electorate.voters.length
+        const quorum = resolveQuorum(quorumRule, size)
+        if (size === 0 || quorum > size) {
+          const who = electorate.source === 'council'
+            ? `a council of ${size}`
+            : `${size} holders of the voter role besides the domain's controllers and the proposer`
+          throw new DomainElectorateTooSmallError(who, quorum)
+        }
         const created = await insertProposal(trx, {
           id: randomUUID(),
           domain_did: did,
@@ -93,11 +189,16 @@ export function createGovernanceService (
           proposed_by_key: caller.keyId,
           proposed_by_account: caller.account,
           proposed_by_service: caller.service,
-          quorum: settings.quorum,
+          quorum,
+          quorum_rule: settings.quorum,
           threshold: settings.threshold,
+          electorate_source: electorate.source,
+          electorate_size: size,
+          electorate_vetoers: electorate.vetoers.length,
           deadline: new Date(now.getTime() + settings.periodMs),
           created_at: now
         })
+        await insertElectorate(trx, created.id, electorate)
         await updateDomain(trx, did, {
           status: 'verification_submitted',
           latest_proposal_id: created.id,
@@ -113,80 +214,110 @@ export function createGovernanceService (
             evidenceHash: body.evidenceHash ?? null,
             deadline: created.deadline.toISOString(),
             quorum: created.quorum,
-            threshold: created.threshold
+            quorumRule: created.quorum_rule,
+            threshold: created.threshold,
+            electorate: { source: electorate.source, size, vetoers: electorate.vetoers.length }
           }),
           at: now
         })])
         await recordVersions(trx, [did])
-        return created
+        return { proposal: created, eligible: { voters: electorate.voters, vetoers: electorate.vetoers } }
       })
-      return toProposal(proposal, [])
+      return toProposal(proposal, [], eligible)
     },
 
     /**
-     * Casts one vote. The domain row and then the proposal row are locked, so concurrent votes
-     * are counted one after another and the tally is exact; the (proposal, key) primary key
-     * makes a second vote by the same key impossible rather than merely unlikely.
+     * Casts or changes the caller's account's vote. The domain row and then the proposal row are locked, so
+     * concurrent votes are counted one after another and the tally is exact; a unique index keeps one ballot
+     * per account current, whichever of its keys (or UCAN) votes.
      */
-    async vote (caller: Caller, id: string, choice: VoteChoice): Promise<Proposal> {
+    async vote (caller: Caller, id: string, body: VoteBody): Promise<Proposal> {
       const now = clock()
       const found = await findProposal(db, id)
       if (found === undefined) throw new DomainProposalNotFoundError(id)
-      const outcome = await inTransaction(db, async (trx) => {
+      const outcome = await inTransaction(db, async (trx): Promise<VoteOutcome> => {
         const locked = await lockAndSettle(trx, found.domain_did, now)
         const proposal = locked?.proposal?.id === id ? locked.proposal : await lockProposal(trx, id)
         if (locked === undefined || proposal === undefined) throw new DomainProposalNotFoundError(id)
         // Settling may just have closed it; that is committed along with this answer.
         if (proposal.status !== 'open') return { closed: proposal.status }
-        const vote = {
+        const { domain } = locked
+        if (caller.account === proposal.proposed_by_account) return { conflict: 'proposed the verification of' }
+        if (domain.controllers.includes(caller.account)) return { conflict: 'controls' }
+        const roles = await electorateRolesOf(trx, id, caller.account)
+        if (body.vote === 'veto' && !roles.includes('vetoer')) {
+          return { ineligible: 'it did not hold the vetoer role when the proposal opened' }
+        }
+        if (body.vote !== 'veto' && !roles.includes('voter')) {
+          return {
+            ineligible: proposal.electorate_source === 'council'
+              ? 'it is not on the council the proposal names'
+              : 'it did not hold the voter role when the proposal opened'
+          }
+        }
+        const previous = await currentBallot(trx, id, caller.account)
+        if (previous?.vote === body.vote) return { duplicate: body.vote }
+        if (previous !== undefined) await supersedeBallot(trx, previous.id, now)
+        await insertVote(trx, {
           proposal_id: id,
           voter_key: principalOf(caller),
           voter_account: caller.account,
           voter_service: caller.service,
-          vote: choice,
+          vote: body.vote,
+          rationale: body.rationale ?? null,
           cast_at: now
+        })
+        const counts = { [body.vote]: proposal[body.vote] + 1 }
+        if (previous !== undefined) {
+          const was = previous.vote as VoteBody['vote']
+          counts[was] = proposal[was] - 1
         }
-        // One vote per account, whichever of its keys (or UCAN) casts it; the proposal row is locked.
-        if (await hasVoted(trx, id, caller.account) || !await insertVote(trx, vote)) {
-          return { duplicate: true }
-        }
-        let tallied = await updateProposal(trx, id, { [choice]: proposal[choice] + 1 })
-        await insertEvents(trx, [callerEvent(caller, locked.domain, {
-          event: 'vote_cast',
-          to_status: locked.domain.status,
+        const tallied = await updateProposal(trx, id, counts)
+        const changed = previous !== undefined
+        await insertEvents(trx, [callerEvent(caller, domain, {
+          event: changed ? 'vote_changed' : 'vote_cast',
+          to_status: domain.status,
           proposal_id: id,
-          reason: `voted ${choice}`,
+          reason: changed ? `changed vote from ${previous.vote} to ${body.vote}` : `voted ${body.vote}`,
           details: JSON.stringify({
-            vote: choice,
-            tally: { yes: tallied.yes, no: tallied.no, abstain: tallied.abstain }
+            vote: body.vote,
+            ...(changed ? { previous: previous.vote } : {}),
+            rationale: body.rationale ?? null,
+            tally: tallyOf(tallied)
           }),
           at: now
         })])
-        if (passes(tallied)) {
-          const reason = `passed (${describeTally(tallied)})`
-          tallied = await updateProposal(trx, id, { status: 'passed', closed_at: now, outcome_reason: reason })
-          await updateDomain(trx, tallied.domain_did, { status: 'verified', verified_at: now, updated_at: now })
-          await insertEvents(trx, [{
-            domain_did: tallied.domain_did,
-            event: 'verified',
-            from_status: locked.domain.status,
-            to_status: 'verified',
-            actor_kind: 'governance',
-            proposal_id: id,
-            reason,
-            details: JSON.stringify({
-              tally: { yes: tallied.yes, no: tallied.no, abstain: tallied.abstain },
-              decidingVote: { keyId: caller.keyId, account: caller.account, vote: choice }
-            }),
-            at: now
-          }])
-          await recordVersions(trx, [tallied.domain_did])
-        }
-        return {}
+        await closeIfDecided(trx, domain, tallied, caller, body, now)
+        return { cast: true }
       })
-      if (outcome.closed !== undefined) throw new DomainProposalClosedError(id, outcome.closed)
-      if (outcome.duplicate === true) throw new DomainAlreadyVotedError(id)
+      if ('closed' in outcome) throw new DomainProposalClosedError(id, outcome.closed)
+      if ('conflict' in outcome) throw new DomainVoterConflictError(caller.account, outcome.conflict, found.domain_did)
+      if ('ineligible' in outcome) {
+        const act = body.vote === 'veto' ? 'veto' : 'vote on'
+        throw new DomainNotInElectorateError(`Account ${caller.account} may not ${act} proposal ${id}: ` +
+          outcome.ineligible)
+      }
+      if ('duplicate' in outcome) throw new DomainAlreadyVotedError(outcome.duplicate, id)
       return await read(id)
+    },
+
+    /**
+     * Proposals newest first: of one domain, with a status, and/or those `voter` may vote on (`voted` narrows
+     * to those it has or has not voted on). Due closings are settled first, as domain listings do.
+     */
+    async list (query: ListProposalsQuery & { domainDid?: string }, caller: Caller) {
+      const now = clock()
+      if (query.domainDid !== undefined && await findDomain(db, query.domainDid) === undefined) {
+        throw new DomainNotFoundError(query.domainDid)
+      }
+      await settleDue(db, now, { maxBatches: 1 })
+      const filters: ProposalFilters = {}
+      if (query.domainDid !== undefined) filters.domainDid = query.domainDid
+      if (query.status !== undefined) filters.status = query.status
+      if (query.voter !== undefined) filters.voter = query.voter === 'me' ? caller.account : query.voter
+      if (query.voted !== undefined) filters.voted = query.voted
+      const rows = await listProposalPage(db, filters, decodeKeyset(query.cursor), query.limit + 1)
+      return toPage(rows.map(toProposalSummary), query.limit, (p) => p, proposalPosition)
     }
   }
 }

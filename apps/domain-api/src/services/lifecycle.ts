@@ -6,10 +6,11 @@ import { lockProposal, updateProposal } from '../db/proposal.repository.ts'
 import { recordVersions } from '../db/version.repository.ts'
 import type { DB, DomainRow, NewEvent, ProposalRow } from '../db/types.ts'
 import type { Caller } from './api-keys.ts'
+import { describeTally, passes } from './tally.ts'
 
 /**
- * The time-driven part of the lifecycle: a voting period that ends without the proposal passing
- * rejects it, and a passed validUntil expires the domain. Nothing needs a cron for this to be
+ * The time-driven part of the lifecycle: a voting period that ends settles its proposal (passed when the
+ * votes then pass, else rejected), and a passed validUntil expires the domain. Nothing needs a cron for this to be
  * right: every read and write of a domain settles what is due first (under the domain's row
  * lock), and a periodic sweep records the rest so listings and history catch up too.
  */
@@ -17,9 +18,6 @@ import type { Caller } from './api-keys.ts'
 export interface LockedDomain { domain: DomainRow, proposal: ProposalRow | undefined }
 
 const FINAL = new Set(['expired', 'deactivated'])
-
-export const describeTally = (p: Pick<ProposalRow, 'yes' | 'no' | 'abstain' | 'quorum' | 'threshold'>) =>
-  `${p.yes} yes, ${p.no} no, ${p.abstain} abstain; quorum ${p.quorum}, threshold ${p.threshold}`
 
 export function isDue (
   domain: Pick<DomainRow, 'status' | 'valid_until'>,
@@ -30,6 +28,9 @@ export function isDue (
   const expired = !FINAL.has(domain.status) && domain.valid_until !== null && domain.valid_until <= now
   return ended || expired
 }
+
+export const tallyOf = (p: Pick<ProposalRow, 'yes' | 'no' | 'abstain' | 'veto'>) =>
+  ({ yes: p.yes, no: p.no, abstain: p.abstain, veto: p.veto })
 
 /** A history entry written by a caller (an API key, or an account proven by UCAN and the service that invoked). */
 export const callerEvent = (
@@ -64,20 +65,29 @@ async function settleLocked (trx: Transaction<DB>, locked: LockedDomain, now: Da
 
   // Applied in the order they happened, each stamped with its own time.
   if (proposal !== undefined && ended !== undefined && (expiry === undefined || ended <= expiry)) {
-    const reason = `voting period ended without passing (${describeTally(proposal)})`
-    proposal = await updateProposal(trx, proposal.id, { status: 'rejected', closed_at: ended, outcome_reason: reason })
+    const passed = passes(proposal)
+    const reason = passed
+      ? `passed at the end of the voting period (${describeTally(proposal)})`
+      : `voting period ended without passing (${describeTally(proposal)})`
+    proposal = await updateProposal(trx, proposal.id, {
+      status: passed ? 'passed' : 'rejected', closed_at: ended, outcome_reason: reason
+    })
     if (domain.status === 'verification_submitted') {
+      const to = passed ? 'verified' : 'rejected'
       events.push({
         domain_did: domain.did,
-        event: 'rejected',
+        event: to,
         from_status: domain.status,
-        to_status: 'rejected',
+        to_status: to,
         actor_kind: 'governance',
         proposal_id: proposal.id,
         reason,
+        details: JSON.stringify({ tally: tallyOf(proposal) }),
         at: ended
       })
-      domain = await updateDomain(trx, domain.did, { status: 'rejected', updated_at: ended })
+      domain = await updateDomain(trx, domain.did, {
+        status: to, updated_at: ended, ...(passed ? { verified_at: ended } : {})
+      })
     }
   }
   if (expiry !== undefined) {

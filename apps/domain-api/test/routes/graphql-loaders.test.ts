@@ -43,7 +43,7 @@ async function countingGraphql () {
   const db = file.database.db.withPlugin(counter)
   const clock = testClock()
   const domains = createDomainService({ db, clock: clock.date, idempotencyTtlMs: 60_000 })
-  const settings = { quorum: 3, threshold: 0.6, periodMs: 3_600_000 }
+  const settings = { quorum: '3', threshold: 0.6, periodMs: 3_600_000 }
   const governance = createGovernanceService({ db, clock: clock.date, settings })
   const state = createSharedState({ url: undefined, prefix: 'graphql-loaders:' })
   const bootstrap = { key: ADMIN_KEY, account: 'did:ixo:admin' }
@@ -74,10 +74,13 @@ describe('GraphQL loaders', () => {
   it('reads a page with nested proposals, votes, links and histories in a fixed number of statements', async () => {
     const { app, domains, governance, clock, counted } = await countingGraphql()
     const protocol = (await domains.create(registrar, { type: 'Protocol', class: PROTOCOL })).domain.did
+    await file.database.db.insertInto('account_roles').values(Array.from({ length: 6 }, (_, i) => ({
+      account: voter(i).account, role: 'voter', granted_by: 'test', granted_at: new Date()
+    }))).execute()
     for (let i = 0; i < 6; i++) {
       const { domain } = await domains.create(registrar, { type: 'Project', class: protocol })
       const proposal = await governance.propose(registrar, domain.did, { evidence: 'https://evidence.example/pack' })
-      await governance.vote(voter(i), proposal.id, 'yes')
+      await governance.vote(voter(i), proposal.id, { vote: 'yes' })
       clock.advance(1000)
     }
     const page = async (first: number) => {

@@ -108,6 +108,38 @@ describe('POST /graphql', () => {
     })
   })
 
+  it('shows the electorate, quorum rule, changed votes with their rationale, and a veto', async () => {
+    const vetoer = await t.issueKey(['vetoer'])
+    const domain = await t.createDomain(registrar.key)
+    const proposal = await propose(domain.did)
+    await castVote(t, proposal.id, voters[0]!.key, 'no', 'no site visit')
+    await castVote(t, proposal.id, voters[0]!.key, 'yes', 'visited')
+    await castVote(t, proposal.id, vetoer.key, 'veto')
+    const data = await client.request<{ verificationProposal: Record<string, any> }>(gql`
+      query ($id: ID!) {
+        verificationProposal(id: $id) {
+          status quorumRule electorate { source size vetoers } tally { yes no veto total }
+          votes { keyId account vote rationale supersededAt }
+        }
+      }`, { id: proposal.id })
+    const ballot = (k: Key, vote: string, rationale: string | null) =>
+      ({ keyId: k.id, account: k.account, vote, rationale })
+    const superseded = (await t.app.inject({
+      url: `/v1/verification-proposals/${proposal.id}`, headers: t.auth(registrar.key)
+    })).json().votes[0].supersededAt
+    expect(data.verificationProposal).toEqual({
+      status: 'vetoed',
+      quorumRule: '3',
+      electorate: { source: 'voter-role', size: voters.length, vetoers: 1 },
+      tally: { yes: 1, no: 0, veto: 1, total: 1 },
+      votes: [
+        { ...ballot(voters[0]!, 'no', 'no site visit'), supersededAt: superseded },
+        { ...ballot(voters[0]!, 'yes', 'visited'), supersededAt: null },
+        { ...ballot(vetoer, 'veto', null), supersededAt: null }
+      ]
+    })
+  })
+
   it('answers null with DOMAIN_NOT_FOUND for a domain the registry does not hold', async () => {
     const res = await fetch(url, {
       method: 'POST',

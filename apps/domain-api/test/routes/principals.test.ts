@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { formatSigner, generateSigner, mintDelegation, mintInvocation, type OracleSigner } from '@impact/ucan'
 import { tamperSignature } from '@impact/ucan/testing'
-import { createProposal, vote } from '../governance.ts'
+import { createProposal, vote, withCouncil } from '../governance.ts'
 import { ADMIN_KEY, PROTOCOL, randomAccount, startApp, type TestApp } from '../helper.ts'
 
 let t: TestApp
@@ -191,24 +191,42 @@ describe('UCAN invocations', () => {
     expect(keys.json().code).toBe('DOMAIN_UCAN_NOT_ACCEPTED')
   })
 
-  it('votes as the account, with the voter role granted to it, once per account', async () => {
-    const voter = await generateSigner()
+  it('votes as the account, with the voter role it held when the proposal opened, once per account', async () => {
+    const [voter, outsider, late] = [await generateSigner(), await generateSigner(), await generateSigner()]
     const registrar = await t.issueKey(['registrar', 'compliance'])
     const domain = await t.createDomain(registrar.key)
-    const proposal = await createProposal(t, domain.did, registrar.key)
-    const ungranted = await vote(t, proposal.id, ucan(await invocation(voter, 'verification/vote')))
+    await t.grant(voter.did(), ['voter'])
+    const others = [await t.issueKey(['voter']), await t.issueKey(['voter'])]
+    const proposal = await createProposal(t, domain.did, registrar.key,
+      withCouncil([{ account: voter.did() }, ...others]))
+    const ungranted = await vote(t, proposal.id, ucan(await invocation(outsider, 'verification/vote')))
     expect(ungranted.statusCode).toBe(403)
     expect(ungranted.json().code).toBe('DOMAIN_FORBIDDEN')
-    await t.grant(voter.did(), ['voter'])
+    await t.grant(late.did(), ['voter'])
+    const tooLate = await vote(t, proposal.id, ucan(await invocation(late, 'verification/vote')))
+    expect(tooLate.statusCode).toBe(403)
+    expect(tooLate.json().code).toBe('DOMAIN_NOT_IN_ELECTORATE')
     const cast = await vote(t, proposal.id, ucan(await invocation(voter, 'verification/vote')))
     expect(cast.statusCode).toBe(201)
     expect(cast.json().votes).toEqual([
-      expect.objectContaining({ keyId: null, account: voter.did(), service: null, vote: 'yes' })
+      expect.objectContaining({ keyId: null, account: voter.did(), service: null, vote: 'yes', supersededAt: null })
     ])
     const sameAccountKey = await t.issueKey(['voter'], voter.did())
     const again = await vote(t, proposal.id, sameAccountKey.key)
     expect(again.statusCode).toBe(409)
     expect(again.json().code).toBe('DOMAIN_ALREADY_VOTED')
+    const changed = await vote(t, proposal.id, sameAccountKey.key, 'no')
+    expect(changed.statusCode).toBe(201)
+    expect(changed.json().tally).toMatchObject({ yes: 0, no: 1, total: 1 })
+    expect(changed.json().votes.map((v: Record<string, unknown>) => [v.keyId, v.vote, v.supersededAt !== null]))
+      .toEqual([[null, 'yes', true], [sameAccountKey.id, 'no', false]])
+    const mine = await t.app.inject({
+      method: 'GET',
+      url: '/v1/verification-proposals?voter=me&voted=true',
+      headers: ucan(await invocation(voter, 'domain/read'))
+    })
+    expect(mine.statusCode).toBe(200)
+    expect(mine.json().items.map((p: { id: string }) => p.id)).toEqual([proposal.id])
   })
 
   it('lets an agent with the registrar role register for a household, recording both', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { issueGovernance, propose, vote } from '../governance.ts'
+import { issueGovernance, propose, PROPOSAL, vote, withCouncil } from '../governance.ts'
 import { randomAccount, startApp, type TestApp } from '../helper.ts'
 
 const HOUR = 3_600_000
@@ -22,22 +22,26 @@ const getProposal = async (id: string) =>
   ).json()
 const history = async (did: string) => await t.history(did, registrar.key)
 
-async function openProposal (body: Record<string, unknown> = {}) {
+/** A new domain under review; by default every voter of the file votes, `council` names three instead. */
+async function openProposal (body: Record<string, unknown> = {}, council?: Array<{ account: string }>) {
   const domain = await t.createDomain(registrar.key, body)
-  const res = await propose(t, domain.did, compliance.key)
+  const res = await propose(t, domain.did, compliance.key, council === undefined ? PROPOSAL : withCouncil(council))
   expect(res.statusCode).toBe(201)
   return { did: domain.did, proposal: res.json() }
 }
 
 describe('verification by governance', () => {
   it('create → propose → vote → verified and usable, every transition recorded', async () => {
-    const { did, proposal } = await openProposal()
+    const { did, proposal } = await openProposal({}, voters.slice(0, 3))
     expect(proposal).toMatchObject({
       domainDid: did,
       status: 'open',
       quorum: 3,
+      quorumRule: '3',
       threshold: 0.6,
-      tally: { yes: 0, no: 0, abstain: 0, total: 0 },
+      electorate: { source: 'council', size: 3, vetoers: 0 },
+      eligible: { voters: voters.slice(0, 3).map((v) => v.account).sort(), vetoers: [] },
+      tally: { yes: 0, no: 0, abstain: 0, veto: 0, total: 0 },
       evidence: 'ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi',
       proposedBy: { keyId: compliance.id, account: compliance.account }
     })
@@ -52,6 +56,7 @@ describe('verification by governance', () => {
       yes: 1,
       no: 0,
       abstain: 0,
+      veto: 0,
       total: 1
     })
     expect((await vote(t, proposal.id, voters[1]!.key, 'no')).json().status).toBe('open')
@@ -130,14 +135,14 @@ describe('verification by governance', () => {
       status: 'rejected',
       verification: { proposalId: proposal.id, status: 'rejected' }
     })
-    const retry = await propose(t, did, compliance.key)
+    const retry = await propose(t, did, compliance.key, withCouncil(voters.slice(0, 3)))
     expect(retry.statusCode).toBe(201)
     for (const v of voters.slice(0, 3)) await vote(t, retry.json().id, v.key, 'yes')
     expect(await getDomain(did)).toMatchObject({ status: 'verified', usable: true })
   })
 
   it('counts abstentions towards the quorum but not the threshold', async () => {
-    const { did, proposal } = await openProposal()
+    const { did, proposal } = await openProposal({}, voters.slice(0, 3))
     await vote(t, proposal.id, voters[0]!.key, 'abstain')
     await vote(t, proposal.id, voters[1]!.key, 'abstain')
     expect((await vote(t, proposal.id, voters[2]!.key, 'yes')).json().status).toBe('passed')
@@ -156,7 +161,7 @@ describe('verification by governance', () => {
   })
 
   it('expires a verified domain when validUntil passes', async () => {
-    const { did, proposal } = await openProposal({ validUntil: t.clock.at(3 * HOUR) })
+    const { did, proposal } = await openProposal({ validUntil: t.clock.at(3 * HOUR) }, voters.slice(0, 3))
     for (const v of voters.slice(0, 3)) await vote(t, proposal.id, v.key, 'yes')
     expect(await getDomain(did)).toMatchObject({ status: 'verified', usable: true })
     t.clock.advance(3 * HOUR)
@@ -201,7 +206,7 @@ describe('verification by governance', () => {
   })
 
   it('is not usable before validFrom even when verified', async () => {
-    const { did, proposal } = await openProposal({ validFrom: t.clock.at(2 * HOUR) })
+    const { did, proposal } = await openProposal({ validFrom: t.clock.at(2 * HOUR) }, voters.slice(0, 3))
     for (const v of voters.slice(0, 3)) await vote(t, proposal.id, v.key, 'yes')
     expect(await getDomain(did)).toMatchObject({ status: 'verified', usable: false })
     t.clock.advance(2 * HOUR)
@@ -216,24 +221,30 @@ describe('verification by governance', () => {
     expect((await patch({ controllers: [registrar.account, randomAccount()] })).statusCode).toBe(200)
   })
 
-  it('answers 409 to a second vote by the same key', async () => {
+  it('answers 409 to the same vote again by the same key, and counts a changed vote once', async () => {
     const { proposal } = await openProposal()
     expect((await vote(t, proposal.id, voters[0]!.key, 'yes')).statusCode).toBe(201)
-    const second = await vote(t, proposal.id, voters[0]!.key, 'no')
+    const second = await vote(t, proposal.id, voters[0]!.key, 'yes')
     expect(second.statusCode).toBe(409)
     expect(second.json()).toMatchObject({ statusCode: 409, error: 'Conflict', code: 'DOMAIN_ALREADY_VOTED' })
-    expect((await getProposal(proposal.id)).tally).toEqual({ yes: 1, no: 0, abstain: 0, total: 1 })
+    expect((await getProposal(proposal.id)).tally).toEqual({ yes: 1, no: 0, abstain: 0, veto: 0, total: 1 })
+    expect((await vote(t, proposal.id, voters[0]!.key, 'no')).statusCode).toBe(201)
+    expect((await getProposal(proposal.id)).tally).toEqual({ yes: 0, no: 1, abstain: 0, veto: 0, total: 1 })
   })
 
-  it('passes exactly once under concurrent votes', async () => {
-    const { did, proposal } = await openProposal()
+  it('passes exactly once under concurrent votes, as soon as the rest cannot change it', async () => {
+    // 12 voters, threshold 0.6: the 8th yes decides it (8/12 ≥ 0.6 whatever the other 4 vote; 7/12 is not).
+    const { did, proposal } = await openProposal({}, voters)
     const results = await Promise.all(voters.map(async (v) => await vote(t, proposal.id, v.key, 'yes')))
     const accepted = results.filter((r) => r.statusCode === 201)
-    expect(accepted).toHaveLength(3)
+    expect(accepted).toHaveLength(8)
     expect(results.filter((r) => r.statusCode === 409).every((r) => r.json().code === 'DOMAIN_PROPOSAL_CLOSED')).toBe(
       true
     )
-    expect((await getProposal(proposal.id)).tally).toEqual({ yes: 3, no: 0, abstain: 0, total: 3 })
+    expect(await getProposal(proposal.id)).toMatchObject({
+      status: 'passed',
+      tally: { yes: 8, no: 0, abstain: 0, veto: 0, total: 8 }
+    })
     expect((await history(did)).filter((e) => e.event === 'verified')).toHaveLength(1)
   })
 
@@ -254,9 +265,17 @@ describe('verification by governance', () => {
     expect((await propose(t, 'did:ixo:entity:00000000000000000000000000000000', compliance.key)).statusCode).toBe(404)
     const { proposal } = await openProposal()
     expect((await vote(t, proposal.id, voters[0]!.key, 'maybe')).statusCode).toBe(400)
+    expect((await vote(t, proposal.id, voters[0]!.key, 'yes', 'x'.repeat(1001))).statusCode).toBe(400)
+    expect((await vote(t, proposal.id, voters[0]!.key, 'yes', '')).statusCode).toBe(400)
     const unknown = await vote(t, '00000000-0000-4000-8000-000000000000', voters[0]!.key, 'yes')
     expect(unknown.statusCode).toBe(404)
     expect(unknown.json().code).toBe('DOMAIN_PROPOSAL_NOT_FOUND')
+    const other = await t.createDomain(registrar.key)
+    const council = async (members: unknown) =>
+      await propose(t, other.did, compliance.key, { ...PROPOSAL, council: members })
+    expect((await council([])).statusCode).toBe(400)
+    expect((await council(['not a did'])).statusCode).toBe(400)
+    expect((await council([voters[0]!.account, voters[0]!.account])).statusCode).toBe(400)
   })
 
   it('refuses a second open proposal and cancels the open one on deactivation', async () => {

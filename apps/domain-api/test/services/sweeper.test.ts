@@ -19,18 +19,28 @@ const caller: Caller = {
 const silentLog = { info () {}, warn () {} } as unknown as FastifyBaseLogger
 const file = fileDatabase()
 
+const voter = (n: number): Caller => ({ ...caller, keyId: `v${n}`, roles: ['voter'], account: `did:ixo:voter${n}` })
+
 describe('background sweep', () => {
   it('records ended voting periods and expiries without any read, and forgets old idempotency keys', async () => {
     const clock = testClock()
     const { db } = file.database
+    await db.insertInto('account_roles').values([1, 2, 3].map((n) => ({
+      account: voter(n).account, role: 'voter', granted_by: 'test', granted_at: clock.date()
+    }))).execute()
     const domains = createDomainService({ db, clock: clock.date, idempotencyTtlMs: 60_000 })
     const governance = createGovernanceService({
       db,
       clock: clock.date,
-      settings: { quorum: 2, threshold: 0.5, periodMs: 1000 }
+      settings: { quorum: '2', threshold: 0.6, periodMs: 1000 }
     })
     const reviewed = await domains.create(caller, { type: 'Project', class: PROTOCOL })
     const proposal = await governance.propose(caller, reviewed.domain.did, { evidence: 'https://evidence.example/a' })
+    // Quorum reached and yes ahead, but the third voter could still tip it: settled at the deadline.
+    const passing = await domains.create(caller, { type: 'Project', class: PROTOCOL })
+    const passed = await governance.propose(caller, passing.domain.did, { evidence: 'https://evidence.example/b' })
+    await governance.vote(voter(1), passed.id, { vote: 'yes' })
+    expect(await governance.vote(voter(2), passed.id, { vote: 'abstain' })).toMatchObject({ status: 'open' })
     const expiring = await domains.create(
       caller,
       { type: 'Project', class: PROTOCOL, validUntil: clock.at(500) },
@@ -45,18 +55,25 @@ describe('background sweep', () => {
     const statuses = await db
       .selectFrom('domains')
       .select(['did', 'status'])
-      .where('did', 'in', [reviewed.domain.did, expiring.domain.did])
+      .where('did', 'in', [reviewed.domain.did, passing.domain.did, expiring.domain.did])
       .execute()
     expect(Object.fromEntries(statuses.map((r) => [r.did, r.status]))).toEqual({
       [reviewed.domain.did]: 'rejected',
+      [passing.domain.did]: 'verified',
       [expiring.domain.did]: 'expired'
     })
     const stored = await db
       .selectFrom('verification_proposals')
-      .select('status')
-      .where('id', '=', proposal.id)
-      .executeTakeFirstOrThrow()
-    expect(stored.status).toBe('rejected')
+      .select(['id', 'status', 'closed_at'])
+      .where('id', 'in', [proposal.id, passed.id])
+      .execute()
+    expect(Object.fromEntries(stored.map((r) => [r.id, [r.status, r.closed_at?.toISOString()]]))).toEqual({
+      [proposal.id]: ['rejected', proposal.deadline],
+      [passed.id]: ['passed', passed.deadline]
+    })
+    const verdict = await db.selectFrom('domain_events').select(['event', 'actor_kind', 'at'])
+      .where('domain_did', '=', passing.domain.did).where('event', '=', 'verified').execute()
+    expect(verdict).toEqual([{ event: 'verified', actor_kind: 'governance', at: new Date(passed.deadline) }])
     expect(await db.selectFrom('idempotency_keys').selectAll().execute()).toHaveLength(0)
     const events = await db
       .selectFrom('domain_events')

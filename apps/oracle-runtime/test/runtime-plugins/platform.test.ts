@@ -287,6 +287,8 @@ describe('platform plugin through the offline agent', () => {
     const { user } = await authorisedUser(offline)
     const domain = await asSelf(user).registerDomain({ type: 'Device', class: PROTOCOL, metadata: { name: 'V' } })
     await registry.grant(user.did, ['compliance'])
+    // A proposal needs an electorate that can reach the quorum (3) when it opens.
+    for (let i = 0; i < 3; i++) await registry.grant(`did:ixo:voter${randomBytes(6).toString('hex')}`, ['voter'])
     const propose = await fetch(`${registry.url}/v1/domains/${domain.did}/verification-proposals`, {
       method: 'POST',
       headers: {

@@ -14,10 +14,11 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
       tags: ['events'],
       security: SECURITY,
       summary: 'The change feed: every change to every domain, in one order, resumable',
-      description: 'Any role. Each change (created, updated, renewed, verification_proposed, vote_cast, verified, ' +
-        'rejected, expired, deactivated) is recorded in the transaction that makes it. Start without `after`, then ' +
-        'pass each page\'s nextCursor; an event appears only once every earlier-started write has committed, so ' +
-        'resuming from a cursor never skips one. Dedupe on `id` if you also take webhooks.',
+      description: 'Any role. Each change (created, updated, renewed, verification_proposed, vote_cast, ' +
+        'vote_changed, verified, rejected, expired, deactivated) is recorded in the transaction that makes it. ' +
+        'Start without `after`, then pass each page\'s nextCursor; an event appears only once every ' +
+        'earlier-started write has committed, so resuming from a cursor never skips one. Dedupe on `id` if you ' +
+        'also take webhooks.',
       querystring: EventFeedQuerySchema,
       response: { 200: EventFeedPageSchema, ...errorResponses(400, 401) }
     }

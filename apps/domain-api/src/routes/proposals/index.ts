@@ -1,16 +1,31 @@
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import { authorize, callerOf } from '../../plugins/auth.ts'
 import { AuthHeadersSchema, errorResponses, SECURITY } from '../../schemas/security.ts'
-import { CreateProposalBodySchema, ProposalSchema, VoteBodySchema } from '@impact/schemas'
+import {
+  CreateProposalBodySchema, ListProposalsQuerySchema, ProposalPageSchema, ProposalSchema, VoteBodySchema
+} from '@impact/schemas'
 import { DidParamsSchema, ProposalParamsSchema } from '../../schemas/params.ts'
+import { invalid } from '../../errors.ts'
 import type { ApiKeyService } from '../../services/api-keys.ts'
 import type { GovernanceService } from '../../services/governance.ts'
 
 export interface ProposalRoutesOptions { apiKeys: ApiKeyService, governance: GovernanceService }
 
+const LISTING = 'Any API key, or UCAN domain/read. Newest first, cursor-paged (limit 1–100, cursor from ' +
+  'nextCursor); items carry the tally but not the ballots (GET /v1/verification-proposals/:id has them). ' +
+  '`voter=me` keeps the proposals the calling account may vote on or veto (its electorate, fixed when each ' +
+  'opened); add `voted=false` for those it has not voted on yet, `voted=true` for those it has. ' +
+  'Closings that are due are settled first.'
+
 export const proposalRoutes: FastifyPluginAsyncTypebox<ProposalRoutesOptions> = async (app, options) => {
   const { apiKeys, governance } = options
   const tags = ['verification']
+  const reader = authorize(apiKeys)
+  const checkVoted = (query: { voter?: string | undefined, voted?: boolean | undefined }) => {
+    if (query.voted !== undefined && query.voter === undefined) {
+      throw invalid('voted needs voter', [{ field: '/voted', message: 'only with voter' }])
+    }
+  }
 
   app.post('/v1/domains/:did/verification-proposals', {
     onRequest: authorize(apiKeys, ['compliance'], { ability: 'verification/propose' }),
@@ -20,45 +35,87 @@ export const proposalRoutes: FastifyPluginAsyncTypebox<ProposalRoutesOptions> = 
       headers: AuthHeadersSchema,
       summary: 'Submit a domain for verification',
       description: 'Role compliance (of the key, or of the UCAN caller\'s account; ability ' +
-        'verification/propose). Opens a proposal on a draft or rejected domain; voters then have the voting ' +
-        'period to decide. Quorum, threshold and deadline are fixed when it opens.',
+        'verification/propose). Opens a proposal on a draft or rejected domain. Fixed now: the electorate (the ' +
+        'accounts holding the voter role, or the named `council`, never the domain\'s controllers nor the ' +
+        'proposer), the vetoers (holders of the vetoer role), the quorum (VERIFICATION_QUORUM, a count or a share ' +
+        'of the electorate), the threshold and the deadline. 409 DOMAIN_ELECTORATE_TOO_SMALL when the electorate ' +
+        'could never reach the quorum; 422 DOMAIN_COUNCIL_INVALID for a council member without the voter role, ' +
+        'or one who controls the domain or proposes it.',
       params: DidParamsSchema,
       body: CreateProposalBodySchema,
-      response: { 201: ProposalSchema, ...errorResponses(400, 401, 403, 404, 409) }
+      response: { 201: ProposalSchema, ...errorResponses(400, 401, 403, 404, 409, 422) }
     }
   }, async (request, reply) => {
     const proposal = await governance.propose(callerOf(request), request.params.did, request.body)
     return await reply.code(201).header('location', `/v1/verification-proposals/${proposal.id}`).send(proposal)
   })
 
-  app.get('/v1/verification-proposals/:id', {
-    onRequest: authorize(apiKeys),
+  app.get('/v1/verification-proposals', {
+    onRequest: reader,
     schema: {
       tags,
       security: SECURITY,
       headers: AuthHeadersSchema,
-      summary: 'Read a verification proposal with its tally and votes',
-      description: 'Any API key, or UCAN domain/read.',
+      summary: 'List verification proposals (e.g. those waiting for my vote)',
+      description: `${LISTING} Example: \`?status=open&voter=me&voted=false\` is the caller's to-do list.`,
+      querystring: ListProposalsQuerySchema,
+      response: { 200: ProposalPageSchema, ...errorResponses(400, 401) }
+    }
+  }, async (request) => {
+    checkVoted(request.query)
+    return await governance.list(request.query, callerOf(request))
+  })
+
+  app.get('/v1/domains/:did/verification-proposals', {
+    onRequest: reader,
+    schema: {
+      tags,
+      security: SECURITY,
+      headers: AuthHeadersSchema,
+      summary: 'List the verification proposals of one domain',
+      description: `${LISTING} 404 when the registry does not hold the domain.`,
+      params: DidParamsSchema,
+      querystring: ListProposalsQuerySchema,
+      response: { 200: ProposalPageSchema, ...errorResponses(400, 401, 404) }
+    }
+  }, async (request) => {
+    checkVoted(request.query)
+    return await governance.list({ ...request.query, domainDid: request.params.did }, callerOf(request))
+  })
+
+  app.get('/v1/verification-proposals/:id', {
+    onRequest: reader,
+    schema: {
+      tags,
+      security: SECURITY,
+      headers: AuthHeadersSchema,
+      summary: 'Read a verification proposal with its tally, electorate and ballots',
+      description: 'Any API key, or UCAN domain/read. `eligible` lists who may vote and veto; `votes` every ballot ' +
+        'in casting order, a changed vote kept with its `supersededAt`.',
       params: ProposalParamsSchema,
       response: { 200: ProposalSchema, ...errorResponses(400, 401, 404) }
     }
   }, async (request) => await governance.get(request.params.id))
 
   app.post('/v1/verification-proposals/:id/votes', {
-    onRequest: authorize(apiKeys, ['voter'], { ability: 'verification/vote' }),
+    onRequest: authorize(apiKeys, ['voter', 'vetoer'], { ability: 'verification/vote' }),
     schema: {
       tags,
       security: SECURITY,
       headers: AuthHeadersSchema,
-      summary: 'Vote yes, no or abstain',
-      description: 'Role voter (of the key, or of the UCAN caller\'s account; ability verification/vote). ' +
-        'One vote per account (a second is 409), while the proposal is open. The proposal passes, and the ' +
-        'domain becomes verified, as soon as the quorum is reached with enough yes.',
+      summary: 'Vote yes, no, abstain or veto, or change one\'s vote',
+      description: 'Role voter, or vetoer for a veto (of the key, or of the UCAN caller\'s account; ability ' +
+        'verification/vote). One vote per account, whichever of its keys casts it, with an optional rationale. ' +
+        'Only members of the electorate fixed when the proposal opened may vote (403 DOMAIN_NOT_IN_ELECTORATE), ' +
+        'never the domain\'s controllers nor the proposer (403 DOMAIN_VOTER_CONFLICT). Another choice while the ' +
+        'proposal is open replaces the account\'s vote (the earlier ballot is kept, superseded); the same choice ' +
+        'again is 409 DOMAIN_ALREADY_VOTED. The proposal closes as soon as the remaining electorate can no ' +
+        'longer change its outcome (passed: the domain is verified; rejected), or at once on a veto.',
       params: ProposalParamsSchema,
       body: VoteBodySchema,
       response: { 201: ProposalSchema, ...errorResponses(400, 401, 403, 404, 409) }
     }
   }, async (request, reply) => {
-    return await reply.code(201).send(await governance.vote(callerOf(request), request.params.id, request.body.vote))
+    return await reply.code(201).send(await governance.vote(callerOf(request), request.params.id, request.body))
   })
 }
