@@ -4,7 +4,7 @@ import { MEMORY_DATA_DIR } from '@impact/persistence'
 import { Type } from '@sinclair/typebox'
 import { createSharedState } from '@impact/shared-state'
 import { createBlocksyncResolver, createUcanVerifier, loadServiceIdentity } from '@impact/ucan'
-import type { Config } from './config.ts'
+import { externalClassMethods, type Config } from './config.ts'
 import { openAppDatabase } from './db/open.ts'
 import { DomainRateLimitedError } from './errors.ts'
 import { apiKeyAuthPlugin, keyIdOf } from './plugins/auth.ts'
@@ -130,7 +130,9 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       bootstrap: adminKey !== undefined ? { key: adminKey.key, account: config.DOMAIN_API_ADMIN_ACCOUNT } : undefined
     })
     await apiKeys.start()
-    const domains = createDomainService({ db, clock, idempotencyTtlMs })
+    const domains = createDomainService({
+      db, clock, idempotencyTtlMs, allowedClassMethods: externalClassMethods(config)
+    })
     const governance = createGovernanceService({
       db,
       clock,
