@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PROTOCOL, randomAccount, startApp, type TestApp } from '../helper.ts'
 
-const OTHER_PROTOCOL = 'did:ixo:entity:fedcba9876543210fedcba9876543210'
+const OTHER_PROTOCOL = 'did:ixo:protocol/other-stoves'
 
 let t: TestApp
 let registrar: { key: string, account: string }

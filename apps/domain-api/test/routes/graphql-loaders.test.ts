@@ -74,6 +74,9 @@ describe('GraphQL loaders', () => {
   it('reads a page with nested proposals, votes, links and histories in a fixed number of statements', async () => {
     const { app, domains, governance, clock, counted } = await countingGraphql()
     const protocol = (await domains.create(registrar, { type: 'Protocol', class: PROTOCOL })).domain.did
+    // A class must be a verified protocol.
+    const review = await governance.propose(registrar, protocol, { evidence: 'https://evidence.example/protocol' })
+    for (const i of [10, 11, 12]) await governance.vote(voter(i), review.id, 'yes')
     for (let i = 0; i < 6; i++) {
       const { domain } = await domains.create(registrar, { type: 'Project', class: protocol })
       const proposal = await governance.propose(registrar, domain.did, { evidence: 'https://evidence.example/pack' })
