@@ -23,6 +23,7 @@ import { createApiKeyService } from './services/api-keys.ts'
 import { systemClock, type Clock } from './services/clock.ts'
 import { resolveAdminKey } from './services/dev-admin-key.ts'
 import { startDeliveryWorker } from './services/delivery-worker.ts'
+import { createBatchService } from './services/domain-batch.ts'
 import { createDomainService } from './services/domains.ts'
 import { createEventFeed } from './services/events.ts'
 import { createGovernanceService } from './services/governance.ts'
@@ -130,9 +131,9 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       bootstrap: adminKey !== undefined ? { key: adminKey.key, account: config.DOMAIN_API_ADMIN_ACCOUNT } : undefined
     })
     await apiKeys.start()
-    const domains = createDomainService({
-      db, clock, idempotencyTtlMs, allowedClassMethods: externalClassMethods(config)
-    })
+    const allowedClassMethods = externalClassMethods(config)
+    const domains = createDomainService({ db, clock, idempotencyTtlMs, allowedClassMethods })
+    const batches = createBatchService({ db, clock, idempotencyTtlMs, allowedClassMethods })
     const governance = createGovernanceService({
       db,
       clock,
@@ -144,7 +145,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
     })
 
     const identifiers = createIdentifierService({ db, clock })
-    await app.register(domainRoutes, { apiKeys, domains, identifiers })
+    await app.register(domainRoutes, { apiKeys, batches, domains, identifiers })
     await app.register(identifierRoutes, { identifiers })
     await app.register(proposalRoutes, { apiKeys, governance })
     await app.register(apiKeyRoutes, { apiKeys })
