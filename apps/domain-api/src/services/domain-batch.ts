@@ -37,7 +37,8 @@ function errorResult (index: number, error: unknown): BatchItemResult {
   const e = error as { statusCode?: number, code?: string, message?: string, details?: unknown }
   if (typeof e.statusCode !== 'number' || e.statusCode >= 500 || typeof e.code !== 'string') throw error
   const details = Array.isArray(e.details) ? { details: e.details as Array<{ field: string, message: string }> } : {}
-  return { index, status: 'error', error: { statusCode: e.statusCode, code: e.code, message: e.message ?? '', ...details } }
+  const body = { statusCode: e.statusCode, code: e.code, message: e.message ?? '', ...details }
+  return { index, status: 'error', error: body }
 }
 
 const summary = (items: BatchItemResult[]): BatchCreateResult => {

@@ -89,10 +89,13 @@ function target (
   self: string | undefined
 ): ReferenceRow {
   const field = `/links/${link}`
-  if (did === self) throw onField(new DomainLinkMismatchError(`links.${link} names the domain itself`), field,
-    'must be another domain')
+  if (did === self) {
+    throw onField(new DomainLinkMismatchError(`links.${link} names the domain itself`), field, 'must be another domain')
+  }
   const row = references.get(did)
-  if (row === undefined) throw onField(new DomainLinkNotFoundError(link, did), field, 'must be a domain of this registry')
+  if (row === undefined) {
+    throw onField(new DomainLinkNotFoundError(link, did), field, 'must be a domain of this registry')
+  }
   const state = row.status === 'deactivated' ? 'deactivated' : expired(row, now) ? 'expired' : undefined
   if (state !== undefined) {
     throw onField(new DomainLinkNotUsableError(link, did, state), field, 'must be neither deactivated nor expired')
