@@ -84,7 +84,12 @@ describe('GET /1.0/identifiers/:did', () => {
       { id: `${did}#organisation`, type: 'IxoOrganisation', serviceEndpoint: ORGANISATION }
     ])
     expect(result.didDocumentMetadata).toMatchObject({
-      created: domain.createdAt, deactivated: false, versionId: '1', status: 'draft', verified: false, type: 'asset/device'
+      created: domain.createdAt,
+      deactivated: false,
+      versionId: '1',
+      status: 'draft',
+      verified: false,
+      type: 'asset/device'
     })
     expect(result.didDocumentMetadata.updated).toBeUndefined()
     expect(res.body).not.toContain(SECRET)
