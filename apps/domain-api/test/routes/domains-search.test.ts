@@ -166,7 +166,9 @@ describe('GraphQL domains filters and sorts', () => {
       method: 'POST',
       url: '/graphql',
       headers: t.auth(keys.registrar.key),
-      payload: { query: `{ domains(filter: { usable: true, project: "${north.project}" }) { edges { node { did } } } }` }
+      payload: {
+        query: `{ domains(filter: { usable: true, project: "${north.project}" }) { edges { node { did } } } }`
+      }
     })
     expect(usable.json().data.domains.edges).toEqual([{ node: { did: stoves.get('KSM-0003') } }])
   })
