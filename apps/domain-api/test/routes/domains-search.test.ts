@@ -147,15 +147,18 @@ describe('GraphQL domains filters and sorts', () => {
     const nodes: Array<Record<string, unknown>> = []
     let after: string | null = null
     do {
-      const res = await t.app.inject({
+      const res: { statusCode: number, body: string, json: () => any } = await t.app.inject({
         method: 'POST',
         url: '/graphql',
         headers: t.auth(keys.registrar.key),
         payload: { query, variables: { filter, after } }
       })
       expect(res.statusCode, res.body).toBe(200)
-      const { edges, pageInfo } = res.json().data.domains
-      nodes.push(...edges.map((e: { node: Record<string, unknown> }) => e.node))
+      const { edges, pageInfo } = res.json().data.domains as {
+        edges: Array<{ node: Record<string, unknown> }>
+        pageInfo: { hasNextPage: boolean, endCursor: string }
+      }
+      nodes.push(...edges.map((e) => e.node))
       after = pageInfo.hasNextPage ? pageInfo.endCursor : null
     } while (after !== null)
     const rest = await all(`organisation=${north.organisation}&externalIdPrefix=KSM-&sort=updatedAt&order=asc`)
