@@ -61,8 +61,11 @@ describe('POST /v1/domains/batch', () => {
     expect(body).toMatchObject({ created: 998, failed: 2 })
     expect(body.items.map((r) => r.index)).toEqual(items.map((_, i) => i))
     const first = body.items[10]!
-    expect(first).toEqual({ index: 10, status: 'created', did: expect.stringMatching(/^did:ixo:entity:/), externalId: serial('BLK', 10) })
-    expect(body.items[500]).toMatchObject({ status: 'error', error: { statusCode: 409, code: 'DOMAIN_EXTERNAL_ID_TAKEN' } })
+    expect(first).toEqual({
+      index: 10, status: 'created', did: expect.stringMatching(/^did:ixo:entity:/), externalId: serial('BLK', 10)
+    })
+    expect(body.items[500])
+      .toMatchObject({ status: 'error', error: { statusCode: 409, code: 'DOMAIN_EXTERNAL_ID_TAKEN' } })
     expect(body.items[500]!.error!.message).toContain(first.did)
     expect(body.items[502]).toMatchObject({
       status: 'error', error: { statusCode: 422, code: 'DOMAIN_CLASS_NOT_PROTOCOL', details: [{ field: '/class' }] }
@@ -128,7 +131,7 @@ describe('POST /v1/domains/batch', () => {
     expect(results.every((r) => r.status === 'created')).toBe(true)
     for (const answer of answers.filter((a) => a.statusCode === 200)) expect(answer.json()).toEqual(done.json())
     const page = await t.app.inject({
-      method: 'GET', url: `/v1/domains?externalIdPrefix=RACE-&limit=1`, headers: t.auth(keys.registrar.key)
+      method: 'GET', url: '/v1/domains?externalIdPrefix=RACE-&limit=1', headers: t.auth(keys.registrar.key)
     })
     expect(results.map((r) => r.did)).toContain(page.json().items[0].did)
     expect(await createdEvents(new Set(results.map((r) => r.did!)))).toBe(300)
