@@ -71,6 +71,16 @@ export async function startRegistry () {
     return (await api<{ key: string }>('POST', '/v1/api-keys', { name: roles.join('+'), roles, account })).key
   }
 
+  /** Takes a domain through governance: a compliance officer proposes, one voter (the quorum) says yes. */
+  async function verify (did: string) {
+    // The voter holds its role before the proposal opens (the electorate is who holds it then).
+    const voter = await keyWith(['voter'])
+    const proposal = await api<{ id: string }>('POST', `/v1/domains/${did}/verification-proposals`, {
+      evidence: 'https://example.org/site-visit/1', note: 'site visit done'
+    }, await keyWith(['compliance']))
+    await api('POST', `/v1/verification-proposals/${proposal.id}/votes`, { vote: 'yes' }, voter)
+  }
+
   return {
     url,
     did: identity.did,
@@ -80,12 +90,14 @@ export async function startRegistry () {
     async grant (account: string, roles: string[]) {
       await api('PUT', `/v1/accounts/${account}/roles`, { roles })
     },
-    /** A clean-cooking protocol and a project of it, as the development seed makes them. */
+    /** A verified clean-cooking protocol and a project of it, as the development seed makes them. */
     async programme () {
       const office = await keyWith(['registrar'])
       const protocol = await api<{ did: string }>('POST', '/v1/domains', {
         type: 'protocol/project', class: 'did:ixo:protocol/project', metadata: { name: 'Clean cooking protocol' }
       }, office)
+      // The registry takes a protocol of its own as a class only once governance has verified it.
+      await verify(protocol.did)
       const project = await api<{ did: string }>('POST', '/v1/domains', {
         type: 'Project', class: protocol.did, metadata: { name: 'Clean Cooking Project' }
       }, office)
@@ -95,13 +107,7 @@ export async function startRegistry () {
     async bySerial (serial: string) {
       return (await api<{ items: any[] }>('GET', `/v1/domains?externalId=${encodeURIComponent(serial)}`)).items
     },
-    /** Takes a domain through governance: a compliance officer proposes, one voter (the quorum) says yes. */
-    async verify (did: string) {
-      const proposal = await api<{ id: string }>('POST', `/v1/domains/${did}/verification-proposals`, {
-        evidence: 'https://example.org/site-visit/1', note: 'site visit done'
-      }, await keyWith(['compliance']))
-      await api('POST', `/v1/verification-proposals/${proposal.id}/votes`, { vote: 'yes' }, await keyWith(['voter']))
-    },
+    verify,
     async close () {
       await app.close()
       await database.drop()

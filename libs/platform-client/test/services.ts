@@ -11,7 +11,7 @@ import { createTestDatabase } from '@impact/persistence/testing'
 import { freshIdentity } from '@impact/service-kit/testing'
 
 export const ADMIN_KEY = `admin_${randomBytes(24).toString('base64url')}`
-export const PROTOCOL = 'did:ixo:entity:0123456789abcdef0123456789abcdef'
+export const PROTOCOL = 'did:ixo:protocol/clean-cooking'
 export const ENTITY_1 = 'did:ixo:entity:0000000000000000000000000000e001'
 
 async function listen (app: App): Promise<string> {

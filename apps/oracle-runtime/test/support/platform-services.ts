@@ -10,7 +10,7 @@ import { createTestDatabase } from '@impact/persistence/testing'
 import { freshIdentity } from '@impact/service-kit/testing'
 
 /** A protocol DID the registry does not hold (it accepts such classes: they may live on chain). */
-export const PROTOCOL = 'did:ixo:entity:0123456789abcdef0123456789abcdef'
+export const PROTOCOL = 'did:ixo:protocol/clean-cooking'
 /** An entity of the chain gateway's development node. */
 export const CHAIN_ENTITY = 'did:ixo:entity:0000000000000000000000000000e001'
 
