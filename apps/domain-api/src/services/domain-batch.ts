@@ -5,9 +5,7 @@ import type { BatchCreateBody, BatchCreateResult, BatchItemResult, CreateDomainB
 import {
   findBatch, insertBatchClaim, recordBatchProgress, takeOverBatch, type BatchClaim
 } from '../db/batch.repository.ts'
-import {
-  describeScope, findDidByExternalId, findExternalIdHolders, findReferences
-} from '../db/domain.repository.ts'
+import { describeScope, findExternalIdHolders, findReferences } from '../db/domain.repository.ts'
 import { insertDomains, type NewDomain } from '../db/domain-insert.repository.ts'
 import type { DB } from '../db/types.ts'
 import { DomainBatchInProgressError, DomainExternalIdTakenError, DomainIdempotencyMismatchError } from '../errors.ts'
@@ -69,17 +67,13 @@ export function createBatchService ({ db, clock, idempotencyTtlMs, allowedClassM
         results.set(index, errorResult(index, error))
       }
     }
-    // Registered before (or by an earlier chunk), else twice in this chunk: named by the holder.
-    const serials = drafts.flatMap(({ draft }) => (draft.externalId != null ? [draft.externalId] : []))
-    const holders = new Map((await findExternalIdHolders(db, serials)).map((h) => [
-      scopeKey({ organisation: h.organisation_did, type: h.type, class: h.class }, h.external_id ?? ''), h.did
-    ]))
+    // The same external id twice in this chunk: the second is refused, naming the first.
     const fresh: typeof drafts = []
     for (const { index, draft } of drafts) {
       const key = draft.externalId != null ? scopeKey(externalIdScope(draft), draft.externalId) : undefined
-      const holder = key !== undefined ? holders.get(key) ?? twins.get(key) : undefined
-      if (holder !== undefined) {
-        taken(index, draft, holder)
+      const twin = key !== undefined ? twins.get(key) : undefined
+      if (twin !== undefined) {
+        taken(index, draft, twin)
         continue
       }
       if (key !== undefined) twins.set(key, draft.did)
@@ -91,14 +85,21 @@ export function createBatchService ({ db, clock, idempotencyTtlMs, allowedClassM
       const inserted = rows.length > 0
         ? await insertDomains(trx, rows, idempotencyTtlMs, { skipConflicts: true })
         : new Set<string>()
+      // Left out on a unique key: the external id was registered before (an earlier chunk, another request).
+      const skipped = fresh.filter(({ draft }) => !inserted.has(draft.did))
+      const holders = skipped.length > 0
+        ? await findExternalIdHolders(trx, skipped.map(({ draft }) => draft.externalId ?? ''))
+        : []
+      const holderOf = new Map(holders.map((h) => [
+        scopeKey({ organisation: h.organisation_did, type: h.type, class: h.class }, h.external_id ?? ''), h.did
+      ]))
       for (const { index, draft } of fresh) {
         if (inserted.has(draft.did)) {
           results.set(index, { index, status: 'created', did: draft.did, externalId: draft.externalId ?? null })
           continue
         }
-        // Skipped on a unique key: the external id was registered meanwhile by another request.
         const holder = draft.externalId != null
-          ? await findDidByExternalId(trx, externalIdScope(draft), draft.externalId)
+          ? holderOf.get(scopeKey(externalIdScope(draft), draft.externalId))
           : undefined
         if (holder === undefined) throw new Error(`could not register batch item ${index}`)
         taken(index, draft, holder)
