@@ -60,7 +60,7 @@ export async function takeOverBatch (
  * (the caller rolls the chunk back).
  */
 export async function recordBatchProgress (
-  trx: Transaction<DB>,
+  trx: Db,
   claim: Pick<BatchClaim, 'apiKeyId' | 'key' | 'token' | 'leaseUntil'>,
   results: unknown[],
   complete: boolean

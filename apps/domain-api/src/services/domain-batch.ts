@@ -80,7 +80,8 @@ export function createBatchService ({ db, clock, idempotencyTtlMs, allowedClassM
       fresh.push({ index, draft })
     }
 
-    await inTransaction(db, async (trx) => {
+    // Without a lease the chunk is one statement (and reads): its own transaction, no BEGIN/COMMIT round trips.
+    const write = async (trx: Kysely<DB>) => {
       const rows = fresh.map(({ draft }) => ({ domain: draft, reason: registrationReason(draft) }))
       const inserted = rows.length > 0
         ? await insertDomains(trx, rows, idempotencyTtlMs, { skipConflicts: true })
@@ -109,7 +110,9 @@ export function createBatchService ({ db, clock, idempotencyTtlMs, allowedClassM
         const renewed = { ...lease, leaseUntil: new Date(clock().getTime() + LEASE_MS) }
         if (!await recordBatchProgress(trx, renewed, ordered, last)) throw new DomainBatchInProgressError()
       }
-    })
+    }
+    if (lease === undefined) await write(db)
+    else await inTransaction(db, write)
     return items.map(({ index }) => results.get(index)!)
   }
 
