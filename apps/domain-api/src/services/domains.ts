@@ -36,6 +36,7 @@ import { fingerprint } from './fingerprint.ts'
 import { callerEvent, isDue, lockAndSettle, settleDomain, settleDue } from './lifecycle.ts'
 import { decodeDomainCursor, decodeSequence, toPage } from './pagination.ts'
 import { placementOf, referencesOf } from './placement.ts'
+import { createReferenceLoader } from './reference-loader.ts'
 import { draftRow, toDomain, toEvent, withProposal } from './records.ts'
 import { checkDocumentFields, documentFieldsOf } from './did-document.ts'
 import {
@@ -71,6 +72,7 @@ export function createDomainService ({ db, clock, idempotencyTtlMs, allowedClass
   allowedClassMethods?: Set<string>
 }) {
   const batcher = createInsertBatcher(db, idempotencyTtlMs)
+  const references = createReferenceLoader(db)
 
   /** Reads a domain, settling first what is due (the lazy half of expiry and vote deadlines). */
   async function readSettled (did: string, now: Date): Promise<DomainWithProposal> {
@@ -116,8 +118,8 @@ export function createDomainService ({ db, clock, idempotencyTtlMs, allowedClass
         // Cheap checks first: a malformed body costs no query.
         entityTypeOf(body.type)
         classOf(body)
-        const references = await findReferences(db, registrationReferences(body))
-        prepared = prepareRegistration(body, { caller, now, references, allowedClassMethods })
+        const read = await references.load(registrationReferences(body))
+        prepared = prepareRegistration(body, { caller, now, references: read, allowedClassMethods })
       } catch (error) {
         // A retry whose first attempt was registered replays it, even if its class or links changed since.
         const previous = idempotencyKey !== undefined
