@@ -160,10 +160,11 @@ export const ListDomainsQuerySchema = Type.Object({
   organisation: Type.Optional(didField('Only domains of this organisation (see the record\'s organisation)')),
   project: Type.Optional(didField('Only domains of this project (see the record\'s project)')),
   usable: Type.Optional(Type.Boolean({ description: 'Only domains that are (true) or are not (false) usable now' })),
-  updatedSince: Type.Optional({
-    ...IsoTimestampSchema,
-    description: 'Only domains whose updatedAt is at or after this time'
-  }),
+  updatedSince: Type.Optional(Type.String({
+    format: 'date-time',
+    description: 'Only domains whose updatedAt is at or after this RFC 3339 time',
+    examples: ['2026-11-21T09:30:00.000Z']
+  })),
   sort: Type.Union(DOMAIN_SORTS.map((s) => Type.Literal(s)), {
     default: 'createdAt',
     description: 'Order by creation or by last update (ties broken by DID)'
