@@ -47,7 +47,9 @@ const SEED_COUNCIL = [1, 2, 3].map(seedVoter)
 /**
  * Each seeded domain carries a stable alias (`alsoKnownAs`), by which a later run finds it instead of
  * registering it again. The organisation's and protocol's classes name the chain's templates of those
- * kinds; the registry checks a class only when it holds that DID itself.
+ * kinds, DIDs outside the registry that its default DOMAIN_EXTERNAL_CLASS_METHODS (`ixo`) accepts; the
+ * project's class is the seeded protocol, which is why it is verified first. The organisation and project
+ * stay drafts: a link needs its target live (not deactivated or expired), not verified.
  */
 const ITEMS: Record<SeedItem, { type: string, class?: string, name: string }> = {
   organisation: { type: 'Organisation', class: 'did:ixo:protocol/dao', name: 'Clean Cooking Programme' },

@@ -16,6 +16,7 @@ import { createTestDatabase } from '@impact/persistence/testing'
 import { loadConfig } from '../../apps/domain-api/src/config.ts'
 import { openAppDatabase } from '../../apps/domain-api/src/db/open.ts'
 import { load, ratio, report } from '../lib.ts'
+import { setupProgramme } from './programme.ts'
 import { startDomainApi } from './server.ts'
 
 const ROUNDS = 3
@@ -61,7 +62,7 @@ async function main () {
     : { DATA_DIR: 'memory://' }
   // One key from one address at full speed: budgets above the load, so the limiter is paid for but never refuses.
   const roomy = { RATE_LIMIT_MAX: '1000000', RATE_LIMIT_PRINCIPAL_MAX: '1000000' }
-  const app = await startDomainApi({ ...appEnv, ...roomy, DOMAIN_API_ADMIN_KEY: adminKey })
+  const app = await startDomainApi({ ...appEnv, ...roomy, DOMAIN_API_ADMIN_KEY: adminKey, VERIFICATION_QUORUM: '1' })
   // Baseline connection(s): the same database on the server, or an embedded PGlite of the same schema.
   const pool = database !== undefined ? new pg.Pool({ connectionString: database.url, max: DB_CONNECTIONS }) : undefined
   const embedded = database === undefined ? await openAppDatabase(loadConfig({ DATA_DIR: 'memory://' })) : undefined
@@ -75,38 +76,18 @@ async function main () {
         values (${content}, null, null, 'draft', 'bench', 'did:ixo:bench', ${at}, ${at})`.execute(embedded!.db)
     }
   try {
-    const api = async (path: string, key: string, body: object, method = 'POST') => {
-      const res = await fetch(`${app.url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body)
-      })
-      if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`)
-      return await res.json() as Record<string, string>
-    }
-    // Keys act with the roles their account is granted.
-    await api('/v1/accounts/did:ixo:bench/roles', adminKey, { roles: ['registrar'] }, 'PUT')
-    const registrar = await api('/v1/api-keys', adminKey, {
-      name: 'bench',
-      roles: ['registrar'],
-      account: 'did:ixo:bench'
-    })
-    // The class is a registered protocol, so every create also checks it (a realistic request).
-    const protocol = await api('/v1/domains', registrar.key!, {
-      type: 'Protocol',
-      class: PROTOCOL,
-      metadata: { name: 'Clean cooking protocol' }
-    })
+    // The class is a verified protocol of the registry, so every create also checks it (a realistic request).
+    const { registrarKey, protocol } = await setupProgramme(app.url, adminKey)
     const createBody = JSON.stringify({
       type: 'Project',
-      class: protocol.did,
+      class: protocol,
       metadata: { name: 'Clean Cooking Project' }
     })
     const createOptions = {
       url: `${app.url}/v1/domains`,
       method: 'POST' as const,
       connections: HTTP_CONNECTIONS,
-      headers: { authorization: `Bearer ${registrar.key}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${registrarKey}`, 'content-type': 'application/json' },
       body: createBody
     }
     await load({ ...createOptions, duration: 2 })

@@ -4,7 +4,7 @@ import { MEMORY_DATA_DIR } from '@impact/persistence'
 import { Type } from '@sinclair/typebox'
 import { createSharedState } from '@impact/shared-state'
 import { createBlocksyncResolver, createUcanVerifier, loadServiceIdentity } from '@impact/ucan'
-import type { Config } from './config.ts'
+import { externalClassMethods, type Config } from './config.ts'
 import { openAppDatabase } from './db/open.ts'
 import { DomainRateLimitedError } from './errors.ts'
 import { apiKeyAuthPlugin, keyIdOf } from './plugins/auth.ts'
@@ -23,6 +23,7 @@ import { createApiKeyService } from './services/api-keys.ts'
 import { systemClock, type Clock } from './services/clock.ts'
 import { resolveAdminKey } from './services/dev-admin-key.ts'
 import { startDeliveryWorker } from './services/delivery-worker.ts'
+import { createBatchService } from './services/domain-batch.ts'
 import { createDomainService } from './services/domains.ts'
 import { createEventFeed } from './services/events.ts'
 import { createGovernanceService } from './services/governance.ts'
@@ -130,7 +131,9 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       bootstrap: adminKey !== undefined ? { key: adminKey.key, account: config.DOMAIN_API_ADMIN_ACCOUNT } : undefined
     })
     await apiKeys.start()
-    const domains = createDomainService({ db, clock, idempotencyTtlMs })
+    const allowedClassMethods = externalClassMethods(config)
+    const domains = createDomainService({ db, clock, idempotencyTtlMs, allowedClassMethods })
+    const batches = createBatchService({ db, clock, idempotencyTtlMs, allowedClassMethods })
     const governance = createGovernanceService({
       db,
       clock,
@@ -142,7 +145,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
     })
 
     const identifiers = createIdentifierService({ db, clock })
-    await app.register(domainRoutes, { apiKeys, domains, identifiers })
+    await app.register(domainRoutes, { apiKeys, batches, domains, identifiers })
     await app.register(identifierRoutes, { identifiers })
     await app.register(proposalRoutes, { apiKeys, governance })
     await app.register(apiKeyRoutes, { apiKeys })

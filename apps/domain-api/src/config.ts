@@ -32,6 +32,13 @@ export const ConfigSchema = Type.Object({
     pattern: '^https?://',
     description: 'Blocksync GraphQL endpoint that resolves the signing keys of did:ixo accounts in UCAN chains'
   })),
+  DOMAIN_EXTERNAL_CLASS_METHODS: Type.String({
+    pattern: '^([a-z0-9]+(,[a-z0-9]+)*)?$',
+    maxLength: 512,
+    default: 'ixo',
+    description: 'DID methods a class outside this registry may have, comma-separated (e.g. `ixo,web`); empty: ' +
+      'every class must be a verified protocol of this registry'
+  }),
   VERIFICATION_QUORUM: Type.String({
     pattern: QUORUM_RULE_PATTERN,
     default: '3',
@@ -163,6 +170,10 @@ function refine (config: Config): string[] {
   }
   return issues
 }
+
+/** The DID methods of DOMAIN_EXTERNAL_CLASS_METHODS. */
+export const externalClassMethods = (config: Pick<Config, 'DOMAIN_EXTERNAL_CLASS_METHODS'>): Set<string> =>
+  new Set(config.DOMAIN_EXTERNAL_CLASS_METHODS.split(',').filter((method) => method !== ''))
 
 export const loadConfig = (env: Record<string, string | undefined> = process.env): Config =>
   load(ConfigSchema, env, refine)

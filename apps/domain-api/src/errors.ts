@@ -102,7 +102,12 @@ export const DomainElectorateTooSmallError = defineError(
 
 export const DomainExternalIdTakenError = defineError(
   'DOMAIN_EXTERNAL_ID_TAKEN',
-  'A domain of class %s is already registered under external id %s: %s',
+  'A domain of %s is already registered under external id %s: %s',
+  409
+)
+export const DomainBatchInProgressError = defineError(
+  'DOMAIN_BATCH_IN_PROGRESS',
+  'A batch with this Idempotency-Key is still being registered; retry in a few seconds for its results',
   409
 )
 
@@ -124,9 +129,38 @@ export const DomainClassNotProtocolError = defineError(
   'The class %s is a registered %s domain, not a protocol',
   422
 )
+// The class and the typed links are checked on write; each error names the field in `details`.
+export const DomainClassNotFoundError = defineError(
+  'DOMAIN_CLASS_NOT_FOUND',
+  'The class %s is not a domain of this registry (did:ixo:entity DIDs are this registry\'s own)',
+  422
+)
+export const DomainClassNotUsableError = defineError(
+  'DOMAIN_CLASS_NOT_USABLE',
+  'The class %s is a protocol that is %s: only a verified, active protocol can be a class',
+  422
+)
+export const DomainClassMethodNotAllowedError = defineError(
+  'DOMAIN_CLASS_METHOD_NOT_ALLOWED',
+  'The class %s is outside this registry and its DID method is not allowed here (allowed: %s)',
+  422
+)
+export const DomainLinkNotFoundError = defineError(
+  'DOMAIN_LINK_NOT_FOUND',
+  'links.%s %s is not a domain of this registry',
+  422
+)
+export const DomainLinkNotUsableError = defineError('DOMAIN_LINK_NOT_USABLE', 'links.%s %s is %s', 422)
+export const DomainLinkTypeMismatchError = defineError('DOMAIN_LINK_TYPE_MISMATCH', '%s', 422)
+export const DomainLinkMismatchError = defineError('DOMAIN_LINK_MISMATCH', '%s', 422)
 
 // 429: over a rate limit (per client, failed authentications per client, per API key); Retry-After says when to retry
 export const DomainRateLimitedError = defineError('DOMAIN_RATE_LIMITED', '%s; retry in %s seconds', 429)
+
+/** A coded error naming the offending field in `details`, as validation errors do. */
+export function onField<E extends Error> (error: E, field: string, message: string): E {
+  return Object.assign(error, { details: [{ field, message }] })
+}
 
 /** A 400 with one entry per offending field, as schema validation failures have. */
 export function invalid (message: string, details: Array<{ field: string, message: string }>) {

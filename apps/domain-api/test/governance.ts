@@ -79,3 +79,10 @@ export async function verifiedDomain (t: TestApp, keys: { registrar: Keyed, comp
   await voteThrough(t, domain.did, keys.compliance, keys.voters)
   return domain.did
 }
+
+/** A protocol of the registry verified by governance: what a class of this registry must be. */
+export async function verifiedProtocol (t: TestApp, keys: { registrar: Keyed, compliance: Keyed, voters: Keyed[] }) {
+  const { did } = await t.createDomain(keys.registrar.key, { type: 'Protocol', metadata: { name: 'Protocol' } })
+  await voteThrough(t, did, keys.compliance, keys.voters)
+  return did
+}

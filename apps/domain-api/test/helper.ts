@@ -15,7 +15,7 @@ export const UNTHROTTLED = {
   RATE_LIMIT_AUTH_FAILURES_MAX: '1000000',
   RATE_LIMIT_PRINCIPAL_MAX: '1000000'
 }
-export const PROTOCOL = 'did:ixo:entity:0123456789abcdef0123456789abcdef'
+export const PROTOCOL = 'did:ixo:protocol/clean-cooking'
 
 export type TestApp = Awaited<ReturnType<typeof startApp>>
 

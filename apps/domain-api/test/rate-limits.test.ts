@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { createTestDatabase } from '@impact/persistence/testing'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { ConfigSchema } from '../src/config.ts'
-import { ADMIN_KEY, randomAccount, startApp, type TestApp } from './helper.ts'
+import { ADMIN_KEY, PROTOCOL, randomAccount, startApp, type TestApp } from './helper.ts'
 
 const servers = (process.env.DATABASE_URL ?? '') !== '' && (process.env.REDIS_URL ?? '') !== ''
 const clientIp = () => `10.${[1, 2, 3].map(() => randomBytes(1)[0]).join('.')}`
@@ -81,7 +81,7 @@ describe('rate limits with small budgets', () => {
       method: 'POST',
       url: '/v1/domains',
       headers: auth(busy.key),
-      payload: { type: 'Asset', class: 'did:ixo:entity:0123456789abcdef0123456789abcdef' },
+      payload: { type: 'Asset', class: PROTOCOL },
       remoteAddress: clientIp()
     })
     expect(refused.statusCode).toBe(429)

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
 import { createProposal, vote, withCouncil } from './governance.ts'
-import { ADMIN_KEY, startApp, type TestApp } from './helper.ts'
+import { ADMIN_KEY, PROTOCOL, startApp, type TestApp } from './helper.ts'
 
 // Two replicas need a shared database and Redis: this runs in the servers pass.
 const servers = (process.env.DATABASE_URL ?? '') !== '' && (process.env.REDIS_URL ?? '') !== ''
@@ -50,7 +50,7 @@ describe.runIf(servers)('two replicas on PostgreSQL and Redis', () => {
       method: 'POST',
       url: '/v1/domains',
       headers: { ...t.auth(registrar.key), 'idempotency-key': 'across-replicas' },
-      payload: { type: 'Asset', class: 'did:ixo:entity:0123456789abcdef0123456789abcdef' }
+      payload: { type: 'Asset', class: PROTOCOL }
     })
     const results = await Promise.all([send(a), send(b), send(a), send(b)])
     expect(new Set(results.map((r) => r.json().did)).size).toBe(1)

@@ -18,6 +18,15 @@ export async function startRegistry () {
   const prefix = `ussd-test-registry-${randomBytes(4).toString('hex')}:`
   const registry = await startDomainApi({ env: { VERIFICATION_QUORUM: '1' }, statePrefix: prefix })
   const { admin, accountWith, keyWith } = registry
+
+  /** Takes a domain through governance: a council of one voter (holding the role first), whose yes is the quorum. */
+  async function verify (did: string) {
+    const voter = await accountWith(['voter'])
+    const proposal = await admin<{ id: string }>('POST', `/v1/domains/${did}/verification-proposals`, {
+      evidence: 'https://example.org/site-visit/1', note: 'site visit done', council: [voter.account]
+    }, await keyWith(['compliance']))
+    await admin('POST', `/v1/verification-proposals/${proposal.id}/votes`, { vote: 'yes' }, voter.key)
+  }
   return {
     url: registry.url,
     did: registry.did,
@@ -35,12 +44,14 @@ export async function startRegistry () {
         }
       }))
     },
-    /** A clean-cooking protocol and a project of it, as the development seed makes them. */
+    /** A verified clean-cooking protocol and a project of it, as the development seed makes them. */
     async programme () {
       const office = await keyWith(['registrar'])
       const protocol = await admin<{ did: string }>('POST', '/v1/domains', {
         type: 'protocol/project', class: 'did:ixo:protocol/project', metadata: { name: 'Clean cooking protocol' }
       }, office)
+      // The registry takes a protocol of its own as a class only once governance has verified it.
+      await verify(protocol.did)
       const project = await admin<{ did: string }>('POST', '/v1/domains', {
         type: 'Project', class: protocol.did, metadata: { name: 'Clean Cooking Project' }
       }, office)
@@ -50,18 +61,7 @@ export async function startRegistry () {
     async bySerial (serial: string) {
       return (await admin<{ items: any[] }>('GET', `/v1/domains?externalId=${encodeURIComponent(serial)}`)).items
     },
-    /**
-     * Takes a domain through governance: a compliance officer proposes with a council of one voter (who holds the
-     * role before the proposal opens), whose yes (the quorum) decides it.
-     */
-    async verify (did: string) {
-      // A council of one voter (holding the role before the proposal opens), whose yes is the quorum.
-      const voter = await accountWith(['voter'])
-      const proposal = await admin<{ id: string }>('POST', `/v1/domains/${did}/verification-proposals`, {
-        evidence: 'https://example.org/site-visit/1', note: 'site visit done', council: [voter.account]
-      }, await keyWith(['compliance']))
-      await admin('POST', `/v1/verification-proposals/${proposal.id}/votes`, { vote: 'yes' }, voter.key)
-    },
+    verify,
     async close () {
       await registry.close()
       await dropRedisPrefix(prefix)

@@ -3,8 +3,8 @@ import { startDomainApi, type LoopbackDomainApi } from '@impact/domain-api/testi
 import type { OracleEventPayloads, ToolApproval } from '../src/index.ts'
 import { clientFor, recordingFetch, startRuntime, testUser, type RealRuntime } from './support/runtime.ts'
 
-/** A protocol DID the registry does not hold (it accepts such classes: they may live on chain). */
-const PROTOCOL = 'did:ixo:entity:0123456789abcdef0123456789abcdef'
+/** A class outside this registry, of a method it allows (`DOMAIN_EXTERNAL_CLASS_METHODS`). */
+const PROTOCOL = 'did:ixo:protocol/clean-cooking'
 const register = (serial: string) => `Please register a stove serial ${serial} under ${PROTOCOL}`
 const stores = (calls: Array<{ method: string, path: string }>) =>
   calls.filter((c) => c.method === 'POST' && c.path === '/delegation').length

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-/** A protocol DID the registry does not hold (it accepts such classes: they may live on chain). */
-export const PROTOCOL = 'did:ixo:entity:0123456789abcdef0123456789abcdef'
+/** A class outside this registry, of a method it allows (`DOMAIN_EXTERNAL_CLASS_METHODS`). */
+export const PROTOCOL = 'did:ixo:protocol/clean-cooking'
 /** An entity of the chain gateway's development node. */
 export const ENTITY_1 = 'did:ixo:entity:0000000000000000000000000000e001'
 

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { DidSchema, IsoTimestampSchema, Nullable } from './common.ts'
+import { ErrorDetailSchema } from './errors.ts'
 import { CursorPageQuerySchema, CursorPageSchema } from './pagination.ts'
 import { documentFields } from './domain-document.ts'
 import {
@@ -42,7 +43,8 @@ export const ExternalIdSchema = Type.String({
   maxLength: 128,
   pattern: '^[\\x21-\\x7E]+$',
   description: 'An identifier from outside the registry, e.g. a device\'s serial number: printable ASCII without ' +
-    'spaces, unique among the domains of one class (a second registration is refused with 409)',
+    'spaces, unique per type within the domain\'s organisation (within its class when it has none); a second ' +
+    'registration is refused with 409',
   examples: ['SN-2026-000123']
 })
 
@@ -122,6 +124,13 @@ export const DomainSchema = Type.Object({
   externalId: Type.Optional(Nullable(Type.String({
     description: 'The identifier from outside the registry given at registration (a serial number), or null'
   }))),
+  organisation: Type.Optional(Nullable(didField(
+    'The organisation the domain belongs to: links.organisation, else its parent\'s organisation (or the parent ' +
+      'itself when that is an organisation); null when none'
+  ))),
+  project: Type.Optional(Nullable(didField(
+    'The project the domain belongs to: its parent when that is a project, else its parent\'s project; null when none'
+  ))),
   createdBy: CallerRefSchema,
   createdAt: IsoTimestampSchema,
   updatedAt: IsoTimestampSchema,
@@ -131,6 +140,9 @@ export const DomainSchema = Type.Object({
 })
 export type Domain = Static<typeof DomainSchema>
 
+export const DOMAIN_SORTS = ['createdAt', 'updatedAt'] as const
+export const SORT_ORDERS = ['desc', 'asc'] as const
+
 export const ListDomainsQuerySchema = Type.Object({
   ...CursorPageQuerySchema.properties,
   type: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Entity type, any accepted spelling' })),
@@ -138,11 +150,65 @@ export const ListDomainsQuerySchema = Type.Object({
   class: Type.Optional(didField('Alias of protocol')),
   status: Type.Optional(DomainStatusSchema),
   controller: Type.Optional(DidSchema),
-  externalId: Type.Optional(ExternalIdSchema)
+  externalId: Type.Optional(ExternalIdSchema),
+  externalIdPrefix: Type.Optional(Type.String({
+    minLength: 1,
+    maxLength: 128,
+    pattern: '^[\\x21-\\x7E]+$',
+    description: 'Only domains whose externalId starts with this (case-sensitive)'
+  })),
+  organisation: Type.Optional(didField('Only domains of this organisation (see the record\'s organisation)')),
+  project: Type.Optional(didField('Only domains of this project (see the record\'s project)')),
+  usable: Type.Optional(Type.Boolean({ description: 'Only domains that are (true) or are not (false) usable now' })),
+  updatedSince: Type.Optional(Type.String({
+    format: 'date-time',
+    description: 'Only domains whose updatedAt is at or after this RFC 3339 time',
+    examples: ['2026-11-21T09:30:00.000Z']
+  })),
+  sort: Type.Union(DOMAIN_SORTS.map((s) => Type.Literal(s)), {
+    default: 'createdAt',
+    description: 'Order by creation or by last update (ties broken by DID)'
+  }),
+  order: Type.Union(SORT_ORDERS.map((o) => Type.Literal(o)), { default: 'desc', description: 'desc: newest first' })
 }, { additionalProperties: false })
 export type ListDomainsQuery = Static<typeof ListDomainsQuerySchema>
 
 export const DomainPageSchema = CursorPageSchema(DomainSchema)
+
+export const MAX_BATCH_ITEMS = 1000
+
+export const BatchCreateBodySchema = Type.Object({
+  items: Type.Array(CreateDomainBodySchema, {
+    minItems: 1,
+    maxItems: MAX_BATCH_ITEMS,
+    description: 'Up to 1,000 registrations, each what POST /v1/domains takes'
+  })
+}, { additionalProperties: false })
+export type BatchCreateBody = Static<typeof BatchCreateBodySchema>
+
+export const BatchItemErrorSchema = Type.Object({
+  statusCode: Type.Integer({ description: 'The status POST /v1/domains would have answered for this item' }),
+  code: Type.String(),
+  message: Type.String(),
+  details: Type.Optional(Type.Array(ErrorDetailSchema))
+})
+
+/** One shape for both outcomes (rather than a union), so a page of a thousand serialises fast. */
+export const BatchItemResultSchema = Type.Object({
+  index: Type.Integer({ minimum: 0, description: 'Position of the item in the request' }),
+  status: Type.Union([Type.Literal('created'), Type.Literal('error')]),
+  did: Type.Optional(EntityDidSchema),
+  externalId: Type.Optional(Nullable(Type.String())),
+  error: Type.Optional(BatchItemErrorSchema)
+})
+export type BatchItemResult = Static<typeof BatchItemResultSchema>
+
+export const BatchCreateResultSchema = Type.Object({
+  items: Type.Array(BatchItemResultSchema, { description: 'One result per item, in input order' }),
+  created: Type.Integer(),
+  failed: Type.Integer()
+})
+export type BatchCreateResult = Static<typeof BatchCreateResultSchema>
 export type DomainPage = Static<typeof DomainPageSchema>
 
 export const DomainEventSchema = Type.Object({

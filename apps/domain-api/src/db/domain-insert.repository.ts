@@ -19,8 +19,12 @@ export interface NewDomain {
   /** How the creator proved itself: the history entry's actor kind. */
   createdVia: 'api-key' | 'ucan'
   createdAt: Date
-  /** An identifier from outside the registry (a serial number), unique within the class. */
+  /** An identifier from outside the registry (a serial number), unique per type within the organisation. */
   externalId?: string | null | undefined
+  /** links.parent, and the organisation and project derived from the links (placement.ts). */
+  parent?: string | null | undefined
+  organisation?: string | null | undefined
+  project?: string | null | undefined
 }
 
 export interface IdempotencyClaim {
@@ -40,22 +44,43 @@ export interface DomainInsert {
 /**
  * Inserts domains with their `created` entries and first versions in one atomic statement. A row with an
  * idempotency claim goes in only with its claim, so concurrent retries create one domain (the unique key makes
- * the second wait); claims older than `retentionMs` are taken over. Resolves the DIDs inserted.
+ * the second wait); claims older than `retentionMs` are taken over. With `skipConflicts`, a row that would break
+ * a unique key (an external id taken meanwhile) is left out instead of failing the statement. Resolves the DIDs
+ * inserted.
  */
-export async function insertDomains (db: Kysely<DB>, rows: DomainInsert[], retentionMs: number): Promise<Set<string>> {
-  const values = rows.map(({ domain: d, reason, claim }) => sql`(
-    ${d.did}::text, ${d.type}::text, ${d.class}::text, ${d.controllers}::text[], ${JSON.stringify(d.metadata)}::jsonb,
-    ${d.validFrom}::timestamptz, ${d.validUntil}::timestamptz, ${d.createdByKey}::text, ${d.createdByAccount}::text,
-    ${d.createdByService}::text, ${d.createdVia}::text, ${d.createdAt}::timestamptz, ${reason}::text,
-    ${claim?.apiKeyId ?? null}::text, ${claim?.key ?? null}::text,
-    ${claim?.fingerprint ?? null}::text, ${claim !== undefined ? JSON.stringify(claim.response) : null}::jsonb,
-    ${JSON.stringify(d.document ?? {})}::jsonb, ${d.externalId ?? null}::text
-  )`)
+export async function insertDomains (
+  db: Kysely<DB>,
+  rows: DomainInsert[],
+  retentionMs: number,
+  options: { skipConflicts?: boolean } = {}
+): Promise<Set<string>> {
+  const column = <T>(value: (row: DomainInsert) => T) => rows.map(value)
+  const iso = (date: Date | null) => (date === null ? null : date.toISOString())
+  // One array per column, unnested: a thousand rows cost a few parameters to bind and plan, not twenty thousand.
   const result = await sql<{ did: string }>`
-    with input (did, type, class, controllers, metadata, valid_from, valid_until, created_by_key, created_by_account,
-      created_by_service, created_via, created_at, reason, claim_api_key, claim_key, fingerprint, response, document,
-      external_id)
-      as (values ${sql.join(values)}),
+    with input as (
+      select did, type, class, array(select jsonb_array_elements_text(controllers)) as controllers, metadata,
+        valid_from, valid_until, created_by_key, created_by_account, created_by_service, created_via, created_at,
+        reason, claim_api_key, claim_key, fingerprint, response, document, external_id, parent_did, organisation_did,
+        project_did
+      from unnest(
+        ${column((r) => r.domain.did)}::text[], ${column((r) => r.domain.type)}::text[],
+        ${column((r) => r.domain.class)}::text[], ${column((r) => JSON.stringify(r.domain.controllers))}::jsonb[],
+        ${column((r) => JSON.stringify(r.domain.metadata))}::jsonb[],
+        ${column((r) => iso(r.domain.validFrom))}::timestamptz[],
+        ${column((r) => iso(r.domain.validUntil))}::timestamptz[], ${column((r) => r.domain.createdByKey)}::text[],
+        ${column((r) => r.domain.createdByAccount)}::text[], ${column((r) => r.domain.createdByService)}::text[],
+        ${column((r) => r.domain.createdVia)}::text[], ${column((r) => iso(r.domain.createdAt))}::timestamptz[],
+        ${column((r) => r.reason)}::text[], ${column((r) => r.claim?.apiKeyId ?? null)}::text[],
+        ${column((r) => r.claim?.key ?? null)}::text[], ${column((r) => r.claim?.fingerprint ?? null)}::text[],
+        ${column((r) => (r.claim !== undefined ? JSON.stringify(r.claim.response) : null))}::jsonb[],
+        ${column((r) => JSON.stringify(r.domain.document ?? {}))}::jsonb[],
+        ${column((r) => r.domain.externalId ?? null)}::text[], ${column((r) => r.domain.parent ?? null)}::text[],
+        ${column((r) => r.domain.organisation ?? null)}::text[], ${column((r) => r.domain.project ?? null)}::text[]
+      ) as u (did, type, class, controllers, metadata, valid_from, valid_until, created_by_key, created_by_account,
+        created_by_service, created_via, created_at, reason, claim_api_key, claim_key, fingerprint, response,
+        document, external_id, parent_did, organisation_did, project_did)
+    ),
     claimed as (
       insert into idempotency_keys (api_key_id, key, fingerprint, domain_did, response, created_at)
       select claim_api_key, claim_key, fingerprint, did, response, created_at from input where claim_key is not null
@@ -67,13 +92,16 @@ export async function insertDomains (db: Kysely<DB>, rows: DomainInsert[], reten
     ),
     inserted as (
       insert into domains (did, type, class, controllers, metadata, valid_from, valid_until, status,
-        created_by_key, created_by_account, created_by_service, created_at, updated_at, document, external_id)
+        created_by_key, created_by_account, created_by_service, created_at, updated_at, document, external_id,
+        parent_did, organisation_did, project_did)
       select did, type, class, controllers, metadata, valid_from, valid_until, 'draft', created_by_key,
-        created_by_account, created_by_service, created_at, created_at, document, external_id
+        created_by_account, created_by_service, created_at, created_at, document, external_id, parent_did,
+        organisation_did, project_did
       from input where claim_key is null or did in (select domain_did from claimed)
+      ${options.skipConflicts === true ? sql`on conflict do nothing` : sql``}
       returning *
     ),
-    versioned as (${versionInsert(sql`inserted`)})
+    versioned as (${versionInsert(sql`inserted`, { first: true })})
     insert into domain_events (domain_did, event, from_status, to_status, actor_kind, actor_key, actor_account,
       actor_service, reason, at)
     select i.did, 'created', null, 'draft', i.created_via, i.created_by_key, i.created_by_account, i.created_by_service,

@@ -39,12 +39,57 @@ export async function findDomain (db: Db, did: string): Promise<DomainWithPropos
   return await selectDomains(db).where('domains.did', '=', did).executeTakeFirst()
 }
 
-/** The domain of `classDid` registered under `externalId`, if any (its DID). */
-export async function findDidByExternalId (db: Db, classDid: string, externalId: string): Promise<string | undefined> {
-  const row = await db.selectFrom('domains').select('did')
-    .where('class', '=', classDid).where('external_id', '=', externalId)
-    .executeTakeFirst()
+/**
+ * Where an external id must be unique: per type within the organisation, or per class for a domain outside any
+ * organisation (the two unique indexes of domains.external_id).
+ */
+export interface ExternalIdScope { organisation: string | null, type: string, class: string }
+
+export const describeScope = (scope: ExternalIdScope) => scope.organisation !== null
+  ? `type ${scope.type} in organisation ${scope.organisation}`
+  : `class ${scope.class}`
+
+/** The domain registered under `externalId` in `scope`, if any (its DID). */
+export async function findDidByExternalId (
+  db: Db,
+  scope: ExternalIdScope,
+  externalId: string
+): Promise<string | undefined> {
+  let query = db.selectFrom('domains').select('did').where('external_id', '=', externalId)
+  query = scope.organisation !== null
+    ? query.where('organisation_did', '=', scope.organisation).where('type', '=', scope.type)
+    : query.where('organisation_did', 'is', null).where('class', '=', scope.class)
+  const row = await query.executeTakeFirst()
   return row?.did
+}
+
+/** Every domain holding one of `externalIds`, with what places it in a scope (bulk registration checks). */
+export async function findExternalIdHolders (db: Db, externalIds: string[]) {
+  if (externalIds.length === 0) return []
+  return await db.selectFrom('domains')
+    .select(['did', 'external_id', 'organisation_did', 'type', 'class'])
+    .where('external_id', 'in', externalIds)
+    .execute()
+}
+
+/** What a class or a link names, as the write checks need it. */
+export async function findReferences (db: Db, dids: string[], options: { lock?: boolean } = {}) {
+  if (dids.length === 0) return new Map<string, ReferenceRow>()
+  let query = db.selectFrom('domains')
+    .select(['did', 'type', 'status', 'valid_from', 'valid_until', 'organisation_did', 'project_did'])
+    .where('did', 'in', [...new Set(dids)])
+  // Inside a transaction: the targets cannot be deactivated until it commits.
+  if (options.lock === true) query = query.forShare()
+  const rows = await query.execute()
+  return new Map(rows.map((row) => [row.did, row]))
+}
+export type ReferenceRow = Pick<DomainRow, 'did' | 'type' | 'status' | 'valid_from' | 'valid_until' |
+  'organisation_did' | 'project_did'>
+
+/** Whether other domains name `did` as their parent. */
+export async function hasChildren (db: Db, did: string): Promise<boolean> {
+  const row = await db.selectFrom('domains').select('did').where('parent_did', '=', did).limit(1).executeTakeFirst()
+  return row !== undefined
 }
 
 /** Locks the domain row for the rest of the transaction; every change to a domain starts here. */
@@ -82,27 +127,58 @@ export async function dueDomainDids (db: Db, now: Date, limit: number): Promise<
 }
 
 export interface DomainFilters {
-  type?: string
-  class?: string
-  status?: string
-  controller?: string
-  externalId?: string
+  type?: string | undefined
+  class?: string | undefined
+  status?: string | undefined
+  controller?: string | undefined
+  externalId?: string | undefined
+  externalIdPrefix?: string | undefined
+  organisation?: string | undefined
+  project?: string | undefined
+  usable?: boolean | undefined
+  updatedSince?: Date | undefined
 }
 
-/** One page of domains, newest first, after the keyset position `after` ([createdAt, did]). */
-export async function listDomains (db: Db, filters: DomainFilters, after: [Date, string] | undefined, limit: number) {
+export interface DomainOrder {
+  sort: 'createdAt' | 'updatedAt'
+  order: 'desc' | 'asc'
+  /** The keyset position ([time, did]) of the last domain of the previous page. */
+  after?: [Date, string] | undefined
+}
+
+/** LIKE matches its pattern's `%`, `_` and `\` literally only when escaped. */
+const likePrefix = (prefix: string) => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+
+/** One page of domains in the order asked for, after the keyset position of `order.after`. */
+export async function listDomains (db: Db, filters: DomainFilters, order: DomainOrder, now: Date, limit: number) {
   let query = selectDomains(db)
   if (filters.type !== undefined) query = query.where('domains.type', '=', filters.type)
   if (filters.class !== undefined) query = query.where('domains.class', '=', filters.class)
   if (filters.status !== undefined) query = query.where('domains.status', '=', filters.status)
   if (filters.externalId !== undefined) query = query.where('domains.external_id', '=', filters.externalId)
+  if (filters.externalIdPrefix !== undefined) {
+    query = query.where('domains.external_id', 'like', likePrefix(filters.externalIdPrefix))
+  }
+  if (filters.organisation !== undefined) query = query.where('domains.organisation_did', '=', filters.organisation)
+  if (filters.project !== undefined) query = query.where('domains.project_did', '=', filters.project)
+  if (filters.updatedSince !== undefined) query = query.where('domains.updated_at', '>=', filters.updatedSince)
   if (filters.controller !== undefined) {
     query = query.where(sql<boolean>`domains.controllers @> array[${filters.controller}]::text[]`)
   }
-  if (after !== undefined) {
-    query = query.where((eb) => eb(eb.refTuple('domains.created_at', 'domains.did'), '<', eb.tuple(after[0], after[1])))
+  if (filters.usable !== undefined) {
+    // The record's `usable` (records.ts): verified, started, not past validUntil.
+    const usable = sql<boolean>`(domains.status = 'verified'
+      and (domains.valid_from is null or domains.valid_from <= ${now})
+      and (domains.valid_until is null or domains.valid_until > ${now}))`
+    query = query.where(filters.usable ? usable : sql<boolean>`not ${usable}`)
   }
-  return await query.orderBy('domains.created_at', 'desc').orderBy('domains.did', 'desc').limit(limit).execute()
+  const column = order.sort === 'updatedAt' ? 'domains.updated_at' : 'domains.created_at'
+  const after = order.after
+  if (after !== undefined) {
+    query = query.where((eb) =>
+      eb(eb.refTuple(column, 'domains.did'), order.order === 'desc' ? '<' : '>', eb.tuple(after[0], after[1])))
+  }
+  return await query.orderBy(column, order.order).orderBy('domains.did', order.order).limit(limit).execute()
 }
 
 /** Several domains at once (GraphQL loaders batch the domains a page links to). */

@@ -19,7 +19,8 @@ export async function readFeed (db: Db, after: FeedPosition | undefined, types: 
   let query = feedRows(db).where(sql<boolean>`xid < pg_snapshot_xmin(pg_current_snapshot())`)
   if (after !== undefined) query = query.where(sql<boolean>`(xid, id) > (${after.xid}::xid8, ${after.id}::bigint)`)
   if (types !== undefined) query = query.where('event', 'in', types)
-  return await query.orderBy('xid').orderBy('id').limit(limit).execute()
+  // The columns, not the text aliases selected above: '100' sorts before '99' as text.
+  return await query.orderBy('domain_events.xid').orderBy('domain_events.id').limit(limit).execute()
 }
 export type FeedRow = Awaited<ReturnType<typeof readFeed>>[number]
 

@@ -38,8 +38,15 @@ export interface DomainsTable {
   deactivated_at: NullableTimestamp
   /** Device keys, services, alsoKnownAs and links of the DID document (DomainDocumentFields). */
   document: ColumnType<Record<string, unknown>, string | undefined, string>
-  /** An identifier from outside the registry (a serial number), unique within the class; set at creation only. */
+  /**
+   * An identifier from outside the registry (a serial number), set at creation only: unique per type within the
+   * organisation, or within the class for a domain outside any organisation.
+   */
   external_id: ColumnType<string | null, string | null | undefined, never>
+  /** links.parent, and the organisation and project derived from the links when the domain was written. */
+  parent_did: ColumnType<string | null, string | null | undefined, string | null>
+  organisation_did: ColumnType<string | null, string | null | undefined, string | null>
+  project_did: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface VerificationProposalsTable {
@@ -176,6 +183,20 @@ export interface UcanRevocationsTable {
   expires_at: Timestamp
 }
 
+export interface DomainBatchesTable {
+  api_key_id: string
+  key: string
+  fingerprint: string
+  total: number
+  /** The per-item results so far, in input order. */
+  results: Json<unknown[]>
+  complete: boolean
+  /** Who is running the batch, and until when: another request takes over only once the lease has passed. */
+  lease_token: string
+  lease_until: Timestamp
+  created_at: Timestamp
+}
+
 export interface DB {
   account_roles: AccountRolesTable
   api_keys: ApiKeysTable
@@ -185,6 +206,7 @@ export interface DB {
   verification_electorates: VerificationElectoratesTable
   domain_events: DomainEventsTable
   idempotency_keys: IdempotencyKeysTable
+  domain_batches: DomainBatchesTable
   webhooks: WebhooksTable
   webhook_deliveries: WebhookDeliveriesTable
   webhook_attempts: WebhookAttemptsTable

@@ -9,11 +9,15 @@ const snapshotOf = sql`jsonb_build_object(
   'validFrom', d.valid_from, 'validUntil', d.valid_until, 'createdAt', d.created_at, 'updatedAt', d.updated_at,
   'verifiedAt', d.verified_at, 'deactivatedAt', d.deactivated_at, 'document', d.document)`
 
-/** Inserts the next version of every domains-shaped row of `rows`: the one place a version is written. */
-export const versionInsert = (rows: RawBuilder<unknown>) => sql`
+/**
+ * Inserts the next version of every domains-shaped row of `rows`: the one place a version is written. `first`:
+ * the rows were just inserted, so theirs is version 1 (no lookup).
+ */
+const nextVersion = sql`coalesce((select max(v.version) from domain_versions v where v.did = d.did), 0) + 1`
+
+export const versionInsert = (rows: RawBuilder<unknown>, options: { first?: boolean } = {}) => sql`
   insert into domain_versions (did, version, at, snapshot)
-  select d.did, coalesce((select max(v.version) from domain_versions v where v.did = d.did), 0) + 1,
-    d.updated_at, ${snapshotOf}
+  select d.did, ${options.first === true ? sql`1` : nextVersion}, d.updated_at, ${snapshotOf}
   from ${rows} d`
 
 /** Records a version of each domain after a change, under its row lock so version numbers cannot race. */

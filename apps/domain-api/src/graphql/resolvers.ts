@@ -19,8 +19,19 @@ interface DomainFilter {
   status?: DomainStatus | null
   controller?: string | null
   externalId?: string | null
+  externalIdPrefix?: string | null
+  organisation?: string | null
+  project?: string | null
+  usable?: boolean | null
+  updatedSince?: string | null
 }
-interface DomainsArgs { filter?: DomainFilter | null, first?: number | null, after?: string | null }
+interface DomainsArgs {
+  filter?: DomainFilter | null
+  first?: number | null
+  after?: string | null
+  sort?: 'createdAt' | 'updatedAt' | null
+  order?: 'desc' | 'asc' | null
+}
 
 const given = <T>(value: T | null | undefined): T | undefined => value ?? undefined
 
@@ -39,17 +50,24 @@ export function createResolvers (
   return {
     Query: {
       domain: async (_root: unknown, { did }: { did: string }) => await domains.get(did),
-      domains: async (_root: unknown, { filter, first, after }: DomainsArgs) => {
+      domains: async (_root: unknown, { filter, first, after, sort, order }: DomainsArgs) => {
+        const sorting = { sort: sort ?? 'createdAt', order: order ?? 'desc' } as const
         const page = await domains.list({
+          ...sorting,
           limit: first ?? DEFAULT_PAGE,
           cursor: given(after),
           type: given(filter?.type),
           protocol: given(filter?.protocol),
           status: given(filter?.status),
           controller: given(filter?.controller),
-          externalId: given(filter?.externalId)
+          externalId: given(filter?.externalId),
+          externalIdPrefix: given(filter?.externalIdPrefix),
+          organisation: given(filter?.organisation),
+          project: given(filter?.project),
+          usable: given(filter?.usable),
+          updatedSince: given(filter?.updatedSince)
         })
-        return connection(page, domainPosition)
+        return connection(page, domainPosition(sorting))
       },
       verificationProposal: async (_root: unknown, { id }: { id: string }) => {
         // Proposal ids are UUIDs; anything else cannot exist (and PostgreSQL would refuse to compare it).

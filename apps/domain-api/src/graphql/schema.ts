@@ -12,8 +12,13 @@ scalar JSON
 type Query {
   """One domain by DID; null with a DOMAIN_NOT_FOUND error when the registry does not hold it"""
   domain(did: ID!): Domain
-  """Domains, newest first. first: 1 to 100 (default 20); after: a cursor from a previous page"""
-  domains(filter: DomainFilter, first: Int = 20, after: String): DomainConnection!
+  """
+  Domains, newest first unless sort/order say otherwise. first: 1 to 100 (default 20); after: a cursor from a
+  previous page of the same order
+  """
+  domains(
+    filter: DomainFilter, first: Int = 20, after: String, sort: DomainSort = createdAt, order: SortOrder = desc
+  ): DomainConnection!
   """One verification proposal by id, with its tally and votes"""
   verificationProposal(id: ID!): VerificationProposal
 }
@@ -28,6 +33,26 @@ input DomainFilter {
   controller: String
   """The identifier from outside the registry (a serial number) given at registration"""
   externalId: String
+  """Only domains whose externalId starts with this (case-sensitive)"""
+  externalIdPrefix: String
+  """Only domains of this organisation (links.organisation, or inherited from the parent)"""
+  organisation: String
+  """Only domains of this project (the parent, or inherited from it)"""
+  project: String
+  """Only domains that are (true) or are not (false) usable now"""
+  usable: Boolean
+  """Only domains whose updatedAt is at or after this time"""
+  updatedSince: DateTime
+}
+
+enum DomainSort {
+  createdAt
+  updatedAt
+}
+
+enum SortOrder {
+  desc
+  asc
 }
 
 """draft → verification_submitted → verified | rejected; expired once validUntil passes; deactivated"""
@@ -77,6 +102,10 @@ type Domain {
   usable: Boolean!
   """The identifier from outside the registry (a serial number) given at registration, or null"""
   externalId: String
+  """The organisation the domain belongs to (links.organisation, or inherited from the parent), or null"""
+  organisation: String
+  """The project the domain belongs to (the parent when a project, or the parent's project), or null"""
+  project: String
   """Entities this domain refers to (its protocol), with the linked domain when the registry holds it"""
   links: [DomainLink!]!
   """The verification proposal under vote, with its tally; null when none is open"""

@@ -1,11 +1,12 @@
-import { randomBytes } from 'node:crypto'
-import type { Kysely } from 'kysely'
+import type { Kysely, Transaction } from 'kysely'
 import { inTransaction, isUniqueViolation } from '@impact/persistence'
 import {
+  describeScope,
   findDidByExternalId,
   findDomain,
-  findDomainType,
   findIdempotencyClaim,
+  findReferences,
+  hasChildren,
   listDomains,
   updateDomain,
   type DomainChanges,
@@ -17,9 +18,7 @@ import { updateProposal } from '../db/proposal.repository.ts'
 import { recordVersions } from '../db/version.repository.ts'
 import type { DB, DomainRow } from '../db/types.ts'
 import {
-  DomainClassNotProtocolError,
   DomainExternalIdTakenError,
-  DomainForbiddenError,
   DomainIdempotencyMismatchError,
   DomainNotControllerError,
   DomainNotFoundError,
@@ -27,50 +26,53 @@ import {
   invalid
 } from '../errors.ts'
 import {
-  ENTITY_DID_PATTERN, type CreateDomainBody, type Domain, type DomainEvent, type ListDomainsQuery, type UpdateDomainBody
+  type CreateDomainBody, type Domain, type DomainDocumentFields, type DomainEvent, type ListDomainsQuery,
+  type UpdateDomainBody
 } from '@impact/schemas'
 import { principalOf, type Caller } from './api-keys.ts'
 import type { Clock } from './clock.ts'
 import { createInsertBatcher } from './create-batcher.ts'
-import { isProtocolType } from './entity-types.ts'
 import { fingerprint } from './fingerprint.ts'
 import { callerEvent, isDue, lockAndSettle, settleDomain, settleDue } from './lifecycle.ts'
-import { decodeKeyset, decodeSequence, toPage } from './pagination.ts'
+import { decodeDomainCursor, decodeSequence, toPage } from './pagination.ts'
+import { placementOf, referencesOf } from './placement.ts'
+import { createReferenceLoader } from './reference-loader.ts'
 import { draftRow, toDomain, toEvent, withProposal } from './records.ts'
 import { checkDocumentFields, documentFieldsOf } from './did-document.ts'
+import {
+  externalIdScope, newEntityDid, prepareRegistration, registrationReason, registrationReferences
+} from './registration.ts'
 import { checkMetadata, checkValidity, classOf, entityTypeOf, toInstant } from './validation.ts'
 
-const ENTITY_DID = new RegExp(ENTITY_DID_PATTERN)
 /** Metadata and validity are what voters review, so they change only outside review and verification. */
 const CONTENT_EDITABLE = new Set(['draft', 'rejected', 'expired'])
-const CLASS_CACHE_MAX = 10_000
 
-/** A fresh entity DID: 128 bits from the CSPRNG, in the chain's `did:ixo:entity:<32 hex>` form. */
-export const newEntityDid = () => `did:ixo:entity:${randomBytes(16).toString('hex')}`
-
-/** Positions in listings (domains newest first, history entries in order); cursors encode them. */
-export const domainPosition = (domain: Pick<Domain, 'createdAt' | 'did'>) => [domain.createdAt, domain.did]
+type DomainSort = Pick<ListDomainsQuery, 'sort' | 'order'>
+/** Positions in listings (domains in the order asked for, history entries in order); cursors encode them. */
+export const domainPosition = (order: DomainSort = { sort: 'createdAt', order: 'desc' }) =>
+  (domain: Pick<Domain, 'createdAt' | 'updatedAt' | 'did'>) => {
+    const at = order.sort === 'updatedAt' ? domain.updatedAt : domain.createdAt
+    // The default order keeps the cursors it always had; another order is named so its cursor fits no other.
+    return order.sort === 'createdAt' && order.order === 'desc'
+      ? [at, domain.did]
+      : [at, domain.did, `${order.sort}:${order.order}`]
+  }
+type Links = DomainDocumentFields['links']
 export const eventPosition = (entry: Pick<DomainEvent, 'id'>) => [entry.id]
 
 export interface CreateResult { domain: Domain, replayed: boolean }
 
-export function createDomainService (
-  { db, clock, idempotencyTtlMs }: { db: Kysely<DB>, clock: Clock, idempotencyTtlMs: number }
-) {
-  // Entity types never change once registered, so a known class's type can be cached for good.
-  const classTypes = new Map<string, string>()
-  const batcher = createInsertBatcher(db, idempotencyTtlMs)
+export { newEntityDid }
 
-  async function checkClass (classDid: string) {
-    if (!ENTITY_DID.test(classDid)) return
-    let type = classTypes.get(classDid)
-    if (type === undefined) {
-      type = await findDomainType(db, classDid)
-      if (type !== undefined && classTypes.size < CLASS_CACHE_MAX) classTypes.set(classDid, type)
-    }
-    // A class we do not hold may live on chain; one we hold must be a protocol.
-    if (type !== undefined && !isProtocolType(type)) throw new DomainClassNotProtocolError(classDid, type)
-  }
+export function createDomainService ({ db, clock, idempotencyTtlMs, allowedClassMethods = new Set(['ixo']) }: {
+  db: Kysely<DB>
+  clock: Clock
+  idempotencyTtlMs: number
+  /** DID methods a class outside this registry may have (DOMAIN_EXTERNAL_CLASS_METHODS; default ixo). */
+  allowedClassMethods?: Set<string>
+}) {
+  const batcher = createInsertBatcher(db, idempotencyTtlMs)
+  const references = createReferenceLoader(db)
 
   /** Reads a domain, settling first what is due (the lazy half of expiry and vote deadlines). */
   async function readSettled (did: string, now: Date): Promise<DomainWithProposal> {
@@ -81,6 +83,22 @@ export function createDomainService (
     }
     if (row === undefined) throw new DomainNotFoundError(did)
     return row
+  }
+
+  /**
+   * The placement columns after new links, checked as on registration. A domain other domains name as parent
+   * keeps its links: its children's organisation and project derive from them (and no cycle can form).
+   */
+  async function relink (trx: Transaction<DB>, domain: DomainRow, links: Links, now: Date) {
+    const before = (domain.document as DomainDocumentFields).links ?? {}
+    const changed = (link: 'parent' | 'organisation') => links?.[link] !== before[link]
+    if ((changed('parent') || changed('organisation')) && await hasChildren(trx, domain.did)) {
+      throw new DomainStateConflictError(`Other domains name ${domain.did} as their parent: its links.parent and ` +
+        'links.organisation stay as they are')
+    }
+    const references = await findReferences(trx, referencesOf(undefined, links), { lock: true })
+    const placement = placementOf(domain.type, links, references, now, { self: domain.did, changed })
+    return { parent_did: placement.parent, organisation_did: placement.organisation, project_did: placement.project }
   }
 
   function assertController (caller: Caller, domain: DomainRow) {
@@ -94,52 +112,42 @@ export function createDomainService (
 
     async create (caller: Caller, body: CreateDomainBody, idempotencyKey?: string): Promise<CreateResult> {
       const now = clock()
-      const type = entityTypeOf(body.type)
-      const classDid = classOf(body)
-      const validFrom = toInstant(body.validFrom ?? null)
-      const validUntil = toInstant(body.validUntil ?? null)
-      checkValidity(validFrom, validUntil, now, true)
-      checkMetadata(body.metadata)
-      checkDocumentFields(body)
-      await checkClass(classDid)
-      // Flow 3 of the platform: an agent registers for a household, which becomes the controller.
-      if (body.onBehalfOf !== undefined && !caller.roles.includes('registrar')) {
-        throw new DomainForbiddenError('registrar, to register for another controller')
-      }
-      const controllers = [...new Set([body.onBehalfOf ?? caller.account, ...(body.controllers ?? [])])]
       const requestFingerprint = idempotencyKey !== undefined ? fingerprint(body) : ''
+      let prepared: NewDomain
+      try {
+        // Cheap checks first: a malformed body costs no query.
+        entityTypeOf(body.type)
+        classOf(body)
+        const read = await references.load(registrationReferences(body))
+        prepared = prepareRegistration(body, { caller, now, references: read, allowedClassMethods })
+      } catch (error) {
+        // A retry whose first attempt was registered replays it, even if its class or links changed since.
+        const previous = idempotencyKey !== undefined
+          ? await findIdempotencyClaim(db, principalOf(caller), idempotencyKey)
+          : undefined
+        if (previous === undefined || previous.created_at.getTime() <= now.getTime() - idempotencyTtlMs) throw error
+        if (previous.fingerprint !== requestFingerprint) throw new DomainIdempotencyMismatchError()
+        return { domain: previous.response as Domain, replayed: true }
+      }
 
       for (let attempt = 1; attempt <= 3; attempt++) {
-        const draft: NewDomain = {
-          did: newEntityDid(),
-          type,
-          class: classDid,
-          controllers,
-          metadata: body.metadata ?? {},
-          document: documentFieldsOf(body),
-          validFrom,
-          validUntil,
-          createdByKey: caller.keyId,
-          createdByAccount: caller.account,
-          createdByService: caller.service,
-          createdVia: caller.via,
-          createdAt: now,
-          externalId: body.externalId
-        }
+        const draft = attempt === 1 ? prepared : { ...prepared, did: newEntityDid() }
         const domain = toDomain(draftRow(draft), now)
         const claim = idempotencyKey === undefined
           ? undefined
           : { apiKeyId: principalOf(caller), key: idempotencyKey, fingerprint: requestFingerprint, response: domain }
         try {
-          const reason = `registered as ${type} of ${classDid}`
-          if (await batcher.insert({ domain: draft, reason, claim })) return { domain, replayed: false }
+          if (await batcher.insert({ domain: draft, reason: registrationReason(draft), claim })) {
+            return { domain, replayed: false }
+          }
         } catch (error) {
           if (!isUniqueViolation(error)) throw error
-          // The other unique key: the external id is taken within the class (a device registered twice).
+          // The other unique key: the external id is taken in its scope (a device registered twice).
+          const scope = externalIdScope(draft)
           const holder = body.externalId !== undefined
-            ? await findDidByExternalId(db, classDid, body.externalId)
+            ? await findDidByExternalId(db, scope, body.externalId)
             : undefined
-          if (holder !== undefined) throw new DomainExternalIdTakenError(classDid, body.externalId, holder)
+          if (holder !== undefined) throw new DomainExternalIdTakenError(describeScope(scope), body.externalId, holder)
           // 128 random bits do not collide in practice; if they ever do, draw again.
           if (attempt < 3) continue
           throw error
@@ -159,11 +167,19 @@ export function createDomainService (
 
     async list (query: ListDomainsQuery) {
       const now = clock()
-      const after = decodeKeyset(query.cursor)
+      const order = { sort: query.sort ?? 'createdAt', order: query.order ?? 'desc' } as const
+      const after = decodeDomainCursor(query.cursor, domainPosition(order))
       const type = query.type !== undefined ? entityTypeOf(query.type, '/type') : undefined
       if (query.protocol !== undefined && query.class !== undefined && query.protocol !== query.class) {
         throw invalid('class and protocol filter the same field; send one, or both equal', [
           { field: '/protocol', message: 'must equal class' }
+        ])
+      }
+      const updatedSince = query.updatedSince !== undefined ? new Date(query.updatedSince) : undefined
+      // REST checks the format; GraphQL's DateTime arrives as sent.
+      if (updatedSince !== undefined && Number.isNaN(updatedSince.getTime())) {
+        throw invalid('updatedSince must be an RFC 3339 timestamp', [
+          { field: '/updatedSince', message: 'must be an RFC 3339 timestamp' }
         ])
       }
       // Listings filter on stored statuses, so record what became due first (a bounded amount:
@@ -174,9 +190,14 @@ export function createDomainService (
         class: query.protocol ?? query.class,
         status: query.status,
         controller: query.controller,
-        externalId: query.externalId
-      }, after, query.limit + 1)
-      return toPage(rows.map((row) => toDomain(row, now)), query.limit, (domain) => domain, domainPosition)
+        externalId: query.externalId,
+        externalIdPrefix: query.externalIdPrefix,
+        organisation: query.organisation,
+        project: query.project,
+        usable: query.usable,
+        updatedSince
+      }, { ...order, after }, now, query.limit + 1)
+      return toPage(rows.map((row) => toDomain(row, now)), query.limit, (domain) => domain, domainPosition(order))
     },
 
     async update (caller: Caller, did: string, body: UpdateDomainBody): Promise<Domain> {
@@ -210,7 +231,14 @@ export function createDomainService (
           checkDocumentFields(merged)
           changes.document = JSON.stringify(merged)
         }
-        const updated = await updateDomain(trx, did, changes)
+        if (body.links !== undefined) Object.assign(changes, await relink(trx, domain, body.links, now))
+        const updated = await updateDomain(trx, did, changes).catch(async (error: unknown) => {
+          // A new organisation may already hold a domain of this type under the same external id.
+          if (!isUniqueViolation(error) || domain.external_id === null) throw error
+          const scope = { organisation: changes.organisation_did ?? null, type: domain.type, class: domain.class }
+          const holder = await findDidByExternalId(db, scope, domain.external_id)
+          throw new DomainExternalIdTakenError(describeScope(scope), domain.external_id, holder ?? 'another domain')
+        })
         const changed = [...content, ...(body.controllers !== undefined ? ['controllers'] : []), ...documentChanged]
         await insertEvents(trx, [callerEvent(caller, domain, {
           event: renewed ? 'renewed' : 'updated',

@@ -5,15 +5,31 @@ import { DomainInvalidCursorError } from '../errors.ts'
 export function decodeKeyset (cursor: string | undefined): [Date, string] | undefined {
   if (cursor === undefined) return undefined
   const position = decodeCursor(cursor)
-  const [at, id] = position ?? []
+  if (position?.length !== 2) throw new DomainInvalidCursorError()
+  return keysetOf(position)
+}
+
+/**
+ * Decodes a domain listing's cursor, `[timestamp, did]` plus the order's name when not the default: a cursor
+ * fits only the order that issued it (`position` of that order tells what its cursors carry).
+ */
+export function decodeDomainCursor (
+  cursor: string | undefined,
+  position: (domain: { createdAt: string, updatedAt: string, did: string }) => unknown[]
+): [Date, string] | undefined {
+  if (cursor === undefined) return undefined
+  const decoded = decodeCursor(cursor)
+  const expected = position({ createdAt: '', updatedAt: '', did: '' }).slice(2)
+  if (decoded === undefined || decoded.length !== 2 + expected.length || decoded[2] !== expected[0]) {
+    throw new DomainInvalidCursorError()
+  }
+  return keysetOf(decoded)
+}
+
+function keysetOf (position: unknown[]): [Date, string] {
+  const [at, id] = position
   const date = typeof at === 'string' ? new Date(at) : undefined
-  if (
-    position?.length !== 2 ||
-    date === undefined ||
-    Number.isNaN(date.getTime()) ||
-    typeof id !== 'string' ||
-    id.length > 512
-  ) {
+  if (date === undefined || Number.isNaN(date.getTime()) || typeof id !== 'string' || id.length > 512) {
     throw new DomainInvalidCursorError()
   }
   return [date, id]

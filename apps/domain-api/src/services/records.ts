@@ -68,6 +68,8 @@ export function toDomain (row: DomainWithProposal, now: Date): Domain {
           }
         : null,
     externalId: row.external_id,
+    organisation: row.organisation_did,
+    project: row.project_did,
     createdBy: { keyId: row.created_by_key, account: row.created_by_account, service: row.created_by_service },
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
@@ -97,6 +99,9 @@ export const draftRow = (d: NewDomain): DomainWithProposal => ({
   deactivated_at: null,
   document: d.document ?? {},
   external_id: d.externalId ?? null,
+  parent_did: d.parent ?? null,
+  organisation_did: d.organisation ?? null,
+  project_did: d.project ?? null,
   p_status: null,
   p_deadline: null,
   p_yes: null,

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Kysely } from 'kysely'
+import { deleteBatchClaims } from '../db/batch.repository.ts'
 import { deleteIdempotencyClaims } from '../db/domain.repository.ts'
 import type { DB } from '../db/types.ts'
 import { deleteExpiredUcanRevocations } from '../db/ucan-revocation.repository.ts'
@@ -28,7 +29,9 @@ export function startSweeper (options: SweeperOptions) {
   const sweep = async () => {
     const now = options.clock()
     const settled = await settleDue(options.db, now)
-    const forgotten = await deleteIdempotencyClaims(options.db, new Date(now.getTime() - options.idempotencyTtlMs))
+    const forgetBefore = new Date(now.getTime() - options.idempotencyTtlMs)
+    const forgotten = await deleteIdempotencyClaims(options.db, forgetBefore) +
+      await deleteBatchClaims(options.db, forgetBefore)
     // UCAN expiry is checked against the system clock, not the registry's: so is the end of a revocation.
     const lapsed = await deleteExpiredUcanRevocations(options.db, new Date(Date.now() - REVOCATION_MARGIN_MS))
     if (settled > 0 || forgotten > 0 || lapsed > 0) {

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { issueGovernance } from '../governance.ts'
 import { PROTOCOL, randomAccount, startApp, type TestApp } from '../helper.ts'
+import { startProgramme, stoveOf, type Programme } from '../programme.ts'
 
-const OTHER_PROTOCOL = 'did:ixo:entity:fedcba9876543210fedcba9876543210'
+const OTHER_PROTOCOL = 'did:ixo:protocol/other-stoves'
 
 let t: TestApp
 let registrar: { key: string, account: string }
@@ -81,5 +83,44 @@ describe('externalId on POST /v1/domains', () => {
       payload: { query: '{ domains(filter: { externalId: "SN-0500" }) { edges { node { did externalId } } } }' }
     })
     expect(res.json().data.domains.edges).toEqual([{ node: { did: created.json().did, externalId: 'SN-0500' } }])
+  })
+})
+
+describe('externalId within an organisation', () => {
+  let programme: Programme
+  let otherProgramme: Programme
+  beforeAll(async () => {
+    const keys = await issueGovernance(t)
+    registrar = keys.registrar
+    programme = await startProgramme(t, keys)
+    otherProgramme = await startProgramme(t, keys)
+  }, 60_000)
+
+  it('is unique per type across the organisation\'s classes and projects, naming the holder', async () => {
+    const first = await create(stoveOf(programme, 'ORG-1'))
+    expect(first.statusCode).toBe(201)
+    const sibling = await t.createDomain(registrar.key, {
+      class: OTHER_PROTOCOL, links: { organisation: programme.organisation }
+    })
+    const again = await create(stoveOf(programme, 'ORG-1', { class: OTHER_PROTOCOL, links: { parent: sibling.did } }))
+    expect(again.statusCode).toBe(409)
+    expect(again.json().code).toBe('DOMAIN_EXTERNAL_ID_TAKEN')
+    expect(again.json().message).toContain(first.json().did)
+    expect(again.json().message).toContain(programme.organisation)
+  })
+
+  it('allows the serial in another organisation and for another type, and finds each by organisation', async () => {
+    const mine = await create(stoveOf(programme, 'ORG-2'))
+    const theirs = await create(stoveOf(otherProgramme, 'ORG-2'))
+    const oracle = await create({
+      type: 'Oracle', class: PROTOCOL, externalId: 'ORG-2', links: { parent: programme.project }
+    })
+    expect([mine.statusCode, theirs.statusCode, oracle.statusCode]).toEqual([201, 201, 201])
+    expect((await search('externalId=ORG-2')).map((d) => d.did).sort())
+      .toEqual([mine.json().did, theirs.json().did, oracle.json().did].sort())
+    expect((await search(`externalId=ORG-2&organisation=${otherProgramme.organisation}`)).map((d) => d.did))
+      .toEqual([theirs.json().did])
+    expect((await search(`externalId=ORG-2&organisation=${programme.organisation}&type=asset/device`))
+      .map((d) => d.did)).toEqual([mine.json().did])
   })
 })

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PROTOCOL, randomAccount, startApp, type TestApp } from '../helper.ts'
+import { issueGovernance, verifiedProtocol } from '../governance.ts'
 
 let t: TestApp
 let registrar: { id: string, key: string, account: string }
@@ -168,8 +169,8 @@ describe('POST /v1/domains', () => {
     const res = await post({ type: 'Project', class: project.did })
     expect(res.statusCode).toBe(422)
     expect(res.json().code).toBe('DOMAIN_CLASS_NOT_PROTOCOL')
-    const protocol = await t.createDomain(registrar.key, { type: 'Protocol' })
-    expect((await post({ type: 'Project', class: protocol.did })).statusCode).toBe(201)
+    const protocol = await verifiedProtocol(t, await issueGovernance(t))
+    expect((await post({ type: 'Project', class: protocol })).statusCode).toBe(201)
   })
 
   it('answers 401 without a key and 403 for a key without the registrar role', async () => {
@@ -209,7 +210,7 @@ describe('GET /v1/domains/:did', () => {
 describe('GET /v1/domains', () => {
   it('filters by type, protocol, status and controller and pages with a cursor', async () => {
     const owner = await t.issueKey(['registrar'], randomAccount())
-    const protocol = 'did:ixo:entity:abcdefabcdefabcdefabcdefabcdef01'
+    const protocol = 'did:ixo:protocol/filters'
     const created = []
     for (let i = 0; i < 5; i++) {
       t.clock.advance(1)

@@ -74,9 +74,14 @@ describe('GraphQL loaders', () => {
   it('reads a page with nested proposals, votes, links and histories in a fixed number of statements', async () => {
     const { app, domains, governance, clock, counted } = await countingGraphql()
     const protocol = (await domains.create(registrar, { type: 'Protocol', class: PROTOCOL })).domain.did
-    await file.database.db.insertInto('account_roles').values(Array.from({ length: 6 }, (_, i) => ({
+    const voters = [0, 1, 2, 3, 4, 5, 10, 11, 12]
+    await file.database.db.insertInto('account_roles').values(voters.map((i) => ({
       account: voter(i).account, role: 'voter', granted_by: 'test', granted_at: new Date()
     }))).execute()
+    // A class must be a verified protocol: a council of three verifies it.
+    const council = [10, 11, 12].map((i) => voter(i).account)
+    const review = await governance.propose(registrar, protocol, { evidence: 'https://evidence.example/protocol', council })
+    for (const i of [10, 11, 12]) await governance.vote(voter(i), review.id, { vote: 'yes' })
     for (let i = 0; i < 6; i++) {
       const { domain } = await domains.create(registrar, { type: 'Project', class: protocol })
       const proposal = await governance.propose(registrar, domain.did, { evidence: 'https://evidence.example/pack' })

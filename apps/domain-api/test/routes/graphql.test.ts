@@ -1,7 +1,7 @@
 import { buildSchema, getIntrospectionQuery } from 'graphql'
 import { ClientError, GraphQLClient, gql } from 'graphql-request'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { castVote, createProposal, EVIDENCE, issueGovernance } from '../governance.ts'
+import { castVote, createProposal, EVIDENCE, issueGovernance, verifiedProtocol } from '../governance.ts'
 import { randomAccount, startApp, type TestApp } from '../helper.ts'
 
 type Key = { id: string, key: string, account: string }
@@ -23,7 +23,7 @@ beforeAll(async () => {
 }, 60_000)
 afterAll(async () => { await t?.close() })
 
-const newProtocol = () => `did:ixo:entity:${randomAccount().slice(-24).padStart(32, '0')}`
+const newProtocol = () => `did:ixo:protocol/${randomAccount().slice(-24)}`
 const propose = async (did: string) => await createProposal(t, did, compliance.key)
 const vote = async (id: string, voter: Key, choice: string) => await castVote(t, id, voter.key, choice)
 
@@ -222,7 +222,7 @@ describe('POST /graphql', () => {
   })
 
   it('loads nested proposals, votes, links and histories for a whole page', async () => {
-    const protocol = (await t.createDomain(registrar.key, { type: 'Protocol' })).did
+    const protocol = await verifiedProtocol(t, { registrar, compliance, voters })
     const dids = []
     for (let i = 0; i < 3; i++) {
       const { did } = await t.createDomain(registrar.key, { class: protocol })

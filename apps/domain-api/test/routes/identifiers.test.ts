@@ -11,8 +11,8 @@ let registrar: { id: string, key: string, account: string }
 let controllerKey: ReturnType<typeof ed25519Multikey>
 let deviceKey: ReturnType<typeof ed25519Multikey>
 let base: string
-const ORGANISATION = 'did:ixo:entity:00000000000000000000000000000042'
-const PARENT = 'did:ixo:entity:00000000000000000000000000000043'
+let ORGANISATION: string
+let PARENT: string
 const SECRET = 'private-settings-7f3a9c'
 const TELEMETRY = 'https://w3id.org/ixo/ns/did#Telemetry'
 const RESULT_TYPE = 'application/did+ld+json; profile="https://w3id.org/did-resolution"'
@@ -25,6 +25,8 @@ beforeAll(async () => {
   controllerKey = ed25519Multikey()
   deviceKey = ed25519Multikey()
   registrar = await t.issueKey(['registrar'], controllerKey.did)
+  ORGANISATION = (await t.createDomain(registrar.key, { type: 'Organisation' })).did
+  PARENT = (await t.createDomain(registrar.key, { links: { organisation: ORGANISATION } })).did
   base = await t.app.listen({ host: '127.0.0.1', port: 0 })
 })
 afterAll(async () => { await t?.close() })
@@ -33,6 +35,7 @@ const resolve = (did: string, query = '', headers: Record<string, string> = {}) 
   t.app.inject({ method: 'GET', url: `/1.0/identifiers/${encodeURIComponent(did)}${query}`, headers })
 
 const register = (extra: Record<string, unknown> = {}) => t.createDomain(registrar.key, {
+  type: 'Asset',
   metadata: { name: 'Stove 17', settings: SECRET },
   deviceKeys: [{ id: 'stove', publicKeyMultibase: deviceKey.multikey }],
   services: [{ id: 'telemetry', type: TELEMETRY, serviceEndpoint: 'https://telemetry.example.org/17' }],
@@ -81,7 +84,12 @@ describe('GET /1.0/identifiers/:did', () => {
       { id: `${did}#organisation`, type: 'IxoOrganisation', serviceEndpoint: ORGANISATION }
     ])
     expect(result.didDocumentMetadata).toMatchObject({
-      created: domain.createdAt, deactivated: false, versionId: '1', status: 'draft', verified: false, type: 'project'
+      created: domain.createdAt,
+      deactivated: false,
+      versionId: '1',
+      status: 'draft',
+      verified: false,
+      type: 'asset/device'
     })
     expect(result.didDocumentMetadata.updated).toBeUndefined()
     expect(res.body).not.toContain(SECRET)

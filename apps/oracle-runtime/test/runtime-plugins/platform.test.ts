@@ -17,8 +17,8 @@ import { connectSocket } from '../support/socket-client.ts'
 import { openStream } from '../support/sse-client.ts'
 import { stoveStatusPlugin } from '../support/stove-status-plugin.ts'
 
-/** A protocol DID the registry does not hold (it accepts such classes: they may live on chain). */
-const PROTOCOL = 'did:ixo:entity:0123456789abcdef0123456789abcdef'
+/** A class outside this registry, of a method it allows (`DOMAIN_EXTERNAL_CLASS_METHODS`). */
+const PROTOCOL = 'did:ixo:protocol/clean-cooking'
 /** An entity of the chain gateway's development node. */
 const CHAIN_ENTITY = 'did:ixo:entity:0000000000000000000000000000e001'
 

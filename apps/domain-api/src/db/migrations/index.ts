@@ -6,6 +6,7 @@ import * as createWebhooks from './2026_12_05_110000_create_webhooks.ts'
 import * as createUcanRevocations from './2026_12_12_090000_create_ucan_revocations.ts'
 import * as addDomainExternalId from './2026_12_20_090000_add_domain_external_id.ts'
 import * as addProposalElectorates from './2026_12_21_090000_add_proposal_electorates.ts'
+import * as addDomainPlacement from './2026_12_22_090000_add_domain_placement.ts'
 
 /** Frozen migrations of domain-api, applied in name order. Never edit one that has shipped; add a new one. */
 export const migrations: MigrationSet = {
@@ -15,5 +16,6 @@ export const migrations: MigrationSet = {
   '2026_12_05_110000_create_webhooks': createWebhooks,
   '2026_12_12_090000_create_ucan_revocations': createUcanRevocations,
   '2026_12_20_090000_add_domain_external_id': addDomainExternalId,
-  '2026_12_21_090000_add_proposal_electorates': addProposalElectorates
+  '2026_12_21_090000_add_proposal_electorates': addProposalElectorates,
+  '2026_12_22_090000_add_domain_placement': addDomainPlacement
 }

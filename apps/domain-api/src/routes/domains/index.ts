@@ -1,13 +1,14 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import {
-  CreateDomainBodySchema, CursorPageQuerySchema, DeactivateBodySchema, DomainEventPageSchema, DomainPageSchema,
-  DomainSchema, ListDomainsQuerySchema, UpdateDomainBodySchema
+  BatchCreateBodySchema, BatchCreateResultSchema, CreateDomainBodySchema, CursorPageQuerySchema, DeactivateBodySchema,
+  DomainEventPageSchema, DomainPageSchema, DomainSchema, ListDomainsQuerySchema, UpdateDomainBodySchema
 } from '@impact/schemas'
 import { authorize, callerOf } from '../../plugins/auth.ts'
 import { AuthHeaderProperties, AuthHeadersSchema, errorResponses, SECURITY } from '../../schemas/security.ts'
 import { DidParamsSchema } from '../../schemas/params.ts'
 import type { ApiKeyService } from '../../services/api-keys.ts'
+import type { BatchService } from '../../services/domain-batch.ts'
 import type { DomainService } from '../../services/domains.ts'
 import type { IdentifierService } from '../../services/identifiers.ts'
 import { DidDocumentSchema } from '../../schemas/did-document.ts'
@@ -15,6 +16,7 @@ import { DomainNotFoundError } from '../../errors.ts'
 
 export interface DomainRoutesOptions {
   apiKeys: ApiKeyService
+  batches: BatchService
   domains: DomainService
   identifiers: IdentifierService
 }
@@ -30,13 +32,19 @@ const IdempotencyHeadersSchema = Type.Object({
   }))
 })
 
-const CreatedHeaders = {
-  location: Type.String({ description: 'URL of the new domain' }),
+const ReplayedHeader = {
   'idempotent-replayed': Type.Optional(Type.Literal('true', {
-    description: 'Present when this is the stored answer ' +
-    'to an earlier request with the same Idempotency-Key'
+    description: 'Present when this is the stored answer to an earlier request with the same Idempotency-Key'
   }))
 }
+
+const CreatedHeaders = {
+  location: Type.String({ description: 'URL of the new domain' }),
+  ...ReplayedHeader
+}
+
+/** A thousand registrations with their metadata; a single create stays under the app's 64 KiB. */
+const BATCH_BODY_LIMIT = 8 * 1024 * 1024
 
 const domainUrl = (did: string) => `/v1/domains/${did}`
 const DID_DOCUMENT_TYPE = 'application/did+ld+json'
@@ -45,7 +53,7 @@ const wantsDocument = (accept: string | undefined) =>
   accept !== undefined && accept.toLowerCase().split(',').some((range) => range.trim().startsWith(DID_DOCUMENT_TYPE))
 
 export const domainRoutes: FastifyPluginAsyncTypebox<DomainRoutesOptions> = async (app, options) => {
-  const { apiKeys, domains, identifiers } = options
+  const { apiKeys, batches, domains, identifiers } = options
   const tags = ['domains']
   const reader = authorize(apiKeys)
   // A UCAN caller registering for itself needs no role (its capability is the permission);
@@ -78,14 +86,43 @@ export const domainRoutes: FastifyPluginAsyncTypebox<DomainRoutesOptions> = asyn
     return domain
   })
 
+  app.post('/v1/domains/batch', {
+    onRequest: registrar,
+    bodyLimit: BATCH_BODY_LIMIT,
+    schema: {
+      tags,
+      security: SECURITY,
+      summary: 'Register up to 1,000 domains',
+      description: 'Auth as POST /v1/domains (onBehalfOf needs registrar, per item). Each item is checked as a ' +
+        'single registration and gets its own result in `items`, in input order: created with its DID, or the ' +
+        'error POST /v1/domains would have answered (an external id taken, also by an earlier item, is 409 ' +
+        'DOMAIN_EXTERNAL_ID_TAKEN). A body that breaks the schema is refused whole (400 naming /items/<n>/…). ' +
+        'With Idempotency-Key, a repeat gets the stored results (409 DOMAIN_BATCH_IN_PROGRESS while the first ' +
+        'is still running); a run cut short is completed by the next repeat.',
+      headers: IdempotencyHeadersSchema,
+      body: BatchCreateBodySchema,
+      response: {
+        200: { ...BatchCreateResultSchema, headers: ReplayedHeader },
+        ...errorResponses(400, 401, 403, 409, 413, 422)
+      }
+    }
+  }, async (request, reply) => {
+    const { result, replayed } = await batches.register(callerOf(request), request.body,
+      request.headers['idempotency-key'])
+    if (replayed) reply.header('idempotent-replayed', 'true')
+    return result
+  })
+
   app.get('/v1/domains', {
     onRequest: reader,
     schema: {
       tags,
       security: SECURITY,
       headers: AuthHeadersSchema,
-      summary: 'List domains, newest first',
-      description: 'Any API key, or UCAN domain/read. Filters combine; follow nextCursor for the next page.',
+      summary: 'List and search domains, newest first by default',
+      description: 'Any API key, or UCAN domain/read. Filters combine; follow nextCursor for the next page (a ' +
+        'cursor fits the sort and order that issued it). With sort=updatedAt&order=asc and updatedSince, a client ' +
+        'follows changes: a domain changed while it pages comes again later.',
       querystring: ListDomainsQuerySchema,
       response: { 200: DomainPageSchema, ...errorResponses(400, 401) }
     }
