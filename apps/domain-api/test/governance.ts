@@ -81,7 +81,7 @@ export async function verifiedDomain (t: TestApp, keys: { registrar: Keyed, comp
 }
 
 /** A protocol of the registry verified by governance: what a class of this registry must be. */
-export async function verifiedProtocol (t: TestApp, keys: { registrar: Keyed, compliance: Keyed, voters: Keyed[] }) {
+export async function verifiedProtocol (t: TestApp, keys: { registrar: Keyed, compliance: Keyed, voters: Member[] }) {
   const { did } = await t.createDomain(keys.registrar.key, { type: 'Protocol', metadata: { name: 'Protocol' } })
   await voteThrough(t, did, keys.compliance, keys.voters)
   return did

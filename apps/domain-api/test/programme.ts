@@ -2,12 +2,13 @@ import { verifiedProtocol } from './governance.ts'
 import { PROTOCOL, type TestApp } from './helper.ts'
 
 interface Keyed { key: string }
+interface Member { key: string, account: string }
 
 /**
  * A programme as a registry holds it: a draft organisation, a verified protocol (the devices' class) and a
  * draft project of that protocol run by the organisation.
  */
-export async function startProgramme (t: TestApp, keys: { registrar: Keyed, compliance: Keyed, voters: Keyed[] }) {
+export async function startProgramme (t: TestApp, keys: { registrar: Keyed, compliance: Keyed, voters: Member[] }) {
   const organisation = (await t.createDomain(keys.registrar.key, {
     type: 'Organisation', class: PROTOCOL, metadata: { name: 'Clean Cooking Programme' }
   })).did
