@@ -33,10 +33,10 @@ export const ConfigSchema = Type.Object({
     description: 'Blocksync GraphQL endpoint that resolves the signing keys of did:ixo accounts in UCAN chains'
   })),
   DOMAIN_EXTERNAL_CLASS_METHODS: Type.String({
-    pattern: '^([a-z0-9]+(,[a-z0-9]+)*)?$',
+    pattern: '^(none|[a-z0-9]+(,[a-z0-9]+)*)$',
     maxLength: 512,
     default: 'ixo',
-    description: 'DID methods a class outside this registry may have, comma-separated (e.g. `ixo,web`); empty: ' +
+    description: 'DID methods a class outside this registry may have, comma-separated (e.g. `ixo,web`); `none`: ' +
       'every class must be a verified protocol of this registry'
   }),
   VERIFICATION_QUORUM: Type.String({
@@ -173,7 +173,7 @@ function refine (config: Config): string[] {
 
 /** The DID methods of DOMAIN_EXTERNAL_CLASS_METHODS. */
 export const externalClassMethods = (config: Pick<Config, 'DOMAIN_EXTERNAL_CLASS_METHODS'>): Set<string> =>
-  new Set(config.DOMAIN_EXTERNAL_CLASS_METHODS.split(',').filter((method) => method !== ''))
+  new Set(config.DOMAIN_EXTERNAL_CLASS_METHODS === 'none' ? [] : config.DOMAIN_EXTERNAL_CLASS_METHODS.split(','))
 
 export const loadConfig = (env: Record<string, string | undefined> = process.env): Config =>
   load(ConfigSchema, env, refine)

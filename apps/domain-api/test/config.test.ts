@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ConfigError } from '@impact/service-kit'
 import { formatSigner, generateSigner } from '@impact/ucan'
-import { loadConfig } from '../src/config.ts'
+import { externalClassMethods, loadConfig } from '../src/config.ts'
 import { resolveAdminKey } from '../src/services/dev-admin-key.ts'
 
 const strongKey = () => randomBytes(36).toString('base64url')
@@ -36,6 +36,13 @@ describe('configuration', () => {
     expect(loadConfig({ VERIFICATION_QUORUM: '40%' }).VERIFICATION_QUORUM).toBe('40%')
     expect(loadConfig({ VERIFICATION_QUORUM: '33.33%' }).VERIFICATION_QUORUM).toBe('33.33%')
     expect(loadConfig({ VERIFICATION_QUORUM: '100%' }).VERIFICATION_QUORUM).toBe('100%')
+  })
+
+  it('allows outside classes of did:ixo by default, of listed methods, or of none', () => {
+    expect([...externalClassMethods(loadConfig({}))]).toEqual(['ixo'])
+    expect([...externalClassMethods(loadConfig({ DOMAIN_EXTERNAL_CLASS_METHODS: 'ixo,web' }))]).toEqual(['ixo', 'web'])
+    expect([...externalClassMethods(loadConfig({ DOMAIN_EXTERNAL_CLASS_METHODS: 'none' }))]).toEqual([])
+    expect(() => loadConfig({ DOMAIN_EXTERNAL_CLASS_METHODS: 'ixo,,web' })).toThrow(ConfigError)
   })
 
   it('limits clients, failed authentications and API keys by default', () => {
