@@ -80,7 +80,8 @@ describe('GraphQL loaders', () => {
     }))).execute()
     // A class must be a verified protocol: a council of three verifies it.
     const council = [10, 11, 12].map((i) => voter(i).account)
-    const review = await governance.propose(registrar, protocol, { evidence: 'https://evidence.example/protocol', council })
+    const evidence = 'https://evidence.example/protocol'
+    const review = await governance.propose(registrar, protocol, { evidence, council })
     for (const i of [10, 11, 12]) await governance.vote(voter(i), review.id, { vote: 'yes' })
     for (let i = 0; i < 6; i++) {
       const { domain } = await domains.create(registrar, { type: 'Project', class: protocol })
