@@ -1,6 +1,5 @@
 export interface SetOptions {
   ttlMs?: number
-  /** Redis `SET NX`. */
   ifAbsent?: boolean
 }
 
@@ -24,25 +23,20 @@ export interface SharedState {
   get: (key: string) => Promise<string | null>
   /** `false` only when `ifAbsent` met another value; already holding `value` counts as written (a retry). */
   set: (key: string, value: string, options?: SetOptions) => Promise<boolean>
-  /** Sliding expiry in one round trip. */
   getAndTouch: (key: string, ttlMs: number) => Promise<string | null>
   del: (key: string) => Promise<boolean>
   /** Atomic: a lock or lease is released by its owner alone. */
   delIfValue: (key: string, value: string) => Promise<boolean>
   touchIfValue: (key: string, value: string, ttlMs: number) => Promise<boolean>
-  /** Atomic compare-and-set: one racing claimant wins. */
   replaceIfValue: (key: string, expected: string, value: string, ttlMs: number) => Promise<boolean>
   incr: (key: string, options?: IncrOptions) => Promise<number>
   /** Remaining TTL in ms; -1 when the key has none, -2 when it does not exist (Redis `PTTL`). */
   ttl: (key: string) => Promise<number>
-  /** Keys are returned without the store prefix. */
   scan: (prefix: string, limit?: number) => Promise<string[]>
-  /** Schedules (a Redis sorted set) hold work any replica may pick up. */
   schedule: (key: string, member: string, at: number) => Promise<void>
   due: (key: string, upTo: number, limit: number) => Promise<Scheduled[]>
   /** Atomic: one racing replica claims it; if that holder dies it falls due again at `nextAt`. */
   claimDue: (key: string, member: string, upTo: number, nextAt: number) => Promise<boolean>
-  /** With `dueBy`, atomic so one remover owns it. */
   unschedule: (key: string, member: string, options?: { dueBy?: number }) => Promise<boolean>
   publish: (channel: string, message: string) => Promise<void>
   subscribe: (channel: string, handler: MessageHandler) => Promise<Unsubscribe>

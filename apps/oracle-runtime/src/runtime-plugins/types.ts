@@ -9,7 +9,6 @@ import type { EventBus } from '../services/event-bus.ts'
 import type { ServerTool } from '../services/agent/tools.ts'
 import type { RevokedDelegation, UserDelegations } from '../services/user-delegations.ts'
 
-/** How a plugin presents itself (spec: "Plugin: user-preferences" attributes). */
 export interface PluginAttributes {
   visibility: 'always' | 'on-demand' | 'hidden'
   stability: 'stable' | 'beta' | 'experimental'
@@ -19,7 +18,6 @@ export interface PluginAttributes {
   requiredEnv: Array<keyof Config>
 }
 
-/** The oracle's key signing as the oracle's DID (its did:key, or ORACLE_DID). */
 export type OracleAsSigner = ReturnType<OracleSigner['withDID']>
 
 export interface PluginContext {

@@ -1,6 +1,5 @@
 import type { ColumnType, Generated, Selectable } from 'kysely'
 
-
 export type AccountStatus = 'active' | 'locked'
 export type Language = 'en' | 'sw'
 export type Role = 'household' | 'agent'

@@ -1,8 +1,6 @@
 import { SOCKET_OPTIONAL_EVENTS, type SocketOptionalEventName } from '@impact/schemas'
 import type { RuntimeEvent, RuntimeEventName } from '../event-bus.ts'
 
-// How bus events become socket events (oracle-wire §6), shared by both socket transports.
-
 /** `data` is the raw payload or the `{ eventName, payload }` envelope. */
 export interface WireEvent { name: string, data: unknown }
 
