@@ -2,10 +2,8 @@ import { formatSigner, generateSigner, mintDelegation, mintInvocation, parseSign
 import type { CredentialRequest } from '@impact/oracle-react'
 
 /**
- * DEVELOPMENT ONLY. The page makes up its own user: an Ed25519 key generated in this browser and
- * kept in localStorage, which signs the UCANs the oracle asks for. Nothing is shipped with the
- * page and the key never leaves the browser, but localStorage is readable by any script on the
- * origin, so a real application asks the user's wallet to sign instead (same two callbacks).
+ * DEVELOPMENT ONLY: a key generated and kept in localStorage, readable by any script on the origin.
+ * A real application asks the user's wallet to sign instead.
  */
 const STORAGE_KEY = 'oracle-chat:development-key'
 
@@ -25,9 +23,7 @@ export async function loadDevIdentity (): Promise<DevIdentity> {
   const issuer = signer
   return {
     did: issuer.did(),
-    // A delegation for an hour, an invocation for five minutes: the client re-mints shortly before each expires.
-    // `domain/*` lets the oracle's platform tools act for this user at domain-api; the client stores the
-    // delegation with the oracle (POST /delegation) when the oracle asks for authorisation.
+    // The client re-mints shortly before each expires; `domain/*` lets the oracle's platform tools act for the user.
     createDelegation: async ({ oracleDid }) =>
       await mintDelegation({
         issuer,

@@ -11,40 +11,35 @@ import { declareActions, declareTools, type AnyAgAction, type AnyBrowserTool } f
 import { Transport } from './transport.ts'
 
 export interface OracleClientOptions {
-  /** Origin (and optional path prefix) of the oracle runtime's HTTP API. */
+  /** May include a path prefix. */
   baseUrl: string
-  /** socket.io origin when it differs from `baseUrl`. */
   wsUrl?: string | undefined
-  /** The oracle's DID: the audience of every credential. `OracleClient.discover(baseUrl)` reads it from `GET /`. */
+  /** The audience of every credential; `OracleClient.discover(baseUrl)` reads it. */
   oracleDid: string
-  /** The signed-in user's DID: half of the credential cache key (informational to the oracle). */
+  /** Half of the credential cache key. */
   userDid: string
-  /** Mints the user → oracle delegation (base64 CAR). Required: the oracle needs it for auth or downstream calls. */
+  /** Required: the oracle needs the delegation for auth or downstream calls. */
   createDelegation: MintCallback
-  /** Mints the short-lived auth invocation. Without it the client stays on delegation-only auth. */
+  /** Without it the client stays on delegation-only auth. */
   createInvocation?: MintCallback | undefined
-  /** Share one cache between clients of the same user; by default each client has its own. */
+  /** Shares credentials between clients of the same user. */
   credentialCache?: CredentialCache | undefined
   invocationMarginSeconds?: number | undefined
   delegationMarginSeconds?: number | undefined
-  /** Called with the claim ids whenever the oracle requires payment (`claims` / `outstandingClaims`). */
   onPaymentRequired?: ((claimIds: string[]) => void) | undefined
-  /** Called after a missing or expired delegation was replaced by a fresh one. */
   onDelegationRefreshed?: (() => void) | undefined
   fetch?: typeof fetch | undefined
   timezone?: string | undefined
-  /** Matrix session of the user, sent as `x-matrix-access-token` / `x-matrix-homeserver`. */
+  /** Sent as `x-matrix-access-token` / `x-matrix-homeserver`. */
   matrix?: { accessToken?: string, homeServer?: string } | undefined
-  /** Limit of JSON requests (default 30 s); non-stream messages get `messageTimeoutMs` (default 120 s). */
+  /** Default 30 s; non-stream messages get `messageTimeoutMs` (default 120 s). */
   timeoutMs?: number | undefined
   messageTimeoutMs?: number | undefined
-  /** A stream silent this long (no heartbeat either; servers send one every 15 s) is cut (default 60 s). */
+  /** Default 60 s; servers send heartbeats, so silence means a dead stream. */
   streamIdleTimeoutMs?: number | undefined
-  /** Clock in milliseconds (tests). */
   now?: (() => number) | undefined
 }
 
-/** What a message needs besides its text: tools and actions with handlers, or plain wire fields. */
 export type MessageInput = Omit<SendMessage, 'stream' | 'tools' | 'agActions' | 'attachments'> & {
   browserTools?: readonly AnyBrowserTool[]
   agActions?: readonly AnyAgAction[]
@@ -54,19 +49,15 @@ export type MessageInput = Omit<SendMessage, 'stream' | 'tools' | 'agActions' | 
 export interface StreamOptions {
   signal?: AbortSignal | undefined
   onEvent?: OracleEventListener | undefined
-  /** A tool call of this turn waits for the user's approval: answer it with `approve`. */
+  /** Answer it with `approve`. */
   onApprovalRequest?: ((approval: ToolApproval) => void) | undefined
 }
 
 const segment = (value: string) => encodeURIComponent(value)
-/** The runtime's page limits (`MAX_SESSIONS_PAGE`, `MAX_HISTORY_PAGE`): 1–100. */
+/** Matches the runtime's page limits. */
 const pageLimit = (limit: number | undefined) => Math.min(100, Math.max(1, Math.floor(limit ?? 20)))
 
-/**
- * The oracle runtime's client: sessions, messages (streamed or JSON), history, abort, delegation,
- * preferences, models and the session socket, with UCAN credentials minted by the app's callbacks
- * and cached per (user DID, oracle DID) until shortly before they expire.
- */
+/** Credentials come from the app's callbacks, cached per (user, oracle) until shortly before they expire. */
 export class OracleClient {
   readonly baseUrl: string
   readonly wsUrl: string
@@ -110,7 +101,6 @@ export class OracleClient {
     this.wsUrl = (options.wsUrl ?? this.baseUrl).replace(/\/+$/, '')
   }
 
-  /** The public landing record of an oracle, including its DID (`oracleDid`). */
   static async discover (
     baseUrl: string,
     options: { fetch?: typeof fetch, signal?: AbortSignal } = {}
@@ -136,7 +126,6 @@ export class OracleClient {
     return this.transport.credentials.usesInvocation
   }
 
-  /** Public: the models a message may name in `model`. */
   async listModels (signal?: AbortSignal): Promise<ModelList> {
     return await this.transport.json('GET', '/models', { anonymous: true, signal })
   }
@@ -153,10 +142,7 @@ export class OracleClient {
     return { sessions: list.sessions ?? [], total: typeof list.total === 'number' ? list.total : 0 }
   }
 
-  /**
-   * Pages through all of the user's sessions the way the SDK does: the next offset is the number of
-   * sessions fetched so far; it stops at `total` (a missing total counts as 0) or on an empty page.
-   */
+  /** Pages the way the SDK does: the next offset is the number of sessions fetched so far. */
   async * sessionPages (options: { pageSize?: number, signal?: AbortSignal } = {}): AsyncGenerator<SessionList> {
     let offset = 0
     for (;;) {
@@ -185,7 +171,6 @@ export class OracleClient {
     }
   }
 
-  /** Sends a message and waits for the whole answer as JSON (`stream: false`). */
   async sendMessage (sessionId: string, input: MessageInput, signal?: AbortSignal): Promise<SendMessageReply> {
     return await this.transport.json('POST', `/messages/${segment(sessionId)}`, {
       body: { ...this.#body(input), stream: false },
@@ -194,11 +179,7 @@ export class OracleClient {
     })
   }
 
-  /**
-   * Sends a message and opens its SSE stream. Resolves once the stream is open (errors before that,
-   * such as payment required or an unknown session, reject here); the turn's events then arrive on
-   * the returned stream. Aborting `signal` aborts the turn.
-   */
+  /** Resolves once the stream is open, so errors before that (payment, unknown session) reject here. */
   async streamMessage (sessionId: string, input: MessageInput, options: StreamOptions = {}): Promise<MessageStream> {
     const controller = new AbortController()
     const { signal } = options
@@ -245,11 +226,7 @@ export class OracleClient {
     return stream
   }
 
-  /**
-   * Answers a tool call that waits for the user's approval (`approval_request`, or `pendingApprovals` in
-   * history): the turn runs the tool, or tells the agent it was declined (with `reason`). Resolves with the
-   * decided request; a second answer rejects with 409, another user's or an unknown call with 404.
-   */
+  /** A second answer rejects with 409; another user's or an unknown call with 404. */
   async approve (
     toolCallId: string,
     decision: { sessionId: string, approved: boolean, reason?: string | undefined },
@@ -262,18 +239,13 @@ export class OracleClient {
     })
   }
 
-  /** Aborts the user's answer in flight in a session; `success` says whether one was running. */
   async abort (sessionId: string, signal?: AbortSignal): Promise<AbortReply> {
     return await this.transport.json('POST', '/messages/abort', { body: { sessionId }, signal, timeoutMs: 5000 })
   }
 
   // ── history ──
 
-  /**
-   * A page of history by turns (newest first page; `before` for older, `after` for newer). Servers
-   * without the paged route answer 404/405: then the legacy transcript is returned as one page when
-   * no cursor was given, and an empty page with a cursor.
-   */
+  /** Servers without the paged route get the legacy transcript as one page (empty with a cursor). */
   async getHistory (
     sessionId: string,
     page: { limit?: number, before?: string, after?: string } = {},
@@ -292,7 +264,6 @@ export class OracleClient {
     }
   }
 
-  /** Everything after `cursor` (a page's `nextCursor`), following `hasNewer`; `nextCursor` is the newest. */
   async getNewerHistory (
     sessionId: string,
     cursor: string | null,
@@ -317,14 +288,12 @@ export class OracleClient {
     }
   }
 
-  /** The whole transcript (`GET /messages/:sessionId`). */
   async getLegacyHistory (sessionId: string, signal?: AbortSignal): Promise<LegacyHistory> {
     return await this.transport.json('GET', `/messages/${segment(sessionId)}`, { signal })
   }
 
   // ── delegation and preferences ──
 
-  /** Stores the current delegation (minting it if needed) with `POST /delegation`. */
   async storeDelegation (): Promise<StoreDelegationReply> {
     return await this.transport.storeDelegation()
   }
@@ -333,14 +302,13 @@ export class OracleClient {
     return await this.transport.json('GET', '/delegation', { signal })
   }
 
-  /** Revokes the user's delegation on the oracle, which refuses it from then on: the cached one is dropped too. */
+  /** The cached delegation is dropped too. */
   async revokeDelegation (signal?: AbortSignal): Promise<RevokeReply> {
     const reply: RevokeReply = await this.transport.json('DELETE', '/delegation', { signal })
     this.transport.credentials.invalidate('delegation')
     return reply
   }
 
-  /** Makes sure the oracle holds a delegation valid for at least `minSeconds` more (default 1 h). */
   async ensureDelegation (minSeconds = 3600): Promise<DelegationStatus> {
     const status = await this.getDelegationStatus()
     const nowS = (this.#options.now ?? Date.now)() / 1000
@@ -349,14 +317,12 @@ export class OracleClient {
     return await this.getDelegationStatus()
   }
 
-  /** The user's behaviour preferences, or null when none are set. */
   async getUserPreferences (signal?: AbortSignal): Promise<UserPreferences | null> {
     return await this.transport.json('GET', '/user-preferences', { signal })
   }
 
   // ── socket ──
 
-  /** Opens the session's socket.io connection (browser tools, AG-UI actions, live events). */
   connectSocket (sessionId: string, options: SocketOptions = {}): OracleSocket {
     return new OracleSocket(this.transport, sessionId, this.wsUrl, options).connect()
   }

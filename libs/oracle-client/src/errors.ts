@@ -1,8 +1,4 @@
-/**
- * Errors the client throws. The oracle's JSON error body is `{ statusCode, error, message, code?, … }`;
- * like the ixo SDK, the status is read from the body's `statusCode` (falling back to HTTP's), and
- * every body field stays available on `body`.
- */
+// Like the ixo SDK, the status comes from the body's `statusCode`, falling back to HTTP's.
 
 export type ErrorBody = Record<string, unknown> & {
   statusCode?: number
@@ -14,7 +10,7 @@ export type ErrorBody = Record<string, unknown> & {
 const strings = (value: unknown): string[] | undefined =>
   Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined
 
-/** Claim ids of a payment-required answer, found by field presence (`claims` or `outstandingClaims`), not by status. */
+/** Found by field presence (`claims` or `outstandingClaims`), not by status. */
 export function claimIdsOf (body: unknown): string[] | undefined {
   if (typeof body !== 'object' || body === null) return undefined
   const record = body as Record<string, unknown>
@@ -23,11 +19,10 @@ export function claimIdsOf (body: unknown): string[] | undefined {
 
 export class OracleRequestError extends Error {
   override readonly name: string = 'OracleRequestError'
-  /** `statusCode` of the body, else the HTTP status (0 when the request never got an answer). */
+  /** 0 when the request never got an answer. */
   readonly status: number
   readonly code: string | undefined
   readonly body: ErrorBody
-  /** Ids of the payment claims to settle when the oracle requires payment. */
   readonly claimIds: string[] | undefined
 
   constructor (message: string, status: number, body: ErrorBody = {}, options?: { cause?: unknown }) {
@@ -59,7 +54,7 @@ export class OracleRequestError extends Error {
   }
 }
 
-/** The request could not be sent or its answer not read (network down, CORS, timeout). */
+/** Network down, CORS or timeout. */
 export class OracleNetworkError extends OracleRequestError {
   override readonly name = 'OracleNetworkError'
   constructor (message: string, cause: unknown) {
@@ -67,7 +62,7 @@ export class OracleNetworkError extends OracleRequestError {
   }
 }
 
-/** The turn failed after its stream opened: the oracle sent an `error` event. */
+/** The oracle sent an `error` event after the stream opened. */
 export class OracleStreamError extends Error {
   override readonly name = 'OracleStreamError'
   readonly kind: string | undefined
@@ -86,21 +81,12 @@ const DELEGATION_KINDS = /^delegation[_-]?(?:missing|expired|required|not[_-]?fo
 const DELEGATION_TEXT =
   /\bdelegation\b[^.]{0,40}\b(?:missing|expired|not found|required|no longer valid)\b|\b(?:missing|expired|no|re-?authori[sz]e)\b[^.]{0,20}\bdelegation\b/i
 
-/**
- * Whether a streamed `error` event is the oracle's re-authorisation prompt (the spec's "prompts the user to
- * re-authorize"; the runtime's `kind: 'delegation_required'`) rather than a failure: a delegation report the
- * oracle does not call unretryable. The client answers it by storing a fresh delegation, and the turn goes on.
- */
+/** The client answers a re-authorisation prompt with a fresh delegation, and the turn goes on. */
 export function isDelegationPrompt (payload: unknown): boolean {
   return isDelegationReport(payload) && (payload as { retryable?: unknown }).retryable !== false
 }
 
-/**
- * Whether the oracle reports that the user's delegation is missing or expired: a bare delegation it
- * refused (`UCAN_INVALID_DELEGATION`), a `…DELEGATION_MISSING|EXPIRED|REQUIRED|NOT_FOUND` code, an
- * event `kind` of that sort, or a message saying so. The client then mints a fresh delegation and
- * stores it with `POST /delegation`. "Missing UCAN authentication" (no credential at all) is not one.
- */
+/** Missing or expired delegation; "Missing UCAN authentication" (no credential at all) is not one. */
 export function isDelegationReport (report: unknown): boolean {
   if (typeof report !== 'object' || report === null) return false
   const { code, kind, message, error } = report as Record<string, unknown>

@@ -1,10 +1,6 @@
 import type { OracleEventName, OracleEventPayloads } from '@impact/schemas'
 
-/**
- * Every streamed (SSE) and socket event as one discriminated union: `eventName` is the wire name
- * (`router.update` on SSE, `router_update` on the socket), `payload` the event's data, `source`
- * where it came from, `id` the SSE `id:` seq when the server sends one.
- */
+/** `eventName` is the wire name (`router.update` on SSE, `router_update` on the socket). */
 export type OracleEvent = {
   [K in OracleEventName]: { eventName: K, payload: OracleEventPayloads[K], source: 'sse' | 'socket', id?: number }
 }[OracleEventName]
@@ -17,11 +13,7 @@ export type { OracleEventName, OracleEventPayloads }
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 
-/**
- * Builds the typed event from a wire name and payload, after the cheap shape checks the client
- * relies on (payloads are open records; servers may add fields). `undefined` when the payload
- * cannot be the named event's.
- */
+/** Servers may add fields, so only cheap shape checks; `undefined` when it cannot be the named event. */
 export function toOracleEvent (
   eventName: string,
   payload: unknown,

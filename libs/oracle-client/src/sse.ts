@@ -1,14 +1,12 @@
 import type { SseEventName } from '@impact/schemas'
 
-/** One dispatched SSE frame: an accepted event name, its parsed single-line JSON data, and the optional `id:` seq. */
 export interface SseFrame {
   event: SseEventName
   data: unknown
   id?: number
 }
 
-// Checked against the shared SSE_EVENT_NAMES by the compiler (every name, nothing else), and kept
-// local so the client carries no schema library at run time.
+// Kept local so the client carries no schema library at run time; the compiler checks it against SSE_EVENT_NAMES.
 const ACCEPTED_NAMES: Record<SseEventName, true> = {
   message: true,
   reasoning: true,
@@ -25,16 +23,7 @@ const ACCEPTED_NAMES: Record<SseEventName, true> = {
 }
 const ACCEPTED = new Set<string>(Object.keys(ACCEPTED_NAMES))
 
-/**
- * The SSE framing of the oracle wire contract (§3.2), which is not the browser EventSource's:
- * - every frame needs an `event:` line (there is no default `message` event);
- * - `data:` is one line of JSON, and a second `data:` line replaces the first;
- * - a frame is dispatched at a blank line or a comment line, only if it had both `event:` and `data:`;
- * - lines are split on `\n` and trimmed; a trailing frame is flushed at the end of the body;
- * - an optional `id: <integer>` is the re-join cursor;
- * - event names outside the accepted list, and data that is not JSON, are dropped.
- * Feed it decoded text in chunks of any size; `onActivity` fires on every line (heartbeats included).
- */
+/** The oracle wire's SSE framing (§3.2), which is not EventSource's: every frame needs an `event:` line. */
 export class SseParser {
   #buffer = ''
   #event: string | undefined
@@ -57,7 +46,7 @@ export class SseParser {
     }
   }
 
-  /** The body ended: the last line and the last frame count even without a closing blank line. */
+  /** The last frame counts even without a closing blank line. */
   end (): void {
     if (this.#buffer !== '') this.#line(this.#buffer)
     this.#buffer = ''
@@ -97,10 +86,7 @@ export class SseParser {
   }
 }
 
-/**
- * Reads an SSE body to its end, yielding frames as they complete. `onActivity` is called for every
- * chunk received (heartbeats included), so callers can tell a quiet stream from a dead one.
- */
+/** `onActivity` fires on every chunk, heartbeats included, so callers can tell a quiet stream from a dead one. */
 export async function * readSse (
   body: ReadableStream<Uint8Array>,
   onActivity: () => void = () => {}

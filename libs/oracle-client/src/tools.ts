@@ -1,6 +1,5 @@
 import type { ActionDeclaration, ToolDeclaration } from '@impact/schemas'
 
-/** What a browser tool or AG-UI action handler learns about the call it runs. */
 export interface ToolCallContext {
   sessionId: string
   requestId: string
@@ -10,20 +9,14 @@ export interface ToolCallContext {
 
 export type JsonSchema = Record<string, unknown>
 
-/**
- * A tool that runs in the user's browser tab. Advertised to the agent in `tools` (name, description,
- * input schema); the oracle calls it with `browser_tool_call` over the socket and gets the handler's
- * return value (or its error message) back as `tool_result`. The value must be JSON-serialisable.
- */
+/** Runs in the user's tab; the return value must be JSON-serialisable. */
 export interface BrowserTool<Args = Record<string, unknown>, Result = unknown> {
   name: string
   description: string
-  /** JSON schema of the arguments, as the model sees it. */
   schema: JsonSchema
   handler: (args: Args, context: ToolCallContext) => Result | Promise<Result>
 }
 
-/** What an action's render function is given: the call, and its outcome once known. */
 export interface ActionRenderProps<Args = Record<string, unknown>, Result = unknown> {
   toolCallId: string
   args: Args
@@ -33,15 +26,10 @@ export interface ActionRenderProps<Args = Record<string, unknown>, Result = unkn
   error?: string
 }
 
-/**
- * An AG-UI action: advertised in `agActions` (with `hasRender` when it renders), invoked with
- * `action_call`, answered with `action_call_result`. `render` draws the call in the chat; the React
- * bindings expect a ReactNode, other front ends whatever they display.
- */
+/** `render` returns whatever the front end displays (a ReactNode for the React bindings). */
 export interface AgAction<Args = Record<string, unknown>, Result = unknown, View = unknown> {
   name: string
   description: string
-  /** JSON schema of the parameters. */
   schema: JsonSchema
   handler: (args: Args, context: ToolCallContext) => Result | Promise<Result>
   render?: (props: ActionRenderProps<Args, Result>) => View
@@ -67,7 +55,7 @@ export const defineAgAction = <Args = Record<string, unknown>, Result = unknown,
 export type AnyBrowserTool = BrowserTool<any, any>
 export type AnyAgAction = AgAction<any, any, any>
 
-/** The `tools` of a message body: name, description and schema only (handlers stay in the page). */
+/** Handlers stay in the page. */
 export function declareTools (tools: readonly AnyBrowserTool[] = []): ToolDeclaration[] {
   const seen = new Set<string>()
   return tools.map(({ name, description, schema }) => {
@@ -76,7 +64,6 @@ export function declareTools (tools: readonly AnyBrowserTool[] = []): ToolDeclar
   })
 }
 
-/** The `agActions` of a message body. */
 export function declareActions (actions: readonly AnyAgAction[] = []): ActionDeclaration[] {
   const seen = new Set<string>()
   return actions.map(({ name, description, schema, render }) => {

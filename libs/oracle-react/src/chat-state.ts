@@ -3,7 +3,7 @@ import {
   type OracleEventPayloads, type ToolApproval
 } from '@impact/oracle-client'
 
-/** Chat status: `submitted` (sent, no stream yet) → `streaming` → `ready`, or `error` when the turn failed. */
+/** `submitted`: sent, no stream yet. */
 export type ChatStatus = 'submitted' | 'streaming' | 'ready' | 'error'
 
 export interface ChatToolCall {
@@ -17,7 +17,7 @@ export interface ChatToolCall {
 
 export type ChatComponent = OracleEventPayloads['render_component']
 
-/** One message as a chat shows it: stored history, or the turn being streamed (`pending`). */
+/** `pending`: not stored yet (the optimistic question, or the answer still streaming). */
 export interface ChatMessage {
   id: string
   type: 'human' | 'ai'
@@ -26,27 +26,17 @@ export interface ChatMessage {
   reasoning?: string
   toolCalls?: ChatToolCall[]
   actionCalls?: ActionCallState[]
-  /** `render_component` events of this answer (over the socket). */
   components?: ChatComponent[]
   attachments?: unknown[]
   metadata?: Record<string, unknown>
-  /** The streamed error text of a failed answer. */
   error?: string
-  /**
-   * The oracle's re-authorisation prompt during this answer (it needs the user to authorise it for something):
-   * a notice, not an error. The client has stored a fresh delegation; asking again may now work.
-   */
+  /** A notice, not an error: the client has stored a fresh delegation, so asking again may now work. */
   delegationPrompt?: string
-  /** Not stored yet: the optimistic question, or the answer still streaming. */
   pending?: boolean
-  /** The request id of the turn that produced it (streamed messages). */
   requestId?: string
 }
 
-/**
- * A stored message as the chat shows it. Calls of the chat's AG-UI actions (`actionNames`) are
- * stored among the tool calls; they come back as `actionCalls`, so they render like streamed ones.
- */
+/** Calls of the chat's AG-UI actions come back as `actionCalls`, so they render like streamed ones. */
 export function fromDto (dto: MessageDto, actionNames: ReadonlySet<string> = new Set()): ChatMessage {
   const toolCalls: ChatToolCall[] = []
   const actionCalls: ActionCallState[] = []
@@ -68,7 +58,6 @@ export function fromDto (dto: MessageDto, actionNames: ReadonlySet<string> = new
   }
 }
 
-/** The streamed answer after one more event of its turn. */
 export function applyEvent (message: ChatMessage, event: OracleEvent): ChatMessage {
   switch (event.eventName) {
     case 'message':
@@ -106,9 +95,7 @@ export function applyEvent (message: ChatMessage, event: OracleEvent): ChatMessa
 }
 
 /**
- * Replaces the messages of a finished turn with what the oracle stored. What only the stream
- * carried (action calls, rendered components, the error text or prompt) moves onto the stored answer;
- * if nothing was stored (a failure before any text), the streamed answer stays, no longer pending.
+ * What only the stream carried moves onto the stored answer; with nothing stored, the streamed answer stays.
  */
 export function settleTurn (
   messages: ChatMessage[],
@@ -136,17 +123,13 @@ export function settleTurn (
   return [...kept, ...question, ...settled, ...reply]
 }
 
-/** Appends messages not already present (by id), keeping order. */
 export function appendNew (messages: ChatMessage[], stored: ChatMessage[]): ChatMessage[] {
   const known = new Set(messages.map((m) => m.id))
   const fresh = stored.filter((m) => !known.has(m.id))
   return fresh.length === 0 ? messages : [...messages, ...fresh]
 }
 
-/**
- * The approvals still waiting for the user after one more report of `approval`: a pending one is added (or
- * updated), a decided, expired or cancelled one leaves the list. Oldest first.
- */
+/** Pending approvals are added or updated; decided, expired or cancelled ones leave the list. */
 export function applyApproval (pending: ToolApproval[], approval: ToolApproval): ToolApproval[] {
   if (approval.status === 'pending') return upsert(pending, approval, (a) => a.toolCallId === approval.toolCallId)
   return pending.some((a) => a.toolCallId === approval.toolCallId)

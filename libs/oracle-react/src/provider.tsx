@@ -12,7 +12,6 @@ export type OracleProviderProps = { children?: ReactNode } & (
   | (OracleClientOptions & { client?: undefined })
 )
 
-/** Settings whose change means a different oracle or user, hence a new client. */
 const identityOf = (props: OracleClientOptions) =>
   JSON.stringify([
     props.baseUrl,
@@ -25,10 +24,8 @@ const identityOf = (props: OracleClientOptions) =>
   ])
 
 /**
- * Makes an oracle client available to the hooks below it. Either pass a ready `client`, or the
- * client's options: the provider then builds one, keeps the signed delegation and invocation in a
- * cache per (user DID, oracle DID) for as long as it is mounted, and always calls the latest
- * callbacks given (inline functions do not rebuild the client or drop the cache).
+ * Given options instead of a `client`, it builds one and always calls the latest callbacks, so inline
+ * functions do not rebuild the client or drop the credential cache.
  */
 export function OracleProvider (props: OracleProviderProps) {
   const { children } = props
@@ -60,14 +57,12 @@ export function OracleProvider (props: OracleProviderProps) {
   return <OracleContext.Provider value={value}>{children}</OracleContext.Provider>
 }
 
-/** The context, or the error every hook throws when no provider is mounted above it. */
 export function useOracleContext (hook: string): OracleContextValue {
   const value = useContext(OracleContext)
   if (value === null) throw new Error(`${hook} must be used within an <OracleProvider>`)
   return value
 }
 
-/** The oracle client of the nearest `<OracleProvider>`. */
 export function useOracleClient (): OracleClient {
   return useOracleContext('useOracleClient').client
 }

@@ -12,13 +12,13 @@ const { version } = JSON.parse(readFileSync(manifest, 'utf8')) as { version: str
 // In-memory clusters hold test and development data: a small buffer pool and few slots start much faster.
 const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB', '-c', 'max_connections=5']
 
-/** How an engine is made ready before its image is kept: `key` must change whenever `prepare` would do otherwise. */
+/** `key` must change whenever `prepare` would do otherwise. */
 export interface MemoryImageRecipe {
   key: string
   prepare: (engine: PGlite) => Promise<void>
 }
 
-/** Where the image of `key` is kept, shared by every process and suite on the machine. */
+/** Shared by every process and suite on the machine. */
 export const memoryImagePath = (key: string) => join(tmpdir(), `impact-pglite-${version}-${key}.tar`)
 
 const BLANK = 'blank'
@@ -46,10 +46,7 @@ async function fromImage (key: string): Promise<PGlite | undefined> {
   }
 }
 
-/**
- * Keeps the engine's image, written at once (vitest ends a worker when its file is done) beside the target
- * and renamed, so suites running side by side see no image or a whole one.
- */
+// Written beside the target and renamed, so suites running side by side see no image or a whole one.
 async function keep (key: string, engine: PGlite): Promise<void> {
   const image = await engine.dumpDataDir('none')
   images.set(key, Promise.resolve(image))
@@ -64,10 +61,7 @@ async function keep (key: string, engine: PGlite): Promise<void> {
   }
 }
 
-/**
- * A fresh in-memory engine loaded from a kept image, far cheaper than initdb: of a blank cluster, or with a
- * recipe of one it prepared (an app's migrations). The first engine on the machine keeps the image.
- */
+/** Loaded from a kept image, far cheaper than initdb; the first engine on the machine keeps the image. */
 export async function openMemoryEngine (recipe?: MemoryImageRecipe): Promise<PGlite> {
   const key = recipe?.key ?? BLANK
   const ready = await fromImage(key)

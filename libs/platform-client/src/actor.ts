@@ -3,17 +3,14 @@ import type { Delegation, Signer } from '@ucanto/interface'
 import { PlatformClientError, type AuthorisationReason } from './errors.ts'
 
 /**
- * Who a call acts for. The oracle holds the user's delegation (user → oracle): `signer` is the
- * oracle's key, `proof` that delegation, and the call acts as the user (the delegation's issuer).
- * `proof: null` makes the signer act for itself; a missing proof (undefined) is a user who has not
- * authorised the signer, and every call then asks for authorisation.
+ * `proof: null` makes the signer act for itself; an undefined proof is a user who has not authorised it yet,
+ * so every call asks for authorisation.
  */
 export interface Actor {
-  /** The key that signs each invocation (ucanto signer, e.g. `parseSigner(ORACLE_PRIVATE_KEY)`). */
   signer: Signer
-  /** The user's delegation to `signer`, decoded or as the base64 CAR it was stored as. */
+  /** Decoded or as the stored base64 CAR. */
   proof: Delegation | string | null | undefined
-  /** The DID acted for (the capabilities' `with`); default the proof's issuer, or the signer. */
+  /** Default: the proof's issuer, or the signer. */
   account?: string | undefined
 }
 
@@ -32,12 +29,7 @@ const MESSAGES: Record<AuthorisationReason, (ability: string, signer: string) =>
 export const authorisationRequired = (reason: AuthorisationReason, ability: string, signer: string) =>
   new PlatformClientError('AUTHORISATION_REQUIRED', MESSAGES[reason](ability, signer), 403, { ability, reason })
 
-/**
- * Mints the actor's invocations (ucan.md §9): issuer the signer, audience the service, capability the
- * ability with `with` = the account, the delegation as proof, a fresh nonce, and a life of at most
- * `lifetimeSeconds` that never outlives the delegation. The delegation is checked first, locally,
- * with the capability matching the services use (`covers`): what it does not grant is never sent.
- */
+/** Checks the delegation locally first (`covers`), so what it does not grant is never sent (ucan.md §9). */
 export function createInvoker (actor: Actor, lifetimeSeconds: number) {
   const signerDid = actor.signer.did()
   let decoded: Promise<Delegation | null | undefined> | undefined
@@ -74,7 +66,6 @@ export function createInvoker (actor: Actor, lifetimeSeconds: number) {
   return {
     signerDid,
     authorise,
-    /** A single-use invocation of `ability` addressed to `audience`, as a base64 CAR. */
     async invoke (ability: string, audience: string, granted: { account: string, proof: Delegation | null }) {
       const { account, proof } = granted
       return await mintInvocation({
@@ -85,7 +76,7 @@ export function createInvoker (actor: Actor, lifetimeSeconds: number) {
         proofs: proof !== null ? [proof] : []
       })
     },
-    /** The actor's delegation, for a revocation that names none. */
+    /** For a revocation that names none. */
     proof: proofOf
   }
 }

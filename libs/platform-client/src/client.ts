@@ -11,7 +11,6 @@ import { createDidCache, type DidCache } from './service-did.ts'
 
 export type DomainSearch = Partial<ListDomainsQuery>
 
-/** A domain's verification: where it stands, and its latest proposal with the tally (null when none). */
 export interface DomainVerification {
   did: string
   status: Domain['status']
@@ -30,37 +29,33 @@ export interface GraphqlResult<T> { data: T | null, errors?: GraphqlError[] }
 export interface Revocation { ok: true, cid: string, expiresAt: string }
 
 export interface PlatformClientOptions {
-  /** domain-api's base URL (`DOMAIN_API_URL`). */
   domainApiUrl?: string | undefined
-  /** domain-api's DID, when known; otherwise read from its `GET /` and cached. */
+  /** Otherwise read from its `GET /` and cached. */
   domainApiDid?: string | undefined
-  /** The chain REST gateway's base URL (`CHAIN_REST_URL`). */
   chainRestUrl?: string | undefined
-  /** A key of the gateway's `CHAIN_API_KEYS`, when it asks for one. */
   chainApiKey?: string | undefined
-  /** Who domain-api calls act for; `actingAs` gives a client for another actor. */
+  /** `actingAs` gives a client for another actor. */
   actor?: Actor | undefined
-  /** Deadline of each request, DID lookups included (default 10 s). */
+  /** Default 10 s, DID lookups included. */
   timeoutMs?: number
-  /** How long a discovered DID is reused (default 60 s). */
+  /** Default 60 s. */
   didCacheTtlMs?: number
-  /** Longest life of an invocation (default 60 s; never beyond the delegation's expiry). */
+  /** Default 60 s; never beyond the delegation's expiry. */
   invocationLifetimeSeconds?: number
 }
 
 export interface CallOptions {
-  /** Cancels the call (e.g. the tool call's signal); its reason is rethrown. */
+  /** Its reason is rethrown. */
   signal?: AbortSignal | undefined
 }
 
 export interface ChainQueryOptions extends CallOptions {
-  /** Query parameters (also accepted in the route after `?`). */
+  /** Also accepted in the route after `?`. */
   query?: Record<string, string | number | boolean | undefined> | undefined
-  /** Answer at this block height (`x-cosmos-block-height`). */
+  /** `x-cosmos-block-height`. */
   height?: number | string | undefined
 }
 
-/** What every client of one `createPlatformClient` shares, whichever actor it acts for. */
 interface Shared {
   options: PlatformClientOptions
   dids: DidCache
@@ -68,55 +63,35 @@ interface Shared {
   lifetimeSeconds: number
 }
 
-/** The client of the platform's services; domain-api calls act for its actor. */
 export interface PlatformClient {
-  /** Registers a domain controlled by the account (`domain/create`); 201's record. */
   registerDomain: (body: CreateDomainBody, options?: CallOptions & { idempotencyKey?: string }) => Promise<Domain>
-  /** One domain: status, verified, usable, controllers, links (`domain/read`). */
   getDomain: (did: string, options?: CallOptions) => Promise<Domain>
-  /** Domains newest first, filtered by type, protocol, status or controller (`domain/read`). */
+  /** Newest first. */
   searchDomains: (query?: DomainSearch, options?: CallOptions) => Promise<DomainPage>
-  /** Every transition of a domain, oldest first, with who made it (`domain/read`). */
+  /** Oldest first. */
   getDomainHistory: (
     did: string,
     query?: { limit?: number, cursor?: string },
     options?: CallOptions
   ) => Promise<DomainEventPage>
-  /** Where a domain's verification stands, with its latest proposal and tally (`domain/read`). */
   getVerification: (did: string, options?: CallOptions) => Promise<DomainVerification>
-  /**
-   * A GraphQL query on domain-api (`domain/read`). Field errors come back in `errors` beside the
-   * data; a query that does not parse or validate throws with the first error's code.
-   */
+  /** Field errors come back in `errors`; a query that does not parse or validate throws. */
   graphql: <T = Record<string, unknown>>(
     query: string,
     variables?: Record<string, unknown>,
     options?: CallOptions
   ) => Promise<GraphqlResult<T>>
-  /**
-   * Revokes a delegation at domain-api, signed by the actor's signer: the user revoking what they
-   * issued, or the holder renouncing what it was given (default: the actor's own delegation).
-   */
+  /** Default: the actor's own delegation. */
   revoke: (delegation?: Delegation | string, options?: CallOptions) => Promise<Revocation>
-  /**
-   * A GET on the chain REST gateway by route, e.g. `/ixo/entity/did:ixo:entity:…`,
-   * `/ixo/claims/collection/1`; the answer is the gateway's JSON as is.
-   */
+  /** The gateway's JSON as is. */
   queryChain: <T = unknown>(route: string, options?: ChainQueryOptions) => Promise<T>
-  /**
-   * Checks locally, as every domain-api call does first, that the actor may call `ability`: throws
-   * `AUTHORISATION_REQUIRED` when its delegation does not cover it. Nothing is sent.
-   */
+  /** Throws `AUTHORISATION_REQUIRED` when the delegation does not cover `ability`; nothing is sent. */
   assertAuthorised: (ability: string) => Promise<void>
-  /** The same client acting for another actor (DID cache and settings shared). */
+  /** DID cache and settings are shared. */
   actingAs: (actor: Actor) => PlatformClient
 }
 
-/**
- * A client of the platform's services. domain-api calls act for the actor: each one carries a fresh
- * single-use invocation of the ability it needs, made by the actor's signer from the user's
- * delegation, so domain-api sees the user as the caller and the signer as the acting service.
- */
+/** Each domain-api call carries a fresh single-use invocation made by the actor's signer. */
 export function createPlatformClient (options: PlatformClientOptions = {}): PlatformClient {
   const timeoutMs = options.timeoutMs ?? 10_000
   const shared: Shared = {
@@ -148,7 +123,6 @@ function clientFor (shared: Shared, actor: Actor | undefined): PlatformClient {
     return invoker
   }
 
-  /** One domain-api call as the actor: checked locally, then sent with its own invocation. */
   async function call <T> (
     ability: string,
     request: { method: 'GET' | 'POST', path: string, query?: URLSearchParams, body?: unknown },

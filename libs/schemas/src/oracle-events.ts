@@ -2,10 +2,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { IsoTimestampSchema, Nullable } from './common.ts'
 import { ApprovalRequestEventSchema } from './oracle.ts'
 
-/**
- * Payloads of the oracle's streamed (SSE, oracle-wire §3.3) and socket.io (§6) events. The spec
- * allows servers to add fields, so objects stay open (`additionalProperties` unset).
- */
+// The spec lets servers add fields, so objects stay open (`additionalProperties` unset).
 
 const ids = { sessionId: Type.String(), requestId: Type.String() }
 const Status = Type.Union([Type.Literal('isRunning'), Type.Literal('done'), Type.Literal('error')])
@@ -20,7 +17,7 @@ export const ReasoningEventSchema = Type.Object({
   timestamp: Type.Optional(IsoTimestampSchema)
 })
 
-/** A tool invocation and later its result, keyed by `eventId` (the tool call id). */
+/** Keyed by `eventId` (the tool call id). */
 export const ToolCallEventSchema = Type.Object({
   ...ids,
   toolName: Type.String(),
@@ -41,7 +38,7 @@ export const ActionCallEventSchema = Type.Object({
   error: Type.Optional(Type.String())
 })
 
-/** An error after the stream opened; the stream still ends with `done`. */
+/** The stream still ends with `done`. */
 export const StreamErrorEventSchema = Type.Object({
   error: Type.String(),
   kind: Type.Optional(Type.String()),
@@ -57,10 +54,8 @@ export const StreamErrorEventSchema = Type.Object({
 })
 
 /**
- * The oracle needs the user to authorise it (again) for what a tool call needs: the spec's re-authorisation
- * prompt, on which the client mints a fresh delegation and stores it (`POST /delegation`). A prompt, not a
- * failure: the turn goes on and the model answers. On SSE it is an `error` event of this kind; the session's
- * sockets get it as `delegation_required` (a turn resumed after a restart has no stream).
+ * A re-authorisation prompt, not a failure: the turn goes on. Sockets get it as `delegation_required`,
+ * since a turn resumed after a restart has no stream.
  */
 export const DelegationRequiredEventSchema = Type.Object({
   ...ids,
@@ -92,7 +87,6 @@ export const RunEventSchema = Type.Object({
   partialLength: Type.Optional(Type.Integer())
 })
 
-/** Ends a turn. */
 export const DoneEventSchema = Type.Object({
   runId: Type.Optional(Type.String()),
   messageId: Type.Optional(Type.String()),
@@ -115,7 +109,7 @@ export const RenderComponentEventSchema = Type.Object({
   eventId: Type.Optional(Type.String())
 })
 
-/** Raw on the socket: run the named browser tool and answer `tool_result`. */
+/** Raw on the socket; answered with `tool_result`. */
 export const BrowserToolCallEventSchema = Type.Object({
   ...ids,
   toolCallId: Type.String(),
@@ -154,23 +148,18 @@ export const SocketAvailableEventsSchema = Type.Object({
 })
 
 // ── socket.io: client → server ──────────────────────────────────────────────────────────────
-// These are what the runtime accepts, which is looser than what this repo's client sends: SDK 1.4.0
-// clients leave out `sessionId` (the connection's session) and `result` and send `error: null`.
-// Extra keys are tolerated too, as SDK versions add fields (timestamps) over time.
+// Looser than what this repo's client sends: SDK 1.4.0 clients leave out `sessionId` and `result` and send
+// `error: null`, and SDK versions add fields over time.
 
 const SocketSessionIdSchema = Type.String({ minLength: 1, maxLength: 200 })
 
-/** `subscribe`: join another of the user's sessions and/or opt into optional events (`reasoning`). */
 export const SocketSubscribeSchema = Type.Object({
   sessionId: Type.Optional(SocketSessionIdSchema),
   events: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 16 }))
 })
 export type SocketSubscribe = Static<typeof SocketSubscribeSchema>
 
-/**
- * `tool_result`: `result` on success; `result: null` and `error` on failure. `sessionId` defaults to the
- * connection's.
- */
+/** `sessionId` defaults to the connection's. */
 export const ToolResultSchema = Type.Object({
   toolCallId: Type.String({ minLength: 1, maxLength: 200 }),
   sessionId: Type.Optional(SocketSessionIdSchema),
@@ -179,18 +168,13 @@ export const ToolResultSchema = Type.Object({
 })
 export type ToolResult = Static<typeof ToolResultSchema>
 
-/**
- * `action_call_result`: the same shape; on failure `result` is `{ success: false, error }` and `error` repeats
- * the text.
- */
+/** On failure `result` is `{ success: false, error }`. */
 export const ActionCallResultSchema = ToolResultSchema
 export type ActionCallResult = ToolResult
 
-/** The socket envelope of generic events: `{ eventName, payload }` emitted under the event's own name. */
 export const EventEnvelopeSchema = <N extends string, P extends TSchema>(name: N, payload: P) =>
   Type.Object({ eventName: Type.Literal(name), payload })
 
-/** Payload schema of every named event, by wire name (SSE and socket). */
 export const OracleEventPayloadSchemas = {
   message: MessageEventSchema,
   reasoning: ReasoningEventSchema,
@@ -215,10 +199,7 @@ export const OracleEventPayloadSchemas = {
 export type OracleEventName = keyof typeof OracleEventPayloadSchemas
 export type OracleEventPayloads = { [K in OracleEventName]: Static<(typeof OracleEventPayloadSchemas)[K]> }
 
-/**
- * Event names an SSE reply may carry (§3.2); anything else is dropped by clients. `approval_request` is this
- * runtime's addition (SDK 1.4.0 drops it; its clients see the pending approval in history instead).
- */
+/** Clients drop any other name; `approval_request` is this runtime's addition (SDK 1.4.0 drops it). */
 export const SSE_EVENT_NAMES = [
   'message',
   'reasoning',
@@ -235,7 +216,6 @@ export const SSE_EVENT_NAMES = [
 ] as const satisfies readonly OracleEventName[]
 export type SseEventName = (typeof SSE_EVENT_NAMES)[number]
 
-/** The socket.io catalogue (§6), as `available-events` lists it. */
 export const SOCKET_CLIENT_EVENTS = [
   'ping',
   'status',
@@ -244,7 +224,7 @@ export const SOCKET_CLIENT_EVENTS = [
   'tool_result',
   'action_call_result'
 ] as const
-/** Events a connection receives only after asking for them (`subscribe { events: [...] }`). */
+/** Sent only after `subscribe { events: [...] }`. */
 export const SOCKET_OPTIONAL_EVENTS = ['reasoning'] as const
 export type SocketOptionalEventName = (typeof SOCKET_OPTIONAL_EVENTS)[number]
 export const SOCKET_SERVER_EVENTS = [

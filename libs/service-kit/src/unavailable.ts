@@ -1,15 +1,11 @@
 // A backing service that cannot be reached is a 503 rather than a 500, so callers retry instead of reporting a bug.
 
-/** Socket-level failures (pg and ioredis pass them through). */
 const NETWORK_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH',
   'ENETUNREACH'
 ])
 
-/**
- * SQLSTATEs: 08 connection, 40001/40P01 serialization or deadlock past our retries, 53300 too many connections,
- * 57014 statement timeout, 57P01–57P03 server shutting down or starting.
- */
+/** Connection, retries exhausted, too many connections, statement timeout, server shutting down or starting. */
 const UNAVAILABLE_SQLSTATE = /^(08[0-9A-Z]{3}|40001|40P01|53300|57014|57P0[1-3])$/
 
 /** The persistence library's own timeout. */
@@ -35,7 +31,6 @@ function isUnavailableItself (error: object): boolean {
   return typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message)
 }
 
-/** True when the error, or one of its causes, is a backing service being unavailable. */
 export function isUnavailableError (error: unknown): boolean {
   let current: unknown = error
   for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {

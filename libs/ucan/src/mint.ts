@@ -7,10 +7,9 @@ import { decodeBase64Car, encodeBase64Car } from './base64-car.ts'
 
 export type OracleSigner = ed25519.EdSigner
 
-/** A fresh Ed25519 signer (its DID is a did:key). */
 export const generateSigner = async (): Promise<OracleSigner> => await ed25519.Signer.generate()
 
-/** Parses the signer string of `ORACLE_PRIVATE_KEY` (`M…`, the form `formatSigner` writes). */
+/** The form `formatSigner` writes. */
 export const parseSigner = (key: string): OracleSigner => ed25519.Signer.parse(key)
 
 export const formatSigner = (signer: OracleSigner): string => ed25519.Signer.format(signer)
@@ -22,12 +21,11 @@ const principal = (audience: string | Principal): Principal =>
 export interface MintOptions {
   issuer: Signer
   audience: string | Principal
-  /** Absolute expiry in Unix seconds; `Infinity` mints a token that never expires (refused by verifiers). */
+  /** Unix seconds; `Infinity` never expires (refused by verifiers). */
   expiration?: number
-  /** Life from now in seconds when `expiration` is not given (default 300). */
+  /** Default 300. */
   lifetimeSeconds?: number
   notBefore?: number
-  /** Proofs as base64 CARs or decoded delegations; they are embedded in the archive. */
   proofs?: Array<string | Delegation>
 }
 
@@ -35,7 +33,6 @@ async function proofsOf (proofs: Array<string | Delegation> = []): Promise<Deleg
   return await Promise.all(proofs.map(async (p) => typeof p === 'string' ? await decodeBase64Car(p) : p))
 }
 
-/** A short-lived invocation, as clients send in `Authorization: Bearer`; each mint has a fresh nonce. */
 export async function mintInvocation (
   options: MintOptions & { capability?: { can: string, with: string, nb?: Record<string, unknown> } }
 ): Promise<string> {
@@ -52,7 +49,7 @@ export async function mintInvocation (
   return await encodeBase64Car(invocation)
 }
 
-/** A delegation as a base64 CAR; a fresh nonce per mint, as revocation goes by CID. */
+/** A fresh nonce per mint, as revocation goes by CID. */
 export async function mintDelegation (
   options: MintOptions & { capabilities: Array<{ can: string, with: string }> }
 ): Promise<string> {
@@ -68,15 +65,9 @@ export async function mintDelegation (
   return await encodeBase64Car(delegation)
 }
 
-/** The ability of a revocation: `with` is the revoker's DID, `nb.ucan` the CID of the UCAN it revokes. */
 export const REVOKE_ABILITY = 'ucan/revoke'
 
-/**
- * Mints a revocation of `delegation` addressed to a service (`ucan/revoke`, as ucanto names it):
- * signed by `issuer` (an issuer in the delegation's chain, or its audience renouncing it), with the
- * delegation embedded as proof so the service can check who may revoke it and keep the record
- * until it expires.
- */
+/** Embeds the delegation as proof so the service can check who may revoke it. */
 export async function mintRevocation (options: {
   issuer: Signer
   audience: string | Principal

@@ -7,7 +7,6 @@ import { principalOf, type Ability, type ApiKeyService, type Caller } from '../s
 
 const CALLER = 'caller'
 
-/** Declares the per-request caller slot up front (set by `authorize`, read by `callerOf`). */
 async function apiKeyAuth (app: FastifyInstance) {
   app.decorateRequest(CALLER, null)
 }
@@ -17,17 +16,16 @@ export const apiKeyAuthPlugin = fp(apiKeyAuth, { name: 'api-key-auth' })
 
 export const callerOf = (request: FastifyRequest): Caller => request.getDecorator<Caller>(CALLER)
 
-/** The admitted caller's principal (its key, or a UCAN caller's account): the per-principal rate limit's key. */
+/** The per-principal rate limit's key. */
 export const keyIdOf = (request: FastifyRequest): string | undefined => {
   const caller = CALLER in request ? request.getDecorator<Caller | null>(CALLER) : null
   return caller === null ? undefined : principalOf(caller)
 }
 
-/** What a route asks of a UCAN caller besides (or instead of) the roles it asks of keys. */
 export interface UcanRequirement {
-  /** The ability the invocation must carry; without one the route takes API keys only. */
+  /** Without one the route takes API keys only. */
   ability?: Ability
-  /** Roles of which a UCAN caller's account must hold one (default: the roles asked of keys). */
+  /** Default: the roles asked of keys. */
   roles?: Role[]
 }
 
@@ -36,10 +34,7 @@ const isUcan = (request: FastifyRequest) => {
   return typeof type === 'string' && type.trim().toLowerCase() === 'ucan'
 }
 
-/**
- * Route authentication, as an onRequest hook so unauthenticated requests cost no parsing: an API key holding one
- * of `roles` (any when empty), or a UCAN invocation of `ucan.ability` whose account holds one of `ucan.roles`.
- */
+/** An onRequest hook, so unauthenticated requests cost no parsing. */
 export function authorize (
   apiKeys: ApiKeyService,
   roles: Role[] = [],

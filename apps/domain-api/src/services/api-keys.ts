@@ -16,30 +16,29 @@ import type { Clock } from './clock.ts'
 import { decodeKeyset, toPage } from './pagination.ts'
 import { toApiKey } from './records.ts'
 
-/** Who is calling: the identity behind a verified API key or UCAN invocation. */
 export interface Caller {
   via: 'api-key' | 'ucan'
-  /** The API key's id; null for a UCAN caller. */
+  /** Null for a UCAN caller. */
   keyId: string | null
   name: string
-  /** Effective roles: for a key, those it names that its account holds; for a UCAN caller, its account's. */
+  /** For a key, those it names that its account holds. */
   roles: Role[]
-  /** The account (DID) the call acts for: the key's account, or the root of the UCAN chain. */
+  /** For a UCAN caller, the root of its chain. */
   account: string
-  /** The service that invoked for the account (a UCAN invoker other than the account), else null. */
+  /** A UCAN invoker other than the account, else null. */
   service: string | null
 }
 
-/** The key, or for a UCAN caller its account: the scope of idempotency keys, votes and rate limits. */
+/** The scope of idempotency keys, votes and rate limits. */
 export const principalOf = (caller: Caller): string => caller.keyId ?? caller.account
 
-/** UCAN abilities of the registry (with = the account DID); `domain/*` in a delegation covers the domain ones. */
+/** `domain/*` in a delegation covers the domain ones. */
 export const ABILITIES = [
   'domain/create', 'domain/read', 'domain/update', 'domain/deactivate', 'verification/propose', 'verification/vote'
 ] as const
 export type Ability = typeof ABILITIES[number]
 
-/** Refusals of a sound token that does not grant what the route needs (403); the rest are 401. */
+/** 403; other refusals are 401. */
 const NOT_GRANTED = new Set(['wrong_ability', 'unauthorized'])
 
 export const BOOTSTRAP_KEY_ID = 'bootstrap'
@@ -47,33 +46,26 @@ const KEY_PREFIX = 'dk_'
 const MAX_TOKEN_LENGTH = 512
 const CACHE_MAX_ENTRIES = 10_000
 const REVOKED_CHANNEL = 'api-key-revoked'
-/** CIDs of single-use invocations already presented, kept until they expire. */
 const USED_INVOCATION_PREFIX = 'ucan-used:'
 // Replicas' clocks differ a little; the record outlives the token by this much on any of them.
 const USED_INVOCATION_SKEW_MS = 60_000
 
-/**
- * API keys are 256-bit random tokens, not passwords. A slow salted hash (scrypt, bcrypt) exists
- * to slow down guessing of low-entropy secrets; nobody can guess a 256-bit key, so it would buy
- * nothing and cost tens of milliseconds per request. An unsalted SHA-256 digest lets the database
- * find the key through a unique index, and the stored digest never lets anyone call the API.
- */
+// Keys are 256-bit random tokens: a slow salted hash would only cost time. An unsalted SHA-256 finds the key
+// by a unique index, and the stored digest never lets anyone call the API.
 const digest = (key: string) => createHash('sha256').update(key, 'utf8').digest()
 
 export interface ApiKeyServiceOptions {
   db: Kysely<DB>
   state: SharedState
   clock: Clock
-  /** How long a verified key stays cached in memory (0: always ask the database). */
+  /** 0: always ask the database. */
   cacheTtlMs: number
   bootstrap?: { key: string, account: string } | undefined
   log: FastifyBaseLogger
   accounts: AccountService
-  /** Verifies UCAN invocations addressed to this registry's DID. */
   verifier: UcanVerifier
 }
 
-/** A verified key before its account's roles are applied (what the cache holds). */
 interface KeyIdentity { keyId: string, name: string, keyRoles: Role[], account: string }
 
 export function createApiKeyService (options: ApiKeyServiceOptions) {
@@ -117,7 +109,6 @@ export function createApiKeyService (options: ApiKeyServiceOptions) {
   }
 
   return {
-    /** Resolves the caller behind a bearer token, or throws 401 (unknown or revoked key). */
     async authenticate (token: string): Promise<Caller> {
       if (token.length > MAX_TOKEN_LENGTH) throw new DomainApiKeyInvalidError()
       const presented = digest(token)
@@ -142,12 +133,7 @@ export function createApiKeyService (options: ApiKeyServiceOptions) {
       return await toCaller(key)
     },
 
-    /**
-     * Resolves the account behind a UCAN invocation of `ability`, or throws: 401 for a token that
-     * is malformed, expired, forged, addressed elsewhere, revoked or (made through a delegation)
-     * used before, 403 for a sound one that does not grant the ability on its account. The reason
-     * is logged, never the token.
-     */
+    /** 401 for an unsound token, 403 for a sound one lacking the ability; the reason is logged, never the token. */
     async authenticateInvocation (token: string, ability: Ability, log: FastifyBaseLogger): Promise<Caller> {
       const verdict = await verifier.verifyAccountInvocation(token, ability)
       if (verdict.error !== undefined) {
@@ -177,7 +163,7 @@ export function createApiKeyService (options: ApiKeyServiceOptions) {
       }
     },
 
-    /** Issues a key; the secret is returned here once and only its digest is kept. */
+    /** The secret is returned here once; only its digest is kept. */
     async issue (issuer: Caller, body: CreateApiKeyBody) {
       const key = KEY_PREFIX + randomBytes(32).toString('base64url')
       const row = await insertApiKey(db, {
@@ -194,7 +180,7 @@ export function createApiKeyService (options: ApiKeyServiceOptions) {
       return { ...record, key }
     },
 
-    /** Revokes a key at once on every replica (the cache is evicted here and, through Redis, elsewhere). */
+    /** Other replicas are told through Redis. */
     async revoke (revoker: Caller, id: string) {
       const row = await revokeApiKey(db, id, principalOf(revoker), clock())
       if (row === undefined) throw new DomainApiKeyNotFoundError(id)

@@ -1,7 +1,7 @@
 import { decodeCursor, encodeCursor } from '@impact/schemas'
 import { DomainInvalidCursorError } from '../errors.ts'
 
-/** Decodes a `[timestamp, id]` keyset cursor; a malformed one is the client's error, not ours. */
+/** A malformed cursor is the client's error, not ours. */
 export function decodeKeyset (cursor: string | undefined): [Date, string] | undefined {
   if (cursor === undefined) return undefined
   const position = decodeCursor(cursor)
@@ -9,10 +9,7 @@ export function decodeKeyset (cursor: string | undefined): [Date, string] | unde
   return keysetOf(position)
 }
 
-/**
- * Decodes a domain listing's cursor, `[timestamp, did]` plus the order's name when not the default: a cursor
- * fits only the order that issued it (`position` of that order tells what its cursors carry).
- */
+/** A cursor fits only the order that issued it. */
 export function decodeDomainCursor (
   cursor: string | undefined,
   position: (domain: { createdAt: string, updatedAt: string, did: string }) => unknown[]
@@ -35,7 +32,6 @@ function keysetOf (position: unknown[]): [Date, string] {
   return [date, id]
 }
 
-/** Decodes a `[sequence]` cursor (history entries). */
 export function decodeSequence (cursor: string | undefined): string | undefined {
   if (cursor === undefined) return undefined
   const position = decodeCursor(cursor)
@@ -46,10 +42,7 @@ export function decodeSequence (cursor: string | undefined): string | undefined 
   return sequence
 }
 
-/**
- * Turns `limit + 1` fetched rows into a page: the extra row only says that another page exists,
- * and the cursor points at the last row shown.
- */
+/** Fetch `limit + 1` rows: the extra row only says that another page exists. */
 export function toPage<R, T> (rows: R[], limit: number, map: (row: R) => T, position: (row: R) => unknown[]) {
   const shown = rows.slice(0, limit)
   const last = shown.at(-1)

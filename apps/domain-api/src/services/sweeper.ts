@@ -15,14 +15,12 @@ export interface SweeperOptions {
   idempotencyTtlMs: number
 }
 
-/** A revocation outlives the revoked UCAN by this much, for replicas whose clocks run behind. */
+/** For replicas whose clocks run behind. */
 const REVOCATION_MARGIN_MS = 5 * 60_000
 
 /**
- * Records due transitions (ended voting periods, expiries) and forgets old idempotency keys and
- * revocations of expired UCANs in the background. Correctness does not depend on it (reads settle
- * lazily); it keeps listings and history current. Runs never overlap, and a failed run is logged
- * and retried next time.
+ * Reads settle lazily, so correctness does not depend on it; it keeps listings and history current.
+ * Runs never overlap, and a failed run is retried next time.
  */
 export function startSweeper (options: SweeperOptions) {
   let running: Promise<void> | undefined

@@ -1,9 +1,6 @@
 import type { ProposalRow } from '../db/types.ts'
 
-/**
- * The counting rules of a verification proposal (DAO DAO proposal-single's threshold-quorum, with a fixed
- * electorate of accounts, one vote each). Pure functions over the tally, so routes, the sweep and reads agree.
- */
+// Pure counting rules (DAO DAO threshold-quorum) so routes, the sweep and reads agree.
 
 export type QuorumRule = { kind: 'count', count: number } | { kind: 'share', basisPoints: number }
 
@@ -18,10 +15,7 @@ export function parseQuorumRule (rule: string): QuorumRule {
   return { kind: 'share', basisPoints }
 }
 
-/**
- * Votes needed out of an electorate of `size`: a count as such, a share rounded up (40% of 5 is 2, of 6 is 3),
- * in integers so no rounding of decimals moves it.
- */
+/** A share is rounded up, in integers so decimal rounding cannot move it. */
 export function resolveQuorum (rule: QuorumRule, size: number): number {
   if (rule.kind === 'count') return rule.count
   return Math.max(1, Math.ceil((rule.basisPoints * size) / 10_000))
@@ -29,23 +23,15 @@ export function resolveQuorum (rule: QuorumRule, size: number): number {
 
 export type Counted = Pick<ProposalRow, 'yes' | 'no' | 'abstain' | 'quorum' | 'threshold' | 'electorate_size'>
 
-/**
- * Whether the votes as they stand pass: the quorum reached (yes, no and abstain count) and yes/(yes+no) at the
- * threshold. Exact on both sides: an integer ratio and a decimal threshold equal as numbers round alike.
- */
+/** Abstentions count towards the quorum but not the yes/(yes+no) threshold. */
 export function passes (p: Omit<Counted, 'electorate_size'>): boolean {
   const decisive = p.yes + p.no
   return p.yes + p.no + p.abstain >= p.quorum && decisive > 0 && p.yes / decisive >= p.threshold
 }
 
-/** Members of the electorate who have not voted yet. */
 export const remainingOf = (p: Counted) => Math.max(0, p.electorate_size - (p.yes + p.no + p.abstain))
 
-/**
- * The outcome once nothing the remaining electorate can do would change it, else undefined. Ballots cast count as
- * they stand. Passed: the quorum is reached and yes stays at the threshold even if every remaining member votes
- * no. Rejected: it fails even if every remaining member votes yes.
- */
+/** The outcome once no remaining voter could change it, else undefined. */
 export function decided (p: Counted): 'passed' | 'rejected' | undefined {
   const remaining = remainingOf(p)
   const turnout = p.yes + p.no + p.abstain

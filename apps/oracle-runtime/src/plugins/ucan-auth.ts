@@ -19,11 +19,11 @@ declare module 'fastify' {
 }
 
 export interface UcanAuthOptions extends AuthenticateOptions {
-  /** True for routes that skip auth entirely (their auth headers are not even read). */
+  /** Their auth headers are not even read. */
   isPublic: (method: string, routeUrl: string) => boolean
 }
 
-/** The credentials of an HTTP request: the bearer only with `X-Auth-Type: ucan`, and `x-ucan-delegation`. */
+/** The bearer counts only with `X-Auth-Type: ucan`. */
 export function headerCredentials (request: FastifyRequest): Credentials {
   const ucanSelected = credential(request.headers['x-auth-type'])?.toLowerCase() === 'ucan'
   return {
@@ -32,7 +32,6 @@ export function headerCredentials (request: FastifyRequest): Credentials {
   }
 }
 
-/** The DID the auth hook established for this request (protected routes only). */
 export function callerDid (request: FastifyRequest): string {
   // Only a route wrongly left public gets here unauthenticated: refuse it rather than query for nobody.
   if (request.auth === null) throw new UcanMissingError()
@@ -45,10 +44,7 @@ const FAILURES = {
   invocation_required: UcanInvocationRequiredError
 }
 
-/**
- * UCAN authentication for every non-public route, before the body is parsed (the rule itself is
- * `authenticate`, shared with the WebSocket handshakes). Refusal reasons are logged, never sent.
- */
+// Before the body is parsed; refusal reasons are logged, never sent.
 async function ucanAuth (app: FastifyInstance, options: UcanAuthOptions) {
   app.decorateRequest('auth', null)
 

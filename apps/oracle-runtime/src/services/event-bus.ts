@@ -1,10 +1,5 @@
-/**
- * The runtime event bus: every typed event of a turn goes through here. The SSE route forwards
- * the events of its own request; the WebSocket gateway subscribes per session and forwards the
- * socket-bound ones (browser_tool_call, action_call, render_component, …) to the session's room.
- * Delivery is synchronous and in-process: a turn runs on one replica, and that replica's
- * gateway reaches sockets elsewhere through its own adapter.
- */
+// Delivery is synchronous and in-process: a turn runs on one replica, whose socket gateway reaches
+// other replicas through its own adapter.
 
 export type RuntimeEventName =
   | 'message'
@@ -23,9 +18,8 @@ export interface RuntimeEvent {
   name: RuntimeEventName
   sessionId: string
   requestId: string
-  /** The authenticated user the turn belongs to. */
   did: string
-  /** The payload in the wire shape of the event (oracle-wire §3.3, §6). */
+  /** In the wire shape of the event (oracle-wire §3.3, §6). */
   data: Record<string, unknown>
 }
 
@@ -34,7 +28,6 @@ export type EventHandler = (event: RuntimeEvent) => void
 
 export interface EventBus {
   publish: (event: RuntimeEvent) => void
-  /** Returns the unsubscribe function. */
   subscribe: (filter: EventFilter, handler: EventHandler) => () => void
   readonly subscriberCount: number
 }

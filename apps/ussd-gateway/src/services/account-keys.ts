@@ -4,14 +4,10 @@ import { UssdAccountKeyError } from '../errors.ts'
 import type { Keyring } from './pin-keyring.ts'
 import { openRecord, sealRecord } from './sealed-record.ts'
 
-/** An account's ucanto signer: it signs invocations as the account's did:key. */
 export type AccountSigner = OracleSigner
 
-/**
- * The accounts' Ed25519 keys. Each account gets its own did:key at sign-up; the private key is kept
- * sealed with the PIN keyring (AES-256-GCM, its own derived key, key id for rotation) and opened only
- * to sign for the account after a PIN login. Keys are never logged or returned by a route.
- */
+// Private keys stay sealed with the PIN keyring and are opened only to sign after a PIN login.
+// Never log or return them.
 export function createAccountKeys (keyring: Keyring) {
   const seal = (signer: AccountSigner) => sealRecord(keyring.current, 'account-key', formatSigner(signer))
 
@@ -28,16 +24,12 @@ export function createAccountKeys (keyring: Keyring) {
   }
 
   return {
-    /** A fresh did:key and its sealed private key. */
     async create (): Promise<AccountIdentity> {
       const signer = await generateSigner()
       return { did: signer.did(), signingKeyRecord: seal(signer), signingKeyId: keyring.current.id }
     },
 
-    /**
-     * The same key sealed under the current key, when the record is under a retired one (the owner's next
-     * login moves it, as for PINs); undefined when it is current, or when no configured key opens it.
-     */
+    /** Moves a record under a retired key to the current one at login, as for PINs. */
     resealed (account: Pick<Account, 'did' | 'signingKeyRecord' | 'signingKeyId'>) {
       const { did, signingKeyRecord } = account
       if (did === null || signingKeyRecord === null || account.signingKeyId === keyring.current.id) return undefined
@@ -45,10 +37,7 @@ export function createAccountKeys (keyring: Keyring) {
       return signer === undefined ? undefined : { signingKeyRecord: seal(signer), signingKeyId: keyring.current.id }
     },
 
-    /**
-     * The signer of an account, to act as it. Only for a session that proved the account's PIN. Throws
-     * UssdAccountKeyError when the account has no key yet or no configured key opens it.
-     */
+    /** Only for a session that proved the account's PIN. */
     signerFor (account: Pick<Account, 'customerId' | 'did' | 'signingKeyRecord'>): AccountSigner {
       const signer = account.did === null || account.signingKeyRecord === null
         ? undefined

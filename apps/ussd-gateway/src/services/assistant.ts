@@ -3,40 +3,32 @@ import type { SharedState } from '@impact/shared-state'
 import { mintDelegation, mintInvocation } from '@impact/ucan/mint'
 import type { AccountSigner } from './account-keys.ts'
 
-/**
- * What became of a question: answered, still being prepared (the hop showed the holding screen), refused by the
- * oracle, or lost (the replica sending it stopped, or the answer outlived the session).
- */
+/** `lost`: the replica sending it stopped, or the answer outlived the session. */
 export type Outcome =
   | { kind: 'answered', answer: string }
   | { kind: 'pending' }
   | { kind: 'failed', reason: FailureReason }
   | { kind: 'lost' }
 
-/**
- * `unavailable`: unreachable, timed out or 5xx; `noSession`: the oracle no longer holds the session;
- * `busy`: a turn of the session is still running; `refused`: any other refusal (credits, auth).
- */
+/** `refused` covers any other refusal (credits, auth). */
 export type FailureReason = 'unavailable' | 'noSession' | 'busy' | 'refused'
 
 export interface AssistantOptions {
-  /** ORACLE_URL; without it the assistant is off. */
   url?: string | undefined
   state: SharedState
-  /** How long a hop waits for an answer before the holding screen (well within the hop deadline). */
+  /** Before the holding screen; well within the hop deadline. */
   waitMs: number
-  /** Deadline of the other oracle calls (its DID, a new session), made within a hop. */
   timeoutMs: number
-  /** How long a question may take in the background, and its answer is kept for the next hop. */
+  /** Also how long the answer is kept for the next hop. */
   answerTtlMs: number
-  /** Reports failures (never a token or the question). */
+  /** Never given a token or the question. */
   report: (fields: Record<string, unknown>, message: string) => void
 }
 
 const PENDING = 'pending'
 const KEY = 'ask:'
 const DID_TTL_MS = 60_000
-/** Life of the read-only delegation stored with each new oracle session: a USSD conversation's worth. */
+/** A USSD conversation's worth. */
 const DELEGATION_SECONDS = 3600
 
 class OracleCallError extends Error {
@@ -56,12 +48,8 @@ const reasonOf = (status: number): FailureReason => {
   return 'refused'
 }
 
-/**
- * The oracle as seen by an account (platform notes, flow 4): every call carries an invocation signed by the
- * account's key, addressed to the oracle's DID (from its `GET /`), capability `*` on `ixo:oracle`. A question is
- * sent once; the hop waits `waitMs` for the answer and otherwise leaves it running: the answer (or the failure)
- * lands in the shared state under the question's id, where the next hop of the session, on any replica, finds it.
- */
+// A question is sent once; unanswered within `waitMs` it keeps running and its outcome lands in the shared
+// state, where the session's next hop finds it on any replica.
 export function createAssistant (options: AssistantOptions) {
   const { url, state } = options
   const inFlight = new Set<AbortController>()
@@ -81,7 +69,6 @@ export function createAssistant (options: AssistantOptions) {
     return await value
   }
 
-  /** One authenticated call; the JSON answer, or an OracleCallError (unreachable counts as unavailable). */
   async function call (signer: AccountSigner, path: string, body: unknown, signal: AbortSignal): Promise<unknown> {
     let res: Response
     try {
@@ -112,7 +99,7 @@ export function createAssistant (options: AssistantOptions) {
     return { kind: 'failed', reason }
   }
 
-  /** Stores the account's read-only delegation to the oracle; a failure is reported, never thrown. */
+  /** A failure is reported, never thrown. */
   async function authorise (signer: AccountSigner, signal: AbortSignal): Promise<void> {
     try {
       const raw = await mintDelegation({
@@ -128,7 +115,6 @@ export function createAssistant (options: AssistantOptions) {
     }
   }
 
-  /** Sends the question and records its outcome under its id when it comes; never rejects. */
   async function run (signer: AccountSigner, sessionId: string, question: string, id: string): Promise<Outcome> {
     const controller = new AbortController()
     inFlight.add(controller)
@@ -150,14 +136,9 @@ export function createAssistant (options: AssistantOptions) {
   }
 
   return {
-    /** Whether ORACLE_URL is set (the menu is hidden otherwise). */
     configured: url !== undefined,
 
-    /**
-     * A new oracle session of the account (one per USSD session); its id, or the failure. Beside it, the account
-     * lets the oracle read the registry as it (`domain/read` on its DID, stored with `POST /delegation`), so the
-     * oracle's platform tools can answer about its devices; a refusal there only leaves the tools without it.
-     */
+    /** The oracle may also read the registry as the account; a refusal there only leaves its tools without it. */
     async openSession (signer: AccountSigner): Promise<{ sessionId: string } | Extract<Outcome, { kind: 'failed' }>> {
       const signal = AbortSignal.timeout(options.timeoutMs)
       try {
@@ -172,10 +153,7 @@ export function createAssistant (options: AssistantOptions) {
       }
     },
 
-    /**
-     * Asks `question` in the oracle session: the outcome if it comes within `waitMs`, else `pending` with the id
-     * to check later. The question keeps running after the hop either way.
-     */
+    /** `pending` when no outcome within `waitMs`; the question keeps running either way. */
     async ask (signer: AccountSigner, sessionId: string, question: string): Promise<{ id: string, outcome: Outcome }> {
       const id = randomUUID()
       await state.set(KEY + id, PENDING, { ttlMs: options.answerTtlMs })
@@ -191,7 +169,6 @@ export function createAssistant (options: AssistantOptions) {
       }
     },
 
-    /** The outcome of a question asked earlier in the session (pending while it runs). */
     async check (id: string): Promise<Outcome> {
       const stored = await state.get(KEY + id)
       if (stored === null) return { kind: 'lost' }
@@ -199,12 +176,10 @@ export function createAssistant (options: AssistantOptions) {
       return JSON.parse(stored) as Outcome
     },
 
-    /** Forgets a question whose outcome was shown. */
     async forget (id: string): Promise<void> {
       await state.del(KEY + id)
     },
 
-    /** Stops the questions still running (the app is closing). */
     close (): void {
       for (const controller of inFlight) controller.abort()
     }

@@ -4,7 +4,6 @@ import type { Keyring, PinKey } from './pin-keyring.ts'
 import type { PinQueue } from './pin-queue.ts'
 import { openRecord, sealRecord } from './sealed-record.ts'
 
-/** scrypt cost: N = 2^14 (Node's default), r = 8, p = 1. */
 const SCRYPT = { N: 16_384, r: 8, p: 1 }
 const HASH_BYTES = 32
 const SALT_BYTES = 16
@@ -25,14 +24,11 @@ const pepper = (key: PinKey, pin: string) => createHmac('sha256', key.pepper).up
 
 export interface PinCheck {
   ok: boolean
-  /** Sealed under a retired key (or older parameters): reseal it with `seal` after a successful check. */
+  /** Reseal it with `seal` after a successful check. */
   stale: boolean
 }
 
-/**
- * PIN storage: scrypt over an HMAC-peppered PIN, sealed with AES-256-GCM (key id kept for rotation).
- * Nothing decrypts to the PIN: checks recompute the hash and compare in constant time.
- */
+// Nothing decrypts to the PIN: checks recompute the peppered scrypt hash and compare in constant time.
 export function createPinVault (keyring: Keyring, queue?: PinQueue) {
   const queued = async (password: Buffer, salt: Buffer, params: typeof SCRYPT): Promise<Buffer> => {
     const task = () => scryptHash(password, salt, params)
@@ -48,10 +44,7 @@ export function createPinVault (keyring: Keyring, queue?: PinQueue) {
       return sealRecord(key, 'pin', [SCRYPT.N, SCRYPT.r, SCRYPT.p, b64(salt), b64(digest)].join(':'))
     },
 
-    /**
-     * `ok` is false for a wrong PIN. A record no key opens throws UssdPinRecordError instead: it says
-     * nothing about the PIN typed, so it must not count as a wrong one.
-     */
+    /** A record no key opens throws instead: it says nothing about the PIN typed. */
     async verify (pin: string, record: string): Promise<PinCheck> {
       const opened = openRecord(keyring, 'pin', record)
       const [n, r, p, salt, hash] = opened?.plaintext.split(':') ?? []
@@ -69,7 +62,6 @@ export function createPinVault (keyring: Keyring, queue?: PinQueue) {
 
 export type PinVault = ReturnType<typeof createPinVault>
 
-/** Repeated digits and straight runs: the first PINs anyone tries. */
 export function isWeakPin (pin: string): boolean {
   if (/^(\d)\1+$/.test(pin)) return true
   const digits = [...pin].map(Number)
@@ -77,7 +69,6 @@ export function isWeakPin (pin: string): boolean {
   return steps.size === 1 && (steps.has(1) || steps.has(-1))
 }
 
-/** A temporary 5-digit PIN for support's reset: from the CSPRNG, never a weak one. */
 export function temporaryPin (): string {
   for (;;) {
     const pin = String(randomInt(100_000)).padStart(5, '0')

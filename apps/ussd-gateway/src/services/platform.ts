@@ -3,35 +3,23 @@ import type { AccountSigner } from './account-keys.ts'
 import type { Programme } from './programmes.ts'
 
 export interface PlatformOptions {
-  /** DOMAIN_API_URL; without it the registry menus are hidden. */
   domainApiUrl?: string | undefined
-  /** Deadline of each registry call (a hop makes at most a few, within the hop deadline). */
   timeoutMs: number
-  /** Reports failures the menus turn into a text (never a key or a token). */
+  /** Never given a key or a token. */
   report: (fields: Record<string, unknown>, message: string) => void
 }
 
-/**
- * domain-api as the gateway's accounts see it (platform notes, flow 3). Each call acts as the logged-in
- * account: its own key signs a single-use invocation (`proof: null`, issuer and `with` the account's DID),
- * addressed to domain-api's DID from its `GET /`.
- */
+/** domain-api acting as the logged-in account, whose own key signs each invocation. */
 export function createPlatform (options: PlatformOptions) {
   const client = createPlatformClient({ domainApiUrl: options.domainApiUrl, timeoutMs: options.timeoutMs })
-  /** The class (protocol) of each project, read once: a domain's class never changes. */
+  // A domain's class never changes, so it is read once.
   const projectClasses = new Map<string, Promise<string>>()
 
   return {
-    /** Whether DOMAIN_API_URL is set (the registry menus are hidden otherwise). */
     configured: options.domainApiUrl !== undefined,
 
-    /** The registry client acting as the account whose signer this is. */
     as: (signer: AccountSigner): PlatformClient => client.actingAs({ signer, proof: null }),
 
-    /**
-     * The class of the devices a programme registers: its `deviceClass`, else its project's class (the
-     * programme's protocol), read from the registry once.
-     */
     async deviceClass (programme: Programme, registry: PlatformClient): Promise<string> {
       if (programme.deviceClass !== undefined) return programme.deviceClass
       const project = programme.projectDid

@@ -5,13 +5,11 @@ import { findLanguage, saveLanguage } from '../db/preferences.repository.ts'
 import type { DB, Language } from '../db/types.ts'
 
 const DEFAULT_LANGUAGE: Language = 'en'
-/** How long the shared state (Redis) keeps a phone's language. */
 const SHARED_TTL_MS = 24 * 60 * 60 * 1000
-/** Phones whose language one process keeps without Redis. */
 const LOCAL_PHONES = 100_000
 /** Without Redis, replicas on one database see each other's changes within this time. */
 const LOCAL_TTL_MS = 60 * 60 * 1000
-/** Cached for a phone that never chose a language: each programme then offers its own first one. */
+/** Cached for a phone that never chose: each programme then offers its own first language. */
 const NONE = 'none'
 type Cached = Language | typeof NONE
 const isCached = (value: string | null): value is Cached => value === 'en' || value === 'sw' || value === NONE
@@ -21,7 +19,6 @@ interface LanguageCache {
   set: (phoneNumber: string, language: Cached) => Promise<void>
 }
 
-/** With Redis: every replica reads and writes the same entry, so a change is seen at once. */
 function sharedCache (state: SharedState): LanguageCache {
   const key = (phoneNumber: string) => `lang:${phoneNumber}`
   return {
@@ -33,7 +30,7 @@ function sharedCache (state: SharedState): LanguageCache {
   }
 }
 
-/** In-process: a bounded LRU whose entries expire, so a change made through another replica is seen in time. */
+/** Entries expire, so a change made through another replica is seen in time. */
 function localCache (capacity: number, now: () => number): LanguageCache {
   // ttlResolution 0: read the clock on each lookup instead of caching it behind a timer.
   const cache = new LRUCache<string, Cached>({ max: capacity, ttl: LOCAL_TTL_MS, ttlResolution: 0, perf: { now } })
@@ -44,19 +41,16 @@ function localCache (capacity: number, now: () => number): LanguageCache {
 }
 
 export interface PreferencesOptions {
-  /** Phones kept in-process (tests shrink it). */
   localCapacity?: number
-  /** The clock of the in-process cache's expiry (tests move it). */
   now?: () => number
 }
 
-/** Language per phone: PostgreSQL is the record; a read-through cache spares most new sessions a query. */
+/** PostgreSQL is the record; the cache spares most new sessions a query. */
 export function createPreferences (db: Kysely<DB>, state: SharedState, options: PreferencesOptions = {}) {
   const cache = state.kind === 'memory'
     ? localCache(options.localCapacity ?? LOCAL_PHONES, options.now ?? Date.now)
     : sharedCache(state)
   return {
-    /** The phone's chosen language, or `fallback` when it never chose one (the programme's first). */
     async language (phoneNumber: string, fallback: Language = DEFAULT_LANGUAGE): Promise<Language> {
       let cached = await cache.get(phoneNumber)
       if (cached === undefined) {

@@ -1,7 +1,4 @@
-/**
- * USSD screen limits and paging. A reply is `CON <body>` or `END <body>` and must fit one USSD
- * message: 182 GSM-7 characters (160 bytes of 7-bit characters), prefix included.
- */
+// A reply, `CON `/`END ` prefix included, must fit one 7-bit USSD message.
 export const MAX_REPLY_CHARS = 182
 export const PREFIX_CHARS = 4
 export const MAX_BODY_CHARS = MAX_REPLY_CHARS - PREFIX_CHARS
@@ -11,14 +8,13 @@ const GSM7_BASIC = '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ 
   'ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà'
 const GSM7_EXTENDED = '^{}\\[~]|€\f'
 
-/** Septets per UTF-16 code unit, 0 for none (outside GSM-7); every GSM-7 character is one code unit. */
 const SEPTETS = new Uint8Array(0x10000)
 for (const char of GSM7_BASIC) SEPTETS[char.charCodeAt(0)] = 1
 for (const char of GSM7_EXTENDED) SEPTETS[char.charCodeAt(0)] = 2
 
 export const isGsm7 = (text: string): boolean => Number.isFinite(gsm7Length(text))
 
-/** Septets the text takes in GSM-7; Infinity when a character would force UCS-2 (about 80 characters). */
+/** Infinity when a character would force UCS-2. */
 export function gsm7Length (text: string): number {
   let length = 0
   for (let i = 0; i < text.length; i++) {
@@ -30,17 +26,15 @@ export function gsm7Length (text: string): number {
 }
 
 export interface Screen {
-  /** Title, options and paragraphs; paged when they do not fit. */
   lines: string[]
-  /** Navigation shown on every page (`0. Back`, `*. Exit`). */
   footer: string[]
-  /** An END screen closes the session; it cannot be paged, so it must fit (tests check every one). */
+  /** END screens cannot be paged, so they must fit. */
   end?: boolean
 }
 
 const joinedLength = (lines: string[]) => gsm7Length(lines.join('\n'))
 
-/** The longest start of `text` within `budget` septets: at least one character, even one wider than the budget. */
+/** At least one character, even one wider than the budget. */
 function fittingPrefix (text: string, budget: number): number {
   let septets = 0
   for (let i = 0; i < text.length; i++) {
@@ -51,10 +45,7 @@ function fittingPrefix (text: string, budget: number): number {
   return text.length
 }
 
-/**
- * Splits `text` at the last space within `budget` septets, or hard inside one overlong word; with `whole` false
- * the head is empty instead, so the caller moves to a fresh page rather than cut a word.
- */
+/** With `whole` false the head is empty instead, so the caller moves to a fresh page rather than cut a word. */
 function splitAt (text: string, budget: number, whole = true): [string, string] {
   const end = fittingPrefix(text, budget)
   if (end >= text.length) return [text, '']
@@ -74,10 +65,7 @@ function wrap (line: string, budget: number): string[] {
   return pieces
 }
 
-/**
- * Pages of a screen, each within MAX_BODY_CHARS: a screen that does not fit is spread over pages ending
- * in `moreLabel` (`98. More`) above the footer, which repeats on every page.
- */
+/** Pages that overflow end in `moreLabel`; the footer repeats on every page. */
 export function paginate (screen: Screen, moreLabel: string): string[] {
   const whole = [...screen.lines, ...screen.footer].join('\n')
   if (gsm7Length(whole) <= MAX_BODY_CHARS) return [whole]
@@ -86,21 +74,17 @@ export function paginate (screen: Screen, moreLabel: string): string[] {
 
 /** Menu options (`1. English`, `*. Exit`, `00. Skip`) are never split over two pages. */
 const OPTION = /^(\d{1,2}|\*|#)\. /
-/** A line this long is prose and may flow over a page end; shorter ones (`Email: …`, titles) move whole. */
+/** Lines this long are prose and may flow over a page end; shorter ones move whole. */
 const PARAGRAPH = 80
-/** The least of a paragraph left at the end of a page: less starts it on the next one. */
 const MIN_PIECE = 24
 
-/**
- * Fills pages in order. A paragraph flows on to the next page at a space, so a message above a long
- * text shares its first page rather than stand alone; other lines that do not fit start the next page.
- */
+// A paragraph flows on at a space, so a message above a long text shares its first page.
 function spread (screen: Screen, moreLabel: string): string[] {
   const tail = [moreLabel, ...screen.footer]
   const budget = MAX_BODY_CHARS - joinedLength(tail) - 1
   const pages: string[][] = []
   let page: string[] = []
-  /** Septets of the page's lines joined with newlines; -1 while empty (the first line adds no newline). */
+  /** -1 while empty: the first line adds no newline. */
   let used = -1
   const add = (line: string) => {
     page.push(line)
@@ -130,7 +114,6 @@ function spread (screen: Screen, moreLabel: string): string[] {
       if (head !== '') add(head)
       turn()
       line = rest
-      // Split at a space that ended the line: nothing of it is left.
       if (line === '') break
     }
   }
@@ -139,13 +122,12 @@ function spread (screen: Screen, moreLabel: string): string[] {
   return pages.map((lines, index) => [...lines, ...(index < last ? tail : screen.footer)].join('\n'))
 }
 
-/** Last resort for END texts (never reached by the built-in screens): cut at a word and mark it. */
+/** Last resort for END texts; the built-in screens never reach it. */
 function truncate (text: string): string {
   const pieces = wrap(text.replace(/\n/g, ' '), MAX_BODY_CHARS - 3)
   return `${pieces[0] ?? ''}...`
 }
 
-/** Look-alikes of characters outside GSM-7 that model answers and registry names often hold. */
 const LOOK_ALIKES: Array<[string, string]> = [
   ['\u2018\u2019\u201A\u201B\u2032`', '\''],
   ['\u201C\u201D\u201E\u2033', '"'],
@@ -155,11 +137,7 @@ const LOOK_ALIKES: Array<[string, string]> = [
 ]
 const PLAIN = new Map(LOOK_ALIKES.flatMap(([chars, plain]) => [...chars].map((c) => [c, plain] as const)))
 
-/**
- * Text from elsewhere (an answer, a name) made plain GSM-7 so a screen stays one 7-bit message: look-alikes
- * replaced, accents dropped, Markdown emphasis removed, runs of spaces and line breaks made one space, and any
- * other character left out.
- */
+/** Keeps a screen to one 7-bit message: look-alikes replaced, accents and Markdown dropped. */
 export function plainGsm7 (text: string): string {
   let out = ''
   for (const char of text.normalize('NFKD').replace(/\*\*|__|^#+ /gm, '')) {
@@ -169,7 +147,6 @@ export function plainGsm7 (text: string): string {
   return out.replace(/\s+/g, ' ').trim()
 }
 
-/** The start of `text` within `max` characters, cut at a space and ending in `...` when it was longer. */
 export function shorten (text: string, max: number): string {
   if (text.length <= max) return text
   const head = text.slice(0, max - 3)

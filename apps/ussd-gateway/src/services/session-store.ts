@@ -4,20 +4,17 @@ import type { SharedState } from '@impact/shared-state'
 import { UssdSessionBusyError } from '../errors.ts'
 import { decodeSession, encodeSession, type Session, type StateName } from './session.ts'
 
-/** What a retry of a session's last hop needs after the session ended (it holds no PIN either). */
+/** Holds no PIN. */
 export interface EndedSession {
   phone: string
   keptText: string
   sequence?: number | undefined
   message: string
-  /** Ended by the aggregator's notification, not by an END of ours: a new dial may reuse the id. */
+  /** Ended by the aggregator's notification, so a new dial may reuse the id. */
   freed?: true
 }
 
-/**
- * What a session's record needs once it expired: kept beside the session (in the key that marks expiry,
- * which outlives it) and read by the sweep that records timeouts. No PIN, text or account data.
- */
+/** Outlives the session so the sweep can record a timeout; no PIN, text or account data. */
 export interface SessionTrace {
   phone: string
   serviceCode: string
@@ -25,42 +22,34 @@ export interface SessionTrace {
   hops: number
   state: StateName
   startedAt: number
-  /** When the last hop was answered (the session expires a TTL later). */
   lastAt: number
 }
 
 export interface SessionStoreOptions {
-  /** Inactivity after which a session expires. */
   ttlMs: number
-  /** The clock that decides expiry (tests move it). */
+  /** Tests move it. */
   now?: () => number
-  /** TTL of a lock between renewals (tests shorten it). */
   lockTtlMs?: number
-  /** Longest wait for a session another hop holds, then UssdSessionBusyError (tests shorten it). */
   lockWaitMs?: number
 }
 
 const SESSION = 's:'
 const ENDED = 'e:'
-/** Outlives the session by EXPIRED_TTL_MS: present while the session is not, it expired. Holds its trace. */
+/** Present while the session is not: it expired. Holds its trace. */
 const SEEN = 'x:'
 const LOCK = 'l:'
-/** Live sessions by expiry time (a schedule): the sweep finds the expired ones without scanning keys. */
+/** Lets the sweep find expired sessions without scanning keys. */
 const EXPIRIES = 'sx'
 
-/** Outlives a hop that stopped renewing its lock (its replica died mid-hop). */
+/** Outlives a hop whose replica died mid-hop. */
 const LOCK_TTL_MS = 15_000
 const LOCK_WAIT_MS = 5_000
 const LOCK_POLL_MS = 15
-/** How long an ended session's last reply stays available for aggregator retries. */
 const ENDED_TTL_MS = 60_000
-/** An expired session is remembered this long, so its later hops are told to dial again, not taken as new dials. */
+/** So later hops of an expired session are told to dial again, not taken as new dials. */
 const EXPIRED_TTL_MS = 10 * 60_000
 
-/**
- * Sessions in the shared state (Redis: any replica serves any hop). Every read decodes a copy that the hop
- * stores at its end, so a failed hop stores nothing; hops of one session are serialised by `withLock`.
- */
+/** Every read decodes a copy that the hop stores at its end, so a failed hop stores nothing. */
 export function createSessionStore (state: SharedState, options: SessionStoreOptions) {
   const { ttlMs } = options
   const now = options.now ?? Date.now
@@ -93,10 +82,7 @@ export function createSessionStore (state: SharedState, options: SessionStoreOpt
   }
 
   return {
-    /**
-     * Runs `fn` under the session's lock, renewed meanwhile: a retry waits for the first attempt and replays its
-     * reply instead of applying the input twice.
-     */
+    /** A retry waits for the first attempt and replays its reply instead of applying the input twice. */
     async withLock<T> (sessionId: string, fn: () => Promise<T>): Promise<T> {
       const key = LOCK + sessionId
       const token = randomUUID()
@@ -118,13 +104,11 @@ export function createSessionStore (state: SharedState, options: SessionStoreOpt
       }
     },
 
-    /** A copy of the live session; undefined when expired, ended or never started. */
     async get (sessionId: string): Promise<Session | undefined> {
       const stored = await read(SESSION + sessionId)
       return stored === undefined ? undefined : decodeSession(stored)
     },
 
-    /** Stores the session, restarting its TTL. */
     async save (session: Session): Promise<void> {
       const at = now()
       const trace: SessionTrace = {
@@ -144,7 +128,6 @@ export function createSessionStore (state: SharedState, options: SessionStoreOpt
       ])
     },
 
-    /** Frees the session, keeping only its final reply briefly for retries. */
     async finish (session: Session, ended: EndedSession): Promise<void> {
       await put(ENDED + session.id, JSON.stringify(ended), endedTtlMs)
       await Promise.all([
@@ -154,15 +137,11 @@ export function createSessionStore (state: SharedState, options: SessionStoreOpt
       ])
     },
 
-    /** Up to `limit` sessions whose expiry passed (and were not taken yet), earliest first. */
     async dueExpired (limit: number): Promise<Array<{ id: string, at: number }>> {
       return (await state.due(EXPIRIES, now(), limit)).map(({ member, at }) => ({ id: member, at }))
     },
 
-    /**
-     * The trace of a session that expired, to record it; of racing callers (replicas' sweeps, the aggregator's
-     * notice) only one gets it. Undefined when it is live, was taken or ended, or left no trace.
-     */
+    /** Of racing callers (sweeps, the aggregator's notice) only one gets the trace. */
     async takeExpired (sessionId: string): Promise<SessionTrace | undefined> {
       if (!(await state.unschedule(EXPIRIES, sessionId, { dueBy: now() }))) return undefined
       const stored = await read(SEEN + sessionId)
@@ -184,12 +163,11 @@ export function createSessionStore (state: SharedState, options: SessionStoreOpt
       }
     },
 
-    /** True when the session expired of inactivity lately (asked only when no live session was found). */
+    /** Asked only when no live session was found. */
     async expired (sessionId: string): Promise<boolean> {
       return (await read(SEEN + sessionId)) !== undefined
     },
 
-    /** Frees a session and forgets that it expired; the record of one that ended stays for its short TTL. */
     async remove (sessionId: string): Promise<void> {
       await Promise.all([
         state.del(SESSION + sessionId),
@@ -198,7 +176,7 @@ export function createSessionStore (state: SharedState, options: SessionStoreOpt
       ])
     },
 
-    /** Up to `limit` ids of stored sessions (the state is scanned, not indexed). */
+    /** The state is scanned, not indexed. */
     async list (limit: number): Promise<string[]> {
       return (await state.scan(SESSION, limit)).map((key) => key.slice(SESSION.length))
     }

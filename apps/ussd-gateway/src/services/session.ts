@@ -13,32 +13,25 @@ export type StateName =
 
 export interface Flash { key: MessageKey, params?: MessageParams }
 
-/** A registry status, as domain-api reports it. */
 export type DomainStatus = 'draft' | 'verification_submitted' | 'verified' | 'rejected' | 'expired' | 'deactivated'
 
-/** A domain as the menus show it: DID, a short label (serial or name), status and the date that goes with it. */
 export interface DomainView {
   did: string
   label: string
   status: DomainStatus
-  /** YYYY-MM-DD: verified on, vote closes on, expired on or deactivated on, by status. */
+  /** YYYY-MM-DD; its meaning depends on the status. */
   date?: string | undefined
 }
 
-/** A field agent's registration in progress: the serial, then the household, then the registry's DID. */
 export interface StoveDraft {
   serial: string
   household?: { customerId: string, name: string, did: string, phone?: string } | undefined
-  /** Drawn when the confirmation is shown: the registry's Idempotency-Key, so a retried confirmation registers once. */
+  /** The registry's Idempotency-Key, so a retried confirmation registers once. */
   key?: string | undefined
-  /** The registered domain's DID, once done. */
   did?: string | undefined
 }
 
-/**
- * One live USSD session. It never holds a PIN: the last cumulative text is kept with what was
- * typed at PIN prompts masked (cumulative-text.ts), and a PIN awaiting confirmation is a sealed record.
- */
+/** Never holds a PIN: PINs are masked in `keptText`, and one awaiting confirmation is sealed. */
 export interface Session {
   id: string
   phone: string
@@ -47,54 +40,40 @@ export interface Session {
   state: StateName
   page: number
   language: Language
-  /** The last cumulative `text`, PINs masked (retries and new inputs are found with it). */
   keptText: string
-  /** Last request sequence of latest-input aggregators (Hubtel). */
+  /** Latest-input aggregators (Hubtel). */
   sequence?: number | undefined
-  /** Body of the last screen sent (replayed on a retry, shown by the debug endpoint). */
+  /** Replayed on a retry. */
   message: string
   flash?: Flash | undefined
-  /** Topic shown by knowMoreTopic. */
   topic?: number | undefined
-  /** Logged-in account. */
   customerId?: string | undefined
   name?: string | undefined
   email?: string | null | undefined
-  /** Customer id typed at login, before the PIN. */
   loginId?: string | undefined
   draftName?: string | undefined
   draftEmail?: string | null | undefined
-  /** Sealed PIN record (services/pin-vault.ts) waiting for its confirmation. */
   draftPin?: string | undefined
-  /** Drawn with a sign-up's PIN and stored with the account: a retried confirmation finds the account it created. */
+  /** Lets a retried confirmation find the account it created. */
   creationKey?: string | undefined
   startedAt: number
-  /** The version of the PIN this session proved (logged in, or a temporary PIN being replaced). */
+  /** Sessions compare it to the account's to notice a PIN changed since. */
   pinVersion?: number | undefined
-  /** The logged-in account's registered phone (the session's own phone may be another one). */
+  /** The session's own phone may be another one. */
   accountPhone?: string | undefined
-  /** Requests answered in this session, retries included (its record keeps the count). */
   hops?: number | undefined
-  /** The logged-in account's roles, as at the login (acting re-reads them). */
+  /** As at the login; acting re-reads them. */
   roles?: Role[] | undefined
-  /** The oracle session of this USSD session (one per USSD session). */
   oracleSessionId?: string | undefined
-  /** A question whose answer is still being prepared (services/assistant.ts). */
   questionId?: string | undefined
-  /** The assistant's answer on screen, plain GSM-7. */
   answer?: string | undefined
-  /** My stoves as listed (picked by number), and the domain whose details are shown. */
   domains?: DomainView[] | undefined
   domain?: DomainView | undefined
   stove?: StoveDraft | undefined
-  /** Customer ids a forgotten-id PIN proved (on this phone), and whether they were also queued by SMS. */
   recovered?: { ids: string[], sms: boolean } | undefined
 }
 
-/**
- * Stored form: a positional JSON array behind a format number, to keep live sessions small; within a
- * format, fields are only appended. Other formats read as expired, but format 3 (`#` as the mask) is read.
- */
+// Positional JSON behind a format number keeps live sessions small; within a format fields are only appended.
 const FORMAT = 4
 const MASKED_WITH_HASH = 3
 
@@ -119,7 +98,6 @@ const obj = <T>(value: unknown): T | undefined =>
 
 export type SessionInit = Pick<Session, 'id' | 'phone' | 'state' | 'message'> & Partial<Session>
 
-/** A session with every field present, defaults filled in. */
 export function createSession (s: SessionInit): Session {
   return {
     id: s.id,
@@ -157,7 +135,6 @@ export function createSession (s: SessionInit): Session {
   }
 }
 
-/** Undefined for anything that is not a session record of a format read here (corrupt, foreign or older). */
 export function decodeSession (text: string): Session | undefined {
   let v: unknown
   try {

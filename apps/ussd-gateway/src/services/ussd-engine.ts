@@ -7,16 +7,15 @@ import { createSession, type Session } from './session.ts'
 import type { AggregatorOutcome, EndedSummary, SessionRecorder } from './session-records.ts'
 import type { EndedSession, SessionStore } from './session-store.ts'
 
-/** One request of an aggregator, normalised. Exactly one of `text` and `latest` is set. */
+/** Exactly one of `text` and `latest` is set. */
 export interface Hop {
   sessionId: string
   /** E.164 with `+`. */
   phoneNumber: string
   serviceCode: string
   networkCode?: string | undefined
-  /** Cumulative input (Africa's Talking and clones). */
   text?: string
-  /** Latest-input aggregators (Hubtel): the new input, the request's sequence, and whether it opens the session. */
+  /** Latest-input aggregators (Hubtel). */
   latest?: { input: string, sequence: number, initiation: boolean, shortcut: string[] }
 }
 
@@ -24,24 +23,21 @@ export interface EngineOptions {
   sessions: SessionStore
   preferences: Preferences
   machine: MachineDeps
-  /** Base service codes whose extra segments are shortcut inputs (programmes may change them at a reload). */
+  /** Programmes may change them at a reload. */
   baseCodes: () => readonly string[]
-  /** Longest a hop is awaited (then UssdHopDeadlineError). */
   deadlineMs: number
-  /** How a hop that missed its deadline ended: `applied`, `skipped` (locked only after it) or its error. */
+  /** `skipped`: locked only after the deadline. */
   onLateHop?: (sessionId: string, outcome: 'applied' | 'skipped' | Error) => void
-  /** Told of each session that ends, without being awaited (its record for the drop-off report). */
+  /** Not awaited. */
   records?: Pick<SessionRecorder, 'ended' | 'expired' | 'noticed'>
-  /** The clock of session start and end times (tests move it with the session store's). */
+  /** Tests move it with the session store's. */
   now?: () => number
 }
 
-/** The aggregator's end-of-session notice: the user (or the network) ended it, or it timed out there. */
 export interface EndNotice extends AggregatorOutcome {
   reason: 'user' | 'timeout'
 }
 
-/** The hop's reply, or UssdHopDeadlineError at the deadline (`missed` is called then). */
 async function withDeadline (reply: Promise<Reply>, ms: number, missed: () => void): Promise<Reply> {
   let timer: NodeJS.Timeout | undefined
   const deadline = new Promise<never>((_resolve, reject) => {
@@ -66,10 +62,7 @@ function matchesEnded (ended: EndedSession, hop: Hop): boolean {
   return hop.text !== undefined && (sameText(ended.keptText, hop.text) || earlierText(ended.keptText, hop.text))
 }
 
-/**
- * Runs one hop: finds what is new in the request, applies it to the session's state machine,
- * stores the session (or frees it on END) and answers the screen. Retries replay the stored reply.
- */
+/** Retries replay the stored reply. */
 export function createUssdEngine (options: EngineOptions) {
   const { sessions, preferences, machine, records } = options
   const now = options.now ?? Date.now
@@ -98,7 +91,7 @@ export function createUssdEngine (options: EngineOptions) {
     return reply
   }
 
-  /** The new input of a hop on a live session (recording it in the session), or undefined for a retry. */
+  /** Undefined for a retry. */
   function takeInput (session: Session, hop: Hop): string | undefined {
     if (hop.latest !== undefined) {
       if (hop.latest.initiation || hop.latest.sequence <= (session.sequence ?? -1)) return undefined
@@ -112,7 +105,6 @@ export function createUssdEngine (options: EngineOptions) {
     return next.value
   }
 
-  /** A hop of a live session: a retry replays the last screen (restarting the TTL), anything new is applied. */
   async function continueSession (session: Session, hop: Hop): Promise<Reply> {
     if (session.phone !== hop.phoneNumber) throw new UssdPhoneMismatchError()
     session.hops = (session.hops ?? 0) + 1
@@ -123,10 +115,7 @@ export function createUssdEngine (options: EngineOptions) {
     return await store(session, reply)
   }
 
-  /**
-   * A hop that continues a session we no longer hold: the user must dial again. A first hop may carry text
-   * (a shortcut dial), so this is text continuing a session that ended lately, or any text of one that expired.
-   */
+  /** A first hop may carry text (a shortcut dial), so only text on an ended or expired session counts. */
   async function isExpired (hop: Hop, ended: EndedSession | undefined): Promise<boolean> {
     if (hop.latest !== undefined) return !hop.latest.initiation
     if (hop.text === undefined || hop.text === '') return false
@@ -157,7 +146,7 @@ export function createUssdEngine (options: EngineOptions) {
     })
   }
 
-  /** The first hop of a session (or one after it ended): a retry of the last hop replays its END. */
+  /** A retry of the last hop replays its END. */
   async function startSession (hop: Hop): Promise<Reply> {
     const ended = await sessions.ended(hop.sessionId)
     if (ended !== undefined && matchesEnded(ended, hop)) return { end: true, message: ended.message }
@@ -186,7 +175,6 @@ export function createUssdEngine (options: EngineOptions) {
   }
 
   return {
-    /** Runs a hop holding its session's lock, within the hop deadline. */
     async hop (hop: Hop): Promise<Reply> {
       let late = false
       const reply = sessions.withLock(hop.sessionId, async () => {
@@ -208,10 +196,7 @@ export function createUssdEngine (options: EngineOptions) {
       })
     },
 
-    /**
-     * Frees `phoneNumber`'s live session on the aggregator's notice, under the lock so no hop stores it again.
-     * The notice's outcome goes to the session's record: a new one, or the one of a session that ended before.
-     */
+    /** Under the lock, so no hop stores the session again. */
     async end (sessionId: string, phoneNumber: string, notice: EndNotice = { reason: 'user' }): Promise<boolean> {
       const { reason, ...outcome } = notice
       return await sessions.withLock(sessionId, async () => {

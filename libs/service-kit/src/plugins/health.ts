@@ -1,32 +1,22 @@
 import { Type, type TProperties } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 
-/**
- * A dependency check: resolves when the dependency answers, throws (or times out) otherwise; the entry then
- * reads `disconnected`, or the error's own `healthState` (`migrations pending`).
- */
+/** Throws (or times out) when down; an error's own `healthState` replaces `disconnected`. */
 export type HealthCheck = () => Promise<void>
 
 export interface HealthOptions {
   environment: string
   checks?: Record<string, HealthCheck>
-  /**
-   * Dependencies the app still serves without (a model provider): one that is down turns the status
-   * `degraded` but the answer stays 200, so the replica stays in rotation (readiness is not failed).
-   */
+  /** Down turns the status `degraded` but keeps 200, so the replica stays in rotation. */
   advisory?: Record<string, HealthCheck>
-  /** Landing route `GET /`: message and extra fields (e.g. the oracle's DID). */
   landing?: {
     message: string
     extra?: () => Record<string, unknown>
-    /** Schemas of the extra fields, for the response schema and the OpenAPI document. */
+    /** For the response schema and the OpenAPI document. */
     properties?: TProperties
   }
   timeoutMs?: number
-  /**
-   * Informational entries added to `GET /health` after the checks ran (e.g. per-replica upstream
-   * states); they do not change the status.
-   */
+  /** Informational entries; they do not change the status. */
   report?: () => Record<string, string>
 }
 
@@ -65,11 +55,7 @@ async function runCheck (check: HealthCheck, timeoutMs: number): Promise<string>
   }
 }
 
-/**
- * `GET /health` (readiness: every dependency pinged, 503 when one is down), `GET /health/live`
- * (liveness: the process answers, dependencies not consulted, so an outage does not restart pods)
- * and the landing route `GET /`.
- */
+/** Liveness consults no dependency, so an outage does not restart pods. */
 export function registerHealthRoutes (app: FastifyInstance, options: HealthOptions) {
   const checks = Object.entries(options.checks ?? {})
   const advisory = Object.entries(options.advisory ?? {})

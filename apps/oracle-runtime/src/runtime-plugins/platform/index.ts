@@ -5,7 +5,7 @@ import { platformTools } from './tools.ts'
 
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 
-/** Whether a delegation grants anything a service could be called with (more than talking to the oracle). */
+/** More than talking to the oracle. */
 async function usableDownstream (raw: string): Promise<boolean> {
   try {
     const delegation = await decodeBase64Car(raw)
@@ -16,11 +16,8 @@ async function usableDownstream (raw: string): Promise<boolean> {
 }
 
 /**
- * The platform's services as tools, called as the user (platform notes, flow 2): every domain-api call
- * carries a single-use invocation issued by the oracle, addressed to domain-api, whose proof is the
- * user's stored delegation, so domain-api sees the user as the caller and records the oracle as the
- * acting service. A user who has not authorised the oracle (or whose delegation expired or was revoked)
- * gets a result asking them to, and their client is prompted to store a fresh delegation.
+ * Calls as the user: the oracle's invocation carries the user's stored delegation as proof. Without a usable
+ * delegation the tool result asks the user to authorise, and their client is prompted for a fresh one.
  */
 export const platformPlugin: PluginDefinition = {
   name: 'platform',

@@ -4,45 +4,32 @@ import type { RuntimeEventName } from '../event-bus.ts'
 import { withinDeadline } from './deadline.ts'
 import type { ToolDefinition } from './model.ts'
 
-/** What a server tool's code can reach while it runs. */
 export interface ToolContext {
   did: string
   sessionId: string
   requestId: string
-  /** This call's id, unique per call: e.g. an idempotency key for what the tool changes. */
+  /** Unique per call, e.g. an idempotency key for what the tool changes. */
   toolCallId: string
   signal: AbortSignal
-  /** Emits a typed runtime event for this turn (e.g. `render_component`), forwarded to the user's sockets. */
+  /** Forwarded to the user's sockets. */
   emit: (name: RuntimeEventName, data: Record<string, unknown>) => void
-  /** The message's `mcpInvocations`: tool name → base64 CAR UCAN invocation, for protected MCP tools. */
+  /** Tool name → base64 CAR UCAN invocation, for protected MCP tools. */
   mcpInvocations?: Readonly<Record<string, string>> | undefined
 }
 
-/** A tool that runs in the runtime (contributed by a plugin). `parameters` is a TypeBox schema. */
+/** `parameters` is a TypeBox schema. */
 export interface ServerTool {
   name: string
   description: string
   parameters: TSchema
-  /**
-   * Longest one call may run (default TOOL_TIMEOUT_MS). The context's signal fires at the deadline or
-   * when the turn ends; a tool that ignores it is left behind and the model is told it timed out.
-   */
+  /** A tool that ignores the signal is left behind and the model is told it timed out. */
   timeoutMs?: number
-  /**
-   * The tool changes state outside the conversation (registers, pays, deletes, sends): each call waits for
-   * the user's approval unless `requiresApproval` says otherwise.
-   */
+  /** Each call waits for the user's approval unless `requiresApproval` says otherwise. */
   sideEffects?: boolean
-  /** Overrides what `sideEffects` implies: true asks before every call, false never asks. */
   requiresApproval?: boolean
-  /** The approval request's text for these arguments, in words the user can judge (default: name and arguments). */
+  /** In words the user can judge. */
   summarize?: (args: any) => string
-  /**
-   * Runs before each call, and so before its approval request: resolve to nothing to go on; return (or throw)
-   * a `ToolFailure` to end the call there, reported as a failure of `execute` would be, without asking the user
-   * (e.g. the oracle lacks the user's authorisation, so approving could not help). Same context and deadline
-   * as `execute`; not run again when a turn resumed after a restart acts on the user's decision.
-   */
+  /** Ends a call bound to fail before the user is asked to approve it; not rerun when a turn resumes. */
   precheck?: (args: any, context: ToolContext) => Promise<ToolFailure | undefined | void>
   execute: (args: any, context: ToolContext) => Promise<unknown>
 }
@@ -51,7 +38,6 @@ export const needsApproval = (tool: ServerTool): boolean => tool.requiresApprova
 
 const SUMMARY_ARGS_MAX = 300
 
-/** What the user is asked to approve: the tool's own summary, or its name and (cut) arguments. */
 export function approvalSummary (tool: ServerTool, args: Record<string, unknown>): string {
   try {
     const own = tool.summarize?.(args)
@@ -64,10 +50,7 @@ export function approvalSummary (tool: ServerTool, args: Record<string, unknown>
   return `Run ${tool.name} with ${cut}`
 }
 
-/**
- * A tool's failure with a result the model should read (e.g. compact JSON saying what to do next): the
- * call is reported as an error with `output` as its result, instead of `Error: <message>`.
- */
+/** The model reads `output` as the result instead of `Error: <message>`. */
 export class ToolFailure extends Error {
   readonly output: unknown
   constructor (message: string, output: unknown) {
@@ -87,7 +70,6 @@ function failedRun (error: unknown): ToolRun {
   return { status: 'error', output: `Error: ${message}`, error: message }
 }
 
-/** Runs a server tool against its deadline and the turn's signal, whichever comes first (see withinDeadline). */
 export async function runServerTool (
   tool: ServerTool, args: unknown, context: ToolContext, defaultTimeoutMs: number
 ): Promise<ToolRun> {
@@ -112,10 +94,7 @@ export async function runServerTool (
   }
 }
 
-/**
- * Runs a server tool's `precheck` like the tool itself: undefined to go on with the call, or the failed run
- * that ends it (the check's failure, its deadline, or the end of the turn; the tool did not run in any case).
- */
+/** Undefined to go on with the call, else the failed run that ends it. */
 export async function precheckServerTool (
   tool: ServerTool, args: unknown, context: ToolContext, defaultTimeoutMs: number
 ): Promise<ToolRun | undefined> {
@@ -141,11 +120,7 @@ export async function precheckServerTool (
   }
 }
 
-/**
- * A tool or action the client declared in the message body (`tools`, `agActions`), as the model sees it.
- * Browser SDKs send zod-derived schemas, sometimes degenerate (`{"$schema": …}` only). Providers
- * want an object schema, so the `$schema` key goes and a missing type becomes an empty object.
- */
+// Browser SDKs send zod-derived schemas, sometimes degenerate; providers want an object schema.
 export function clientToolDefinition (tool: ToolDeclaration): ToolDefinition {
   const { $schema: _ignored, ...schema } = tool.schema
   const parameters = schema.type === 'object'

@@ -5,13 +5,8 @@ import type { WireEvent } from './catalog.ts'
 
 interface Channel { refs: number, ready: Promise<Unsubscribe | undefined> }
 
-/**
- * Cross-replica fan-out of socket events, one shared-state channel per session (`rt:<sessionId>`).
- * A replica holds a session's channel open (reference-counted) only while it has a connection of
- * that session, so it hears only about the sessions it serves. Messages are `<origin> <json>`:
- * a replica hears its own events back from Redis and skips them unparsed (it delivered them
- * directly). Without Redis there is no other replica and all of this is a no-op.
- */
+// A replica subscribes to a session's channel only while it holds a connection of that session, and skips
+// its own messages (it delivered them directly). Without Redis there is no other replica: a no-op.
 export function createSessionChannels (deps: {
   state: SharedState
   log: FastifyBaseLogger
@@ -32,7 +27,6 @@ export function createSessionChannels (deps: {
   }
 
   return {
-    /** Resolves once the session's channel is subscribed (events from other replicas flow from then on). */
     async acquire (sessionId: string): Promise<void> {
       if (!remote) return
       let channel = channels.get(sessionId)
@@ -52,7 +46,6 @@ export function createSessionChannels (deps: {
       channel.ready.then(async (unsubscribe) => { await unsubscribe?.() }).catch(() => {})
     },
 
-    /** Sends an event to the other replicas' connections of the session. */
     publish (sessionId: string, event: WireEvent) {
       if (!remote) return
       deps.state.publish(`rt:${sessionId}`, own + JSON.stringify(event))

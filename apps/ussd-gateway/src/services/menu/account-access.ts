@@ -10,10 +10,7 @@ export const logOut = (s: Session) => {
   s.oracleSessionId = s.questionId = s.answer = s.domains = s.domain = s.stove = undefined
 }
 
-/**
- * The logged-in account while it may still act, or the step that stops the session: a lock, or a
- * PIN changed or reset since the login, holds against sessions already open too.
- */
+/** A lock, PIN change or reset since the login also holds against sessions already open. */
 export async function activeAccount (s: Session, deps: MachineDeps): Promise<{ account: Account } | { stop: Step }> {
   const account = s.customerId === undefined ? undefined : await findAccount(deps.db, s.customerId)
   if (account?.status === 'active' && account.pinVersion === s.pinVersion) {
@@ -25,10 +22,7 @@ export async function activeAccount (s: Session, deps: MachineDeps): Promise<{ a
   return { stop: end(account.status === 'active' ? 'services.pinReplaced' : 'services.sessionLocked') }
 }
 
-/**
- * The logged-in account and its signer, to act as it on the platform (its DID signs the invocations).
- * Only a session that proved the account's PIN gets here: `activeAccount` checks the login still holds.
- */
+/** Only a session that proved the account's PIN gets here. */
 export async function actingAccount (
   s: Session,
   deps: MachineDeps

@@ -3,39 +3,29 @@ import type { Session } from '../session.ts'
 import { checkPin, isLocked, waitText } from './pin-check.ts'
 import { end, go, PIN_FORMAT, refuse, type MachineDeps, type StateDef, type Step } from './types.ts'
 
-/**
- * Accounts of one phone a forgotten-id PIN is tried against, oldest first. Each try is a counted attempt
- * and a PIN hash, so the hop stays short; a phone allowed more accounts recovers its first ones only.
- */
+/** Each try is a counted attempt and a PIN hash, so the hop stays short. */
 export const MAX_RECOVERABLE = 5
 
-/** The session's own phone: only its accounts are looked at, so no other phone learns whether they exist. */
+/** Only the session's own phone, so no other phone learns whether accounts exist. */
 const accountsOfPhone = async (s: Session, deps: MachineDeps): Promise<Account[]> =>
   await findAccountsOfPhone(deps.db, s.phone, MAX_RECOVERABLE)
 
-/** Every account of the phone locked: when the first lifts, without a Customer ID (no PIN proved one). */
 function lockedOnPhone (accounts: Account[]): Step {
   const now = Date.now()
   const soonest = Math.min(...accounts.map((account) => account.lockedUntil?.getTime() ?? now))
   return end('forgot.locked', { wait: waitText(soonest - now) })
 }
 
-/** Why recovery cannot go on from this phone now, if so: no account on it, or all of them locked. */
 function unrecoverable (accounts: Account[]): Step | undefined {
   if (accounts.length === 0) return end('forgot.noAccount')
   if (accounts.every((account) => isLocked(account))) return lockedOnPhone(accounts)
   return undefined
 }
 
-/** Account menu's Forgot Customer ID: the PIN prompt, or the END saying why not. */
 export const startRecovery = async (s: Session, deps: MachineDeps): Promise<Step> =>
   unrecoverable(await accountsOfPhone(s, deps)) ?? go('forgotPin')
 
-/**
- * Forgot Customer ID: the PIN is tried against each open account of the session's phone through the login's
- * PIN check, so every try counts toward that account's lockout like a wrong login. The accounts it proves
- * are shown (and sent by SMS when SMS is on); the user logs in from there as usual.
- */
+/** Each try goes through the login's PIN check, so it counts toward that account's lockout. */
 export const forgotStates = {
   forgotPin: {
     prompt: 'secret',

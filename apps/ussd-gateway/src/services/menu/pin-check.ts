@@ -7,7 +7,7 @@ import { end, go, MAX_PIN_ATTEMPTS, refuse, type MachineDeps, type Step } from '
 
 const MINUTE_MS = 60_000
 
-/** A wait as the user reads it, rounded up: `1 minute`, `45 minutes`, then whole hours past 90 minutes. */
+/** Rounded up; whole hours past 90 minutes. */
 export function waitText (ms: number): MessageRef {
   const minutes = Math.max(1, Math.ceil(ms / MINUTE_MS))
   if (minutes === 1) return { key: 'time.minute' }
@@ -15,14 +15,13 @@ export function waitText (ms: number): MessageRef {
   return { key: 'time.hours', params: { n: Math.ceil(minutes / 60) } }
 }
 
-/** Locked now: a lock whose time is up lifts at the next attempt. */
+/** A lock whose time is up lifts at the next attempt. */
 export const isLocked = (account: Account, now = Date.now()): boolean =>
   account.status === 'locked' && (account.lockedUntil === null || account.lockedUntil.getTime() > now)
 
 export const lockedEnd = (account: Account, now = Date.now()): Step =>
   end('login.locked', { id: account.customerId, wait: waitText((account.lockedUntil?.getTime() ?? now) - now) })
 
-/** Why an attempt was not counted, or a right PIN could not be settled: locked, replaced or gone. */
 async function notCounted (deps: MachineDeps, customerId: string): Promise<Step> {
   const account = await findAccount(deps.db, customerId)
   if (account === undefined) return go('accountMenu')
@@ -30,7 +29,7 @@ async function notCounted (deps: MachineDeps, customerId: string): Promise<Step>
   return account.status === 'locked' ? lockedEnd(account, Date.now()) : end('services.pinReplaced')
 }
 
-/** A fresh seal of a PIN proven under a retired key or older cost, unless the PIN queue is full (next login then). */
+/** Undefined when the PIN queue is full: the next login reseals instead. */
 async function resealed (deps: MachineDeps, pin: string): Promise<{ pinRecord: string, pinKeyId: string } | undefined> {
   try {
     return { pinRecord: await deps.vault.seal(pin), pinKeyId: deps.vault.keyId }
@@ -40,16 +39,10 @@ async function resealed (deps: MachineDeps, pin: string): Promise<{ pinRecord: s
   }
 }
 
-/**
- * Why a PIN did not prove the account: `wrong` (counted), `lockedNow` (counted, and it locked the account)
- * or `notCounted` (locked already, PIN replaced meanwhile, or the account gone: nothing was compared).
- */
+/** `notCounted`: nothing was compared (locked already, PIN replaced meanwhile, or the account gone). */
 export type PinMiss = 'wrong' | 'lockedNow' | 'notCounted'
 
-/**
- * Counts the attempt in the database before comparing the PIN (see chargePinAttempt), so parallel guesses
- * from any number of sessions get 3 comparisons at most; resolves the account, or the step saying why not.
- */
+/** Counting before comparing caps parallel guesses from any number of sessions at 3 comparisons. */
 export async function checkPin (
   deps: MachineDeps,
   session: Session,

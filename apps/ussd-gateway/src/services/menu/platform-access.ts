@@ -4,15 +4,13 @@ import type { DomainView, Session } from '../session.ts'
 import { actingAccount } from './account-access.ts'
 import { end, refuse, type MachineDeps, type Step } from './types.ts'
 
-/** Longest label of a domain on a screen (a serial, or the start of its name). */
 export const MAX_LABEL = 24
 
-/** `did:ixo:entity:3f9a0c…` cut to its start and end, as a person can compare it. */
+/** Cut to its start and end, as a person can compare it. */
 export const shortDid = (did: string): string => (did.length > 28 ? `${did.slice(0, 21)}...${did.slice(-4)}` : did)
 
 const day = (iso: string | null | undefined) => (typeof iso === 'string' ? iso.slice(0, 10) : undefined)
 
-/** The date that goes with a status: verified on, vote closes on, validity ended on, deactivated on. */
 function dateOf (domain: Domain): string | undefined {
   switch (domain.status) {
     case 'verified': return day(domain.verifiedAt)
@@ -23,7 +21,6 @@ function dateOf (domain: Domain): string | undefined {
   }
 }
 
-/** A registry record as the menus keep it: the serial (or name, or short DID) as label, plain GSM-7. */
 export function viewOf (domain: Domain): DomainView {
   const name = (domain.metadata as Record<string, unknown>).name
   const label = plainGsm7(domain.externalId ?? (typeof name === 'string' ? name : ''))
@@ -36,10 +33,7 @@ export function viewOf (domain: Domain): DomainView {
   }
 }
 
-/**
- * The registry client acting as the logged-in account, or the step that stops (logged out, locked, key
- * unusable). Never without a session that proved the account's PIN.
- */
+/** Never without a session that proved the account's PIN. */
 export async function registryAs (
   s: Session,
   deps: MachineDeps
@@ -49,10 +43,7 @@ export async function registryAs (
   return { registry: deps.platform.as(acting.signer), did: acting.signer.did(), roles: acting.account.roles }
 }
 
-/**
- * What the user is told when the registry fails: unreachable, slow or failing on its side (or refusing
- * the account's invocation) ends the session; any other refusal stays on the screen. Logged either way.
- */
+/** Unreachable or failing registries end the session; any other refusal stays on the screen. */
 export function registryFailure (error: unknown, s: Session, deps: MachineDeps, context: string): Step {
   if (!isPlatformClientError(error)) throw error
   deps.platform.report(error, { customerId: s.customerId }, `registry ${context} failed`)
@@ -62,7 +53,6 @@ export function registryFailure (error: unknown, s: Session, deps: MachineDeps, 
   return refuse(s, 'platform.refused')
 }
 
-/** Runs a registry call for a state's guard; a failure becomes the step `registryFailure` says. */
 export async function withRegistry (
   s: Session,
   deps: MachineDeps,
