@@ -164,7 +164,9 @@ describe('SMS with a wrong API key', () => {
     expect(aggregator.to(phone)).toEqual([])
     expect(logs.text()).not.toContain('not-the-key')
     if (wrong.config.REDIS_URL === undefined) return
+    // The key is fixed by rolling the replicas: one with the right key starts, the wrong one stops.
     await wrong.replica({ SMS_API_KEY: API_KEY })
+    await wrong.app.close()
     // The next attempt waits out the backoff grown by the refused ones: seconds, not milliseconds.
     expect(await smsTo(phone, 1, 20_000)).toHaveLength(1)
   }, 30_000)
