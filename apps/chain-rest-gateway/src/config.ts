@@ -15,9 +15,20 @@ export const ConfigSchema = Type.Object({
   })),
   CHAIN_DESCRIPTOR_SOURCE: Type.Union([Type.Literal('auto'), Type.Literal('reflection'), Type.Literal('bundled')], {
     default: 'auto',
-    description: 'Where routes come from: auto = the node\'s cosmos.reflection.v1 service, ' +
-      'else the bundled descriptor set; reflection = the node only (fail to start otherwise); ' +
+    description: 'Where routes come from: auto = the node\'s cosmos.reflection.v1 service, serving the bundled ' +
+      'descriptor set until it answers; reflection = the node only: 503 not-ready until it answers (production); ' +
       'bundled = the shipped set only'
+  }),
+  CHAIN_REFLECTION_RETRY_MAX_MS: Type.Integer({
+    minimum: 100,
+    default: 60_000,
+    description: 'Longest wait between reflection attempts while the node has not handed out its descriptors'
+  }),
+  CHAIN_DESCRIPTOR_REFRESH_MS: Type.Integer({
+    minimum: 0,
+    default: 300_000,
+    description: 'How often the node\'s descriptors are read again, so a chain upgrade\'s routes and fields ' +
+      'appear without restart; 0 never'
   }),
   CHAIN_GRPC_TIMEOUT_MS: Type.Integer({
     minimum: 100,

@@ -10,6 +10,13 @@ export async function startNode (options: DevNodeOptions = {}): Promise<DevNode>
   return await startDevNode({ blockMs: 0, ...options })
 }
 
+/** A loopback port no node listens on yet (a node can be started there later). */
+export async function vacantPort (): Promise<number> {
+  const node = await startDevNode({ blockMs: 0 })
+  await node.close()
+  return node.port
+}
+
 export function gatewayConfig (env: Record<string, string> = {}) {
   return loadConfig({
     NODE_ENV: 'test',

@@ -1,6 +1,5 @@
 import { ScalarType, type DescField, type DescMessage } from '@bufbuild/protobuf'
 import type { FieldTraits } from './descriptors.ts'
-import type { PathBinding } from './path-template.ts'
 
 /**
  * JSON Schemas for /docs, derived from the same descriptors as the routes: the response as the
@@ -121,15 +120,5 @@ export function createSchemaBuilder (traitsOf: (field: DescField) => FieldTraits
     return { type: 'object', properties }
   }
 
-  function paramsSchema (bindings: PathBinding[]): Schema {
-    const properties: Record<string, Schema> = {}
-    for (const binding of bindings) {
-      for (const part of binding.parts) {
-        if ('param' in part) properties[part.param] = { type: 'string', description: `binds ${binding.fieldPath}` }
-      }
-    }
-    return { type: 'object', properties, required: Object.keys(properties) }
-  }
-
-  return { messageSchema, querySchema, paramsSchema }
+  return { messageSchema, querySchema }
 }
