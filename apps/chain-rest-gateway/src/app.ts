@@ -1,5 +1,5 @@
 import { createApp, type App } from '@impact/service-kit'
-import { splitList, upstreamUrls, type Config } from './config.ts'
+import { earliestHeights, splitList, upstreamUrls, type Config } from './config.ts'
 import { StatusBodySchema, statusNotFoundHandler } from './errors.ts'
 import { gatewayRoutes } from './routes/gateway/index.ts'
 import { createHealthOptions } from './routes/health.ts'
@@ -23,7 +23,9 @@ export async function buildApp (config: Config): Promise<App> {
     urls: upstreamUrls(config),
     maxReceiveBytes: config.CHAIN_GRPC_MAX_RECEIVE_BYTES,
     reconnectBackoffMs: config.CHAIN_RECONNECT_BACKOFF_MS,
-    healthIntervalMs: config.CHAIN_HEALTH_INTERVAL_MS
+    healthIntervalMs: config.CHAIN_HEALTH_INTERVAL_MS,
+    maxLagBlocks: config.CHAIN_MAX_LAG_BLOCKS,
+    earliestHeights: earliestHeights(config)
   })
   const cache = createResponseCache({
     enabled: config.CHAIN_CACHE_ENABLED,

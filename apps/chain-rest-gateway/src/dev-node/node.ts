@@ -3,6 +3,8 @@
  * token query services (and cosmos.reflection.v1) over invented sample data, so the gateway can
  * be developed and tested without a node. Heights advance with a block timer; records appear at
  * their own height, `x-cosmos-block-height` pins a query, and every answer reports its height.
+ * It can play a pruning node, a lagging one (heights from GetLatestBlock) or an older binary that
+ * is upgraded at runtime.
  */
 import * as grpc from '@grpc/grpc-js'
 import { create, fromBinary, toBinary, type DescMessage, type FileRegistry } from '@bufbuild/protobuf'

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import type { HealthOptions } from '@impact/service-kit'
 import { presentedKey } from '../plugins/api-key.ts'
 import type { Served } from '../services/served.ts'
-import type { UpstreamPool } from '../services/upstream-pool.ts'
+import type { UpstreamPool, UpstreamStatus } from '../services/upstream-pool.ts'
 
 export interface HealthDeps {
   mode: 'auto' | 'reflection' | 'bundled'
@@ -10,6 +10,8 @@ export interface HealthDeps {
   pool: UpstreamPool
   apiKeys: readonly string[]
 }
+
+const nodeState = (node: UpstreamStatus) => (!node.up ? 'disconnected' : node.lagging ? 'lagging' : 'connected')
 
 const withState = (message: string, healthState: string) => Object.assign(new Error(message), { healthState })
 
@@ -38,8 +40,7 @@ export function createHealthOptions (deps: HealthDeps): Omit<HealthOptions, 'env
     },
     checks: {
       chain: async () => {
-        const states = await deps.pool.probeAll()
-        if (!states.some(Boolean)) throw new Error('no chain node is reachable')
+        if (!await deps.pool.anyUp()) throw new Error('no chain node is reachable')
       },
       ...(deps.mode === 'reflection' ? { reflection } : {})
     },
@@ -48,12 +49,13 @@ export function createHealthOptions (deps: HealthDeps): Omit<HealthOptions, 'env
     report: (request) => {
       const served = deps.served()
       const name = identify(request)
+      const nodes = deps.pool.status()
+      const heights = nodes.flatMap((node) => (node.up && node.latest !== undefined ? [node.latest] : []))
       return {
         descriptors: served?.source ?? 'none',
         routes: String(served?.table.size ?? 0),
-        ...Object.fromEntries(
-          deps.pool.status().map(({ url, up }, index) => [name(url, index), up ? 'connected' : 'disconnected'])
-        )
+        ...(heights.length > 0 ? { height: String(Math.max(...heights)) } : {}),
+        ...Object.fromEntries(nodes.map((node, index) => [name(node.url, index), nodeState(node)]))
       }
     }
   }
