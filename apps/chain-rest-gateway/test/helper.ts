@@ -43,11 +43,11 @@ export async function nodeAndGateway (nodeOptions: DevNodeOptions = {}, env: Rec
 }
 
 /** One node and gateway for the whole file: started before its first test, closed after its last. */
-export function fileNodeAndGateway (env: Record<string, string> = {}) {
+export function fileNodeAndGateway (env: Record<string, string> = {}, nodeOptions: DevNodeOptions = {}) {
   let node: DevNode | undefined
   let app: Gateway | undefined
   beforeAll(async () => {
-    node = await startNode()
+    node = await startNode(nodeOptions)
     app = await buildGateway({ CHAIN_GRPC_URL: node.url, ...env })
   })
   afterAll(async () => {

@@ -37,6 +37,10 @@ export interface DevNodeOptions {
   earliestHeight?: number
   /** Lowest block kept (GetBlockByHeight below it fails); defaults to `earliestHeight`. */
   blockBase?: number
+  /** Services beyond the ixo ones: descriptor files (replacing shipped files of the same name) and handlers. */
+  modules?: { files: FileDescriptorProto[], handlers: Record<string, Handler> }
+  /** Reflection hands out these instead of the files answers are encoded with: a binary built from other protos. */
+  reflectedFiles?: FileDescriptorProto[]
 }
 
 export const REFLECTION_SERVICE = 'cosmos.reflection.v1.ReflectionService'
@@ -63,12 +67,17 @@ function withoutServices (files: FileDescriptorProto[], omit: Set<string>): File
   })
 }
 
+function withModules (files: FileDescriptorProto[], modules: FileDescriptorProto[]): FileDescriptorProto[] {
+  const names = new Set(modules.map((file) => file.name))
+  return [...files.filter((file) => !names.has(file.name)), ...modules]
+}
+
 export async function startDevNode (options: DevNodeOptions = {}): Promise<DevNode> {
   const omitServices = new Set(options.omitServices ?? [])
   const omitMethods = new Set(options.omitMethods ?? [])
   if (options.reflection === false) omitServices.add(REFLECTION_SERVICE)
-  const fullFiles = withoutServices(bundledDescriptorFiles(), omitServices)
-  const handlers = createHandlers(buildSampleData())
+  const fullFiles = withoutServices(withModules(bundledDescriptorFiles(), options.modules?.files ?? []), omitServices)
+  const handlers = { ...createHandlers(buildSampleData()), ...options.modules?.handlers }
   let startedAt = Date.now()
   let startHeight = options.startHeight ?? 100
   const blockMs = options.blockMs ?? 5000
@@ -147,7 +156,7 @@ export async function startDevNode (options: DevNodeOptions = {}): Promise<DevNo
     served = []
     const registry: FileRegistry = buildRegistry(files)
     const reflectionAnswer = Buffer.from(
-      toBinary(FileDescriptorSetSchema, create(FileDescriptorSetSchema, { file: files }))
+      toBinary(FileDescriptorSetSchema, create(FileDescriptorSetSchema, { file: options.reflectedFiles ?? files }))
     )
     for (const type of registry) {
       if (type.kind !== 'service' || omitServices.has(type.typeName)) continue
