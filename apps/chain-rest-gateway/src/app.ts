@@ -1,6 +1,6 @@
 import { createApp, type App } from '@impact/service-kit'
 import { earliestHeights, splitList, upstreamUrls, type Config } from './config.ts'
-import { StatusBodySchema, statusNotFoundHandler } from './errors.ts'
+import { StatusBodySchema, statusErrorHandler, statusNotFoundHandler } from './errors.ts'
 import { gatewayRoutes } from './routes/gateway/index.ts'
 import { createHealthOptions } from './routes/health.ts'
 import { reflectDescriptors, reflectWithin } from './services/descriptor-source.ts'
@@ -64,6 +64,8 @@ export async function buildApp (config: Config): Promise<App> {
       }
     },
     notFoundHandler: statusNotFoundHandler,
+    // Malformed URLs never reach a route: answered in the same google.rpc.Status contract.
+    frameworkErrors: statusErrorHandler,
     maxParamLength: config.CHAIN_MAX_PARAM_LENGTH,
     cors: {
       methods: ['GET', 'HEAD'],
@@ -83,7 +85,7 @@ export async function buildApp (config: Config): Promise<App> {
       options,
       timeoutMs: config.CHAIN_GRPC_TIMEOUT_MS,
       maxParamLength: config.CHAIN_MAX_PARAM_LENGTH,
-      maxPageLimit: 0,
+      maxPageLimit: config.CHAIN_MAX_PAGE_LIMIT,
       catalog: {
         services: splitList(config.CHAIN_SERVICES),
         aliases: splitList(config.CHAIN_ROUTE_ALIASES).map((entry) => entry.split('=') as [string, string]),

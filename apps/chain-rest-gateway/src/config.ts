@@ -91,6 +91,11 @@ export const ConfigSchema = Type.Object({
     description: 'Comma-separated API keys; when set every chain route needs ' +
       'Authorization: Bearer <key> or X-API-Key: <key> (401 missing, 403 wrong)'
   })),
+  CHAIN_MAX_PAGE_LIMIT: Type.Integer({
+    minimum: 0,
+    default: 0,
+    description: 'Largest pagination.limit passed to the node; larger ones are lowered to it (0: no cap)'
+  }),
   CHAIN_MAX_PARAM_LENGTH: Type.Integer({
     minimum: 100,
     maximum: 8192,

@@ -11,6 +11,8 @@ export interface TranscoderDeps {
   cache: ResponseCache
   writer: JsonWriter
   timeoutMs: number
+  /** Largest pagination.limit passed to the node (0: no cap). */
+  maxPageLimit: number
 }
 
 const INT64_MAX = 2n ** 63n - 1n
@@ -42,7 +44,11 @@ export type Transcode = ReturnType<typeof createTranscoder>
 
 /** HTTP request parts → request bytes → node → JSON answer, for one route. */
 export function createTranscoder (route: GatewayRoute, deps: TranscoderDeps) {
-  const builder = createRequestBuilder(route.method.input, route.compiled.bindings.map((b) => b.fieldPath))
+  const builder = createRequestBuilder(
+    route.method.input,
+    route.compiled.bindings.map((b) => b.fieldPath),
+    deps.maxPageLimit
+  )
   const output = route.method.output
 
   async function fetch (request: Uint8Array, height: string): Promise<CachedAnswer> {

@@ -17,6 +17,26 @@ describe('x-cosmos-block-height', () => {
     expect(zero.headers['x-cosmos-block-height']).toBe('200')
   })
 
+  it('reads Grpc-Metadata-X-Cosmos-Block-Height alike and refuses two different heights', async () => {
+    const { app } = await nodeAndGateway({ startHeight: 200 })
+    const prefixed = await app.inject({
+      method: 'GET',
+      url: '/ixo/entity',
+      headers: { 'grpc-metadata-x-cosmos-block-height': '20' }
+    })
+    expect(prefixed.headers['x-cosmos-block-height']).toBe('20')
+    expect(prefixed.json().entities).toHaveLength(2)
+    const both = { 'x-cosmos-block-height': '20', 'grpc-metadata-x-cosmos-block-height': '20' }
+    expect((await app.inject({ method: 'GET', url: '/ixo/entity', headers: both })).statusCode).toBe(200)
+    const conflicting = await app.inject({
+      method: 'GET',
+      url: '/ixo/entity',
+      headers: { ...both, 'grpc-metadata-x-cosmos-block-height': '21' }
+    })
+    expect(conflicting.statusCode).toBe(400)
+    expect(conflicting.json().code).toBe(3)
+  })
+
   it('answers 400 for malformed and future heights, with only the grpc-metadata header on errors', async () => {
     const { app } = await nodeAndGateway({ startHeight: 200 })
     for (const value of ['abc', '-5', '1.5', '99999999999999999999']) {
