@@ -9,8 +9,9 @@ import { bundledDescriptors, type DescriptorOrigin, type DescriptorSet } from '.
 export interface LiveCatalogOptions<T extends { source: DescriptorOrigin, fingerprint: string }> {
   /** auto: shipped set until reflection works; reflection: nothing served until it works; bundled: never ask. */
   mode: 'auto' | 'reflection' | 'bundled'
-  /** How long start-up waits for an unreachable node before falling back (auto) or giving up for now. */
+  /** The first reflection, which may wait a little for a node that is still starting. */
   initial: () => Promise<DescriptorSet>
+  /** Later attempts (retries, refreshes). */
   reflect: () => Promise<DescriptorSet>
   build: (set: DescriptorSet) => T
   retryMaxMs: number
@@ -69,9 +70,6 @@ export function createLiveCatalog<T extends { source: DescriptorOrigin, fingerpr
     get current (): T | undefined {
       return current
     },
-    get failures (): number {
-      return failures
-    },
 
     async start () {
       if (options.mode === 'bundled') {
@@ -81,11 +79,6 @@ export function createLiveCatalog<T extends { source: DescriptorOrigin, fingerpr
       await reflectOnce(options.initial)
       if (current === undefined && options.mode === 'auto') install(bundledDescriptors())
       schedule()
-    },
-
-    /** Asks the node now (tests, operators); the periodic schedule is unchanged. */
-    async refresh () {
-      if (options.mode !== 'bundled') await reflectOnce(options.reflect)
     },
 
     close () {
