@@ -406,10 +406,10 @@ describe('platform plugin across a restart', { timeout: 60_000 }, () => {
   })
 })
 
-describe('the README\'s plugin example', () => {
+describe('the plugin guide\'s example', () => {
   it('is this working tool, in under 40 lines', async () => {
     const example = await readFile(new URL('../support/stove-status-plugin.ts', import.meta.url), 'utf8')
-    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8')
+    const readme = await readFile(new URL('../../docs/plugins.md', import.meta.url), 'utf8')
     expect(readme).toContain(example)
     expect(example.trim().split('\n').length).toBeLessThan(40)
   })
