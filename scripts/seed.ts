@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto'
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
+import { apiKeyClient, type DomainApiCall } from '@impact/domain-api/api-key-client'
 
 export interface SeedOptions {
   domainApiUrl: string
@@ -67,36 +68,8 @@ interface ProposalRecord {
   votes: Array<{ account: string, supersededAt: string | null }>
 }
 
-type Api = <T>(method: string, path: string, key: string, body?: unknown) => Promise<T>
-
-function client (options: SeedOptions): Api {
-  const doFetch = options.fetch ?? globalThis.fetch
-  const base = options.domainApiUrl.replace(/\/+$/, '')
-  return async <T>(method: string, path: string, key: string, body?: unknown): Promise<T> => {
-    const res = await doFetch(`${base}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {})
-      },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {})
-    })
-    const text = await res.text()
-    if (!res.ok) {
-      // The error body names a code and a message, never the credentials sent.
-      let detail = text.slice(0, 300)
-      try {
-        const error = JSON.parse(text) as { code?: string, message?: string }
-        detail = [error.code, error.message].filter(Boolean).join(': ')
-      } catch {}
-      throw new SeedError(`${method} ${path} answered ${res.status}${detail !== '' ? ` (${detail})` : ''}`)
-    }
-    return (text === '' ? undefined : JSON.parse(text)) as T
-  }
-}
-
 /** Every key a run issues is revoked when it ends, so no live key outlives it unheld. */
-function keyring (api: Api, adminKey: string) {
+function keyring (api: DomainApiCall, adminKey: string) {
   const issued = new Map<string, { id: string, key: string }>()
   return {
     async keyOf (account: string, roles: string[]): Promise<string> {
@@ -126,7 +99,7 @@ function keyring (api: Api, adminKey: string) {
 /** Safe to run again after a run that stopped half-way. */
 export async function seedProgramme (options: SeedOptions): Promise<SeedResult> {
   if (options.nodeEnv === 'production') throw new SeedError('the development seed never runs in production')
-  const api = client(options)
+  const api = apiKeyClient(options.domainApiUrl, options.fetch)
   const admin = options.adminKey
   const keys = keyring(api, admin)
   const log = options.log ?? (() => {})

@@ -3,18 +3,28 @@ import pg from 'pg'
 import { createTestDatabase } from '@impact/persistence/testing'
 import { loadConfig } from '../../apps/domain-api/src/config.ts'
 import { openAppDatabase } from '../../apps/domain-api/src/db/open.ts'
-import { setupProgramme } from './programme.ts'
+import { setupProgramme, type BenchProgramme } from './programme.ts'
 import { startDomainApi } from './server.ts'
 
 const serverUrl = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== ''
   ? process.env.DATABASE_URL
   : undefined
 
+export interface Bench {
+  app: { url: string, stop: () => Promise<void> }
+  pool: pg.Pool | undefined
+  embedded: Awaited<ReturnType<typeof openAppDatabase>> | undefined
+  /** The PostgreSQL server's host, or undefined on embedded PGlite. */
+  serverHost: string | undefined
+  programme: BenchProgramme
+  close: () => Promise<void>
+}
+
 /**
  * domain-api in its own process with the bench programme registered, and the baseline's way into the same
  * database: a `pg` pool on the server (DATABASE_URL), else an embedded PGlite of the same schema here.
  */
-export async function startBench (connections: { app: number, baseline: number }) {
+export async function startBench (connections: { app: number, baseline: number }): Promise<Bench> {
   const database = serverUrl !== undefined ? await createTestDatabase(serverUrl) : undefined
   const adminKey = randomBytes(36).toString('base64url')
   const app = await startDomainApi({
