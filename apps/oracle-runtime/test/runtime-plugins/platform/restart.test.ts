@@ -1,11 +1,5 @@
-import { randomBytes } from 'node:crypto'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
-import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
-import { createSharedState } from '@impact/shared-state'
-import { createHarness, type Harness, type Shared } from '../../support/harness.ts'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { oracleProcesses } from '../../support/harness.ts'
 import { connectSocket } from '../../support/socket-client.ts'
 import { openStream } from '../../support/sse-client.ts'
 import { authorisedUser, decide, delegationOf, platformWorld, PROTOCOL, requests, world } from './world.ts'
@@ -13,40 +7,13 @@ import { authorisedUser, decide, delegationOf, platformWorld, PROTOCOL, requests
 platformWorld()
 
 describe('platform plugin across a restart', { timeout: 60_000 }, () => {
-  const servers = (process.env.DATABASE_URL ?? '') !== '' && (process.env.REDIS_URL ?? '') !== ''
-  let database: TestDatabase | undefined
-  let dataDir: string
-  let shared: Shared
-  const processes: Harness[] = []
-
+  const processes = oracleProcesses('oracle-platform')
   /** One process of the oracle on the same database, key and shared state prefix as the others. */
-  const boot = async (key?: string) => {
-    const h = await createHarness({
-      DOMAIN_API_URL: world.registry.url,
-      LLM_BASE_URL: world.llm.url,
-      TURN_OWNER_TTL_MS: '1000',
-      ...(key !== undefined ? { ORACLE_PRIVATE_KEY: key } : {})
-    }, {}, shared)
-    processes.push(h)
-    return { h, base: await h.app.listen({ host: '127.0.0.1', port: 0 }) }
-  }
-
-  beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'oracle-platform-'))
-    database = servers ? await createTestDatabase() : undefined
-    shared = {
-      database: database ?? { env: { DATA_DIR: dataDir } },
-      prefix: `oracle-platform-${randomBytes(4).toString('hex')}:`
-    }
-  })
-  afterAll(async () => {
-    for (const h of processes) await h.close()
-    await database?.drop()
-    await rm(dataDir, { recursive: true, force: true })
-    if (!servers) return
-    const state = createSharedState({ url: process.env.REDIS_URL, prefix: shared.prefix })
-    for (const key of await state.scan('')) await state.del(key)
-    await state.close()
+  const boot = async (key?: string) => await processes({
+    DOMAIN_API_URL: world.registry.url,
+    LLM_BASE_URL: world.llm.url,
+    TURN_OWNER_TTL_MS: '1000',
+    ...(key !== undefined ? { ORACLE_PRIVATE_KEY: key } : {})
   })
 
   it('prompts the session\'s sockets when a registration resumed on approval is no longer authorised', async () => {
