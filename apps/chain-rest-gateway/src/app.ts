@@ -3,6 +3,8 @@ import { earliestHeights, splitList, upstreamUrls, type Config } from './config.
 import { StatusBodySchema, statusErrorHandler, statusNotFoundHandler } from './errors.ts'
 import { gatewayRoutes } from './routes/gateway/index.ts'
 import { createHealthOptions } from './routes/health.ts'
+import { createBlockFeed } from './services/block-feed.ts'
+import { renderLatestBlock } from './services/block-render.ts'
 import { reflectDescriptors, reflectWithin } from './services/descriptor-source.ts'
 import { createOptionReader } from './services/descriptors.ts'
 import { createLiveCatalog } from './services/live-catalog.ts'
@@ -110,12 +112,26 @@ export async function buildApp (config: Config): Promise<App> {
       else app.log.debug(fields, 'node reflection still unavailable')
     }
   })
+  const feed = createBlockFeed({
+    pool,
+    intervalMs: config.CHAIN_STREAM_POLL_MS,
+    timeoutMs: config.CHAIN_GRPC_TIMEOUT_MS,
+    resumeBlocks: config.CHAIN_STREAM_RESUME_BLOCKS,
+    render: (bytes, height) => renderLatestBlock(live.current, bytes, height),
+    onError: (error) => app.log.debug({ reason: (error as Error).message }, 'block stream poll failed')
+  })
   app.addHook('onClose', async () => {
+    feed.close()
     live.close()
     pool.close()
   })
   app.addSchema(StatusBodySchema)
-  await app.register(gatewayRoutes, { served: () => live.current, cache, apiKeys })
+  await app.register(gatewayRoutes, {
+    served: () => live.current,
+    cache,
+    apiKeys,
+    stream: { feed, maxBufferBytes: config.CHAIN_STREAM_MAX_BUFFER_BYTES }
+  })
   try {
     await live.start()
   } catch (error) {

@@ -79,6 +79,22 @@ export const ConfigSchema = Type.Object({
     default: 64 * 1024 * 1024,
     description: 'Bytes of JSON kept in the response cache'
   }),
+  CHAIN_STREAM_POLL_MS: Type.Integer({
+    minimum: 100,
+    default: 1000,
+    description: 'How often the block stream asks a node for its latest block while a client listens'
+  }),
+  CHAIN_STREAM_RESUME_BLOCKS: Type.Integer({
+    minimum: 0,
+    maximum: 10_000,
+    default: 50,
+    description: 'Recent blocks kept for stream clients resuming with Last-Event-ID'
+  }),
+  CHAIN_STREAM_MAX_BUFFER_BYTES: Type.Integer({
+    minimum: 1024,
+    default: 1024 * 1024,
+    description: 'A stream client with more unsent bytes than this is disconnected (slow reader)'
+  }),
   CHAIN_ROUTE_ALIASES: Type.Optional(Type.String({
     description: 'Legacy prefixes served as aliases: comma-separated ALIAS=TARGET pairs, ' +
       'e.g. /rest/ixo=/ixo or /api=/ (TARGET / aliases every route)'

@@ -10,6 +10,7 @@ import {
   statusErrorHandler
 } from '../../errors.ts'
 import { apiKeyPlugin } from '../../plugins/api-key.ts'
+import { blockStreamRoutes, type BlockStreamOptions } from './block-stream.ts'
 import { bindingValues } from '../../services/path-template.ts'
 import type { ResponseCache } from '../../services/response-cache.ts'
 import type { Served } from '../../services/served.ts'
@@ -20,6 +21,7 @@ export interface GatewayRoutesOptions {
   served: () => Served | undefined
   cache: ResponseCache
   apiKeys: string[]
+  stream: BlockStreamOptions
 }
 
 /** Methods that would carry a transaction or a change: answered 501 like upstream, never forwarded. */
@@ -47,6 +49,7 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<GatewayRoutesOptions> = as
   app.setErrorHandler(statusErrorHandler)
   if (options.apiKeys.length > 0) await app.register(apiKeyPlugin, { keys: options.apiKeys })
   const cache = options.cache.enabled ? options.cache : undefined
+  await blockStreamRoutes(app, options.stream)
 
   app.route({
     ...shared,
