@@ -85,7 +85,8 @@ async function main () {
         CHAIN_GRPC_URL: nodeUrl,
         CHAIN_CACHE_ENABLED: String(cache),
         CHAIN_CACHE_LATEST_TTL_MS: '600000',
-        CHAIN_HEALTH_INTERVAL_MS: '0'
+        CHAIN_HEALTH_INTERVAL_MS: '0',
+        RATE_LIMIT_MAX: '1000000'
       },
       () => false,
       cache ? cpus.server : cpus.transcodingGateway

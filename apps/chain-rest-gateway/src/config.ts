@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { baseConfigProperties, loadConfig as load, peerUrlProperties } from '@impact/service-kit'
+import { rateLimitConfigProperties } from '@impact/service-kit/rate-limits'
 
 /** Where `npm start` runs the development node (src/dev-node), the default upstream outside production. */
 export const DEV_NODE_URL = '127.0.0.1:9190'
@@ -8,6 +9,11 @@ export const ConfigSchema = Type.Object({
   ...baseConfigProperties({ app: 'chain-rest-gateway', port: 3003 }),
   // The other apps, as `npm start` hands them over (scripts/platform.ts).
   ...peerUrlProperties(['DOMAIN_API_URL', 'ORACLE_URL']),
+  ...rateLimitConfigProperties({
+    client: { max: 1200, windowMs: 60_000 },
+    authFailures: { max: 30, windowMs: 60_000 },
+    principal: { max: 6000, windowMs: 60_000 }
+  }, 'API key'),
   CHAIN_GRPC_URL: Type.Optional(Type.String({
     description: 'Comma-separated gRPC addresses of chain nodes in failover order: ' +
       'host:port (plaintext), grpcs://host:port or https://host (TLS). ' +
@@ -64,6 +70,15 @@ export const ConfigSchema = Type.Object({
     default: true,
     description: 'Response cache and coalescing of identical in-flight queries'
   }),
+  CHAIN_CACHE_SHARED: Type.Boolean({
+    default: true,
+    description: 'With REDIS_URL, answers are also kept in Redis and shared by every replica'
+  }),
+  CHAIN_CACHE_SHARED_PINNED_TTL_MS: Type.Integer({
+    minimum: 1000,
+    default: 86_400_000,
+    description: 'How long a height-pinned answer is kept in Redis'
+  }),
   CHAIN_CACHE_LATEST_TTL_MS: Type.Integer({
     minimum: 0,
     default: 2000,
@@ -102,6 +117,13 @@ export const ConfigSchema = Type.Object({
   CHAIN_SERVICES: Type.Optional(Type.String({
     description: 'Comma-separated proto package or service prefixes to expose (e.g. ixo.,cosmos.bank.); ' +
       'all query services when unset'
+  })),
+  CHAIN_METHODS_ALLOW: Type.Optional(Type.String({
+    description: 'Comma-separated gRPC methods served (all when unset): full names (pkg.Service/Method), ' +
+      'services, package prefixes ending in "." or prefixes ending in "*"; others answer 404'
+  })),
+  CHAIN_METHODS_DENY: Type.Optional(Type.String({
+    description: 'Comma-separated gRPC methods never served, same forms as CHAIN_METHODS_ALLOW (deny wins); 404'
   })),
   CHAIN_API_KEYS: Type.Optional(Type.String({
     description: 'Comma-separated API keys; when set every chain route needs ' +

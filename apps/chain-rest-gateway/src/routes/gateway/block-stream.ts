@@ -13,6 +13,8 @@ export interface BlockStreamOptions {
   feed: BlockFeed
   /** A client with more than this many bytes unsent is dropped instead of buffered further. */
   maxBufferBytes: number
+  /** false when GetLatestBlock is not allowed (CHAIN_METHODS_*): the path then answers 404 like others. */
+  enabled: boolean
 }
 
 /** Last-Event-ID (SSE reconnection) or `?last_event_id=` (WebSocket, first connection): a height. */
@@ -32,6 +34,7 @@ function resumeFrom (request: FastifyRequest): number | undefined {
  * the same path, as WebSocket text messages (the block JSON), all fed by one upstream feed.
  */
 export async function blockStreamRoutes (app: FastifyInstance, options: BlockStreamOptions) {
+  if (!options.enabled) return
   await app.register(websocket, { options: { maxPayload: 1024 } })
   const { feed, maxBufferBytes } = options
 
