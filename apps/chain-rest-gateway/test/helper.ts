@@ -18,6 +18,8 @@ export async function vacantPort (): Promise<number> {
   return node.port
 }
 
+const redisUrl = process.env.REDIS_URL
+
 export function gatewayConfig (env: Record<string, string> = {}) {
   return loadConfig({
     NODE_ENV: 'test',
@@ -27,7 +29,7 @@ export function gatewayConfig (env: Record<string, string> = {}) {
     RATE_LIMIT_MAX: '1000000',
     CHAIN_CACHE_SHARED_PINNED_TTL_MS: '60000',
     // Server mode: rate limits and the shared response cache in Redis.
-    ...(process.env.REDIS_URL !== undefined && process.env.REDIS_URL !== '' ? { REDIS_URL: process.env.REDIS_URL } : {}),
+    ...(redisUrl !== undefined && redisUrl !== '' ? { REDIS_URL: redisUrl } : {}),
     CHAIN_RECONNECT_BACKOFF_MS: '200',
     ...env
   })

@@ -119,9 +119,10 @@ describe.runIf(servers)('response cache shared in Redis', () => {
       await node.close()
     })
     const path = '/ixo.claims.v1beta1.Query/ClaimList'
-    const first = await a.inject({ method: 'GET', url: '/ixo/claims/claims', headers: { 'x-cosmos-block-height': '200' } })
+    const pinned = { method: 'GET', url: '/ixo/claims/claims', headers: { 'x-cosmos-block-height': '200' } } as const
+    const first = await a.inject(pinned)
     await new Promise((resolve) => setTimeout(resolve, 100))
-    const second = await b.inject({ method: 'GET', url: '/ixo/claims/claims', headers: { 'x-cosmos-block-height': '200' } })
+    const second = await b.inject(pinned)
     expect(second.statusCode).toBe(200)
     expect(second.body).toBe(first.body)
     expect(second.headers['x-cosmos-block-height']).toBe('200')

@@ -23,6 +23,7 @@ export function isFresh (request: FastifyRequest, etag: string): boolean {
  */
 export function setCacheHeaders (reply: FastifyReply, height: string, pinned: boolean, latestMaxAgeS: number) {
   reply.header('etag', etagOf(height))
-  reply.header('cache-control', pinned ? IMMUTABLE : latestMaxAgeS > 0 ? `public, max-age=${latestMaxAgeS}` : 'no-cache')
+  const latest = latestMaxAgeS > 0 ? `public, max-age=${latestMaxAgeS}` : 'no-cache'
+  reply.header('cache-control', pinned ? IMMUTABLE : latest)
   reply.header('vary', 'x-cosmos-block-height, grpc-metadata-x-cosmos-block-height')
 }
