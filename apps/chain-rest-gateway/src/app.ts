@@ -1,6 +1,6 @@
 import { createApp, type App } from '@impact/service-kit'
 import { createSharedState } from '@impact/shared-state'
-import { earliestHeights, splitList, upstreamUrls, type Config } from './config.ts'
+import { earliestHeights, splitList, upstreamMetadata, upstreamTls, upstreamUrls, type Config } from './config.ts'
 import { StatusBodySchema, statusErrorHandler, statusNotFoundHandler } from './errors.ts'
 import { registerProtection } from './plugins/protection.ts'
 import { gatewayRoutes } from './routes/gateway/index.ts'
@@ -27,16 +27,18 @@ const START_WAIT_MS = 3000
 /** Builds chain-rest-gateway unlistened; tests and server.ts share it. Routes come from the node's descriptors. */
 export async function buildApp (config: Config, setup: { statePrefix?: string } = {}): Promise<App> {
   const prefix = setup.statePrefix ?? `${APP_NAME}:`
-  // Redis when REDIS_URL is set: rate limits and cached answers shared by every replica.
-  const state = createSharedState({ url: config.REDIS_URL, prefix })
   const pool = createUpstreamPool({
     urls: upstreamUrls(config),
     maxReceiveBytes: config.CHAIN_GRPC_MAX_RECEIVE_BYTES,
     reconnectBackoffMs: config.CHAIN_RECONNECT_BACKOFF_MS,
     healthIntervalMs: config.CHAIN_HEALTH_INTERVAL_MS,
     maxLagBlocks: config.CHAIN_MAX_LAG_BLOCKS,
-    earliestHeights: earliestHeights(config)
+    earliestHeights: earliestHeights(config),
+    tls: upstreamTls(config),
+    metadata: upstreamMetadata(config)
   })
+  // Redis when REDIS_URL is set: rate limits and cached answers shared by every replica.
+  const state = createSharedState({ url: config.REDIS_URL, prefix })
   const cache = createResponseCache({
     enabled: config.CHAIN_CACHE_ENABLED,
     shared: state.kind === 'redis' && config.CHAIN_CACHE_SHARED ? state : undefined,

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { Type, type Static } from '@sinclair/typebox'
 import { baseConfigProperties, loadConfig as load, peerUrlProperties } from '@impact/service-kit'
 import { rateLimitConfigProperties } from '@impact/service-kit/rate-limits'
@@ -19,6 +20,23 @@ export const ConfigSchema = Type.Object({
       'host:port (plaintext), grpcs://host:port or https://host (TLS). ' +
       `Defaults to the development node ${DEV_NODE_URL} outside production; required in production.`
   })),
+  CHAIN_GRPC_CA_FILE: Type.Optional(Type.String({
+    description: 'PEM file of the CA that signed the TLS nodes\' certificates (a private CA); system roots when unset'
+  })),
+  CHAIN_GRPC_CLIENT_CERT_FILE: Type.Optional(Type.String({
+    description: 'PEM client certificate presented to TLS nodes (mTLS); with CHAIN_GRPC_CLIENT_KEY_FILE'
+  })),
+  CHAIN_GRPC_CLIENT_KEY_FILE: Type.Optional(Type.String({
+    description: 'PEM private key of CHAIN_GRPC_CLIENT_CERT_FILE'
+  })),
+  CHAIN_GRPC_API_KEY: Type.Optional(Type.String({
+    description: 'API key sent to the nodes as gRPC metadata on every call (commercial providers); never logged'
+  })),
+  CHAIN_GRPC_API_KEY_HEADER: Type.String({
+    default: 'x-api-key',
+    pattern: '^[a-z0-9][a-z0-9_.-]*$',
+    description: 'Metadata name of CHAIN_GRPC_API_KEY (lowercase), e.g. x-api-key or authorization'
+  }),
   CHAIN_DESCRIPTOR_SOURCE: Type.Union([Type.Literal('auto'), Type.Literal('reflection'), Type.Literal('bundled')], {
     default: 'auto',
     description: 'Where routes come from: auto = the node\'s cosmos.reflection.v1 service, serving the bundled ' +
@@ -159,6 +177,9 @@ function refine (config: Config): string[] {
   if (config.NODE_ENV === 'production' && keys.some((key) => key.length < MIN_API_KEY_LENGTH)) {
     issues.push(`CHAIN_API_KEYS: every key must be at least ${MIN_API_KEY_LENGTH} characters in production`)
   }
+  if ((config.CHAIN_GRPC_CLIENT_CERT_FILE === undefined) !== (config.CHAIN_GRPC_CLIENT_KEY_FILE === undefined)) {
+    issues.push('CHAIN_GRPC_CLIENT_CERT_FILE and CHAIN_GRPC_CLIENT_KEY_FILE go together')
+  }
   const urls = new Set(upstreamUrls(config))
   for (const entry of splitList(config.CHAIN_NODE_EARLIEST_HEIGHTS)) {
     const [url, height] = entry.split('=')
@@ -181,6 +202,30 @@ export function earliestHeights (config: Config): Map<string, number> {
     const [url, height] = entry.split('=') as [string, string]
     return [url, Number(height)]
   }))
+}
+
+function readPem (name: string, file: string | undefined): Buffer | undefined {
+  if (file === undefined) return undefined
+  try {
+    return readFileSync(file)
+  } catch (error) {
+    throw new Error(`${name}: cannot read ${file}: ${(error as Error).message}`)
+  }
+}
+
+/** TLS material for the nodes, read from the configured files (start-up fails on an unreadable one). */
+export function upstreamTls (config: Config) {
+  return {
+    ca: readPem('CHAIN_GRPC_CA_FILE', config.CHAIN_GRPC_CA_FILE),
+    cert: readPem('CHAIN_GRPC_CLIENT_CERT_FILE', config.CHAIN_GRPC_CLIENT_CERT_FILE),
+    key: readPem('CHAIN_GRPC_CLIENT_KEY_FILE', config.CHAIN_GRPC_CLIENT_KEY_FILE)
+  }
+}
+
+/** Metadata sent with every node call. */
+export function upstreamMetadata (config: Config): Array<[string, string]> {
+  const key = config.CHAIN_GRPC_API_KEY
+  return key !== undefined && key !== '' ? [[config.CHAIN_GRPC_API_KEY_HEADER, key]] : []
 }
 
 /** The upstream list, with the development node as default outside production. */
