@@ -39,6 +39,18 @@ export async function buildApp (config: Config, setup: { statePrefix?: string } 
   })
   // Redis when REDIS_URL is set: rate limits and cached answers shared by every replica.
   const state = createSharedState({ url: config.REDIS_URL, prefix })
+  const broadcastUrls = splitList(config.CHAIN_BROADCAST_URL)
+  // Its own nodes: transactions may go to a trusted node other than the query nodes.
+  const broadcastPool = broadcastUrls.length === 0
+    ? undefined
+    : createUpstreamPool({
+      urls: broadcastUrls,
+      maxReceiveBytes: config.CHAIN_GRPC_MAX_RECEIVE_BYTES,
+      reconnectBackoffMs: config.CHAIN_RECONNECT_BACKOFF_MS,
+      healthIntervalMs: 0,
+      tls: upstreamTls(config),
+      metadata: upstreamMetadata(config)
+    })
   const cache = createResponseCache({
     enabled: config.CHAIN_CACHE_ENABLED,
     shared: state.kind === 'redis' && config.CHAIN_CACHE_SHARED ? state : undefined,
@@ -83,13 +95,14 @@ export async function buildApp (config: Config, setup: { statePrefix?: string } 
     frameworkErrors: statusErrorHandler,
     maxParamLength: config.CHAIN_MAX_PARAM_LENGTH,
     cors: {
-      methods: ['GET', 'HEAD'],
+      methods: broadcastPool !== undefined ? ['GET', 'HEAD', 'POST'] : ['GET', 'HEAD'],
       exposedHeaders: ['x-request-id', 'x-cosmos-block-height', 'grpc-metadata-x-cosmos-block-height'],
       credentials: false
     },
     health: createHealthOptions({ mode: config.CHAIN_DESCRIPTOR_SOURCE, served: () => live.current, pool, apiKeys })
   }).catch(async (error: unknown) => {
     pool.close()
+    broadcastPool?.close()
     await state.close()
     throw error
   })
@@ -142,6 +155,7 @@ export async function buildApp (config: Config, setup: { statePrefix?: string } 
     feed.close()
     live.close()
     pool.close()
+    broadcastPool?.close()
     await state.close()
   })
   await registerProtection(app, config, state, prefix, apiKeys)
@@ -150,6 +164,7 @@ export async function buildApp (config: Config, setup: { statePrefix?: string } 
     served: () => live.current,
     cache,
     apiKeys,
+    broadcast: { pool: broadcastPool, timeoutMs: config.CHAIN_GRPC_TIMEOUT_MS },
     latestMaxAgeS: Math.floor(config.CHAIN_CACHE_LATEST_TTL_MS / 1000),
     stream: { feed, maxBufferBytes: config.CHAIN_STREAM_MAX_BUFFER_BYTES, enabled: methods(LATEST_BLOCK_METHOD) }
   })

@@ -20,6 +20,10 @@ export const ConfigSchema = Type.Object({
       'host:port (plaintext), grpcs://host:port or https://host (TLS). ' +
       `Defaults to the development node ${DEV_NODE_URL} outside production; required in production.`
   })),
+  CHAIN_BROADCAST_URL: Type.Optional(Type.String({
+    description: 'gRPC node(s) that POST /cosmos/tx/v1beta1/txs and /simulate are passed to (same forms as ' +
+      'CHAIN_GRPC_URL, same TLS settings); unset: broadcast off, those paths answer 404'
+  })),
   CHAIN_GRPC_CA_FILE: Type.Optional(Type.String({
     description: 'PEM file of the CA that signed the TLS nodes\' certificates (a private CA); system roots when unset'
   })),

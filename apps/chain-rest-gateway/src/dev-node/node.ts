@@ -12,6 +12,7 @@ import { FileDescriptorSetSchema, type FileDescriptorProto } from '@bufbuild/pro
 import { ChainStatusError, GrpcCode } from '../errors.ts'
 import { buildRegistry, bundledDescriptorFiles } from '../services/descriptors.ts'
 import { createHandlers, type Handler } from './handlers.ts'
+import { createTxHandlers } from './tx-handlers.ts'
 import { olderRelease, type Withheld } from './releases.ts'
 import { tendermintService } from './tendermint.ts'
 import { buildSampleData, type Init, type Versioned } from './sample-data.ts'
@@ -81,7 +82,7 @@ export async function startDevNode (options: DevNodeOptions = {}): Promise<DevNo
   const omitMethods = new Set(options.omitMethods ?? [])
   if (options.reflection === false) omitServices.add(REFLECTION_SERVICE)
   const fullFiles = withoutServices(withModules(bundledDescriptorFiles(), options.modules?.files ?? []), omitServices)
-  const handlers = { ...createHandlers(buildSampleData()), ...options.modules?.handlers }
+  const handlers = { ...createHandlers(buildSampleData()), ...createTxHandlers(), ...options.modules?.handlers }
   let startedAt = Date.now()
   let startHeight = options.startHeight ?? 100
   const blockMs = options.blockMs ?? 5000

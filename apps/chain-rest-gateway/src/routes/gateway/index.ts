@@ -11,6 +11,7 @@ import {
 } from '../../errors.ts'
 import { apiKeyPlugin } from '../../plugins/api-key.ts'
 import { isFresh, setCacheHeaders, etagOf } from './http-cache.ts'
+import { broadcastRoutes, type BroadcastOptions } from './broadcast.ts'
 import { blockStreamRoutes, type BlockStreamOptions } from './block-stream.ts'
 import { bindingValues } from '../../services/path-template.ts'
 import type { ResponseCache } from '../../services/response-cache.ts'
@@ -23,6 +24,7 @@ export interface GatewayRoutesOptions {
   cache: ResponseCache
   apiKeys: string[]
   stream: BlockStreamOptions
+  broadcast: Omit<BroadcastOptions, 'served' | 'shared'>
   /** max-age of latest-height answers, in seconds (0: revalidate). */
   latestMaxAgeS: number
 }
@@ -53,6 +55,7 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<GatewayRoutesOptions> = as
   if (options.apiKeys.length > 0) await app.register(apiKeyPlugin, { keys: options.apiKeys })
   const cache = options.cache.enabled ? options.cache : undefined
   await blockStreamRoutes(app, options.stream)
+  await broadcastRoutes(app, { ...options.broadcast, served: options.served, shared })
 
   app.route({
     ...shared,
