@@ -130,6 +130,7 @@ export async function buildApp (config: Config, setup: { statePrefix?: string } 
     onSwap: (next, previous) => {
       // Answers rendered with the previous descriptors may lack fields the new ones have.
       if (previous !== undefined) cache.clear()
+      cache.useDescriptors(next.fingerprint)
       const { routes, skipped } = next.catalog
       app.log.info(
         { source: next.source, routes: routes.length, skipped: skipped.length, previous: previous?.source },

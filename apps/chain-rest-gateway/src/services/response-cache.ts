@@ -86,7 +86,10 @@ export function createResponseCache (options: ResponseCacheOptions) {
     return entry.removed ? undefined : entry
   }
 
-  const sharedKey = (key: string) => `cache:${createHash('sha256').update(key).digest('base64url')}`
+  // Answers rendered from other descriptors (a replica before or after a chain upgrade) are not shared.
+  let descriptors = ''
+  const sharedKey = (key: string) =>
+    `cache:${createHash('sha256').update(descriptors).update('\n').update(key).digest('base64url')}`
 
   /** A replica's answer from the shared store; a store failure is a miss (the node is asked instead). */
   async function fromShared (key: string): Promise<CachedAnswer | undefined> {
@@ -180,6 +183,11 @@ export function createResponseCache (options: ResponseCacheOptions) {
         .finally(() => { if (inflight.get(key) === call) inflight.delete(key) })
       inflight.set(key, call)
       return await call
+    },
+
+    /** Names the descriptors answers are written with: the shared store keeps each set's apart. */
+    useDescriptors (fingerprint: string) {
+      descriptors = fingerprint
     },
 
     stats: () => ({ entries: entries.size, bytes, inflight: inflight.size }),
