@@ -96,7 +96,9 @@ export async function buildApp (config: Config, setup: { statePrefix?: string } 
     maxParamLength: config.CHAIN_MAX_PARAM_LENGTH,
     cors: {
       methods: broadcastPool !== undefined ? ['GET', 'HEAD', 'POST'] : ['GET', 'HEAD'],
-      exposedHeaders: ['x-request-id', 'x-cosmos-block-height', 'grpc-metadata-x-cosmos-block-height'],
+      exposedHeaders: [
+        'x-request-id', 'x-cosmos-block-height', 'grpc-metadata-x-cosmos-block-height', 'etag', 'retry-after'
+      ],
       credentials: false
     },
     health: createHealthOptions({ mode: config.CHAIN_DESCRIPTOR_SOURCE, served: () => live.current, pool, apiKeys })

@@ -93,6 +93,17 @@ describe('block stream', () => {
     expect(res.json()).toMatchObject({ code: 3 })
   })
 
+  it('is gated by API keys and gone when GetLatestBlock is denied', async () => {
+    const gated = await nodeAndGateway({}, { CHAIN_API_KEYS: 'stream-key-0000000001' })
+    const refused = await gated.app.inject({ method: 'GET', url: PATH })
+    expect(refused.statusCode).toBe(401)
+    expect(refused.json()).toMatchObject({ code: 16 })
+    const denied = await nodeAndGateway({}, { CHAIN_METHODS_DENY: 'cosmos.base.tendermint.' })
+    const res = await denied.app.inject({ method: 'GET', url: PATH })
+    expect(res.statusCode).toBe(404)
+    expect(res.json()).toEqual({ code: 5, message: 'Not Found', details: [] })
+  })
+
   it('sends the same blocks over WebSocket', async () => {
     const { node, base, polls } = await streaming()
     const sse = await openSse(base)
