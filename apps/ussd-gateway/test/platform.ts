@@ -44,18 +44,36 @@ export async function startRegistry () {
         }
       }))
     },
-    /** A verified clean-cooking protocol and a project of it, as the development seed makes them. */
-    async programme () {
+    /**
+     * A verified clean-cooking protocol and a project of it, as the development seed makes them; with
+     * `organisation`, the project belongs to a new organisation (and `protocol` may be one made before).
+     */
+    async programme (options: { organisation?: boolean, protocol?: string } = {}) {
       const office = await keyWith(['registrar'])
-      const protocol = await admin<{ did: string }>('POST', '/v1/domains', {
-        type: 'protocol/project', class: 'did:ixo:protocol/project', metadata: { name: 'Clean cooking protocol' }
-      }, office)
-      // The registry takes a protocol of its own as a class only once governance has verified it.
-      await verify(protocol.did)
+      let protocol = options.protocol
+      if (protocol === undefined) {
+        protocol = (await admin<{ did: string }>('POST', '/v1/domains', {
+          type: 'protocol/project', class: 'did:ixo:protocol/project', metadata: { name: 'Clean cooking protocol' }
+        }, office)).did
+        // The registry takes a protocol of its own as a class only once governance has verified it.
+        await verify(protocol)
+      }
+      const organisation = options.organisation === true
+        ? (await admin<{ did: string }>('POST', '/v1/domains', {
+            type: 'Organisation', class: 'did:ixo:protocol/dao', metadata: { name: 'Stove Makers Ltd' }
+          }, office)).did
+        : undefined
       const project = await admin<{ did: string }>('POST', '/v1/domains', {
-        type: 'Project', class: protocol.did, metadata: { name: 'Clean Cooking Project' }
+        type: 'Project',
+        class: protocol,
+        metadata: { name: 'Clean Cooking Project' },
+        ...(organisation !== undefined ? { links: { parent: organisation } } : {})
       }, office)
-      return { protocol: protocol.did, project: project.did }
+      return { protocol, project: project.did, organisation }
+    },
+    /** A domain registered by a registrar of the programme's office. */
+    async register (body: Record<string, unknown>) {
+      return await admin<{ did: string }>('POST', '/v1/domains', body, await keyWith(['registrar']))
     },
     /** The domain registered under a serial, as the admin reads it. */
     async bySerial (serial: string) {
