@@ -67,10 +67,11 @@ export function createResolvers (
 ): IResolvers {
   return {
     Query: {
-      domain: async (_root: unknown, { did }: { did: string }) => await domains.get(did),
-      domains: async (_root: unknown, { filter, first, after, sort, order }: DomainsArgs) => {
+      domain: async (_root: unknown, { did }: { did: string }, context: Context) =>
+        await domains.get(callerOf(context.reply.request), did),
+      domains: async (_root: unknown, { filter, first, after, sort, order }: DomainsArgs, context: Context) => {
         const sorting = { sort: sort ?? 'createdAt', order: order ?? 'desc' } as const
-        const page = await domains.list({
+        const page = await domains.list(callerOf(context.reply.request), {
           ...sorting,
           limit: first ?? DEFAULT_PAGE,
           cursor: given(after),

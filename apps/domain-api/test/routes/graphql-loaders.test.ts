@@ -22,7 +22,8 @@ const registrar: Caller = {
   roles: ['registrar', 'compliance'],
   account: 'did:ixo:registrar',
   via: 'api-key',
-  service: null
+  service: null,
+  organisation: null
 }
 const voter = (i: number): Caller => ({
   keyId: `k-voter-${i}`,
@@ -30,7 +31,8 @@ const voter = (i: number): Caller => ({
   roles: ['voter'],
   account: `did:ixo:voter${i}`,
   via: 'api-key',
-  service: null
+  service: null,
+  organisation: null
 })
 
 /** The GraphQL routes alone on a bare Fastify, over a database handle that counts its statements. */
