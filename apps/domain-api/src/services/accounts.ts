@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { SharedState } from '@impact/shared-state'
-import { listAccountRoles, replaceAccountRoles } from '../db/account-role.repository.ts'
+import { findAccountProfile, replaceAccountRoles } from '../db/account-role.repository.ts'
 import {
   assignAccountOrganisation, findAccountOrganisation, hasKeyOfOtherOrganisation
 } from '../db/tenancy.repository.ts'
@@ -44,8 +44,7 @@ export function createAccountService (options: AccountServiceOptions) {
   async function profileOf (account: string): Promise<Profile> {
     const cached = cache.get(account)
     if (cached !== undefined && cached.expiresAt > Date.now()) return cached
-    const [roles, organisation] =
-      await Promise.all([listAccountRoles(db, account), findAccountOrganisation(db, account)])
+    const { roles, organisation } = await findAccountProfile(db, account)
     const profile = { roles: sorted(roles), organisation }
     if (options.cacheTtlMs > 0) {
       if (cache.size >= CACHE_MAX_ENTRIES) cache.delete(cache.keys().next().value as string)
