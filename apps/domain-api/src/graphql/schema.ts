@@ -100,6 +100,7 @@ type Domain {
   """Same value as class"""
   protocol: String!
   controllers: [String!]!
+  """Its object under private only for the domain's organisation, controllers, registrant, admins and reviewers"""
   metadata: JSON!
   validFrom: DateTime
   validUntil: DateTime
