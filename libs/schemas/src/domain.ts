@@ -31,7 +31,8 @@ export type DomainStatus = Static<typeof DomainStatusSchema>
 /** The part of a domain's metadata only its organisation, controllers, registrant and reviewers read. */
 export const PRIVATE_METADATA_KEY = 'private'
 
-export const MetadataSchema = Type.Object(
+// Typed as any JSON object: the schema names only `private`, and a client's own keys are as welcome.
+export const MetadataSchema = Type.Unsafe<Record<string, unknown>>(Type.Object(
   {
     [PRIVATE_METADATA_KEY]: Type.Optional(Type.Object({}, {
       additionalProperties: true,
@@ -47,7 +48,7 @@ export const MetadataSchema = Type.Object(
       'object under `private` is private metadata, everything else public',
     examples: [{ name: 'Clean Cooking Project', private: { contactPhone: '+254700000000' } }]
   }
-)
+))
 
 export const ExternalIdSchema = Type.String({
   minLength: 1,
