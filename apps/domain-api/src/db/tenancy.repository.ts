@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely'
+import { sql, type Kysely, type Transaction } from 'kysely'
 import type { DB } from './types.ts'
 
 type Db = Kysely<DB> | Transaction<DB>
@@ -33,11 +33,11 @@ export async function assignAccountOrganisation (
     .execute()
 }
 
-/** Whether the account has a live key bound to an organisation other than `organisation`. */
-export async function hasKeyOfOtherOrganisation (db: Db, account: string, organisation: string): Promise<boolean> {
-  const row = await db.selectFrom('api_keys').select('id')
-    .where('account', '=', account).where('revoked_at', 'is', null)
-    .where('organisation_did', 'is not', null).where('organisation_did', '<>', organisation)
-    .executeTakeFirst()
-  return row !== undefined
+/** What an account already has in the registry: the organisations of its live keys, and whether it controls any. */
+export async function accountFootprint (db: Db, account: string) {
+  const keys = await db.selectFrom('api_keys').select('organisation_did').distinct()
+    .where('account', '=', account).where('revoked_at', 'is', null).execute()
+  const controlled = await db.selectFrom('domains').select('did')
+    .where(sql<boolean>`controllers @> array[${account}]::text[]`).limit(1).executeTakeFirst()
+  return { keyOrganisations: keys.map((k) => k.organisation_did), controls: controlled !== undefined }
 }

@@ -2,9 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { SharedState } from '@impact/shared-state'
 import { findAccountProfile, replaceAccountRoles } from '../db/account-role.repository.ts'
-import {
-  assignAccountOrganisation, findAccountOrganisation, hasKeyOfOtherOrganisation
-} from '../db/tenancy.repository.ts'
+import { accountFootprint, assignAccountOrganisation, findAccountOrganisation } from '../db/tenancy.repository.ts'
 import type { DB } from '../db/types.ts'
 import { DomainOrganisationConflictError, DomainOrganisationForbiddenError } from '../errors.ts'
 import { ROLES, type Role } from '../schemas/role.ts'
@@ -53,11 +51,12 @@ export function createAccountService (options: AccountServiceOptions) {
     return profile
   }
 
-  /** An admin of an organisation manages the accounts of that organisation, and new ones (which join it). */
+  /** An admin of an organisation manages the accounts of that organisation only. */
   function assertManages (caller: Caller, account: string, organisation: string | null) {
-    if (caller.organisation === null || organisation === null || organisation === caller.organisation) return
-    throw new DomainOrganisationForbiddenError(`Account ${account} belongs to organisation ${organisation}; the ` +
-      `caller manages organisation ${caller.organisation}`)
+    if (caller.organisation === null || organisation === caller.organisation) return
+    throw new DomainOrganisationForbiddenError(`Account ${account} belongs to ${organisation !== null
+      ? `organisation ${organisation}`
+      : 'no organisation'}; the caller manages organisation ${caller.organisation}`)
   }
 
   const view = (account: string, profile: Profile) =>
@@ -69,7 +68,9 @@ export function createAccountService (options: AccountServiceOptions) {
 
     async get (caller: Caller, account: string) {
       const profile = await profileOf(account)
-      assertManages(caller, account, profile.organisation)
+      // An account nothing was granted to yet is no one's: any admin may look.
+      const known = profile.roles.length > 0 || profile.organisation !== null
+      if (known) assertManages(caller, account, profile.organisation)
       return view(account, profile)
     },
 
@@ -80,7 +81,7 @@ export function createAccountService (options: AccountServiceOptions) {
     async setRoles (caller: Caller, account: string, roles: Role[], organisation?: string) {
       const current = await findAccountOrganisation(db, account)
       const wanted = organisation ?? current ?? caller.organisation
-      assertManages(caller, account, current)
+      if (current !== null) assertManages(caller, account, current)
       assertManages(caller, account, wanted)
       if (caller.organisation !== null) {
         const governance = roles.filter((role) => GOVERNANCE_ROLES.includes(role))
@@ -95,7 +96,15 @@ export function createAccountService (options: AccountServiceOptions) {
       const grant = { by: principalOf(caller), at: clock() }
       if (current === null && wanted !== null) {
         await checkOrganisation(db, wanted)
-        if (await hasKeyOfOtherOrganisation(db, account, wanted)) {
+        const footprint = await accountFootprint(db, account)
+        // An organisation's admin takes in only accounts new to the registry, never one acting elsewhere already.
+        const acting = (await profileOf(account)).roles.length > 0 || footprint.keyOrganisations.length > 0 ||
+          footprint.controls
+        if (caller.organisation !== null && acting) {
+          throw new DomainOrganisationForbiddenError(`Account ${account} already acts in the registry (roles, keys ` +
+            'or domains it controls): only a platform admin puts it in an organisation')
+        }
+        if (footprint.keyOrganisations.some((o) => o !== null && o !== wanted)) {
           throw new DomainOrganisationConflictError(`Account ${account} has keys of another organisation than ` +
             `${wanted}: revoke them first`)
         }

@@ -194,10 +194,11 @@ export function createApiKeyService (options: ApiKeyServiceOptions) {
     async issue (issuer: Caller, body: CreateApiKeyBody) {
       const { organisation: ofAccount } = await accounts.profileOf(body.account)
       const organisation = body.organisation ?? ofAccount ?? issuer.organisation
-      if (issuer.organisation !== null && organisation !== issuer.organisation) {
-        const asked = ofAccount !== null ? `belongs to ${ofAccount}` : `was asked for ${organisation ?? 'none'}`
+      // A key acts as its account: an organisation's admin mints them for its own accounts only.
+      if (issuer.organisation !== null && (ofAccount !== issuer.organisation || organisation !== ofAccount)) {
         throw new DomainOrganisationForbiddenError(`An admin of organisation ${issuer.organisation} issues keys of ` +
-          `it only (${body.account} ${asked})`)
+          `its accounts only (${body.account} belongs to ${ofAccount ?? 'no organisation'}; put it in the ` +
+          'organisation with PUT /v1/accounts/{did}/roles first)')
       }
       if (ofAccount !== null && organisation !== ofAccount) {
         throw new DomainOrganisationConflictError(`Account ${body.account} belongs to organisation ${ofAccount}: ` +

@@ -43,10 +43,15 @@ function publicView (domain: Domain): Domain {
   return { ...domain, metadata }
 }
 
-/** Whether the caller reads a domain's private metadata without asking who reviews it. */
+/**
+ * Whether the caller reads a domain's private metadata without asking who reviews it. A controller or registrant
+ * of another organisation does not: it could not change the domain either.
+ */
 function mayReadPrivate (caller: Caller, domain: Domain): boolean {
   if (isPlatformAdmin(caller) || caller.roles.includes('compliance')) return true
-  if (caller.organisation !== null && tenantOf(domain) === caller.organisation) return true
+  const tenant = tenantOf(domain)
+  if (caller.organisation !== null && tenant !== null && tenant !== caller.organisation) return false
+  if (caller.organisation !== null && tenant === caller.organisation) return true
   return domain.controllers.includes(caller.account) || domain.createdBy.account === caller.account
 }
 

@@ -3,7 +3,7 @@ import { ADMIN_KEY, PROTOCOL, randomAccount, startApp, type TestApp } from '../h
 import { call, member, organisation, type TenantKey } from '../tenants.ts'
 
 let t: TestApp
-let office: { key: string }
+let office: { key: string, account: string }
 let orgA: string
 let orgB: string
 let adminA: TenantKey
@@ -48,6 +48,18 @@ describe('organisations of accounts and keys', () => {
     refusedWith(await call(t, adminA.key, 'POST', '/v1/api-keys', elsewhere), 403, 'DOMAIN_ORGANISATION_FORBIDDEN')
     refusedWith(await call(t, adminA.key, 'POST', '/v1/api-keys',
       { name: 'x', roles: ['reader'], account: registrarB.account }), 403, 'DOMAIN_ORGANISATION_FORBIDDEN')
+
+    // Accounts acting in the registry already, and keys for accounts not in the organisation, are not its to take.
+    refusedWith(await call(t, adminA.key, 'PUT', `/v1/accounts/${office.account}/roles`, { roles: ['registrar'] }),
+      403, 'DOMAIN_ORGANISATION_FORBIDDEN')
+    refusedWith(await call(t, adminA.key, 'POST', '/v1/api-keys',
+      { name: 'x', roles: ['registrar'], account: office.account }), 403, 'DOMAIN_ORGANISATION_FORBIDDEN')
+    const household = randomAccount()
+    await t.createDomain(office.key, { onBehalfOf: household })
+    refusedWith(await call(t, adminA.key, 'PUT', `/v1/accounts/${household}/roles`, { roles: [] }),
+      403, 'DOMAIN_ORGANISATION_FORBIDDEN')
+    const untouched = await call(t, ADMIN_KEY, 'GET', `/v1/accounts/${office.account}/roles`)
+    expect(untouched.json().roles).toEqual(['registrar'])
 
     const listed = (await call(t, adminA.key, 'GET', '/v1/api-keys?limit=100')).json().items
     expect(listed.map((k: { id: string }) => k.id).sort()).toEqual([adminA.id, registrarA.id].sort())

@@ -43,10 +43,16 @@ describe('private metadata', () => {
       expect(await metadataAs(key, device.did)).toEqual({ name: 'Stove 7' })
     }
 
+    // A controller of another organisation reads what that organisation's outsiders read.
+    const shared = await t.createDomain(registrarA.key,
+      { type: 'Device', metadata: STOVE, controllers: [registrarB.account] })
+    expect(await metadataAs(registrarB.key, shared.did)).toEqual({ name: 'Stove 7' })
+
     const search = await call(t, registrarB.key, 'GET', `/v1/domains?organisation=${orgA}&type=Device`)
-    expect(search.json().items.map((d: { metadata: unknown }) => d.metadata)).toEqual([{ name: 'Stove 7' }])
+    expect(search.json().items.map((d: { metadata: unknown }) => d.metadata))
+      .toEqual([{ name: 'Stove 7' }, { name: 'Stove 7' }])
     const own = await call(t, readerA.key, 'GET', `/v1/domains?organisation=${orgA}&type=Device`)
-    expect(own.json().items.map((d: { metadata: unknown }) => d.metadata)).toEqual([STOVE])
+    expect(own.json().items.map((d: { metadata: unknown }) => d.metadata)).toEqual([STOVE, STOVE])
     const documented = await t.app.inject({ url: `/1.0/identifiers/${device.did}` })
     expect(documented.body).not.toContain(PHONE)
   })
