@@ -2,6 +2,7 @@ import {
   FormatRegistry, Type, type Static, type TObject, type TOptional, type TSchema, type TString
 } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { metricsConfigProperties } from './metrics/config.ts'
 
 export class ConfigError extends Error {
   readonly issues: string[]
@@ -26,6 +27,7 @@ export function baseConfigProperties (defaults: { app: string, port: number }) {
     }),
     HOST: Type.String({ default: '127.0.0.1', description: 'Bind address (0.0.0.0 in containers)' }),
     PORT: Type.Integer({ minimum: 0, maximum: 65535, default: defaults.port, description: 'Listen port' }),
+    ...metricsConfigProperties(),
     LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), {
       default: 'info',
       description: 'pino log level'
