@@ -45,7 +45,12 @@ export type PinMiss = 'wrong' | 'lockedNow' | 'notCounted'
 type PinCheck = { account: Account } | { stop: Step, miss: PinMiss }
 
 /** Counting before comparing caps parallel guesses from any number of sessions at 3 comparisons. */
-export async function checkPin (deps: MachineDeps, session: Session, customerId: string, pin: string): Promise<PinCheck> {
+export async function checkPin (
+  deps: MachineDeps,
+  session: Session,
+  customerId: string,
+  pin: string
+): Promise<PinCheck> {
   const checked = await comparePin(deps, session, customerId, pin)
   if ('miss' in checked) deps.onPinMiss?.(checked.miss)
   return checked
