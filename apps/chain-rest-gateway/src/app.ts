@@ -1,10 +1,11 @@
-import { createApp, type App } from '@impact/service-kit'
+import { createApp, metricsOf, type App } from '@impact/service-kit'
 import { splitList, upstreamUrls, type Config } from './config.ts'
 import { StatusBodySchema, statusNotFoundHandler } from './errors.ts'
 import { gatewayRoutes } from './routes/gateway/index.ts'
 import { loadDescriptors } from './services/descriptor-source.ts'
 import { createOptionReader } from './services/descriptors.ts'
 import { createJsonWriter } from './services/json-writer.ts'
+import { createChainMetrics, type ChainMetrics } from './services/metrics.ts'
 import { createResponseCache } from './services/response-cache.ts'
 import { buildCatalog } from './services/route-catalog.ts'
 import { createUpstreamPool } from './services/upstream-pool.ts'
@@ -15,11 +16,14 @@ const RESERVED = /^\/(health(\/.*)?|docs(\/.*)?)?$/
 
 /** Builds chain-rest-gateway unlistened; tests and server.ts share it. Routes come from the node's descriptors. */
 export async function buildApp (config: Config): Promise<App> {
+  // The pool is needed before the app (its routes come from the node): it reports once the metrics exist.
+  const reportTo: { metrics?: ChainMetrics } = {}
   const pool = createUpstreamPool({
     urls: upstreamUrls(config),
     maxReceiveBytes: config.CHAIN_GRPC_MAX_RECEIVE_BYTES,
     reconnectBackoffMs: config.CHAIN_RECONNECT_BACKOFF_MS,
-    healthIntervalMs: config.CHAIN_HEALTH_INTERVAL_MS
+    healthIntervalMs: config.CHAIN_HEALTH_INTERVAL_MS,
+    onCall: (...call) => { reportTo.metrics?.call(...call) }
   })
   let descriptors
   try {
@@ -81,13 +85,16 @@ export async function buildApp (config: Config): Promise<App> {
   )
   for (const note of descriptors.notes) app.log.warn(note)
   app.addHook('onClose', async () => { pool.close() })
+  const metrics = createChainMetrics(metricsOf(app).registry, pool.status)
+  reportTo.metrics = metrics
   app.addSchema(StatusBodySchema)
 
   const cache = createResponseCache({
     enabled: config.CHAIN_CACHE_ENABLED,
     latestTtlMs: config.CHAIN_CACHE_LATEST_TTL_MS,
     maxEntries: config.CHAIN_CACHE_MAX_ENTRIES,
-    maxBytes: config.CHAIN_CACHE_MAX_BYTES
+    maxBytes: config.CHAIN_CACHE_MAX_BYTES,
+    onLookup: metrics.cacheLookup
   })
   await app.register(gatewayRoutes, {
     catalog,

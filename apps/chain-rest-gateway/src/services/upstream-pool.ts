@@ -13,6 +13,11 @@ export interface UpstreamPoolOptions {
   healthIntervalMs: number
   probeTimeoutMs?: number
   onStateChange?: (url: string, up: boolean, reason?: string) => void
+  /**
+   * Hears of each query a node answered or failed (metrics): the node's index in `urls`, the time taken,
+   * the gRPC code (0 for an answer) and, for an answer at the latest height, that height.
+   */
+  onCall?: (node: number, ms: number, code: number, latestHeight: string | undefined) => void
 }
 
 export interface UnaryResult {
@@ -22,6 +27,7 @@ export interface UnaryResult {
 }
 
 interface Upstream {
+  index: number
   url: string
   client: grpc.Client
   up: boolean
@@ -50,7 +56,7 @@ export function parseUpstream (url: string): { address: string, credentials: grp
 }
 
 export function createUpstreamPool (options: UpstreamPoolOptions) {
-  const upstreams: Upstream[] = options.urls.map((url) => {
+  const upstreams: Upstream[] = options.urls.map((url, index) => {
     const { address, credentials } = parseUpstream(url)
     const client = new grpc.Client(address, credentials, {
       'grpc.max_receive_message_length': options.maxReceiveBytes,
@@ -60,7 +66,7 @@ export function createUpstreamPool (options: UpstreamPoolOptions) {
       'grpc.max_reconnect_backoff_ms': options.reconnectBackoffMs,
       'grpc.enable_retries': 0
     })
-    return { url, client, up: true }
+    return { index, url, client, up: true }
   })
   const probeTimeoutMs = options.probeTimeoutMs ?? 1500
   let timer: NodeJS.Timeout | undefined
@@ -133,12 +139,16 @@ export function createUpstreamPool (options: UpstreamPoolOptions) {
       let last: ChainStatusError | undefined
       for (const upstream of order) {
         if (Date.now() >= deadline) break
+        const started = performance.now()
         try {
           const result = await unary(upstream, path, request, height, deadline)
+          const latest = height === undefined ? result.height : undefined
+          options.onCall?.(upstream.index, performance.now() - started, GrpcCode.OK, latest)
           mark(upstream, true)
           return result
         } catch (error) {
           const status = error as ChainStatusError
+          options.onCall?.(upstream.index, performance.now() - started, status.grpcCode, undefined)
           if (status.grpcCode !== GrpcCode.UNAVAILABLE) throw status
           mark(upstream, false, status.message)
           last = status
