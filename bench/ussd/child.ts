@@ -11,6 +11,7 @@ import { setFlagsFromString } from 'node:v8'
 import Fastify from 'fastify'
 import formbody from '@fastify/formbody'
 import { listenWithMetrics } from '@impact/service-kit'
+import { formatSigner, generateSigner } from '@impact/ucan'
 import { buildApp } from '../../apps/ussd-gateway/src/app.ts'
 import { loadConfig } from '../../apps/ussd-gateway/src/config.ts'
 import { openAppDatabase } from '../../apps/ussd-gateway/src/db/open.ts'
@@ -27,6 +28,8 @@ const config = loadConfig({
   LOG_LEVEL: 'warn',
   DATA_DIR: 'memory://',
   PIN_ENCRYPTION_KEY: 'b'.repeat(64),
+  // Production requires the gateway's own signer.
+  USSD_PRIVATE_KEY: formatSigner(await generateSigner()),
   // Limits stay on (every request is counted per IP and per phone), high enough for the load.
   RATE_LIMIT_MAX: '100000000',
   RATE_LIMIT_PHONE_MAX: '1000',
