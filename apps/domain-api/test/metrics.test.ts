@@ -45,7 +45,7 @@ describe('domain-api metrics', () => {
     expect(routes).toContain('/v1/domains')
     expect(routes.some((route) => route?.includes('did:'))).toBe(false)
     expect(after.value('db_query_duration_seconds', { outcome: 'ok' })).toBeGreaterThan(0)
-  })
+  }, 20_000)
 
   it('counts webhook deliveries by outcome and shows the backlog while a receiver is down', async () => {
     const before = await scrapeMetrics(metricsUrl)
@@ -66,7 +66,7 @@ describe('domain-api metrics', () => {
     expect(after.value('domain_api_webhook_oldest_pending_seconds')).toBe(0)
     expect(after.value('domain_api_outbox_lag_seconds')).toBe(0)
     expect(after.typeOf('domain_api_outbox_lag_seconds')).toBe('GAUGE')
-  })
+  }, 20_000)
 
   it('serves no /metrics on the app port', async () => {
     expect((await fetch(`${address}/metrics`)).status).toBe(404)

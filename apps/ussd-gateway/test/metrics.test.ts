@@ -64,7 +64,7 @@ describe('ussd-gateway metrics', () => {
     expect(delta('ussd_session_dropoffs_total', { screen: 'loginId', reason: 'abandon' })).toBe(1)
     expect(delta('ussd_session_dropoffs_total', { screen: 'accountMenu', reason: 'timeout' })).toBe(1)
     expect(delta('ussd_session_dropoffs_total')).toBe(2)
-  })
+  }, 20_000)
 
   it('counts wrong PINs and lockouts', async () => {
     const before = await scrape()
@@ -76,7 +76,7 @@ describe('ussd-gateway metrics', () => {
     const after = await scrape()
     expect(after.value('ussd_pin_failures_total') - before.value('ussd_pin_failures_total')).toBe(3)
     expect(after.value('ussd_pin_lockouts_total') - before.value('ussd_pin_lockouts_total')).toBe(1)
-  })
+  }, 20_000)
 
   it('labels requests by route template, and times database queries and shared-state commands', async () => {
     const reply = await fetch(`${address}/api/ussd/accounts/C12345678`, { headers: { authorization: 'Bearer nope' } })
