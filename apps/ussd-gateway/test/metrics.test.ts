@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { listenWithMetrics } from '@impact/service-kit'
 import { scrapeMetrics, scrapeWhen, testClock, type Scrape } from '@impact/service-kit/testing'
 import { createAccount, Dialer, setupApp, type TestContext } from './helper.ts'
+import { startSmsAggregator, type SmsAggregator } from './sms-aggregator.ts'
 
 const TTL_MS = 180_000
 
@@ -99,6 +100,33 @@ describe('ussd-gateway metrics', () => {
   })
 })
 
+describe('ussd-gateway SMS metrics', () => {
+  const API_KEY = 'atsk_test_0123456789abcdef0123456789abcdef'
+  let aggregator: SmsAggregator
+  let ctx: TestContext
+  beforeAll(async () => {
+    aggregator = await startSmsAggregator(API_KEY)
+    ctx = await setupApp({
+      SMS_PROVIDER: 'africastalking',
+      SMS_BASE_URL: aggregator.url,
+      SMS_USERNAME: 'sandbox',
+      SMS_API_KEY: API_KEY
+    })
+  })
+  afterAll(async () => {
+    await ctx?.close()
+    await aggregator?.close()
+  })
+
+  it('counts the SMS sent, by kind', async () => {
+    const { metricsUrl } = await listenWithMetrics(ctx.app, { host: '127.0.0.1', port: 0 })
+    await createAccount(ctx)
+    const after = await scrapeWhen(metricsUrl!, 'ussd_sms_total', { outcome: 'sent' }, 1)
+    expect(after.value('ussd_sms_total', { kind: 'customerId', outcome: 'sent' })).toBe(1)
+    expect(after.value('ussd_sms_total', { outcome: 'failed' })).toBe(0)
+  }, 20_000)
+})
+
 describe('ussd-gateway with METRICS_PORT=0', () => {
   it('opens no metrics listener and still answers hops', async () => {
     const ctx = await setupApp({ METRICS_PORT: '0' })
@@ -109,5 +137,5 @@ describe('ussd-gateway with METRICS_PORT=0', () => {
     } finally {
       await ctx.close()
     }
-  })
+  }, 20_000)
 })

@@ -4,7 +4,7 @@ import type { PinMiss } from './menu/pin-check.ts'
 import type { EndedSummary } from './session-records.ts'
 import type { SmsRecord } from './sms/sms-queue.ts'
 
-const KIND = /^[a-z][a-z-]{0,31}$/
+const KIND = /^[a-zA-Z][a-zA-Z-]{0,31}$/
 
 /**
  * The gateway's own metrics. Labels are bounded: end reasons, menu state names (unknown ones as `other`),
