@@ -64,8 +64,11 @@ describe('metrics listener', () => {
     await fetch(`${first.address}/items/1`)
     expect((await scrapeWhen(first.metricsUrl!, 'http_request_duration_seconds', {}, 1))
       .value('http_request_duration_seconds', { route: '/items/:id' })).toBe(1)
-    expect((await scrapeMetrics(second.metricsUrl!)).value('http_request_duration_seconds', { route: '/items/:id' }))
-      .toBe(0)
+    const other = await scrapeMetrics(second.metricsUrl!)
+    expect(other.value('http_request_duration_seconds', { route: '/items/:id' })).toBe(0)
+    // The process metrics describe the one process, in every app's scrape.
+    expect(other.value('process_cpu_seconds_total')).toBeGreaterThan(0)
+    expect(other.names()).toContain('nodejs_eventloop_lag_seconds')
   })
 
   it('opens nothing with METRICS_PORT=0', async () => {

@@ -16,6 +16,19 @@ export interface AppMetrics {
 
 const DECORATOR = 'metrics'
 
+let processMetrics: Registry | undefined
+/**
+ * The process and event-loop metrics, collected once per process: they describe the process, not an app,
+ * and each collection keeps a GC observer and an event-loop timer running for good.
+ */
+function processRegistry (): Registry {
+  if (processMetrics === undefined) {
+    processMetrics = new Registry()
+    collectDefaultMetrics({ register: processMetrics })
+  }
+  return processMetrics
+}
+
 interface State extends AppMetrics {
   url: string | undefined
   configuredPort: number | undefined
@@ -31,7 +44,11 @@ export function registerMetrics (app: FastifyInstance, options: { port?: number 
   const enabled = options.port !== 0
   const state: State = { enabled, registry, url: undefined, configuredPort: options.port, listener: undefined }
   if (enabled) {
-    collectDefaultMetrics({ register: registry })
+    const shared = processRegistry()
+    for (const { name } of shared.getMetricsAsArray()) {
+      const metric = shared.getSingleMetric(name)
+      if (metric !== undefined) registry.registerMetric(metric)
+    }
     observeHttpRequests(app, registry)
   }
   app.decorate(DECORATOR, state)
