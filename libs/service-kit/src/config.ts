@@ -2,7 +2,7 @@ import {
   FormatRegistry, Type, type Static, type TObject, type TOptional, type TSchema, type TString
 } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { metricsConfigProperties } from './metrics/config.ts'
+import { metricsConfigProperties, metricsPortIssues } from './metrics/config.ts'
 
 export class ConfigError extends Error {
   readonly issues: string[]
@@ -122,6 +122,7 @@ export function loadConfig<T extends TObject> (
     if (!issues.has(error.path)) issues.set(error.path, describeIssue(error.path, error.schema, error.message))
   }
   const list = [...issues.values()]
+  if (list.length === 0) list.push(...metricsPortIssues(config as Record<string, unknown>))
   if (list.length === 0 && refine !== undefined) list.push(...refine(config as Static<T>))
   if (list.length > 0) throw new ConfigError(list)
   return Value.Clean(schema, config) as Static<T>

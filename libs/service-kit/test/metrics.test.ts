@@ -113,5 +113,8 @@ describe('METRICS_PORT config', () => {
     expect(loadConfig(BaseConfigSchema, { METRICS_PORT: '0' }).METRICS_PORT).toBe(0)
     expect(loadConfig(BaseConfigSchema, { METRICS_PORT: '9464' }).METRICS_PORT).toBe(9464)
     expect(() => loadConfig(BaseConfigSchema, { METRICS_PORT: '70000' })).toThrow(/METRICS_PORT/)
+    expect(() => loadConfig(BaseConfigSchema, { PORT: '65000' }))
+      .toThrow('METRICS_PORT must be set when PORT is above 64535')
+    expect(loadConfig(BaseConfigSchema, { PORT: '65000', METRICS_PORT: '0' }).METRICS_PORT).toBe(0)
   })
 })

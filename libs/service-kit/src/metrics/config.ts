@@ -32,3 +32,11 @@ export function metricsPortFor (configured: number | undefined, appPort: number)
   }
   return port
 }
+
+/** Config issues of the metrics port: an app port whose default metrics port would be no port. */
+export function metricsPortIssues (config: { PORT?: unknown, METRICS_PORT?: unknown }): string[] {
+  const { PORT: port, METRICS_PORT: metrics } = config
+  if (metrics !== undefined || typeof port !== 'number' || port + METRICS_PORT_OFFSET <= 65535) return []
+  return [`METRICS_PORT must be set when PORT is above ${65535 - METRICS_PORT_OFFSET} (its default is PORT + ` +
+    `${METRICS_PORT_OFFSET}; 0 turns metrics off)`]
+}
