@@ -33,6 +33,11 @@ export interface UpstreamPoolOptions {
   /** Metadata sent with every call, e.g. a commercial provider's API-key header. */
   metadata?: ReadonlyArray<[string, string]>
   onStateChange?: (url: string, up: boolean, reason?: string) => void
+  /**
+   * Hears of each query a node answered or failed (metrics): the node's index in `urls`, the time taken,
+   * the gRPC code (0 for an answer) and, for an answer at the latest height, that height.
+   */
+  onCall?: (node: number, ms: number, code: number, latestHeight: string | undefined) => void
 }
 
 export interface UpstreamTls {
@@ -48,6 +53,7 @@ export interface UnaryResult {
 }
 
 interface Upstream extends NodeView {
+  index: number
   url: string
   client: grpc.Client
   /** `earliest` comes from the configuration and is not probed. */
@@ -89,7 +95,7 @@ export function parseUpstream (
 }
 
 export function createUpstreamPool (options: UpstreamPoolOptions) {
-  const upstreams: Upstream[] = options.urls.map((url) => {
+  const upstreams: Upstream[] = options.urls.map((url, index) => {
     const { address, credentials } = parseUpstream(url, options.tls)
     const client = new grpc.Client(address, credentials, {
       'grpc.max_receive_message_length': options.maxReceiveBytes,
@@ -100,7 +106,7 @@ export function createUpstreamPool (options: UpstreamPoolOptions) {
       'grpc.enable_retries': 0
     })
     const earliest = options.earliestHeights?.get(url)
-    return { url, client, up: true, latest: undefined, earliest, earliestFixed: earliest !== undefined }
+    return { index, url, client, up: true, latest: undefined, earliest, earliestFixed: earliest !== undefined }
   })
   const probeTimeoutMs = options.probeTimeoutMs ?? 1500
   const maxLag = options.maxLagBlocks ?? 10
@@ -222,13 +228,17 @@ export function createUpstreamPool (options: UpstreamPoolOptions) {
       let answered: ChainStatusError | undefined
       for (const upstream of order) {
         if (Date.now() >= deadline) break
+        const started = performance.now()
         try {
           const result = await unary(upstream, path, request, height, deadline)
+          const latest = height === undefined ? result.height : undefined
+          options.onCall?.(upstream.index, performance.now() - started, GrpcCode.OK, latest)
           mark(upstream, true)
           if (pinned === undefined) sawHeight(upstream, result.height)
           return result
         } catch (error) {
           const status = error as ChainStatusError
+          options.onCall?.(upstream.index, performance.now() - started, status.grpcCode, undefined)
           if (status.grpcCode === GrpcCode.UNAVAILABLE) {
             mark(upstream, false, status.message)
             last = status

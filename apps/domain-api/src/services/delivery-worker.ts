@@ -70,9 +70,13 @@ export async function fanOut (db: Kysely<DB>): Promise<boolean> {
  * result that cannot be recorded leaves the lease to run out and the delivery is sent again.
  * Database outages are logged once and retried on the next pass.
  */
-export function startDeliveryWorker (
-  { db, log, settings }: { db: Kysely<DB>, log: FastifyBaseLogger, settings: DeliverySettings }
-) {
+export function startDeliveryWorker ({ db, log, settings, onAttempt }: {
+  db: Kysely<DB>
+  log: FastifyBaseLogger
+  settings: DeliverySettings
+  /** Hears of each attempt's outcome (metrics). */
+  onAttempt?: (outcome: 'delivered' | 'retry' | 'failed') => void
+}) {
   const sender = createWebhookSender({ timeoutMs: settings.timeoutMs, allowPrivate: settings.allowPrivateTargets })
   // Long enough for the request and recording its result; a crashed worker's claim frees after it.
   const leaseMs = settings.timeoutMs + 5000
@@ -98,6 +102,7 @@ export function startDeliveryWorker (
       : claim.attempts >= settings.maxAttempts
         ? { status: 'failed' }
         : { status: 'pending', retryInMs: retryDelay(claim.attempts, settings.retryBaseMs, settings.retryMaxMs) }
+    onAttempt?.(next.status === 'pending' ? 'retry' : next.status)
     const at = new Date(Date.now() - result.durationMs)
     try {
       await inTransaction(db, async (trx) => {

@@ -1,3 +1,4 @@
+import type { PinMiss } from './pin-check.ts'
 import type { Kysely } from 'kysely'
 import type { DB, Language } from '../../db/types.ts'
 import type { AccountKeys } from '../account-keys.ts'
@@ -23,6 +24,8 @@ export interface MachineDeps {
   sms: Pick<SmsService, 'notify' | 'enqueue' | 'enabled'>
   platform: Platform
   assistant: Assistant
+  /** Hears of each PIN that did not open the account (metrics). */
+  onPinMiss?: (miss: PinMiss) => void
 }
 
 export type Step = { to: StateName, flash?: Flash | undefined } | { end: Flash }
