@@ -19,6 +19,7 @@ export type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 export { safeEqual, readBearerToken, staticBearerGuard, AuthMissingError, AuthInvalidError } from './auth.ts'
 export {
   METRICS_PORT_OFFSET,
+  labelRoute,
   UNMATCHED_ROUTE,
   MetricsPortError,
   MetricsPortInUseError,

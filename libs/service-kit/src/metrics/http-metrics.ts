@@ -4,6 +4,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 /** Requests no route matched share one label value: raw paths would make a series per scanner probe. */
 export const UNMATCHED_ROUTE = 'unmatched'
 
+const ROUTE_LABEL = Symbol('metrics route label')
+
+/** For routes that dispatch on their own (one wildcard in front of a table): the template the request matched. */
+export function labelRoute (request: FastifyRequest, template: string): void {
+  (request as FastifyRequest & { [ROUTE_LABEL]?: string })[ROUTE_LABEL] = template
+}
+
 const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const
 const statusClass = (code: number): string => STATUS_CLASSES[Math.floor(code / 100) - 1] ?? 'other'
 
@@ -22,7 +29,8 @@ export function observeHttpRequests (app: FastifyInstance, registry: Registry): 
   app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     duration.observe({
       method: request.method,
-      route: request.routeOptions.url ?? UNMATCHED_ROUTE,
+      route: (request as FastifyRequest & { [ROUTE_LABEL]?: string })[ROUTE_LABEL] ??
+        request.routeOptions.url ?? UNMATCHED_ROUTE,
       status_class: statusClass(reply.statusCode)
     }, reply.elapsedTime / 1000)
     done()
