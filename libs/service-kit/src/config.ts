@@ -2,6 +2,7 @@ import {
   FormatRegistry, Type, type Static, type TObject, type TOptional, type TSchema, type TString
 } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { tracingConfigProperties } from './tracing/config.ts'
 
 export class ConfigError extends Error {
   readonly issues: string[]
@@ -62,7 +63,8 @@ export function baseConfigProperties (defaults: { app: string, port: number }) {
       minimum: 0,
       default: 10_000,
       description: 'How long in-flight requests may take to finish on shutdown'
-    })
+    }),
+    ...tracingConfigProperties()
   }
 }
 
