@@ -42,6 +42,7 @@ export async function buildApp (config: Config): Promise<App> {
   const routeSource = descriptors.source === 'reflection' ? 'node\'s reflection service' : 'bundled descriptor set'
   const app = await createApp({
     config,
+    name: APP_NAME,
     docs: {
       title: 'Chain REST gateway',
       version: '0.1.0',

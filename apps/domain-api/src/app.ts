@@ -59,6 +59,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
     })
     const app = await createApp({
       config,
+      name: APP_NAME,
       docs: {
         title: 'Domain API',
         version: '0.1.0',

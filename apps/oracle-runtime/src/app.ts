@@ -65,7 +65,7 @@ const PUBLIC_ROUTES = ['/', '/health', '/health/live', '/docs', '/docs/*', 'GET 
 const REALTIME = { maxPayloadBytes: 1024 * 1024, heartbeatMs: 25_000 }
 const CORS_HEADERS = [
   'Content-Type', 'Authorization', 'x-ucan-delegation', 'x-matrix-access-token', 'x-matrix-homeserver', 'x-did',
-  'x-request-id', 'x-auth-type', 'x-timezone'
+  'x-request-id', 'x-auth-type', 'x-timezone', 'traceparent', 'tracestate'
 ]
 const EXPOSED_HEADERS = [
   'X-Request-Id', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'
@@ -125,6 +125,7 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
 
     const app = await createApp({
       config,
+      name: APP_NAME,
       docs: {
         title: 'Oracle runtime',
         version: '0.1.0',

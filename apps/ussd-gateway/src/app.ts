@@ -88,6 +88,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
     const preferences = createPreferences(database.db, state, clock)
     const app = await createApp({
       config,
+      name: APP_NAME,
       docs: {
         title: 'USSD gateway',
         version: '0.1.0',

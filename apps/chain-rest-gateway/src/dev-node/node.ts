@@ -39,6 +39,8 @@ export interface DevNode {
   height: () => number
   /** Observed calls per gRPC path (tests assert cache and coalescing through it). */
   calls: Map<string, number>
+  /** The `traceparent` metadata of queries, in arrival order (tests follow a trace through the gateway). */
+  traceparents: string[]
   close: () => Promise<void>
 }
 
@@ -64,6 +66,7 @@ export async function startDevNode (options: DevNodeOptions = {}): Promise<DevNo
   const blockMs = options.blockMs ?? 5000
   const height = () => startHeight + (blockMs > 0 ? Math.floor((Date.now() - startedAt) / blockMs) : 0)
   const calls = new Map<string, number>()
+  const traceparents: string[] = []
   const delayMs = options.delayMs ?? 0
 
   function queryHeight (metadata: grpc.Metadata): number {
@@ -89,6 +92,8 @@ export async function startDevNode (options: DevNodeOptions = {}): Promise<DevNo
   ): grpc.handleUnaryCall<Buffer, Buffer> {
     return (call, callback) => {
       calls.set(path, (calls.get(path) ?? 0) + 1)
+      const traceparent = call.metadata.get('traceparent')[0]
+      if (traceparent !== undefined) traceparents.push(traceparent.toString())
       const answerHeight = String(height())
       try {
         if (handler === undefined) {
@@ -154,6 +159,7 @@ export async function startDevNode (options: DevNodeOptions = {}): Promise<DevNo
     port,
     height,
     calls,
+    traceparents,
     close: async () => await new Promise<void>((resolve) => {
       server.tryShutdown(() => resolve())
       // In-flight calls get a moment; then connections are cut (tests simulate a node going away).

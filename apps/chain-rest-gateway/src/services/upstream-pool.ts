@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js'
+import { startOutboundSpan } from '@impact/service-kit'
 import { ChainStatusError, GrpcCode } from '../errors.ts'
 
 /**
@@ -23,6 +24,7 @@ export interface UnaryResult {
 
 interface Upstream {
   url: string
+  address: string
   client: grpc.Client
   up: boolean
 }
@@ -49,6 +51,17 @@ export function parseUpstream (url: string): { address: string, credentials: grp
   }
 }
 
+/** A client span for one call (`package.Service/Method`), its traceparent sent as metadata; none outside a trace. */
+function rpcSpan (address: string, path: string) {
+  const [service, method] = path.slice(1).split('/')
+  return startOutboundSpan(path.slice(1), {
+    'rpc.system': 'grpc',
+    ...(service !== undefined ? { 'rpc.service': service } : {}),
+    ...(method !== undefined ? { 'rpc.method': method } : {}),
+    'server.address': address
+  })
+}
+
 export function createUpstreamPool (options: UpstreamPoolOptions) {
   const upstreams: Upstream[] = options.urls.map((url) => {
     const { address, credentials } = parseUpstream(url)
@@ -60,7 +73,7 @@ export function createUpstreamPool (options: UpstreamPoolOptions) {
       'grpc.max_reconnect_backoff_ms': options.reconnectBackoffMs,
       'grpc.enable_retries': 0
     })
-    return { url, client, up: true }
+    return { url, address, client, up: true }
   })
   const probeTimeoutMs = options.probeTimeoutMs ?? 1500
   let timer: NodeJS.Timeout | undefined
@@ -81,6 +94,8 @@ export function createUpstreamPool (options: UpstreamPoolOptions) {
     return new Promise((resolve, reject) => {
       const metadata = new grpc.Metadata()
       if (height !== undefined) metadata.set(HEIGHT_HEADER, height)
+      const span = rpcSpan(upstream.address, path)
+      for (const [name, value] of Object.entries(span?.headers ?? {})) metadata.set(name, value)
       let answeredHeight: string | undefined
       const call = upstream.client.makeUnaryRequest(
         path,
@@ -90,6 +105,7 @@ export function createUpstreamPool (options: UpstreamPoolOptions) {
         metadata,
         { deadline },
         (error: grpc.ServiceError | null, response?: Buffer) => {
+          span?.end({ attributes: { 'rpc.grpc.status_code': error?.code ?? 0 }, failed: error !== null })
           if (error !== null) {
             const status = new ChainStatusError(error.code, error.details, {
               fromNode: !TRANSPORT_FAILURES.has(error.code)
