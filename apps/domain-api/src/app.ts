@@ -1,4 +1,4 @@
-import { createApp, type App, type CreateAppOptions } from '@impact/service-kit'
+import { createApp, tracingOf, type App, type CreateAppOptions } from '@impact/service-kit'
 import { rateLimitBudgets, registerRateLimits } from '@impact/service-kit/rate-limits'
 import { MEMORY_DATA_DIR } from '@impact/persistence'
 import { Type } from '@sinclair/typebox'
@@ -176,6 +176,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
     const deliveries = startDeliveryWorker({
       db,
       log: app.log,
+      tracing: tracingOf(app),
       settings: {
         pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
         timeoutMs: config.WEBHOOK_TIMEOUT_MS,
