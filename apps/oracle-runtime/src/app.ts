@@ -1,5 +1,5 @@
 import { ChatSessionSchema, MessageDtoSchema, ToolApprovalSchema } from '@impact/schemas'
-import { createApp, type App } from '@impact/service-kit'
+import { createApp, tracingOf, type App } from '@impact/service-kit'
 import { rateLimitBudgets, registerRateLimits } from '@impact/service-kit/rate-limits'
 import { createSharedState, type SharedState } from '@impact/shared-state'
 import { createBlocksyncResolver, createUcanVerifier, type DidKeyResolver } from '@impact/ucan'
@@ -215,7 +215,8 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
       bus,
       clientTools,
       state,
-      log: app.log.child({ component: 'realtime' })
+      log: app.log.child({ component: 'realtime' }),
+      tracing: tracingOf(app)
     })
     const executeTurn = createTurnService({
       db, agent, plugins, approvals, oracleName: config.ORACLE_NAME, log: app.log
