@@ -14,9 +14,9 @@ export interface SeenInvocation { issuer: string, audience: string, capabilities
  * prefix and a quorum of one vote. It acts as the programme's admin (roles, a project, votes) and reads back
  * the UCAN invocations it was sent.
  */
-export async function startRegistry () {
+export async function startRegistry (env: Record<string, string> = {}) {
   const prefix = `ussd-test-registry-${randomBytes(4).toString('hex')}:`
-  const registry = await startDomainApi({ env: { VERIFICATION_QUORUM: '1' }, statePrefix: prefix })
+  const registry = await startDomainApi({ env: { VERIFICATION_QUORUM: '1', ...env }, statePrefix: prefix })
   const { admin, accountWith, keyWith } = registry
 
   /** Takes a domain through governance: a council of one voter (holding the role first), whose yes is the quorum. */
