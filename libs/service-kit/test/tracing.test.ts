@@ -146,6 +146,17 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     expect(spansOf(traceId).map((span) => span.name).sort()).toEqual(['socket event', 'webhook'])
   })
 
+  it('logs, outside any trace, that exports fail while the collector is away', async () => {
+    const away = await startPeer()
+    await away.close()
+    const { app, logs } = await tracedApp(away.url)
+    for (let i = 0; i < 3; i++) await app.inject({ method: 'POST', url: '/things', payload: { name: `n${i}` } })
+    const failing = () => logs.lines().filter((entry) => String(entry.msg).startsWith('trace export failing'))
+    await until(() => failing().length > 0, { timeout: 15_000 })
+    expect(failing()).toHaveLength(1)
+    expect(failing()[0]).not.toHaveProperty('trace_id')
+  }, 20_000)
+
   it('leaves health probes untraced unless the caller traces them', async () => {
     const { app } = await tracedApp(receiver.url)
     await app.inject({ url: '/health/live' })

@@ -1,4 +1,4 @@
-import { context, SpanKind, type Attributes, type Tracer } from '@opentelemetry/api'
+import { context, ROOT_CONTEXT, SpanKind, type Attributes, type Tracer } from '@opentelemetry/api'
 import { markFailed, remoteParent, withSpan, type Carrier } from './context.ts'
 import type { TracingConfig } from './config.ts'
 
@@ -57,10 +57,11 @@ export async function createTracing (options: CreateTracingOptions): Promise<Tra
     endpoint,
     ratio: config.OTEL_TRACES_SAMPLER_ARG ?? 1,
     scheduleDelayMs: config.OTEL_BSP_SCHEDULE_DELAY ?? 5000,
-    report: (failing) => {
+    // Outside any trace: the batch timer runs in the context of whichever request's span ended first.
+    report: (failing) => context.with(ROOT_CONTEXT, () => {
       if (failing) options.log?.warn('trace export failing: spans are dropped until the collector answers')
       else options.log?.info('trace export working again')
-    }
+    })
   })
   const { tracer } = sdk
   const tracing: Tracing = {
