@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import type { AuditTrail } from '@impact/service-kit'
 import type { DB, Language } from '../../db/types.ts'
 import type { AccountKeys } from '../account-keys.ts'
 import type { Assistant } from '../assistant.ts'
@@ -23,6 +24,8 @@ export interface MachineDeps {
   sms: Pick<SmsService, 'notify' | 'enqueue' | 'enabled'>
   platform: Platform
   assistant: Assistant
+  /** PIN checks and lockouts are recorded here. */
+  audit: Pick<AuditTrail, 'record'>
 }
 
 export type Step = { to: StateName, flash?: Flash | undefined } | { end: Flash }
