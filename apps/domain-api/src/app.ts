@@ -94,6 +94,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       sink: createAuditStore({ db: database.db, table: 'audit_events', retentionDays }),
       // The admin-only resources: every request to them is recorded, and every refused credential anywhere.
       operatorTags: ['accounts', 'api keys', 'webhooks', 'audit'],
+      operatorOf: keyIdOf,
       refusals: true
     })
     const budgets = rateLimitBudgets(config)

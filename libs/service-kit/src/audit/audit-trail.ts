@@ -41,6 +41,8 @@ export interface AuditOptions {
   sink: AuditSink
   /** Routes tagged with one of these are operator routes: every use is recorded (`operator.request`). */
   operatorTags?: string[]
+  /** Who made an operator request (default `operator`, for apps with one shared operator token). */
+  operatorOf?: (request: FastifyRequest) => string | null | undefined
   /** Record every 401 and 403 (`auth.refused`): failed logins and credentials refused. */
   refusals?: boolean
   /** How often records past the retention are deleted (default hourly); 0 never. */
@@ -86,12 +88,13 @@ export function registerAudit (app: FastifyInstance, options: AuditOptions): Aud
     app.addHook('onResponse', async (request, reply) => {
       const status = reply.statusCode
       const details = { status }
-      if (operatorTags.size > 0 && isOperatorRoute(request, operatorTags)) {
+      if (options.refusals === true && (status === 401 || status === 403)) {
+        await trail.record({ action: 'auth.refused', outcome: 'failure', subject: routeOf(request), details })
+      } else if (operatorTags.size > 0 && isOperatorRoute(request, operatorTags)) {
         const outcome = status < 400 ? 'success' : 'failure'
         const subject = routeOf(request)
-        await trail.record({ action: 'operator.request', outcome, actor: 'operator', subject, details })
-      } else if (options.refusals === true && (status === 401 || status === 403)) {
-        await trail.record({ action: 'auth.refused', outcome: 'failure', subject: routeOf(request), details })
+        const actor = options.operatorOf?.(request) ?? 'operator'
+        await trail.record({ action: 'operator.request', outcome, actor, subject, details })
       }
     })
   }
