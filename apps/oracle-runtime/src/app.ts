@@ -1,5 +1,7 @@
+import { Type } from '@sinclair/typebox'
+import { createAuditStore } from '@impact/persistence'
 import { ChatSessionSchema, MessageDtoSchema, ToolApprovalSchema } from '@impact/schemas'
-import { createApp, tracingOf, type App } from '@impact/service-kit'
+import { auditRoutes, createApp, registerAudit, staticBearerGuard, tracingOf, type App } from '@impact/service-kit'
 import { rateLimitBudgets, registerRateLimits } from '@impact/service-kit/rate-limits'
 import { createSharedState, type SharedState } from '@impact/shared-state'
 import { createBlocksyncResolver, createUcanVerifier, type DidKeyResolver } from '@impact/ucan'
@@ -60,7 +62,8 @@ export interface AppOptions {
   sharedState?: SharedState
 }
 
-const PUBLIC_ROUTES = ['/', '/health', '/health/live', '/docs', '/docs/*', 'GET /models']
+// GET /audit has its own operator token instead of UCAN auth.
+const PUBLIC_ROUTES = ['/', '/health', '/health/live', '/docs', '/docs/*', 'GET /models', 'GET /audit']
 /** WebSocket limits: a client message (tool results included) up to 1 MiB; protocol heartbeats every 25 s. */
 const REALTIME = { maxPayloadBytes: 1024 * 1024, heartbeatMs: 25_000 }
 const CORS_HEADERS = [
@@ -232,6 +235,11 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
       principal: { ...budgets.principal, label: 'DID', of: (request) => request.auth?.did },
       error: (reason, seconds) => new RateLimitedError(reason, seconds)
     })
+    const audit = registerAudit(app, {
+      sink: createAuditStore({ db, table: 'oracle_audit_events', retentionDays: config.AUDIT_RETENTION_DAYS }),
+      operatorTags: ['operator'],
+      refusals: true
+    })
     const isPublic = routeMatcher([
       ...PUBLIC_ROUTES,
       ...REALTIME_PUBLIC_ROUTES,
@@ -260,7 +268,7 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
     await app.register(sessionRoutes, { db, identity, config, turns })
     await app.register(messageRoutes, { db, identity, config, models, turns, bus, executeTurn, approvals })
     await app.register(historyRoutes, { db, identity, approvals })
-    await app.register(approvalRoutes, { db, identity, approvals, resumeTurn })
+    await app.register(approvalRoutes, { db, identity, approvals, resumeTurn, audit })
     const onDelegationRevoked = async (revoked: { did: string, delegations: RevokedDelegation[] }) => {
       await Promise.all(plugins.map(async ({ definition, plugin }) => {
         await plugin.onDelegationRevoked?.(revoked).catch((err: unknown) => {
@@ -268,7 +276,17 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
         })
       }))
     }
-    await app.register(delegationRoutes, { db, verifier, revocations, config, onDelegationRevoked })
+    await app.register(delegationRoutes, { db, verifier, revocations, config, onDelegationRevoked, audit })
+    if (config.ORACLE_OPERATOR_TOKEN !== undefined) {
+      await app.register(auditRoutes, {
+        trail: audit,
+        url: '/audit',
+        onRequest: staticBearerGuard([config.ORACLE_OPERATOR_TOKEN]),
+        tags: ['operator'],
+        security: [{ operatorToken: [] }],
+        errors: { 400: Type.Ref('ErrorBody'), 401: Type.Ref('ErrorBody') }
+      })
+    }
     await app.register(modelRoutes, { models, model })
     for (const { plugin } of plugins) if (plugin.routes !== undefined) await app.register(plugin.routes)
     const connectTimeoutMs = config.REALTIME_HANDSHAKE_TIMEOUT_MS

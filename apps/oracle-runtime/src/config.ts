@@ -168,6 +168,10 @@ export const ConfigSchema = Type.Object({
     description: 'MCP servers whose tools the agent gets (plugin `mcp`), a JSON array of ' +
       '{ name, url, protected?: true | [tool…], headers? }; see the README section MCP tools'
   })),
+  ORACLE_OPERATOR_TOKEN: Type.Optional(Type.String({
+    minLength: 16,
+    description: 'Operator bearer token of GET /audit (the audit trail); without it the route does not exist'
+  })),
   CREDITS_ADMIN_TOKEN: Type.Optional(Type.String({
     minLength: 16,
     description: 'Operator bearer token of the credits plugin\'s grant and settle routes'
