@@ -80,7 +80,9 @@ export function createAuditStore (options: AuditStoreOptions) {
 
   return {
     async write (record: AuditRecord): Promise<void> {
+      // The store's clock, so the retention counts on the same clock as the entries.
       await db.insertInto(table).values({
+        at: now(),
         action: record.action,
         outcome: record.outcome,
         actor: record.actor,
