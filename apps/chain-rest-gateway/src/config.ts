@@ -15,9 +15,20 @@ export const ConfigSchema = Type.Object({
   })),
   CHAIN_DESCRIPTOR_SOURCE: Type.Union([Type.Literal('auto'), Type.Literal('reflection'), Type.Literal('bundled')], {
     default: 'auto',
-    description: 'Where routes come from: auto = the node\'s cosmos.reflection.v1 service, ' +
-      'else the bundled descriptor set; reflection = the node only (fail to start otherwise); ' +
+    description: 'Where routes come from: auto = the node\'s cosmos.reflection.v1 service, serving the bundled ' +
+      'descriptor set until it answers; reflection = the node only: 503 not-ready until it answers (production); ' +
       'bundled = the shipped set only'
+  }),
+  CHAIN_REFLECTION_RETRY_MAX_MS: Type.Integer({
+    minimum: 100,
+    default: 60_000,
+    description: 'Longest wait between reflection attempts while the node has not handed out its descriptors'
+  }),
+  CHAIN_DESCRIPTOR_REFRESH_MS: Type.Integer({
+    minimum: 0,
+    default: 300_000,
+    description: 'How often the node\'s descriptors are read again, so a chain upgrade\'s routes and fields ' +
+      'appear without restart; 0 never'
   }),
   CHAIN_GRPC_TIMEOUT_MS: Type.Integer({
     minimum: 100,
@@ -35,6 +46,15 @@ export const ConfigSchema = Type.Object({
     default: 5000,
     description: 'How often every upstream is probed; 0 disables background probes'
   }),
+  CHAIN_MAX_LAG_BLOCKS: Type.Integer({
+    minimum: 1,
+    default: 10,
+    description: 'A node this many blocks behind the highest tip of the others takes no latest-height queries'
+  }),
+  CHAIN_NODE_EARLIEST_HEIGHTS: Type.Optional(Type.String({
+    description: 'Lowest queryable height of pruning nodes, as comma-separated URL=HEIGHT pairs with the URLs of ' +
+      'CHAIN_GRPC_URL (1: archive); nodes not listed are probed with GetBlockByHeight'
+  })),
   CHAIN_RECONNECT_BACKOFF_MS: Type.Integer({
     minimum: 100,
     default: 2000,
@@ -71,6 +91,11 @@ export const ConfigSchema = Type.Object({
     description: 'Comma-separated API keys; when set every chain route needs ' +
       'Authorization: Bearer <key> or X-API-Key: <key> (401 missing, 403 wrong)'
   })),
+  CHAIN_MAX_PAGE_LIMIT: Type.Integer({
+    minimum: 0,
+    default: 0,
+    description: 'Largest pagination.limit passed to the node; larger ones are lowered to it (0: no cap)'
+  }),
   CHAIN_MAX_PARAM_LENGTH: Type.Integer({
     minimum: 100,
     maximum: 8192,
@@ -96,6 +121,13 @@ function refine (config: Config): string[] {
   if (config.NODE_ENV === 'production' && keys.some((key) => key.length < MIN_API_KEY_LENGTH)) {
     issues.push(`CHAIN_API_KEYS: every key must be at least ${MIN_API_KEY_LENGTH} characters in production`)
   }
+  const urls = new Set(upstreamUrls(config))
+  for (const entry of splitList(config.CHAIN_NODE_EARLIEST_HEIGHTS)) {
+    const [url, height] = entry.split('=')
+    if (url === undefined || !urls.has(url) || !/^[1-9]\d{0,15}$/.test(height ?? '')) {
+      issues.push('CHAIN_NODE_EARLIEST_HEIGHTS: entries must look like URL=HEIGHT with a URL of CHAIN_GRPC_URL')
+    }
+  }
   for (const entry of splitList(config.CHAIN_ROUTE_ALIASES)) {
     if (!/^\/[^=\s]*=\/[^=\s]*$/.test(entry)) issues.push('CHAIN_ROUTE_ALIASES: entries must look like /alias=/target')
   }
@@ -104,6 +136,14 @@ function refine (config: Config): string[] {
 
 export const loadConfig = (env: Record<string, string | undefined> = process.env): Config =>
   load(ConfigSchema, env, refine)
+
+/** Configured lowest heights per node URL. */
+export function earliestHeights (config: Config): Map<string, number> {
+  return new Map(splitList(config.CHAIN_NODE_EARLIEST_HEIGHTS).map((entry) => {
+    const [url, height] = entry.split('=') as [string, string]
+    return [url, Number(height)]
+  }))
+}
 
 /** The upstream list, with the development node as default outside production. */
 export function upstreamUrls (config: Config): string[] {

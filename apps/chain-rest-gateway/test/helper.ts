@@ -10,6 +10,13 @@ export async function startNode (options: DevNodeOptions = {}): Promise<DevNode>
   return await startDevNode({ blockMs: 0, ...options })
 }
 
+/** A loopback port no node listens on yet (a node can be started there later). */
+export async function vacantPort (): Promise<number> {
+  const node = await startDevNode({ blockMs: 0 })
+  await node.close()
+  return node.port
+}
+
 export function gatewayConfig (env: Record<string, string> = {}) {
   return loadConfig({
     NODE_ENV: 'test',
@@ -36,11 +43,11 @@ export async function nodeAndGateway (nodeOptions: DevNodeOptions = {}, env: Rec
 }
 
 /** One node and gateway for the whole file: started before its first test, closed after its last. */
-export function fileNodeAndGateway (env: Record<string, string> = {}) {
+export function fileNodeAndGateway (env: Record<string, string> = {}, nodeOptions: DevNodeOptions = {}) {
   let node: DevNode | undefined
   let app: Gateway | undefined
   beforeAll(async () => {
-    node = await startNode()
+    node = await startNode(nodeOptions)
     app = await buildGateway({ CHAIN_GRPC_URL: node.url, ...env })
   })
   afterAll(async () => {

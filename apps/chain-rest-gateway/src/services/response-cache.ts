@@ -34,6 +34,8 @@ export function createResponseCache (options: ResponseCacheOptions) {
   const inflight = new Map<string, Promise<CachedAnswer>>()
   const aliases = new Map<string, Entry>()
   let bytes = 0
+  // Bumped by clear(): an answer fetched before a clear (older descriptors) is not kept after it.
+  let generation = 0
 
   const keyOf = (method: string, height: string, request: Uint8Array) =>
     `${method}\n${height}\n${Buffer.from(request.buffer, request.byteOffset, request.byteLength).toString('base64')}`
@@ -122,8 +124,10 @@ export function createResponseCache (options: ResponseCacheOptions) {
       }
       const pending = inflight.get(key)
       if (pending !== undefined) return await pending
+      const started = generation
       const call = fetch()
         .then((answer) => {
+          if (started !== generation) return answer
           let stored: Entry | undefined
           if (height !== '') {
             stored = store(key, answer, Infinity)
@@ -136,16 +140,18 @@ export function createResponseCache (options: ResponseCacheOptions) {
           if (rawKey !== undefined) alias(rawKey, stored)
           return answer
         })
-        .finally(() => inflight.delete(key))
+        .finally(() => { if (inflight.get(key) === call) inflight.delete(key) })
       inflight.set(key, call)
       return await call
     },
 
     stats: () => ({ entries: entries.size, bytes, inflight: inflight.size }),
     clear () {
+      generation++
       for (const entry of entries.values()) entry.removed = true
       entries.clear()
       aliases.clear()
+      inflight.clear()
       bytes = 0
     }
   }

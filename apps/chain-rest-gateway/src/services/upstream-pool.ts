@@ -1,17 +1,33 @@
 import * as grpc from '@grpc/grpc-js'
 import { startOutboundSpan } from '@impact/service-kit'
 import { ChainStatusError, GrpcCode } from '../errors.ts'
+import {
+  BLOCK_BY_HEIGHT_PATH,
+  encodeHeightRequest,
+  FUTURE_HEIGHT,
+  LATEST_BLOCK_PATH,
+  lowestHeightIn,
+  PRUNED_HEIGHT,
+  readBlockHeight
+} from './block-height.ts'
+import { isLagging, preferenceOrder, tipOf, type NodeView } from './node-selection.ts'
 
 /**
- * The chain nodes behind the gateway, in failover order. Queries go to the first node believed
- * up; a node that answers Unavailable is marked down and the query moves on to the next one
- * within the same deadline (queries are idempotent). Background probes mark nodes up again.
+ * The chain nodes behind the gateway. Background probes read each node's tip with GetLatestBlock
+ * and its lowest kept block with GetBlockByHeight; queries are balanced over the nodes that are up
+ * and in sync, and height-pinned ones go to a node holding that height (node-selection.ts). A node
+ * answering Unavailable is marked down and the query moves on within the same deadline (queries
+ * are idempotent), as does a pinned query a node has pruned or not reached yet.
  */
 export interface UpstreamPoolOptions {
   urls: string[]
   maxReceiveBytes: number
   reconnectBackoffMs: number
   healthIntervalMs: number
+  /** A node more than this many blocks behind the highest tip takes no latest-height queries. */
+  maxLagBlocks?: number
+  /** Lowest queryable height per node URL, when the operator knows it (pruning settings). */
+  earliestHeights?: ReadonlyMap<string, number>
   probeTimeoutMs?: number
   onStateChange?: (url: string, up: boolean, reason?: string) => void
 }
@@ -22,11 +38,20 @@ export interface UnaryResult {
   height: string | undefined
 }
 
-interface Upstream {
+interface Upstream extends NodeView {
   url: string
   address: string
   client: grpc.Client
+  /** `earliest` comes from the configuration and is not probed. */
+  earliestFixed: boolean
+}
+
+export interface UpstreamStatus {
+  url: string
   up: boolean
+  lagging: boolean
+  latest: number | undefined
+  earliest: number | undefined
 }
 
 export const HEIGHT_HEADER = 'x-cosmos-block-height'
@@ -36,7 +61,6 @@ const TRANSPORT_FAILURES: ReadonlySet<number> = new Set([
   GrpcCode.DEADLINE_EXCEEDED,
   GrpcCode.CANCELLED
 ])
-const PROBE_PATH = '/grpc.health.v1.Health/Check'
 const identity = (value: Buffer) => value
 
 export function parseUpstream (url: string): { address: string, credentials: grpc.ChannelCredentials } {
@@ -73,10 +97,15 @@ export function createUpstreamPool (options: UpstreamPoolOptions) {
       'grpc.max_reconnect_backoff_ms': options.reconnectBackoffMs,
       'grpc.enable_retries': 0
     })
-    return { url, address, client, up: true }
+    const earliest = options.earliestHeights?.get(url)
+    return { url, address, client, up: true, latest: undefined, earliest, earliestFixed: earliest !== undefined }
   })
   const probeTimeoutMs = options.probeTimeoutMs ?? 1500
+  const maxLag = options.maxLagBlocks ?? 10
   let timer: NodeJS.Timeout | undefined
+  let turn = 0
+  let probing: Promise<boolean[]> | undefined
+  let probedAt = 0
 
   function mark (upstream: Upstream, up: boolean, reason?: string) {
     if (upstream.up === up) return
@@ -122,16 +151,58 @@ export function createUpstreamPool (options: UpstreamPoolOptions) {
     })
   }
 
-  async function probe (upstream: Upstream): Promise<boolean> {
+  function sawHeight (upstream: Upstream, height: string | undefined) {
+    const value = height !== undefined ? Number(height) : NaN
+    if (value > 0 && (upstream.latest === undefined || value > upstream.latest)) upstream.latest = value
+  }
+
+  /** A pinned query the node could not answer at `height`: remember what that says about the node. */
+  function learn (upstream: Upstream, height: number, message: string): boolean {
+    if (PRUNED_HEIGHT.test(message)) {
+      if (!upstream.earliestFixed) upstream.earliest = Math.max(upstream.earliest ?? 0, height + 1)
+      return true
+    }
+    if (FUTURE_HEIGHT.test(message)) {
+      if (upstream.latest === undefined || upstream.latest >= height) upstream.latest = height - 1
+      return true
+    }
+    return false
+  }
+
+  async function probeEarliest (upstream: Upstream, deadline: number) {
     try {
-      await unary(upstream, PROBE_PATH, new Uint8Array(0), undefined, Date.now() + probeTimeoutMs)
-      mark(upstream, true)
+      await unary(upstream, BLOCK_BY_HEIGHT_PATH, encodeHeightRequest(1), undefined, deadline)
+      upstream.earliest = Math.max(upstream.earliest ?? 1, 1)
     } catch (error) {
+      const lowest = lowestHeightIn((error as Error).message)
+      if (lowest !== undefined) upstream.earliest = Math.max(upstream.earliest ?? 0, lowest)
+    }
+  }
+
+  async function probe (upstream: Upstream): Promise<boolean> {
+    const deadline = Date.now() + probeTimeoutMs
+    try {
+      const answer = await unary(upstream, LATEST_BLOCK_PATH, new Uint8Array(0), undefined, deadline)
+      mark(upstream, true)
+      const height = readBlockHeight(answer.bytes)
+      if (height !== undefined) upstream.latest = height
+    } catch (error) {
+      // Any other answer (Unimplemented included) still means the node is there.
       const code = (error as ChainStatusError).grpcCode
       const up = !TRANSPORT_FAILURES.has(code)
       mark(upstream, up, up ? undefined : (error as Error).message)
     }
+    // Pruning moves a node's lowest block up over time; an archive node stays at 1.
+    if (upstream.up && !upstream.earliestFixed && upstream.earliest !== 1) await probeEarliest(upstream, deadline)
     return upstream.up
+  }
+
+  async function probeAll (): Promise<boolean[]> {
+    probing ??= Promise.all(upstreams.map(probe)).finally(() => {
+      probing = undefined
+      probedAt = Date.now()
+    })
+    return await probing
   }
 
   return {
@@ -145,21 +216,30 @@ export function createUpstreamPool (options: UpstreamPoolOptions) {
       timeoutMs: number
     ): Promise<UnaryResult> {
       const deadline = Date.now() + timeoutMs
-      const order = [...upstreams.filter((u) => u.up), ...upstreams.filter((u) => !u.up)]
+      const pinned = height !== undefined ? Number(height) : undefined
+      const order = preferenceOrder(upstreams, pinned, maxLag, turn++)
       let last: ChainStatusError | undefined
+      let answered: ChainStatusError | undefined
       for (const upstream of order) {
         if (Date.now() >= deadline) break
         try {
           const result = await unary(upstream, path, request, height, deadline)
           mark(upstream, true)
+          if (pinned === undefined) sawHeight(upstream, result.height)
           return result
         } catch (error) {
           const status = error as ChainStatusError
-          if (status.grpcCode !== GrpcCode.UNAVAILABLE) throw status
-          mark(upstream, false, status.message)
-          last = status
+          if (status.grpcCode === GrpcCode.UNAVAILABLE) {
+            mark(upstream, false, status.message)
+            last = status
+            continue
+          }
+          // Another node may hold a height this one pruned or has not reached yet.
+          if (pinned === undefined || !status.fromNode || !learn(upstream, pinned, status.message)) throw status
+          answered = status
         }
       }
+      if (answered !== undefined) throw answered
       if (last !== undefined && Date.now() < deadline) {
         throw new ChainStatusError(GrpcCode.UNAVAILABLE, 'no chain node is reachable')
       }
@@ -181,12 +261,31 @@ export function createUpstreamPool (options: UpstreamPoolOptions) {
       throw last
     },
 
-    probeAll: async () => await Promise.all(upstreams.map(probe)),
-    status: () => upstreams.map((u) => ({ url: u.url, up: u.up })),
+    probeAll,
+
+    /** Whether a node is up: the background probes' view while fresh, else probed now. */
+    async anyUp (): Promise<boolean> {
+      const fresh = options.healthIntervalMs > 0 && Date.now() - probedAt < options.healthIntervalMs * 2
+      const states = fresh ? upstreams.map((u) => u.up) : await probeAll()
+      return states.some(Boolean)
+    },
+
+    status: (): UpstreamStatus[] => {
+      const tip = tipOf(upstreams)
+      return upstreams.map((u) => ({
+        url: u.url,
+        up: u.up,
+        lagging: u.up && isLagging(u, tip, maxLag),
+        latest: u.latest,
+        earliest: u.earliest
+      }))
+    },
 
     start () {
       if (options.healthIntervalMs <= 0 || timer !== undefined) return
-      timer = setInterval(() => { Promise.all(upstreams.map(probe)).catch(() => {}) }, options.healthIntervalMs)
+      const run = () => { probeAll().catch(() => {}) }
+      run()
+      timer = setInterval(run, options.healthIntervalMs)
       timer.unref()
     },
 
