@@ -166,3 +166,8 @@ export function onField<E extends Error> (error: E, field: string, message: stri
 export function invalid (message: string, details: Array<{ field: string, message: string }>) {
   return Object.assign(new DomainInvalidError(message), { details })
 }
+
+// Tenancy: callers of an organisation act within it (its domains, keys, accounts and webhooks)
+export const DomainOrganisationForbiddenError = defineError('DOMAIN_ORGANISATION_FORBIDDEN', '%s', 403)
+export const DomainOrganisationConflictError = defineError('DOMAIN_ORGANISATION_CONFLICT', '%s', 409)
+export const DomainOrganisationInvalidError = defineError('DOMAIN_ORGANISATION_INVALID', '%s', 422)

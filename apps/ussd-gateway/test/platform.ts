@@ -37,18 +37,33 @@ export async function startRegistry (env: Record<string, string> = {}) {
         }
       }))
     },
-    /** As the development seed makes them. */
-    async programme () {
+    /** As the development seed makes them; `organisation` puts the project in a new organisation. */
+    async programme (options: { organisation?: boolean, protocol?: string } = {}) {
       const office = await keyWith(['registrar'])
-      const protocol = await admin<{ did: string }>('POST', '/v1/domains', {
-        type: 'protocol/project', class: 'did:ixo:protocol/project', metadata: { name: 'Clean cooking protocol' }
-      }, office)
-      // A protocol of the registry is a class only once verified.
-      await verify(protocol.did)
+      let protocol = options.protocol
+      if (protocol === undefined) {
+        protocol = (await admin<{ did: string }>('POST', '/v1/domains', {
+          type: 'protocol/project', class: 'did:ixo:protocol/project', metadata: { name: 'Clean cooking protocol' }
+        }, office)).did
+        // A protocol of the registry is a class only once verified.
+        await verify(protocol)
+      }
+      const organisation = options.organisation === true
+        ? (await admin<{ did: string }>('POST', '/v1/domains', {
+            type: 'Organisation', class: 'did:ixo:protocol/dao', metadata: { name: 'Stove Makers Ltd' }
+          }, office)).did
+        : undefined
       const project = await admin<{ did: string }>('POST', '/v1/domains', {
-        type: 'Project', class: protocol.did, metadata: { name: 'Clean Cooking Project' }
+        type: 'Project',
+        class: protocol,
+        metadata: { name: 'Clean Cooking Project' },
+        ...(organisation !== undefined ? { links: { parent: organisation } } : {})
       }, office)
-      return { protocol: protocol.did, project: project.did }
+      return { protocol, project: project.did, organisation }
+    },
+    /** A domain registered by a registrar of the programme's office. */
+    async register (body: Record<string, unknown>) {
+      return await admin<{ did: string }>('POST', '/v1/domains', body, await keyWith(['registrar']))
     },
     async bySerial (serial: string) {
       return (await admin<{ items: any[] }>('GET', `/v1/domains?externalId=${encodeURIComponent(serial)}`)).items

@@ -1,5 +1,5 @@
 import type {
-  CreateDomainBody, Domain, DomainEventPage, DomainPage, ListDomainsQuery, Proposal
+  BatchCreateResult, CreateDomainBody, Domain, DomainEventPage, DomainPage, ListDomainsQuery, Proposal
 } from '@impact/schemas'
 import { mintRevocation } from '@impact/ucan'
 import type { Delegation } from '@ucanto/interface'
@@ -65,6 +65,14 @@ interface Shared {
 
 export interface PlatformClient {
   registerDomain: (body: CreateDomainBody, options?: CallOptions & { idempotencyKey?: string }) => Promise<Domain>
+  /**
+   * Up to 1,000 registrations in one request: one result per item, in input order (created with its DID, or the
+   * error a single registration would have got); only a request refused whole throws.
+   */
+  registerDomains: (
+    items: CreateDomainBody[],
+    options?: CallOptions & { idempotencyKey?: string }
+  ) => Promise<BatchCreateResult>
   getDomain: (did: string, options?: CallOptions) => Promise<Domain>
   /** Newest first. */
   searchDomains: (query?: DomainSearch, options?: CallOptions) => Promise<DomainPage>
@@ -152,6 +160,8 @@ function clientFor (shared: Shared, actor: Actor | undefined): PlatformClient {
     return error
   }
 
+  const idempotencyHeaders = (options: { idempotencyKey?: string }): Record<string, string> =>
+    options.idempotencyKey !== undefined ? { 'idempotency-key': options.idempotencyKey } : {}
   const didPath = (did: string) => `/v1/domains/${encodeURIComponent(did)}`
   const searchOf = (query: Record<string, string | number | boolean | undefined> = {}) => {
     const search = new URLSearchParams()
@@ -165,12 +175,15 @@ function clientFor (shared: Shared, actor: Actor | undefined): PlatformClient {
     },
 
     async registerDomain (body: CreateDomainBody, options: CallOptions & { idempotencyKey?: string } = {}) {
-      const headers: Record<string, string> = options.idempotencyKey !== undefined
-        ? { 'idempotency-key': options.idempotencyKey }
-        : {}
       return await call<Domain>('domain/create', { method: 'POST', path: '/v1/domains', body }, {
-        ...options, headers, expect: 201
+        ...options, headers: idempotencyHeaders(options), expect: 201
       })
+    },
+
+    async registerDomains (items: CreateDomainBody[], options: CallOptions & { idempotencyKey?: string } = {}) {
+      return await call<BatchCreateResult>('domain/create', {
+        method: 'POST', path: '/v1/domains/batch', body: { items }
+      }, { ...options, headers: idempotencyHeaders(options) })
     },
 
     async getDomain (did: string, options: CallOptions = {}) {

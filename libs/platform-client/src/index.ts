@@ -19,5 +19,5 @@ export {
   type PlatformService
 } from './errors.ts'
 export type {
-  CreateDomainBody, Domain, DomainEvent, DomainEventPage, DomainPage, Proposal
+  BatchCreateResult, BatchItemResult, CreateDomainBody, Domain, DomainEvent, DomainEventPage, DomainPage, Proposal
 } from '@impact/schemas'

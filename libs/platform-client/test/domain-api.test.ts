@@ -60,6 +60,36 @@ describe('acting as the user through the oracle', () => {
     expect(status).toEqual({ data: { domain: { status: 'draft', verified: false, controllers: [user.did()] } } })
   })
 
+  it('registers devices in bulk with a result per item, and replays the batch under its idempotency key', async () => {
+    const { user, client } = await userDelegating()
+    const serial = `SN-${Math.random().toString(36).slice(2, 10)}`
+    const items = [
+      { ...STOVE, externalId: serial },
+      { ...STOVE, externalId: serial },
+      { ...STOVE, validFrom: '2030-01-01T00:00:00Z', validUntil: '2029-01-01T00:00:00Z' }
+    ]
+    const key = `bulk-${serial}`
+    const result = await client.registerDomains(items, { idempotencyKey: key })
+    expect(result).toMatchObject({ created: 1, failed: 2 })
+    expect(result.items.map((item) => [item.index, item.status, item.error?.code])).toEqual([
+      [0, 'created', undefined], [1, 'error', 'DOMAIN_EXTERNAL_ID_TAKEN'], [2, 'error', 'DOMAIN_INVALID_REQUEST']
+    ])
+    const did = result.items[0]?.did ?? ''
+    expect(await client.getDomain(did)).toMatchObject({ externalId: serial, controllers: [user.did()] })
+    expect(await client.registerDomains(items, { idempotencyKey: key })).toEqual(result)
+    expect((await client.searchDomains({ externalId: serial })).items.map((d) => d.did)).toEqual([did])
+  })
+
+  it('throws for a batch refused whole, with the field that broke the schema', async () => {
+    const { client } = await userDelegating()
+    const error = await failure(client.registerDomains([STOVE, { ...STOVE, externalId: 'has space' }]))
+    expect(error).toMatchObject({ statusCode: 400, service: 'domain-api' })
+    expect(error.details).toEqual(expect.arrayContaining([expect.objectContaining({
+      field: expect.stringContaining('items/1')
+    })]))
+    expect(await failure(client.registerDomains([]))).toMatchObject({ statusCode: 400 })
+  })
+
   it('sends one fresh invocation per request: oracle → registry, with = user, proof = the delegation', async () => {
     const { user, proof, client } = await userDelegating('domain/*', { expiration: nowS() + 30 })
     const before = registry.seen.length

@@ -28,15 +28,27 @@ export const DomainStatusSchema = Type.Union(
 )
 export type DomainStatus = Static<typeof DomainStatusSchema>
 
-export const MetadataSchema = Type.Object(
-  {},
+/** The part of a domain's metadata only its organisation, controllers, registrant and reviewers read. */
+export const PRIVATE_METADATA_KEY = 'private'
+
+// Typed as any JSON object: the schema names only `private`, and a client's own keys are as welcome.
+export const MetadataSchema = Type.Unsafe<Record<string, unknown>>(Type.Object(
+  {
+    [PRIVATE_METADATA_KEY]: Type.Optional(Type.Object({}, {
+      additionalProperties: true,
+      description: 'Private metadata: shown only to callers of the domain\'s organisation, its controllers and ' +
+        'registrant, platform admins and governance (compliance, and the voters of its proposals); everyone else ' +
+        'gets the metadata without this key. Never in DID documents, events or webhooks'
+    }))
+  },
   {
     additionalProperties: true,
     maxProperties: 100,
-    description: 'Domain settings, free-form JSON (at most 16 KiB), e.g. { "name": "Clean Cooking Project" }',
-    examples: [{ name: 'Clean Cooking Project' }]
+    description: 'Domain settings, free-form JSON (at most 16 KiB), e.g. { "name": "Clean Cooking Project" }; the ' +
+      'object under `private` is private metadata, everything else public',
+    examples: [{ name: 'Clean Cooking Project', private: { contactPhone: '+254700000000' } }]
   }
-)
+))
 
 export const ExternalIdSchema = Type.String({
   minLength: 1,

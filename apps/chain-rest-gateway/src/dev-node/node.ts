@@ -12,6 +12,7 @@ import { FileDescriptorSetSchema, type FileDescriptorProto } from '@bufbuild/pro
 import { ChainStatusError, GrpcCode } from '../errors.ts'
 import { buildRegistry, bundledDescriptorFiles } from '../services/descriptors.ts'
 import { createHandlers, type Handler } from './handlers.ts'
+import { createTxHandlers } from './tx-handlers.ts'
 import { olderRelease, type Withheld } from './releases.ts'
 import { tendermintService } from './tendermint.ts'
 import { buildSampleData, type Init, type Versioned } from './sample-data.ts'
@@ -39,6 +40,10 @@ export interface DevNodeOptions {
   blockBase?: number
   /** Services beyond the ixo ones: descriptor files (replacing shipped files of the same name) and handlers. */
   modules?: { files: FileDescriptorProto[], handlers: Record<string, Handler> }
+  /** Serve over TLS (PEM); with `clientCa` a client certificate signed by it is required (mTLS). */
+  tls?: { key: string, cert: string, clientCa?: string }
+  /** Calls without this metadata pair answer Unauthenticated (a commercial provider's API key). */
+  requiredMetadata?: [string, string]
   /** Reflection hands out these instead of the files answers are encoded with: a binary built from other protos. */
   reflectedFiles?: FileDescriptorProto[]
 }
@@ -79,7 +84,7 @@ export async function startDevNode (options: DevNodeOptions = {}): Promise<DevNo
   const omitMethods = new Set(options.omitMethods ?? [])
   if (options.reflection === false) omitServices.add(REFLECTION_SERVICE)
   const fullFiles = withoutServices(withModules(bundledDescriptorFiles(), options.modules?.files ?? []), omitServices)
-  const handlers = { ...createHandlers(buildSampleData()), ...options.modules?.handlers }
+  const handlers = { ...createHandlers(buildSampleData()), ...createTxHandlers(), ...options.modules?.handlers }
   let startedAt = Date.now()
   let startHeight = options.startHeight ?? 100
   const blockMs = options.blockMs ?? 5000
@@ -113,6 +118,13 @@ export async function startDevNode (options: DevNodeOptions = {}): Promise<DevNo
     return requested
   }
 
+  function refuse (metadata: grpc.Metadata): ChainStatusError | undefined {
+    if (options.requiredMetadata === undefined) return undefined
+    const [name, value] = options.requiredMetadata
+    const presented = metadata.get(name)[0]?.toString()
+    return presented === value ? undefined : new ChainStatusError(GrpcCode.UNAUTHENTICATED, 'missing or wrong API key')
+  }
+
   function unary (
     path: string,
     input: DescMessage,
@@ -131,6 +143,8 @@ export async function startDevNode (options: DevNodeOptions = {}): Promise<DevNo
             `unknown method ${path.split('/')[2] ?? ''} for service ${path.split('/')[1] ?? ''}`
           )
         }
+        const refused = refuse(call.metadata)
+        if (refused !== undefined) throw refused
         const at = queryHeight(call.metadata)
         const headers = new grpc.Metadata()
         headers.set(HEIGHT_HEADER, String(at))
@@ -180,8 +194,10 @@ export async function startDevNode (options: DevNodeOptions = {}): Promise<DevNo
         }
         implementation[method.name] =
           type.typeName === REFLECTION_SERVICE
-            ? (_call: unknown, callback: grpc.sendUnaryData<Buffer>) => {
-                callback(null, reflectionAnswer)
+            ? (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => {
+                const refused = refuse(call.metadata)
+                if (refused !== undefined) callback({ code: refused.grpcCode, details: refused.message })
+                else callback(null, reflectionAnswer)
               }
             : unary(path, method.input, method.output, omitMethods.has(path) ? undefined : handlers[path])
       }
@@ -194,13 +210,21 @@ export async function startDevNode (options: DevNodeOptions = {}): Promise<DevNo
 
   const host = options.host ?? '127.0.0.1'
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${host}:${options.port ?? 0}`, grpc.ServerCredentials.createInsecure(), (error, bound) => {
+    const tls = options.tls
+    const credentials = tls === undefined
+      ? grpc.ServerCredentials.createInsecure()
+      : grpc.ServerCredentials.createSsl(
+        tls.clientCa !== undefined ? Buffer.from(tls.clientCa) : null,
+        [{ private_key: Buffer.from(tls.key), cert_chain: Buffer.from(tls.cert) }],
+        tls.clientCa !== undefined
+      )
+    server.bindAsync(`${host}:${options.port ?? 0}`, credentials, (error, bound) => {
       if (error !== null) reject(error)
       else resolve(bound)
     })
   })
   return {
-    url: `${host}:${port}`,
+    url: options.tls !== undefined ? `grpcs://${host}:${port}` : `${host}:${port}`,
     port,
     height,
     setHeight: (next: number) => {

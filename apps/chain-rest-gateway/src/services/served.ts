@@ -1,6 +1,6 @@
 import type { DescriptorOrigin, DescriptorSet } from './descriptor-source.ts'
 import type { OptionReader } from './descriptors.ts'
-import { createJsonWriter } from './json-writer.ts'
+import { createJsonWriter, type JsonWriter } from './json-writer.ts'
 import type { ResponseCache } from './response-cache.ts'
 import { buildCatalog, type Catalog, type CatalogOptions, type GatewayRoute } from './route-catalog.ts'
 import { createRouteTable, type RouteTable } from './route-table.ts'
@@ -20,6 +20,9 @@ export interface Served {
   table: RouteTable<ServedRoute>
   notes: string[]
   loadedAt: Date
+  /** Messages of the set and their JSON writer, for answers not tied to a route (the block stream). */
+  registry: DescriptorSet['registry']
+  writer: JsonWriter
 }
 
 export interface ServedDeps {
@@ -44,6 +47,8 @@ export function buildServed (set: DescriptorSet, deps: ServedDeps): Served {
     catalog,
     table: createRouteTable(entries, deps.maxParamLength),
     notes: set.notes,
-    loadedAt: new Date()
+    loadedAt: new Date(),
+    registry: set.registry,
+    writer
   }
 }

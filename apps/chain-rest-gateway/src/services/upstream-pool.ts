@@ -29,7 +29,17 @@ export interface UpstreamPoolOptions {
   /** Lowest queryable height per node URL, when the operator knows it (pruning settings). */
   earliestHeights?: ReadonlyMap<string, number>
   probeTimeoutMs?: number
+  /** TLS nodes (grpcs://, https://): a private CA and a client certificate (mTLS), PEM. */
+  tls?: UpstreamTls
+  /** Metadata sent with every call, e.g. a commercial provider's API-key header. */
+  metadata?: ReadonlyArray<[string, string]>
   onStateChange?: (url: string, up: boolean, reason?: string) => void
+}
+
+export interface UpstreamTls {
+  ca?: Buffer | undefined
+  cert?: Buffer | undefined
+  key?: Buffer | undefined
 }
 
 export interface UnaryResult {
@@ -63,7 +73,10 @@ const TRANSPORT_FAILURES: ReadonlySet<number> = new Set([
 ])
 const identity = (value: Buffer) => value
 
-export function parseUpstream (url: string): { address: string, credentials: grpc.ChannelCredentials } {
+export function parseUpstream (
+  url: string,
+  tlsOptions: UpstreamTls = {}
+): { address: string, credentials: grpc.ChannelCredentials } {
   const match = /^(?:(grpcs|https|grpc|http):\/\/)?([^/]+?)\/?$/.exec(url.trim())
   if (match === null) throw new Error(`bad upstream address ${url}`)
   const tls = match[1] === 'grpcs' || match[1] === 'https'
@@ -71,7 +84,9 @@ export function parseUpstream (url: string): { address: string, credentials: grp
   const hasPort = /:\d+$/.test(host) && !/^\[[^\]]+\]$/.test(host)
   return {
     address: hasPort ? host : `${host}:${tls ? 443 : 9090}`,
-    credentials: tls ? grpc.credentials.createSsl() : grpc.credentials.createInsecure()
+    credentials: tls
+      ? grpc.credentials.createSsl(tlsOptions.ca ?? null, tlsOptions.key ?? null, tlsOptions.cert ?? null)
+      : grpc.credentials.createInsecure()
   }
 }
 
@@ -88,7 +103,7 @@ function rpcSpan (address: string, path: string) {
 
 export function createUpstreamPool (options: UpstreamPoolOptions) {
   const upstreams: Upstream[] = options.urls.map((url) => {
-    const { address, credentials } = parseUpstream(url)
+    const { address, credentials } = parseUpstream(url, options.tls)
     const client = new grpc.Client(address, credentials, {
       'grpc.max_receive_message_length': options.maxReceiveBytes,
       'grpc.max_send_message_length': 4 * 1024 * 1024,
@@ -122,6 +137,7 @@ export function createUpstreamPool (options: UpstreamPoolOptions) {
   ): Promise<UnaryResult> {
     return new Promise((resolve, reject) => {
       const metadata = new grpc.Metadata()
+      for (const [name, value] of options.metadata ?? []) metadata.set(name, value)
       if (height !== undefined) metadata.set(HEIGHT_HEADER, height)
       const span = rpcSpan(upstream.address, path)
       for (const [name, value] of Object.entries(span?.headers ?? {})) metadata.set(name, value)

@@ -1,13 +1,17 @@
-import type { Kysely, Transaction } from 'kysely'
+import { sql, type Kysely, type Transaction } from 'kysely'
 import { inTransaction } from '@impact/persistence'
 import type { DB } from './types.ts'
 
 type Db = Kysely<DB> | Transaction<DB>
 
-export async function listAccountRoles (db: Db, account: string): Promise<string[]> {
-  const rows = await db.selectFrom('account_roles').select('role').where('account', '=', account)
-    .orderBy('role').execute()
-  return rows.map((r) => r.role)
+/** An account's roles and organisation in one round trip (every authentication that misses the cache asks). */
+export async function findAccountProfile (db: Db, account: string) {
+  const row = await db.selectNoFrom((eb) => [
+    eb.selectFrom('account_organisations').select('organisation_did').where('account', '=', account)
+      .as('organisation'),
+    sql<string[]>`array(select role from account_roles where account = ${account} order by role)`.as('roles')
+  ]).executeTakeFirstOrThrow()
+  return { roles: row.roles, organisation: row.organisation ?? null }
 }
 
 /** Replaces an account's roles with `roles`; those it keeps keep their original grant. */

@@ -23,9 +23,27 @@ export async function revokeApiKey (db: Db, id: string, by: string, at: Date): P
   return revoked ?? await findApiKey(db, id)
 }
 
-/** Keys oldest first, after the keyset position `after` ([createdAt, id]). */
-export async function listApiKeys (db: Db, after: [Date, string] | undefined, limit: number): Promise<ApiKeyRow[]> {
+/**
+ * Keys oldest first, after the keyset position `after` ([createdAt, id]); with `organisation`, those acting in it
+ * (bound to it, or bound to none and of an account that belongs to it).
+ */
+export async function listApiKeys (
+  db: Db,
+  after: [Date, string] | undefined,
+  limit: number,
+  organisation: string | null = null
+): Promise<ApiKeyRow[]> {
   let query = db.selectFrom('api_keys').selectAll()
+  if (organisation !== null) {
+    query = query.where((eb) => eb.or([
+      eb('organisation_did', '=', organisation),
+      eb.and([
+        eb('organisation_did', 'is', null),
+        eb('account', 'in', eb.selectFrom('account_organisations').select('account')
+          .where('organisation_did', '=', organisation))
+      ])
+    ]))
+  }
   if (after !== undefined) {
     query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after[0], after[1])))
   }

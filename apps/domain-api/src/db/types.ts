@@ -17,6 +17,16 @@ export interface ApiKeysTable {
   created_at: Timestamp
   revoked_at: NullableTimestamp
   revoked_by: string | null
+  /** The organisation (DID) the key acts in; null: the account's, or none (platform-wide for an admin). */
+  organisation_did: ColumnType<string | null, string | null | undefined, never>
+}
+
+/** The organisation an account belongs to, assigned by an admin. */
+export interface AccountOrganisationsTable {
+  account: string
+  organisation_did: string
+  assigned_by: string
+  assigned_at: Timestamp
 }
 
 export interface DomainsTable {
@@ -136,6 +146,8 @@ export interface WebhooksTable {
   created_at: Timestamp
   cursor_xid: Generated<string>
   cursor_id: Generated<string>
+  /** A hook of an organisation gets the events of that organisation's domains only; null: every event. */
+  organisation_did: ColumnType<string | null, string | null | undefined, never>
 }
 
 export interface WebhookDeliveriesTable {
@@ -198,6 +210,7 @@ export interface DomainBatchesTable {
 }
 
 export interface DB {
+  account_organisations: AccountOrganisationsTable
   account_roles: AccountRolesTable
   api_keys: ApiKeysTable
   domains: DomainsTable

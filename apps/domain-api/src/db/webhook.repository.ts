@@ -4,7 +4,9 @@ import type { DB, WebhooksTable } from './types.ts'
 
 type Db = Kysely<DB> | Transaction<DB>
 
-const HOOK_COLUMNS = ['id', 'url', 'events', 'created_by_key', 'created_by_account', 'created_at'] as const
+const HOOK_COLUMNS = [
+  'id', 'url', 'events', 'organisation_did', 'created_by_key', 'created_by_account', 'created_at'
+] as const
 
 export async function insertWebhook (db: Db, row: Insertable<WebhooksTable>) {
   return await db.insertInto('webhooks').values(row).returning(HOOK_COLUMNS).executeTakeFirstOrThrow()
@@ -15,9 +17,15 @@ export async function findWebhook (db: Db, id: string): Promise<WebhookRow | und
   return await db.selectFrom('webhooks').select(HOOK_COLUMNS).where('id', '=', id).executeTakeFirst()
 }
 
-/** Hooks oldest first, after the keyset position `after`. */
-export async function listWebhooks (db: Db, after: [Date, string] | undefined, limit: number): Promise<WebhookRow[]> {
+/** Hooks oldest first, after the keyset position `after`; with `organisation`, that organisation's only. */
+export async function listWebhooks (
+  db: Db,
+  after: [Date, string] | undefined,
+  limit: number,
+  organisation: string | null = null
+): Promise<WebhookRow[]> {
   let query = db.selectFrom('webhooks').select(HOOK_COLUMNS)
+  if (organisation !== null) query = query.where('organisation_did', '=', organisation)
   if (after !== undefined) query = query.where(sql<boolean>`(created_at, id) > (${after[0]}, ${after[1]}::uuid)`)
   return await query.orderBy('created_at').orderBy('id').limit(limit).execute()
 }
@@ -31,7 +39,7 @@ export async function deleteWebhook (db: Db, id: string): Promise<boolean> {
 /** Every hook no other replica is fanning out right now, locked until the transaction ends. */
 export async function lockIdleWebhooks (trx: Transaction<DB>) {
   return await trx.selectFrom('webhooks')
-    .select(['id', 'events'])
+    .select(['id', 'events', 'organisation_did'])
     .select([sql<string>`cursor_xid::text`.as('cursor_xid'), sql<string>`cursor_id::text`.as('cursor_id')])
     .forUpdate().skipLocked()
     .execute()
@@ -178,4 +186,14 @@ export async function requeueDelivery (db: Db, webhookId: string, id: string): P
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', sql<Date>`now()`)]))
     .executeTakeFirst()
   return result.numUpdatedRows > 0n
+}
+
+/** Those of `dids` that belong to `organisation`: placed in it, or the organisation itself. */
+export async function domainsOfOrganisation (db: Db, organisation: string, dids: string[]): Promise<Set<string>> {
+  if (dids.length === 0) return new Set()
+  const rows = await db.selectFrom('domains').select('did')
+    .where('did', 'in', [...new Set(dids)])
+    .where((eb) => eb.or([eb('organisation_did', '=', organisation), eb('did', '=', organisation)]))
+    .execute()
+  return new Set(rows.map((row) => row.did))
 }

@@ -1,5 +1,7 @@
+import type { FastifyReply } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { MercuriusLoaders } from 'mercurius'
+import { callerOf } from '../plugins/auth.ts'
 import { findDomains } from '../db/domain.repository.ts'
 import { listEventsOf } from '../db/event.repository.ts'
 import { findProposalsWithDomain, listVotesOf } from '../db/proposal.repository.ts'
@@ -11,6 +13,7 @@ import type { GovernanceService } from '../services/governance.ts'
 import { isDue } from '../services/lifecycle.ts'
 import { decodeSequence, toPage } from '../services/pagination.ts'
 import { toDomain, toEvent, toProposalSummary, toVote } from '../services/records.ts'
+import { createPrivacy } from '../services/tenancy.ts'
 import { connection, DEFAULT_PAGE } from './connection.ts'
 
 /**
@@ -25,6 +28,7 @@ export interface LinkNode { relationship: string, did: string }
 
 interface Query<T, P = Record<string, unknown>> { obj: T, params: P }
 interface PageParams { first?: number | null, after?: string | null }
+interface Context { reply: FastifyReply }
 
 const unique = <T>(values: Array<T | null | undefined>) =>
   [...new Set(values.filter((v): v is T => v !== null && v !== undefined))]
@@ -32,10 +36,14 @@ const unique = <T>(values: Array<T | null | undefined>) =>
 export function createLoaders (
   { db, clock, governance }: { db: Kysely<DB>, clock: Clock, governance: GovernanceService }
 ): MercuriusLoaders {
-  async function domainsByDid (dids: string[]): Promise<Array<Domain | null>> {
+  const privacy = createPrivacy(db)
+
+  /** Linked domains as the caller may see them (private metadata only where it reads the REST record's). */
+  async function domainsByDid (dids: string[], context: { reply: FastifyReply }): Promise<Array<Domain | null>> {
     const rows = await findDomains(db, unique(dids))
     const now = clock()
-    const byDid = new Map(rows.map((row) => [row.did, toDomain(row, now)]))
+    const shown = await privacy.visible(callerOf(context.reply.request), rows.map((row) => toDomain(row, now)))
+    const byDid = new Map(shown.map((domain) => [domain.did, domain]))
     return dids.map((did) => byDid.get(did) ?? null)
   }
 
@@ -106,10 +114,12 @@ export function createLoaders (
       history: histories
     },
     DomainLink: {
-      domain: async (queries: Array<Query<LinkNode>>) => await domainsByDid(queries.map((q) => q.obj.did))
+      domain: async (queries: Array<Query<LinkNode>>, context: Context) =>
+        await domainsByDid(queries.map((q) => q.obj.did), context)
     },
     VerificationProposal: {
-      domain: async (queries: Array<Query<ProposalNode>>) => await domainsByDid(queries.map((q) => q.obj.domainDid)),
+      domain: async (queries: Array<Query<ProposalNode>>, context: Context) =>
+        await domainsByDid(queries.map((q) => q.obj.domainDid), context),
       votes: votesOf
     }
   }

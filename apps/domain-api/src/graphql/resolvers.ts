@@ -1,8 +1,11 @@
+import type { FastifyReply } from 'fastify'
 import type { IResolvers } from 'mercurius'
 import { invalid } from '../errors.ts'
-import type { Domain, DomainStatus } from '@impact/schemas'
+import type { Domain, DomainStatus, ProposalStatus } from '@impact/schemas'
+import { callerOf } from '../plugins/auth.ts'
 import { domainPosition, type DomainService } from '../services/domains.ts'
-import type { GovernanceService } from '../services/governance.ts'
+import { proposalPosition, type GovernanceService } from '../services/governance.ts'
+import { checkProposalQuery } from '../services/proposal-query.ts'
 import { connection, DEFAULT_PAGE } from './connection.ts'
 import type { LinkNode } from './loaders.ts'
 
@@ -33,7 +36,22 @@ interface DomainsArgs {
   order?: 'desc' | 'asc' | null
 }
 
+interface ProposalsArgs {
+  status?: ProposalStatus | null
+  voter?: string | null
+  voted?: boolean | null
+  first?: number | null
+  after?: string | null
+}
+
+/** Mercurius puts the reply in the context; the request carries the caller the route authenticated. */
+interface Context { reply: FastifyReply }
+
 const given = <T>(value: T | null | undefined): T | undefined => value ?? undefined
+/** The arguments a query gave (GraphQL nulls count as not given), as optional fields. */
+const defined = <T extends Record<string, unknown>>(values: T) =>
+  Object.fromEntries(Object.entries(values).filter(([, v]) => v !== null && v !== undefined)) as
+    { [K in keyof T]?: Exclude<T[K], null> }
 
 /** What a domain refers to; the registry records its protocol (class) today. */
 export const linksOf = (domain: Domain): LinkNode[] => [
@@ -49,10 +67,11 @@ export function createResolvers (
 ): IResolvers {
   return {
     Query: {
-      domain: async (_root: unknown, { did }: { did: string }) => await domains.get(did),
-      domains: async (_root: unknown, { filter, first, after, sort, order }: DomainsArgs) => {
+      domain: async (_root: unknown, { did }: { did: string }, context: Context) =>
+        await domains.get(callerOf(context.reply.request), did),
+      domains: async (_root: unknown, { filter, first, after, sort, order }: DomainsArgs, context: Context) => {
         const sorting = { sort: sort ?? 'createdAt', order: order ?? 'desc' } as const
-        const page = await domains.list({
+        const page = await domains.list(callerOf(context.reply.request), {
           ...sorting,
           limit: first ?? DEFAULT_PAGE,
           cursor: given(after),
@@ -73,6 +92,14 @@ export function createResolvers (
         // Proposal ids are UUIDs; anything else cannot exist (and PostgreSQL would refuse to compare it).
         if (!UUID.test(id)) throw invalid('id must be a UUID', [{ field: '/id', message: 'must be a UUID' }])
         return await governance.get(id)
+      },
+      verificationProposals: async (_root: unknown, args: ProposalsArgs, context: Context) => {
+        const query = checkProposalQuery({
+          limit: args.first ?? DEFAULT_PAGE,
+          ...defined({ cursor: args.after, status: args.status, voter: args.voter, voted: args.voted })
+        })
+        const page = await governance.list(query, callerOf(context.reply.request))
+        return connection(page, proposalPosition)
       }
     },
     Domain: {

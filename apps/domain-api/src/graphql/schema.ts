@@ -21,6 +21,14 @@ type Query {
   ): DomainConnection!
   """One verification proposal by id, with its tally and votes"""
   verificationProposal(id: ID!): VerificationProposal
+  """
+  Verification proposals, newest first, as GET /v1/verification-proposals lists them. voter: me (the calling
+  account) or an account DID, only the proposals it may vote on or veto; voted (only with voter): whether it has a
+  current vote. first: 1 to 100 (default 20); after: a cursor from a previous page (REST nextCursor fits too)
+  """
+  verificationProposals(
+    status: ProposalStatus, voter: String, voted: Boolean, first: Int = 20, after: String
+  ): VerificationProposalConnection!
 }
 
 input DomainFilter {
@@ -92,6 +100,7 @@ type Domain {
   """Same value as class"""
   protocol: String!
   controllers: [String!]!
+  """Its object under private only for the domain's organisation, controllers, registrant, admins and reviewers"""
   metadata: JSON!
   validFrom: DateTime
   validUntil: DateTime
@@ -230,6 +239,16 @@ type DomainConnection {
 type DomainEdge {
   cursor: String!
   node: Domain!
+}
+
+type VerificationProposalConnection {
+  edges: [VerificationProposalEdge!]!
+  pageInfo: PageInfo!
+}
+
+type VerificationProposalEdge {
+  cursor: String!
+  node: VerificationProposal!
 }
 
 type DomainEventConnection {

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import {
-  accountField, CursorPageSchema, IsoTimestampSchema, NullableTimestampSchema, UuidSchema
+  accountField, CursorPageSchema, EntityDidSchema, IsoTimestampSchema, Nullable, NullableTimestampSchema, UuidSchema
 } from '@impact/schemas'
 import { RoleSchema } from './role.ts'
 
@@ -13,7 +13,13 @@ export const CreateApiKeyBodySchema = Type.Object({
     description: 'Roles the key may use; it acts with those its account also holds (PUT /v1/accounts/{did}/roles)'
   }),
   account: accountField('Account (DID) the key belongs to and acts for; it becomes a controller of the domains ' +
-    'the key creates. Required: a key never acts for another account')
+    'the key creates. Required: a key never acts for another account'),
+  organisation: Type.Optional(Type.String({
+    ...EntityDidSchema,
+    description: 'Organisation domain (DID) the key acts in. Default: its account\'s organisation, else the ' +
+      'issuing admin\'s; left out by a platform admin for an account of none: a platform-wide key (beyond public ' +
+      'data only for an admin)'
+  }))
 }, { additionalProperties: false })
 export type CreateApiKeyBody = Static<typeof CreateApiKeyBodySchema>
 
@@ -22,6 +28,10 @@ const KeyFields = {
   name: Type.String(),
   roles: Type.Array(RoleSchema),
   account: Type.String(),
+  organisation: Nullable(Type.String({
+    description: 'The organisation (DID) the key acts in; null: its account\'s, if any (an admin key of none is ' +
+      'platform-wide)'
+  })),
   prefix: Type.String({ description: 'First characters of the key, to recognise it' })
 }
 

@@ -31,6 +31,10 @@ export const WebhookSchema = Type.Object({
   id: UuidSchema,
   url: Type.String(),
   events: Type.Array(Type.String()),
+  organisation: Nullable(Type.String({
+    description: 'The organisation (DID) of the admin that registered it: it gets the events of that ' +
+      'organisation\'s domains only; null: every event'
+  })),
   createdBy: CallerRefSchema,
   createdAt: IsoTimestampSchema
 })

@@ -4,15 +4,18 @@ import type { Kysely } from 'kysely'
 import type { SharedState } from '@impact/shared-state'
 import type { UcanVerifier } from '@impact/ucan'
 import { findApiKey, findApiKeyByHash, insertApiKey, listApiKeys, revokeApiKey } from '../db/api-key.repository.ts'
+import { findAccountOrganisation } from '../db/tenancy.repository.ts'
 import type { ApiKeyRow, DB } from '../db/types.ts'
 import {
-  DomainApiKeyInvalidError, DomainApiKeyNotFoundError, DomainApiKeyRevokedError, DomainUcanInvalidError,
-  DomainUcanNotGrantedError, DomainUcanReplayedError, DomainUcanRevokedError
+  DomainApiKeyInvalidError, DomainApiKeyNotFoundError, DomainApiKeyRevokedError, DomainOrganisationConflictError,
+  DomainOrganisationForbiddenError, DomainUcanInvalidError, DomainUcanNotGrantedError, DomainUcanReplayedError,
+  DomainUcanRevokedError
 } from '../errors.ts'
 import type { CreateApiKeyBody } from '../schemas/api-key.ts'
 import type { Role } from '../schemas/role.ts'
 import type { AccountService } from './accounts.ts'
 import type { Clock } from './clock.ts'
+import { checkOrganisation } from './organisations.ts'
 import { decodeKeyset, toPage } from './pagination.ts'
 import { toApiKey } from './records.ts'
 
@@ -27,6 +30,8 @@ export interface Caller {
   account: string
   /** A UCAN invoker other than the account, else null. */
   service: string | null
+  /** The organisation it acts in: its key's, else its account's; null for none (platform-wide if admin). */
+  organisation: string | null
 }
 
 /** The scope of idempotency keys, votes and rate limits. */
@@ -66,7 +71,7 @@ export interface ApiKeyServiceOptions {
   verifier: UcanVerifier
 }
 
-interface KeyIdentity { keyId: string, name: string, keyRoles: Role[], account: string }
+interface KeyIdentity { keyId: string, name: string, keyRoles: Role[], account: string, organisation: string | null }
 
 export function createApiKeyService (options: ApiKeyServiceOptions) {
   const { db, state, clock } = options
@@ -81,7 +86,8 @@ export function createApiKeyService (options: ApiKeyServiceOptions) {
         name: 'bootstrap admin (DOMAIN_API_ADMIN_KEY)',
         roles: ['admin'],
         account: options.bootstrap.account,
-        service: null
+        service: null,
+        organisation: null
       }
     : undefined
   let unsubscribe: (() => Promise<void>) | undefined
@@ -94,18 +100,34 @@ export function createApiKeyService (options: ApiKeyServiceOptions) {
     if (cache.size >= CACHE_MAX_ENTRIES) cache.delete(cache.keys().next().value as string)
     cache.set(hash, { key, expiresAt: Date.now() + options.cacheTtlMs })
   }
-  const toKey = (row: ApiKeyRow): KeyIdentity =>
-    ({ keyId: row.id, name: row.name, keyRoles: row.roles as Role[], account: row.account })
+  const toKey = (row: ApiKeyRow): KeyIdentity => ({
+    keyId: row.id,
+    name: row.name,
+    keyRoles: row.roles as Role[],
+    account: row.account,
+    organisation: row.organisation_did
+  })
   async function toCaller (key: KeyIdentity): Promise<Caller> {
-    const granted = await accounts.rolesOf(key.account)
+    const profile = await accounts.profileOf(key.account)
     return {
       via: 'api-key',
       keyId: key.keyId,
       name: key.name,
-      roles: key.keyRoles.filter((role) => granted.includes(role)),
+      roles: key.keyRoles.filter((role) => profile.roles.includes(role)),
       account: key.account,
-      service: null
+      service: null,
+      organisation: key.organisation ?? profile.organisation
     }
+  }
+
+  /** A key an admin may see: any for a platform admin, those acting in its organisation for another. */
+  async function keyInScope (caller: Caller, id: string): Promise<ApiKeyRow> {
+    const row = await findApiKey(db, id)
+    if (row === undefined) throw new DomainApiKeyNotFoundError(id)
+    if (caller.organisation === null) return row
+    const organisation = row.organisation_did ?? await findAccountOrganisation(db, row.account)
+    if (organisation !== caller.organisation) throw new DomainApiKeyNotFoundError(id)
+    return row
   }
 
   return {
@@ -153,18 +175,38 @@ export function createApiKeyService (options: ApiKeyServiceOptions) {
           throw new DomainUcanReplayedError()
         }
       }
+      const profile = await accounts.profileOf(account)
       return {
         via: 'ucan',
         keyId: null,
         name: 'UCAN invocation',
-        roles: await accounts.rolesOf(account),
+        roles: profile.roles,
         account,
-        service: invoker !== account ? invoker : null
+        service: invoker !== account ? invoker : null,
+        organisation: profile.organisation
       }
     },
 
-    /** The secret is returned here once; only its digest is kept. */
+    /**
+     * The secret is returned here once; only its digest is kept. The key acts in the organisation given, else its
+     * account's, else the issuing admin's; an admin of an organisation issues keys of it only.
+     */
     async issue (issuer: Caller, body: CreateApiKeyBody) {
+      const { organisation: ofAccount } = await accounts.profileOf(body.account)
+      const organisation = body.organisation ?? ofAccount ?? issuer.organisation
+      // A key acts as its account: an organisation's admin mints them for its own accounts only.
+      if (issuer.organisation !== null && (ofAccount !== issuer.organisation || organisation !== ofAccount)) {
+        throw new DomainOrganisationForbiddenError(`An admin of organisation ${issuer.organisation} issues keys of ` +
+          `its accounts only (${body.account} belongs to ${ofAccount ?? 'no organisation'}; put it in the ` +
+          'organisation with PUT /v1/accounts/{did}/roles first)')
+      }
+      if (ofAccount !== null && organisation !== ofAccount) {
+        throw new DomainOrganisationConflictError(`Account ${body.account} belongs to organisation ${ofAccount}: ` +
+          'its keys act there')
+      }
+      if (body.organisation !== undefined && body.organisation !== ofAccount) {
+        await checkOrganisation(db, body.organisation)
+      }
       const key = KEY_PREFIX + randomBytes(32).toString('base64url')
       const row = await insertApiKey(db, {
         id: randomUUID(),
@@ -173,6 +215,7 @@ export function createApiKeyService (options: ApiKeyServiceOptions) {
         key_hash: digest(key).toString('hex'),
         roles: body.roles,
         account: body.account,
+        organisation_did: organisation,
         created_by: principalOf(issuer),
         created_at: clock()
       })
@@ -182,6 +225,7 @@ export function createApiKeyService (options: ApiKeyServiceOptions) {
 
     /** Other replicas are told through Redis. */
     async revoke (revoker: Caller, id: string) {
+      await keyInScope(revoker, id)
       const row = await revokeApiKey(db, id, principalOf(revoker), clock())
       if (row === undefined) throw new DomainApiKeyNotFoundError(id)
       evict(id)
@@ -194,19 +238,23 @@ export function createApiKeyService (options: ApiKeyServiceOptions) {
       return toApiKey(row)
     },
 
-    async get (id: string) {
-      const row = await findApiKey(db, id)
-      if (row === undefined) throw new DomainApiKeyNotFoundError(id)
-      return toApiKey(row)
+    async get (caller: Caller, id: string) {
+      return toApiKey(await keyInScope(caller, id))
     },
 
-    async list (query: { limit: number, cursor?: string | undefined }) {
-      const rows = await listApiKeys(db, decodeKeyset(query.cursor), query.limit + 1)
+    async list (caller: Caller, query: { limit: number, cursor?: string | undefined }) {
+      const rows = await listApiKeys(db, decodeKeyset(query.cursor), query.limit + 1, caller.organisation)
       return toPage(rows, query.limit, toApiKey, (row) => [row.created_at.toISOString(), row.id])
     },
 
     describe (caller: Caller) {
-      return { id: principalOf(caller), name: caller.name, roles: caller.roles, account: caller.account }
+      return {
+        id: principalOf(caller),
+        name: caller.name,
+        roles: caller.roles,
+        account: caller.account,
+        organisation: caller.organisation
+      }
     },
 
     async start () {

@@ -6,6 +6,7 @@ import { readFeed } from '../db/feed.repository.ts'
 import type { DB } from '../db/types.ts'
 import {
   claimDueDeliveries,
+  domainsOfOrganisation,
   enqueueDeliveries,
   lockIdleWebhooks,
   moveWebhookCursor,
@@ -51,8 +52,12 @@ export async function fanOut (db: Kysely<DB>): Promise<boolean> {
       const last = rows.at(-1)
       if (last === undefined) continue
       const all = hook.events.includes('*')
-      const matching = rows.filter((row) => all || hook.events.includes(row.event)).map((row) => row.id)
-      await enqueueDeliveries(trx, hook.id, matching)
+      let matching = rows.filter((row) => all || hook.events.includes(row.event))
+      if (hook.organisation_did !== null) {
+        const own = await domainsOfOrganisation(trx, hook.organisation_did, matching.map((row) => row.domain_did))
+        matching = matching.filter((row) => own.has(row.domain_did))
+      }
+      await enqueueDeliveries(trx, hook.id, matching.map((row) => row.id))
       await moveWebhookCursor(trx, hook.id, positionOf(last))
       more ||= rows.length === FAN_OUT_BATCH
     }

@@ -12,6 +12,7 @@ import { DomainBatchInProgressError, DomainExternalIdTakenError, DomainIdempoten
 import { principalOf, type Caller } from './api-keys.ts'
 import type { Clock } from './clock.ts'
 import { fingerprint } from './fingerprint.ts'
+import { withOrganisation } from './tenancy.ts'
 import {
   externalIdScope, prepareRegistration, registrationReason, registrationReferences, scopeKey
 } from './registration.ts'
@@ -143,7 +144,7 @@ export function createBatchService ({ db, clock, idempotencyTtlMs, allowedClassM
 
   return {
     async register (caller: Caller, body: BatchCreateBody, idempotencyKey?: string) {
-      const items = body.items.map((item, index) => ({ index, body: item }))
+      const items = body.items.map((item, index) => ({ index, body: withOrganisation(caller, item) }))
       let lease: Lease | undefined
       const results: BatchItemResult[] = []
       if (idempotencyKey !== undefined) {

@@ -42,6 +42,7 @@ import { checkDocumentFields, documentFieldsOf } from './did-document.ts'
 import {
   externalIdScope, newEntityDid, prepareRegistration, registrationReason, registrationReferences
 } from './registration.ts'
+import { assertSameOrganisation, createPrivacy, tenantOf, withOrganisation } from './tenancy.ts'
 import { checkMetadata, checkValidity, classOf, entityTypeOf, toInstant } from './validation.ts'
 
 /** Metadata and validity are what voters review, so they change only outside review and verification. */
@@ -73,6 +74,7 @@ export function createDomainService ({ db, clock, idempotencyTtlMs, allowedClass
 }) {
   const batcher = createInsertBatcher(db, idempotencyTtlMs)
   const references = createReferenceLoader(db)
+  const privacy = createPrivacy(db)
 
   /** Reads a domain, settling first what is due (the lazy half of expiry and vote deadlines). */
   async function readSettled (did: string, now: Date): Promise<DomainWithProposal> {
@@ -89,7 +91,7 @@ export function createDomainService ({ db, clock, idempotencyTtlMs, allowedClass
    * The placement columns after new links, checked as on registration. A domain other domains name as parent
    * keeps its links: its children's organisation and project derive from them (and no cycle can form).
    */
-  async function relink (trx: Transaction<DB>, domain: DomainRow, links: Links, now: Date) {
+  async function relink (caller: Caller, trx: Transaction<DB>, domain: DomainRow, links: Links, now: Date) {
     const before = (domain.document as DomainDocumentFields).links ?? {}
     const changed = (link: 'parent' | 'organisation') => links?.[link] !== before[link]
     if ((changed('parent') || changed('organisation')) && await hasChildren(trx, domain.did)) {
@@ -98,10 +100,15 @@ export function createDomainService ({ db, clock, idempotencyTtlMs, allowedClass
     }
     const references = await findReferences(trx, referencesOf(undefined, links), { lock: true })
     const placement = placementOf(domain.type, links, references, now, { self: domain.did, changed })
+    assertSameOrganisation(caller, tenantOf({ ...domain, organisation: placement.organisation }),
+      `The new links.organisation of ${domain.did}`)
     return { parent_did: placement.parent, organisation_did: placement.organisation, project_did: placement.project }
   }
 
+  /** A caller of another organisation is refused first, whatever its roles; then only controllers and admins. */
   function assertController (caller: Caller, domain: DomainRow) {
+    assertSameOrganisation(caller, tenantOf({ ...domain, organisation: domain.organisation_did }),
+      `Domain ${domain.did}`)
     if (!caller.roles.includes('admin') && !domain.controllers.includes(caller.account)) {
       throw new DomainNotControllerError(domain.did)
     }
@@ -109,10 +116,12 @@ export function createDomainService ({ db, clock, idempotencyTtlMs, allowedClass
 
   return {
     readSettled,
+    privacy,
 
-    async create (caller: Caller, body: CreateDomainBody, idempotencyKey?: string): Promise<CreateResult> {
+    async create (caller: Caller, sent: CreateDomainBody, idempotencyKey?: string): Promise<CreateResult> {
       const now = clock()
-      const requestFingerprint = idempotencyKey !== undefined ? fingerprint(body) : ''
+      const requestFingerprint = idempotencyKey !== undefined ? fingerprint(sent) : ''
+      const body = withOrganisation(caller, sent)
       let prepared: NewDomain
       try {
         // Cheap checks first: a malformed body costs no query.
@@ -160,12 +169,12 @@ export function createDomainService ({ db, clock, idempotencyTtlMs, allowedClass
       throw new Error('could not register the domain after 3 attempts')
     },
 
-    async get (did: string): Promise<Domain> {
+    async get (caller: Caller, did: string): Promise<Domain> {
       const now = clock()
-      return toDomain(await readSettled(did, now), now)
+      return await privacy.one(caller, toDomain(await readSettled(did, now), now))
     },
 
-    async list (query: ListDomainsQuery) {
+    async list (caller: Caller, query: ListDomainsQuery) {
       const now = clock()
       const order = { sort: query.sort ?? 'createdAt', order: query.order ?? 'desc' } as const
       const after = decodeDomainCursor(query.cursor, domainPosition(order))
@@ -197,7 +206,8 @@ export function createDomainService ({ db, clock, idempotencyTtlMs, allowedClass
         usable: query.usable,
         updatedSince
       }, { ...order, after }, now, query.limit + 1)
-      return toPage(rows.map((row) => toDomain(row, now)), query.limit, (domain) => domain, domainPosition(order))
+      const page = toPage(rows.map((row) => toDomain(row, now)), query.limit, (domain) => domain, domainPosition(order))
+      return { ...page, items: await privacy.visible(caller, page.items) }
     },
 
     async update (caller: Caller, did: string, body: UpdateDomainBody): Promise<Domain> {
@@ -231,7 +241,7 @@ export function createDomainService ({ db, clock, idempotencyTtlMs, allowedClass
           checkDocumentFields(merged)
           changes.document = JSON.stringify(merged)
         }
-        if (body.links !== undefined) Object.assign(changes, await relink(trx, domain, body.links, now))
+        if (body.links !== undefined) Object.assign(changes, await relink(caller, trx, domain, body.links, now))
         const updated = await updateDomain(trx, did, changes).catch(async (error: unknown) => {
           // A new organisation may already hold a domain of this type under the same external id.
           if (!isUniqueViolation(error) || domain.external_id === null) throw error
@@ -255,7 +265,7 @@ export function createDomainService ({ db, clock, idempotencyTtlMs, allowedClass
         await recordVersions(trx, [did])
         return withProposal(updated, locked.proposal)
       })
-      return toDomain(result, now)
+      return await privacy.one(caller, toDomain(result, now))
     },
 
     async deactivate (caller: Caller, did: string, reason: string | undefined): Promise<Domain> {
@@ -286,7 +296,7 @@ export function createDomainService ({ db, clock, idempotencyTtlMs, allowedClass
         await recordVersions(trx, [did])
         return withProposal(updated, proposal)
       })
-      return toDomain(result, now)
+      return await privacy.one(caller, toDomain(result, now))
     },
 
     async history (did: string, query: { limit: number, cursor?: string | undefined }) {

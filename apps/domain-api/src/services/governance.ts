@@ -56,7 +56,7 @@ const REFUSALS: Record<string, string> = {
   verification_submitted: 'already has an open verification proposal'
 }
 
-const proposalPosition = (p: { createdAt: string, id: string }) => [p.createdAt, p.id]
+export const proposalPosition = (p: { createdAt: string, id: string }) => [p.createdAt, p.id]
 
 type VoteOutcome =
   | { closed: string }

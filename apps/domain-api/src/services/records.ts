@@ -203,6 +203,7 @@ export function toApiKey (row: ApiKeyRow): ApiKey {
     name: row.name,
     roles: row.roles as Role[],
     account: row.account,
+    organisation: row.organisation_did,
     prefix: row.prefix,
     createdBy: row.created_by,
     createdAt: row.created_at.toISOString(),

@@ -6,6 +6,7 @@ import { DomainForbiddenError } from '../errors.ts'
 import type { Caller } from './api-keys.ts'
 import { checkDocumentFields, documentFieldsOf } from './did-document.ts'
 import { checkClass, placementOf, referencesOf } from './placement.ts'
+import { assertSameOrganisation } from './tenancy.ts'
 import { checkMetadata, checkValidity, classOf, entityTypeOf, toInstant } from './validation.ts'
 
 /** What one registration needs checked and built, shared by POST /v1/domains and the batch. */
@@ -47,6 +48,7 @@ export function prepareRegistration (body: CreateDomainBody, context: Registrati
   checkDocumentFields(body)
   checkClass(classDid, body.class !== undefined ? '/class' : '/protocol', references, context.allowedClassMethods, now)
   const placement = placementOf(type, body.links, references, now)
+  assertSameOrganisation(caller, placement.organisation, 'The domain\'s place (links.parent, links.organisation)')
   // Flow 3 of the platform: an agent registers for a household, which becomes the controller.
   if (body.onBehalfOf !== undefined && !caller.roles.includes('registrar')) {
     throw new DomainForbiddenError('registrar, to register for another controller')

@@ -36,6 +36,7 @@ const toWebhook = (row: WebhookRow): Webhook => ({
   id: row.id,
   url: row.url,
   events: row.events,
+  organisation: row.organisation_did,
   createdBy: { keyId: row.created_by_key, account: row.created_by_account, service: null },
   createdAt: row.created_at.toISOString()
 })
@@ -67,13 +68,17 @@ export interface WebhookServiceOptions {
 
 /** Registration of webhooks and their delivery log; the sending is the delivery worker's. */
 export function createWebhookService ({ db, clock, allowPrivateTargets }: WebhookServiceOptions) {
-  async function hook (id: string): Promise<WebhookRow> {
+  /** A hook the caller manages: any for a platform admin, its organisation's for another (others are not found). */
+  async function hook (caller: Caller, id: string): Promise<WebhookRow> {
     const row = await findWebhook(db, id)
-    if (row === undefined) throw new DomainWebhookNotFoundError(id)
+    if (row === undefined || (caller.organisation !== null && row.organisation_did !== caller.organisation)) {
+      throw new DomainWebhookNotFoundError(id)
+    }
     return row
   }
 
-  async function delivery (id: string, deliveryId: string): Promise<DeliveryRow> {
+  async function delivery (caller: Caller, id: string, deliveryId: string): Promise<DeliveryRow> {
+    await hook(caller, id)
     const row = await findDelivery(db, id, deliveryId)
     if (row === undefined) throw new DomainDeliveryNotFoundError(deliveryId, id)
     return row
@@ -92,32 +97,35 @@ export function createWebhookService ({ db, clock, allowPrivateTargets }: Webhoo
         // Admin routes take API keys only; the account stands in as for UCAN voters.
         created_by_key: caller.keyId ?? caller.account,
         created_by_account: caller.account,
+        // A hook of an organisation's admin gets the events of that organisation's domains only.
+        organisation_did: caller.organisation,
         created_at: clock()
       })
       return { ...toWebhook(row), secret }
     },
 
-    async list (query: { limit: number, cursor?: string | undefined }) {
-      const rows = await listWebhooks(db, decodeKeyset(query.cursor), query.limit + 1)
+    async list (caller: Caller, query: { limit: number, cursor?: string | undefined }) {
+      const rows = await listWebhooks(db, decodeKeyset(query.cursor), query.limit + 1, caller.organisation)
       return toPage(rows, query.limit, toWebhook, (row) => [row.created_at.toISOString(), row.id])
     },
 
-    get: async (id: string): Promise<Webhook> => toWebhook(await hook(id)),
+    get: async (caller: Caller, id: string): Promise<Webhook> => toWebhook(await hook(caller, id)),
 
-    async remove (id: string): Promise<void> {
+    async remove (caller: Caller, id: string): Promise<void> {
+      await hook(caller, id)
       if (!await deleteWebhook(db, id)) throw new DomainWebhookNotFoundError(id)
     },
 
-    async deliveries (id: string, query: ListDeliveriesQuery) {
+    async deliveries (caller: Caller, id: string, query: ListDeliveriesQuery) {
       const after = decodeKeyset(query.cursor)
-      await hook(id)
+      await hook(caller, id)
       const rows = await listDeliveries(db, id, { status: query.status }, after, query.limit + 1)
       const now = new Date()
       return toPage(rows, query.limit, (row) => toDelivery(row, now), (row) => [row.created_at.toISOString(), row.id])
     },
 
-    async delivery (id: string, deliveryId: string) {
-      const row = await delivery(id, deliveryId)
+    async delivery (caller: Caller, id: string, deliveryId: string) {
+      const row = await delivery(caller, id, deliveryId)
       const event = await findFeedEvent(db, row.event_id)
       const log = await listAttempts(db, deliveryId)
       // Events are never deleted and a delivery refers to one; this only satisfies the type.
@@ -135,10 +143,10 @@ export function createWebhookService ({ db, clock, allowPrivateTargets }: Webhoo
     },
 
     /** Sends a delivery again (whatever its status) with a fresh attempt budget and the same event id. */
-    async redeliver (id: string, deliveryId: string): Promise<Delivery> {
-      await delivery(id, deliveryId)
+    async redeliver (caller: Caller, id: string, deliveryId: string): Promise<Delivery> {
+      await delivery(caller, id, deliveryId)
       if (!await requeueDelivery(db, id, deliveryId)) throw new DomainDeliveryInFlightError(deliveryId)
-      return toDelivery(await delivery(id, deliveryId), new Date())
+      return toDelivery(await delivery(caller, id, deliveryId), new Date())
     }
   }
 }

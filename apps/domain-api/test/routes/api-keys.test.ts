@@ -27,9 +27,10 @@ describe('POST /v1/api-keys', () => {
     const me = async () =>
       (await t.app.inject({ method: 'GET', url: '/v1/api-keys/current', headers: t.auth(created.key) })).json()
     // A key acts with the roles it names that its account holds: none until an admin grants them.
-    expect(await me()).toEqual({ id: created.id, name: 'field office', roles: [], account })
+    expect(await me()).toEqual({ id: created.id, name: 'field office', roles: [], account, organisation: null })
     await t.grant(account, ['registrar', 'compliance', 'voter'])
-    expect(await me()).toEqual({ id: created.id, name: 'field office', roles: ['registrar', 'compliance'], account })
+    expect(await me()).toEqual(
+      { id: created.id, name: 'field office', roles: ['registrar', 'compliance'], account, organisation: null })
   })
 
   it('refuses a key without an account: a key never acts for another', async () => {

@@ -22,7 +22,8 @@ const registrar: Caller = {
   roles: ['registrar', 'compliance'],
   account: 'did:ixo:registrar',
   via: 'api-key',
-  service: null
+  service: null,
+  organisation: null
 }
 const voter = (i: number): Caller => ({
   keyId: `k-voter-${i}`,
@@ -30,7 +31,8 @@ const voter = (i: number): Caller => ({
   roles: ['voter'],
   account: `did:ixo:voter${i}`,
   via: 'api-key',
-  service: null
+  service: null,
+  organisation: null
 })
 
 /** The GraphQL routes alone on a bare Fastify, over a database handle that counts its statements. */
@@ -119,5 +121,26 @@ describe('GraphQL loaders', () => {
     }
     const one = await page(1)
     expect(await page(6)).toBe(one)
+
+    const proposals = async (first: number) => {
+      const before = counted()
+      const res = await app.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: { authorization: `Bearer ${ADMIN_KEY}` },
+        payload: {
+          query: `query ($first: Int) { verificationProposals(status: open, first: $first) { edges { node {
+            id votes { account } domain { did openProposal { id } }
+          } } } }`,
+          variables: { first }
+        }
+      })
+      expect(res.statusCode).toBe(200)
+      const nodes = res.json().data.verificationProposals.edges.map((e: { node: Record<string, any> }) => e.node)
+      expect(nodes).toHaveLength(first)
+      for (const node of nodes) expect([node.votes.length, node.domain.openProposal.id]).toEqual([1, node.id])
+      return counted() - before
+    }
+    expect(await proposals(6)).toBe(await proposals(1))
   }, 60_000)
 })

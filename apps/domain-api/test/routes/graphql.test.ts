@@ -347,7 +347,7 @@ describe('GET /graphql/schema', () => {
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/)
     const schema = buildSchema(await res.text())
     expect(Object.keys(schema.getQueryType()!.getFields()).sort())
-      .toEqual(['domain', 'domains', 'verificationProposal'])
+      .toEqual(['domain', 'domains', 'verificationProposal', 'verificationProposals'])
     expect(Object.keys((schema.getType('Domain') as any).getFields())).toEqual(
       expect.arrayContaining(['status', 'verified', 'usable', 'controllers', 'links', 'history', 'openProposal']))
   })

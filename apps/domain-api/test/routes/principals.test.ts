@@ -289,7 +289,7 @@ describe('API keys and account roles', () => {
       headers: t.auth(ADMIN_KEY),
       payload: { roles: ['voter', 'admin'] }
     })
-    expect(put.json()).toEqual({ account, roles: ['voter', 'admin'] })
+    expect(put.json()).toEqual({ account, roles: ['voter', 'admin'], organisation: null })
     expect((await create(t.auth(key.key))).statusCode).toBe(403)
     const keys = await t.app.inject({ method: 'GET', url: '/v1/api-keys', headers: t.auth(key.key) })
     expect(keys.statusCode).toBe(403)
@@ -304,7 +304,7 @@ describe('API keys and account roles', () => {
       method: 'PUT', url, headers: t.auth(registrar.key), payload: { roles: ['admin'] }
     })).statusCode).toBe(403)
     const none = await t.app.inject({ method: 'GET', url, headers: t.auth(ADMIN_KEY) })
-    expect(none.json()).toEqual({ account, roles: [] })
+    expect(none.json()).toEqual({ account, roles: [], organisation: null })
     for (const [path, roles] of [['/v1/accounts/bob/roles', []], [url, ['root']], [url, ['voter', 'voter']]] as const) {
       const res = await t.app.inject({ method: 'PUT', url: path, headers: t.auth(ADMIN_KEY), payload: { roles } })
       expect(res.statusCode).toBe(400)

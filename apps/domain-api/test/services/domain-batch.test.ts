@@ -11,7 +11,8 @@ const caller: Caller = {
   name: 'field office',
   roles: ['registrar'],
   account: 'did:ixo:field-office',
-  service: null
+  service: null,
+  organisation: null
 }
 const file = fileDatabase()
 

@@ -14,7 +14,8 @@ const caller: Caller = {
   name: 'test',
   roles: ['registrar', 'compliance'],
   account: 'did:ixo:tester',
-  service: null
+  service: null,
+  organisation: null
 }
 const silentLog = { info () {}, warn () {} } as unknown as FastifyBaseLogger
 const file = fileDatabase()

@@ -12,8 +12,18 @@ export interface PlatformOptions {
 /** domain-api acting as the logged-in account, whose own key signs each invocation. */
 export function createPlatform (options: PlatformOptions) {
   const client = createPlatformClient({ domainApiUrl: options.domainApiUrl, timeoutMs: options.timeoutMs })
-  // A domain's class never changes, so it is read once.
-  const projectClasses = new Map<string, Promise<string>>()
+  // A project's class never changes, and its organisation stays once devices name it as parent: read once.
+  const projects = new Map<string, Promise<{ class: string, organisation: string | null }>>()
+  const projectOf = async (project: string, registry: PlatformClient) => {
+    let known = projects.get(project)
+    if (known === undefined) {
+      known = registry.getDomain(project)
+        .then((domain) => ({ class: domain.class, organisation: domain.organisation ?? null }))
+      projects.set(project, known)
+      known.catch(() => { projects.delete(project) })
+    }
+    return await known
+  }
 
   return {
     configured: options.domainApiUrl !== undefined,
@@ -24,13 +34,21 @@ export function createPlatform (options: PlatformOptions) {
       if (programme.deviceClass !== undefined) return programme.deviceClass
       const project = programme.projectDid
       if (project === undefined) throw new Error(`programme ${programme.name} has no projectDid`)
-      let known = projectClasses.get(project)
-      if (known === undefined) {
-        known = registry.getDomain(project).then((domain) => domain.class)
-        projectClasses.set(project, known)
-        known.catch(() => { projectClasses.delete(project) })
+      return (await projectOf(project, registry)).class
+    },
+
+    /**
+     * Where a device's serial must be unique in the registry: per type within the organisation of the programme's
+     * project, or per class when it has none (or the programme has no project).
+     */
+    async deviceScope (programme: Programme, registry: PlatformClient) {
+      const project = programme.projectDid
+      if (project === undefined) {
+        if (programme.deviceClass === undefined) throw new Error(`programme ${programme.name} has no projectDid`)
+        return { class: programme.deviceClass, organisation: null }
       }
-      return await known
+      const known = await projectOf(project, registry)
+      return { class: programme.deviceClass ?? known.class, organisation: known.organisation }
     },
 
     report: (error: unknown, fields: Record<string, unknown>, message: string) => {

@@ -10,6 +10,9 @@ import {
   statusErrorHandler
 } from '../../errors.ts'
 import { apiKeyPlugin } from '../../plugins/api-key.ts'
+import { isFresh, setCacheHeaders, etagOf } from './http-cache.ts'
+import { broadcastRoutes, type BroadcastOptions } from './broadcast.ts'
+import { blockStreamRoutes, type BlockStreamOptions } from './block-stream.ts'
 import { bindingValues } from '../../services/path-template.ts'
 import type { ResponseCache } from '../../services/response-cache.ts'
 import type { Served } from '../../services/served.ts'
@@ -20,6 +23,10 @@ export interface GatewayRoutesOptions {
   served: () => Served | undefined
   cache: ResponseCache
   apiKeys: string[]
+  stream: BlockStreamOptions
+  broadcast: Omit<BroadcastOptions, 'served' | 'shared'>
+  /** max-age of latest-height answers, in seconds (0: revalidate). */
+  latestMaxAgeS: number
 }
 
 /** Methods that would carry a transaction or a change: answered 501 like upstream, never forwarded. */
@@ -47,6 +54,8 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<GatewayRoutesOptions> = as
   app.setErrorHandler(statusErrorHandler)
   if (options.apiKeys.length > 0) await app.register(apiKeyPlugin, { keys: options.apiKeys })
   const cache = options.cache.enabled ? options.cache : undefined
+  await blockStreamRoutes(app, options.stream)
+  await broadcastRoutes(app, { ...options.broadcast, served: options.served, shared })
 
   app.route({
     ...shared,
@@ -64,11 +73,21 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<GatewayRoutesOptions> = as
         if (match === undefined) throw notFoundError()
         const values = bindingValues(match.entry.route.compiled.bindings, match.params)
         if (values === undefined) throw notFoundError()
+        // A pinned answer never changes: a client holding it is answered without asking the node.
+        if (height !== '' && isFresh(request, etagOf(height))) {
+          setCacheHeaders(reply, height, true, options.latestMaxAgeS)
+          return await reply.code(304).send()
+        }
         answer = await match.entry.transcode(values, request.query as Record<string, unknown>, height, rawKey)
       }
       if (answer.height !== undefined) {
         reply.header(HEIGHT_RESPONSE_HEADER, answer.height)
         reply.header(GRPC_HEIGHT_RESPONSE_HEADER, answer.height)
+      }
+      const validator = height !== '' ? height : answer.height
+      if (validator !== undefined) {
+        setCacheHeaders(reply, validator, height !== '', options.latestMaxAgeS)
+        if (isFresh(request, etagOf(validator))) return await reply.code(304).send()
       }
       return await reply.type('application/json').send(answer.body)
     }

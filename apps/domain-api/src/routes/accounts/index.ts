@@ -23,11 +23,12 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
       tags,
       security: KEY_SECURITY,
       summary: 'The roles granted to an account',
-      description: 'Role: admin. An account never granted a role has an empty list.',
+      description: 'Role: admin (a platform admin, or one of the account\'s organisation). An account never granted ' +
+        'a role has an empty list.',
       params: AccountParamsSchema,
       response: { 200: AccountRolesSchema, ...errorResponses(400, 401, 403) }
     }
-  }, async (request) => await accounts.get(request.params.did))
+  }, async (request) => await accounts.get(callerOf(request), request.params.did))
 
   app.put('/v1/accounts/:did/roles', {
     onRequest: admin,
@@ -36,15 +37,24 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
       security: KEY_SECURITY,
       summary: 'Set the roles of an account',
       description: 'Role: admin. Replaces the account\'s roles; takes effect at once on every replica for its keys ' +
-        'and UCAN callers. A key acts with the roles it names that its account holds.',
+        'and UCAN callers. A key acts with the roles it names that its account holds. An account without ' +
+        'organisation joins `organisation` (default: the calling admin\'s); an account\'s organisation never ' +
+        'changes (409 DOMAIN_ORGANISATION_CONFLICT). An admin of an organisation manages its accounts only and ' +
+        'grants no governance role (compliance, voter, vetoer): 403 DOMAIN_ORGANISATION_FORBIDDEN.',
       params: AccountParamsSchema,
       body: AccountRolesBodySchema,
-      response: { 200: AccountRolesSchema, ...errorResponses(400, 401, 403) }
+      response: { 200: AccountRolesSchema, ...errorResponses(400, 401, 403, 409, 422) }
     }
   }, async (request) => {
-    const actor = principalOf(callerOf(request))
-    const set = await accounts.setRoles(actor, request.params.did, request.body.roles)
-    await audit.record({ action: 'roles.changed', actor, subject: request.params.did, details: { roles: set.roles } })
+    const caller = callerOf(request)
+    const { roles, organisation } = request.body
+    const set = await accounts.setRoles(caller, request.params.did, roles, organisation)
+    await audit.record({
+      action: 'roles.changed',
+      actor: principalOf(caller),
+      subject: request.params.did,
+      details: { roles: set.roles, ...(organisation !== undefined ? { organisation } : {}) }
+    })
     return set
   })
 }

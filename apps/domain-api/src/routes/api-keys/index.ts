@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import type { AuditTrail, FastifyPluginAsyncTypebox } from '@impact/service-kit'
-import { CursorPageQuerySchema } from '@impact/schemas'
+import { CursorPageQuerySchema, Nullable } from '@impact/schemas'
 import { authorize, callerOf } from '../../plugins/auth.ts'
 import { errorResponses, KEY_SECURITY } from '../../schemas/security.ts'
 import {
@@ -19,7 +19,8 @@ const CurrentKeySchema = Type.Object({
   id: Type.String(),
   name: Type.String(),
   roles: Type.Array(RoleSchema),
-  account: Type.String()
+  account: Type.String(),
+  organisation: Nullable(Type.String({ description: 'The organisation (DID) the caller acts in, or null' }))
 })
 
 export const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRoutesOptions> = async (app, { apiKeys, audit }) => {
@@ -32,9 +33,12 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRoutesOptions> = asyn
       tags,
       security: KEY_SECURITY,
       summary: 'Issue an API key',
-      description: 'Role: admin. The key is in this response only; the service keeps a digest of it.',
+      description: 'Role: admin. The key is in this response only; the service keeps a digest of it. It acts in ' +
+        '`organisation` (default: its account\'s, else the issuing admin\'s); an admin of an organisation issues ' +
+        'keys of it only (403 DOMAIN_ORGANISATION_FORBIDDEN); another organisation than the account\'s is 409 ' +
+        'DOMAIN_ORGANISATION_CONFLICT, one that is not an organisation domain 422 DOMAIN_ORGANISATION_INVALID.',
       body: CreateApiKeyBodySchema,
-      response: { 201: CreatedApiKeySchema, ...errorResponses(400, 401, 403) }
+      response: { 201: CreatedApiKeySchema, ...errorResponses(400, 401, 403, 409, 422) }
     }
   }, async (request, reply) => {
     const created = await apiKeys.issue(callerOf(request), request.body)
@@ -58,11 +62,11 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRoutesOptions> = asyn
       tags,
       security: KEY_SECURITY,
       summary: 'List API keys (without secrets), oldest first',
-      description: 'Role: admin.',
+      description: 'Role: admin. An admin of an organisation sees the keys acting in it only.',
       querystring: CursorPageQuerySchema,
       response: { 200: ApiKeyPageSchema, ...errorResponses(400, 401, 403) }
     }
-  }, async (request) => await apiKeys.list(request.query))
+  }, async (request) => await apiKeys.list(callerOf(request), request.query))
 
   app.get('/v1/api-keys/current', {
     onRequest: authorize(apiKeys, [], {}),
@@ -81,11 +85,11 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRoutesOptions> = asyn
       tags,
       security: KEY_SECURITY,
       summary: 'Read an API key (without its secret)',
-      description: 'Role: admin.',
+      description: 'Role: admin (of its organisation, or a platform admin; others get 404).',
       params: ApiKeyParamsSchema,
       response: { 200: ApiKeySchema, ...errorResponses(400, 401, 403, 404) }
     }
-  }, async (request) => await apiKeys.get(request.params.id))
+  }, async (request) => await apiKeys.get(callerOf(request), request.params.id))
 
   app.delete('/v1/api-keys/:id', {
     onRequest: admin,
@@ -93,7 +97,8 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRoutesOptions> = asyn
       tags,
       security: KEY_SECURITY,
       summary: 'Revoke an API key',
-      description: 'Role: admin. Takes effect at once on every replica; revoking a revoked key changes nothing.',
+      description: 'Role: admin (of its organisation, or a platform admin). Takes effect at once on every replica; ' +
+        'revoking a revoked key changes nothing.',
       params: ApiKeyParamsSchema,
       response: { 204: Type.Null({ description: 'Revoked' }), ...errorResponses(400, 401, 403, 404) }
     }

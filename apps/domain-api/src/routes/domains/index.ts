@@ -126,7 +126,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox<DomainRoutesOptions> = asyn
       querystring: ListDomainsQuerySchema,
       response: { 200: DomainPageSchema, ...errorResponses(400, 401) }
     }
-  }, async (request) => await domains.list(request.query))
+  }, async (request) => await domains.list(callerOf(request), request.query))
 
   app.get('/v1/domains/:did', {
     onRequest: reader,
@@ -148,7 +148,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox<DomainRoutesOptions> = asyn
     }
   }, async (request, reply) => {
     const { did } = request.params
-    if (!wantsDocument(request.headers.accept)) return await domains.get(did)
+    if (!wantsDocument(request.headers.accept)) return await domains.get(callerOf(request), did)
     const { result } = await identifiers.resolve(did)
     if (result.didDocument === null) throw new DomainNotFoundError(did)
     reply.header('content-type', DID_DOCUMENT_TYPE)

@@ -5,9 +5,9 @@ import {
   CreateProposalBodySchema, ListProposalsQuerySchema, ProposalPageSchema, ProposalSchema, VoteBodySchema
 } from '@impact/schemas'
 import { DidParamsSchema, ProposalParamsSchema } from '../../schemas/params.ts'
-import { invalid } from '../../errors.ts'
 import type { ApiKeyService } from '../../services/api-keys.ts'
 import type { GovernanceService } from '../../services/governance.ts'
+import { checkProposalQuery } from '../../services/proposal-query.ts'
 
 export interface ProposalRoutesOptions {
   apiKeys: ApiKeyService
@@ -25,11 +25,6 @@ export const proposalRoutes: FastifyPluginAsyncTypebox<ProposalRoutesOptions> = 
   const { apiKeys, governance } = options
   const tags = ['verification']
   const reader = authorize(apiKeys)
-  const checkVoted = (query: { voter?: string | undefined, voted?: boolean | undefined }) => {
-    if (query.voted !== undefined && query.voter === undefined) {
-      throw invalid('voted needs voter', [{ field: '/voted', message: 'only with voter' }])
-    }
-  }
 
   app.post('/v1/domains/:did/verification-proposals', {
     onRequest: authorize(apiKeys, ['compliance'], { ability: 'verification/propose' }),
@@ -66,8 +61,7 @@ export const proposalRoutes: FastifyPluginAsyncTypebox<ProposalRoutesOptions> = 
       response: { 200: ProposalPageSchema, ...errorResponses(400, 401) }
     }
   }, async (request) => {
-    checkVoted(request.query)
-    return await governance.list(request.query, callerOf(request))
+    return await governance.list(checkProposalQuery(request.query), callerOf(request))
   })
 
   app.get('/v1/domains/:did/verification-proposals', {
@@ -83,8 +77,8 @@ export const proposalRoutes: FastifyPluginAsyncTypebox<ProposalRoutesOptions> = 
       response: { 200: ProposalPageSchema, ...errorResponses(400, 401, 404) }
     }
   }, async (request) => {
-    checkVoted(request.query)
-    return await governance.list({ ...request.query, domainDid: request.params.did }, callerOf(request))
+    const query = checkProposalQuery(request.query)
+    return await governance.list({ ...query, domainDid: request.params.did }, callerOf(request))
   })
 
   app.get('/v1/verification-proposals/:id', {

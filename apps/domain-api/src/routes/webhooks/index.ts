@@ -48,7 +48,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
       querystring: CursorPageQuerySchema,
       response: { 200: WebhookPageSchema, ...errorResponses(400, 401, 403) }
     }
-  }, async (request) => await webhooks.list(request.query))
+  }, async (request) => await webhooks.list(callerOf(request), request.query))
 
   app.get('/v1/webhooks/:id', {
     onRequest: admin,
@@ -60,7 +60,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
       params: WebhookParamsSchema,
       response: { 200: WebhookSchema, ...errorResponses(400, 401, 403, 404) }
     }
-  }, async (request) => await webhooks.get(request.params.id))
+  }, async (request) => await webhooks.get(callerOf(request), request.params.id))
 
   app.delete('/v1/webhooks/:id', {
     onRequest: admin,
@@ -73,7 +73,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
       response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(400, 401, 403, 404) }
     }
   }, async (request, reply) => {
-    await webhooks.remove(request.params.id)
+    await webhooks.remove(callerOf(request), request.params.id)
     return await reply.code(204).send(null)
   })
 
@@ -88,7 +88,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
       querystring: ListDeliveriesQuerySchema,
       response: { 200: DeliveryPageSchema, ...errorResponses(400, 401, 403, 404) }
     }
-  }, async (request) => await webhooks.deliveries(request.params.id, request.query))
+  }, async (request) => await webhooks.deliveries(callerOf(request), request.params.id, request.query))
 
   app.get('/v1/webhooks/:id/deliveries/:deliveryId', {
     onRequest: admin,
@@ -100,7 +100,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
       params: DeliveryParamsSchema,
       response: { 200: DeliveryDetailSchema, ...errorResponses(400, 401, 403, 404) }
     }
-  }, async (request) => await webhooks.delivery(request.params.id, request.params.deliveryId))
+  }, async (request) => await webhooks.delivery(callerOf(request), request.params.id, request.params.deliveryId))
 
   app.post('/v1/webhooks/:id/deliveries/:deliveryId/redeliver', {
     onRequest: admin,
@@ -114,7 +114,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
       response: { 202: DeliverySchema, ...errorResponses(400, 401, 403, 404, 409) }
     }
   }, async (request, reply) => {
-    const delivery = await webhooks.redeliver(request.params.id, request.params.deliveryId)
+    const delivery = await webhooks.redeliver(callerOf(request), request.params.id, request.params.deliveryId)
     return await reply.code(202).send(delivery)
   })
 }

@@ -4,7 +4,7 @@ import { findAccount, findAccountsOfPhone, type Account } from '../../db/account
 import { normalisePhone, PHONE_INPUT_PATTERN } from '../../schemas/ussd.ts'
 import { normaliseCustomerId } from '../customer-id.ts'
 import type { Session } from '../session.ts'
-import { findBySerial, serialPrompt, wordsOf } from './domain-states.ts'
+import { DEVICE_TYPE, findBySerial, serialPrompt, wordsOf } from './domain-states.ts'
 import { registryFailure, shortDid, withRegistry } from './platform-access.ts'
 import { go, refuse, type MachineDeps, type StateDef, type Step } from './types.ts'
 
@@ -91,7 +91,7 @@ export const agentStates = {
         if (notAgent(roles)) return go('preMenu', 'register.notAllowed', wordsOf(s, programme))
         try {
           const domain = await registry.registerDomain({
-            type: 'Asset',
+            type: DEVICE_TYPE,
             class: await deps.platform.deviceClass(programme, registry),
             externalId: stove.serial,
             onBehalfOf: household.did,

@@ -42,9 +42,13 @@ function detailScreen (s: Session, t: Translator): Screen {
   }
 }
 
+/** What the gateway registers devices as (the registry's spelling of Asset). */
+export const DEVICE_TYPE = 'asset/device'
+
 /**
- * The domains of a class registered under `serial` (the class of the programme's devices when it has a project,
- * else any class).
+ * The devices registered under `serial` where the registry keeps serials unique: per type within the organisation
+ * of the programme's project, else per class among domains outside any organisation. A programme with neither a
+ * project nor a device class looks across the registry.
  */
 export async function findBySerial (
   registry: PlatformClient,
@@ -52,10 +56,16 @@ export async function findBySerial (
   deps: MachineDeps,
   serial: string
 ) {
-  const known = programme.projectDid !== undefined || programme.deviceClass !== undefined
-  const protocol = known ? await deps.platform.deviceClass(programme, registry) : undefined
-  const page = await registry.searchDomains({ externalId: serial, ...(protocol !== undefined ? { protocol } : {}) })
-  return page.items
+  if (programme.projectDid === undefined && programme.deviceClass === undefined) {
+    return (await registry.searchDomains({ externalId: serial })).items
+  }
+  const scope = await deps.platform.deviceScope(programme, registry)
+  if (scope.organisation !== null) {
+    const { organisation } = scope
+    return (await registry.searchDomains({ externalId: serial, organisation, type: DEVICE_TYPE })).items
+  }
+  const page = await registry.searchDomains({ externalId: serial, protocol: scope.class })
+  return page.items.filter((domain) => domain.organisation === null)
 }
 
 export interface SerialEntry {

@@ -29,25 +29,38 @@ const slowPlugin = testPlugin({
   })
 })
 
-/** The clean-cooking programme on CODE with every menu, pointing at the registry's project. */
-async function programmeFile (projectDid: string, name = 'programmes.json') {
+const ORGANISATION_CODE = '*384*124#'
+
+/**
+ * The clean-cooking programme on CODE with every menu, pointing at the registry's project; with
+ * `organisationProject`, a second one on ORGANISATION_CODE whose project belongs to an organisation.
+ */
+async function programmeFile (projectDid: string, name = 'programmes.json', organisationProject?: string) {
   const file = join(dir, name)
+  const programme = (name: string, projectDid: string) => ({
+    name,
+    projectDid,
+    menus: ['myDomains', 'askAssistant', 'registerStove', 'checkStove'],
+    domainWord: { en: { one: 'stove', many: 'stoves' }, sw: { one: 'jiko', many: 'majiko' } }
+  })
   await writeFile(file, JSON.stringify({
     programmes: {
-      [CODE]: {
-        name: 'Clean Cooking',
-        projectDid,
-        menus: ['myDomains', 'askAssistant', 'registerStove', 'checkStove'],
-        domainWord: { en: { one: 'stove', many: 'stoves' }, sw: { one: 'jiko', many: 'majiko' } }
-      }
+      [CODE]: programme('Clean Cooking', projectDid),
+      ...(organisationProject !== undefined
+        ? { [ORGANISATION_CODE]: programme('Stove Makers', organisationProject) }
+        : {})
     }
   }))
   return file
 }
 
 /** A new session logged in as `customerId`: the screen after the PIN. */
-async function logIn (ctx: TestContext, customerId: string): Promise<{ phone: Dialer, welcome: UssdReply }> {
-  const phone = new Dialer(ctx.app)
+async function logIn (
+  ctx: TestContext,
+  customerId: string,
+  serviceCode = CODE
+): Promise<{ phone: Dialer, welcome: UssdReply }> {
+  const phone = new Dialer(ctx.app, { serviceCode })
   await phone.dial('2*1')
   await phone.send(customerId)
   return { phone, welcome: await phone.send(PIN) }
@@ -61,14 +74,16 @@ describe('the platform menus, acting as the account on a real domain-api and ora
   let oracle: Awaited<ReturnType<typeof startOracle>>
   let ctx: TestContext
   let project: { protocol: string, project: string }
+  let ofOrganisation: { protocol: string, project: string, organisation?: string | undefined }
 
   beforeAll(async () => {
     registry = await startRegistry()
     // With domain-api, the oracle's platform plugin is on: its tools read the registry as the asking account.
     oracle = await startOracle({ DOMAIN_API_URL: registry.url }, { plugins: [slowPlugin] })
     project = await registry.programme()
+    ofOrganisation = await registry.programme({ organisation: true, protocol: project.protocol })
     ctx = await setupApp({
-      USSD_PROGRAMMES_FILE: await programmeFile(project.project),
+      USSD_PROGRAMMES_FILE: await programmeFile(project.project, 'programmes.json', ofOrganisation.project),
       DOMAIN_API_URL: registry.url,
       ORACLE_URL: oracle.url,
       USSD_HOP_DEADLINE_MS: '3000'
@@ -171,6 +186,36 @@ describe('the platform menus, acting as the account on a real domain-api and ora
     expect(answer).toMatch(/^Hi! Here is what the tools reported\. get_domain: \{/)
     expect(answer).toContain(`"did":"${stove.did as string}"`)
     expect(answer).toMatch(/"status": ?"verified"/)
+  })
+
+  it('checks a serial where the registry keeps it unique: per type within the project\'s organisation', async () => {
+    const { household, agent } = await people()
+    // A device of another class in the organisation holds SN-ORG1; one outside any organisation holds SN-ORG2.
+    await registry.register({
+      type: 'Device',
+      class: 'did:ixo:protocol/other-stove',
+      externalId: 'SN-ORG1',
+      links: { organisation: ofOrganisation.organisation }
+    })
+    await registry.register({
+      type: 'Device', class: project.protocol, externalId: 'SN-ORG2', links: { parent: project.project }
+    })
+    const { phone } = await logIn(ctx, agent.customerId, ORGANISATION_CODE)
+    await phone.send('6')
+    expect((await phone.send('SN-ORG1')).screen)
+      .toBe('Serial SN-ORG1 is already registered.\nEnter the stove serial number:\n0. Back')
+    expect((await phone.send('SN-ORG2')).screen)
+      .toBe('Enter the household\'s Customer ID or phone number (with country code):\n0. Back')
+    await phone.send(household.customerId)
+    expect((await phone.send('1')).screen).toMatch(/^Registered stove SN-ORG2\./)
+    const twins = await registry.bySerial('SN-ORG2')
+    expect(twins.map((d) => d.organisation).sort()).toEqual([null, ofOrganisation.organisation].sort())
+
+    // In the programme without an organisation, SN-ORG2 is taken by its own device and SN-ORG1 is free.
+    const { phone: other } = await logIn(ctx, agent.customerId)
+    await other.send('6')
+    expect((await other.send('SN-ORG2')).screen).toMatch(/^Serial SN-ORG2 is already registered\./)
+    expect((await other.send('SN-ORG1')).screen).toMatch(/^Enter the household's Customer ID/)
   })
 
   it('shows the lists in Kiswahili, and an empty list says so', async () => {
