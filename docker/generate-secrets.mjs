@@ -98,7 +98,7 @@ export function generateSecrets (options = {}) {
     ]
   }
   files['oracle-runtime'] = {
-    values: { ORACLE_PRIVATE_KEY: oracle.key, CREDITS_ADMIN_TOKEN: token(), ...shared },
+    values: { ORACLE_PRIVATE_KEY: oracle.key, CREDITS_ADMIN_TOKEN: token(), ORACLE_OPERATOR_TOKEN: token(), ...shared },
     comments: [
       `The oracle's DID: ${oracle.did}`,
       'LLM_API_KEY=<your model provider key> (with LLM_PROVIDER=openai and LLM_BASE_URL; else the offline agent runs)',

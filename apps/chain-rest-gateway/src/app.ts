@@ -71,6 +71,7 @@ export async function buildApp (config: Config, setup: { statePrefix?: string } 
 
   const app = await createApp({
     config,
+    name: APP_NAME,
     docs: {
       title: 'Chain REST gateway',
       version: '0.1.0',

@@ -1,13 +1,15 @@
-import { createApp, metricsOf, queryTimer, type App, type CreateAppOptions } from '@impact/service-kit'
+import {
+  auditRoutes, createApp, metricsOf, queryTimer, registerAudit, tracingOf, type App, type CreateAppOptions
+} from '@impact/service-kit'
 import { rateLimitBudgets, registerRateLimits } from '@impact/service-kit/rate-limits'
-import { MEMORY_DATA_DIR } from '@impact/persistence'
+import { createAuditStore, MEMORY_DATA_DIR } from '@impact/persistence'
 import { Type } from '@sinclair/typebox'
 import { createSharedState } from '@impact/shared-state'
 import { createBlocksyncResolver, createUcanVerifier, loadServiceIdentity } from '@impact/ucan'
 import { externalClassMethods, type Config } from './config.ts'
 import { openAppDatabase } from './db/open.ts'
 import { DomainRateLimitedError } from './errors.ts'
-import { apiKeyAuthPlugin, keyIdOf } from './plugins/auth.ts'
+import { apiKeyAuthPlugin, authorize, keyIdOf } from './plugins/auth.ts'
 import { accountRoutes } from './routes/accounts/index.ts'
 import { apiKeyRoutes } from './routes/api-keys/index.ts'
 import { domainRoutes } from './routes/domains/index.ts'
@@ -17,7 +19,7 @@ import { graphqlRoutes } from './routes/graphql/index.ts'
 import { proposalRoutes } from './routes/proposals/index.ts'
 import { revocationRoutes } from './routes/revocations/index.ts'
 import { webhookRoutes } from './routes/webhooks/index.ts'
-import { SECURITY_SCHEMES } from './schemas/security.ts'
+import { errorResponses, KEY_SECURITY, SECURITY_SCHEMES } from './schemas/security.ts'
 import { createAccountService } from './services/accounts.ts'
 import { createApiKeyService } from './services/api-keys.ts'
 import { systemClock, type Clock } from './services/clock.ts'
@@ -62,6 +64,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
     })
     const app = await createApp({
       config,
+      name: APP_NAME,
       docs: {
         title: 'Domain API',
         version: '0.1.0',
@@ -91,6 +94,14 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
     const { registry } = metricsOf(app)
     timeQuery = queryTimer(registry)
     await app.register(apiKeyAuthPlugin)
+    const retentionDays = config.AUDIT_RETENTION_DAYS
+    const audit = registerAudit(app, {
+      sink: createAuditStore({ db: database.db, table: 'audit_events', retentionDays }),
+      // The admin-only resources: every request to them is recorded, and every refused credential anywhere.
+      operatorTags: ['accounts', 'api keys', 'webhooks', 'audit'],
+      operatorOf: keyIdOf,
+      refusals: true
+    })
     const budgets = rateLimitBudgets(config)
     await registerRateLimits(app, {
       state,
@@ -153,8 +164,8 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
     const identifiers = createIdentifierService({ db, clock })
     await app.register(domainRoutes, { apiKeys, batches, domains, identifiers })
     await app.register(identifierRoutes, { identifiers })
-    await app.register(proposalRoutes, { apiKeys, governance })
-    await app.register(apiKeyRoutes, { apiKeys })
+    await app.register(proposalRoutes, { apiKeys, governance, audit })
+    await app.register(apiKeyRoutes, { apiKeys, audit })
     const allowPrivateTargets = config.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? config.NODE_ENV !== 'production'
     await app.register(eventRoutes, { apiKeys, feed: createEventFeed({ db }) })
     await app.register(webhookRoutes, { apiKeys, webhooks: createWebhookService({ db, clock, allowPrivateTargets }) })
@@ -168,8 +179,16 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       maxDepth: config.GRAPHQL_MAX_DEPTH,
       maxCost: config.GRAPHQL_MAX_COST
     })
-    await app.register(accountRoutes, { apiKeys, accounts })
-    await app.register(revocationRoutes, { revocations: createUcanRevocationService({ db, clock, verifier }) })
+    await app.register(accountRoutes, { apiKeys, accounts, audit })
+    await app.register(revocationRoutes, { revocations: createUcanRevocationService({ db, clock, verifier }), audit })
+    await app.register(auditRoutes, {
+      trail: audit,
+      url: '/v1/audit',
+      onRequest: authorize(apiKeys, ['admin']),
+      tags: ['audit'],
+      security: KEY_SECURITY,
+      errors: errorResponses(400, 401, 403)
+    })
 
     const sweeper = startSweeper({
       db,
@@ -182,6 +201,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       db,
       log: app.log,
       onAttempt: metrics.delivered,
+      tracing: tracingOf(app),
       settings: {
         pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
         timeoutMs: config.WEBHOOK_TIMEOUT_MS,

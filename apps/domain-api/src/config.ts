@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { baseConfigProperties, loadConfig as load, peerUrlProperties } from '@impact/service-kit'
+import { auditConfigProperties, baseConfigProperties, loadConfig as load, peerUrlProperties } from '@impact/service-kit'
 import { rateLimitConfigProperties } from '@impact/service-kit/rate-limits'
 import { DID_PATTERN } from '@impact/schemas'
 import { parseSigner } from '@impact/ucan'
@@ -10,6 +10,7 @@ export const MIN_ADMIN_KEY_LENGTH = 32
 
 export const ConfigSchema = Type.Object({
   ...baseConfigProperties({ app: 'domain-api', port: 3001 }),
+  ...auditConfigProperties(),
   // The other apps, as `npm start` hands them over (scripts/platform.ts).
   ...peerUrlProperties(['ORACLE_URL', 'CHAIN_REST_URL']),
   DOMAIN_API_ADMIN_KEY: Type.Optional(Type.String({

@@ -1,5 +1,9 @@
+import { Type } from '@sinclair/typebox'
+import { createAuditStore } from '@impact/persistence'
 import { ChatSessionSchema, MessageDtoSchema, ToolApprovalSchema } from '@impact/schemas'
-import { createApp, metricsOf, type App } from '@impact/service-kit'
+import {
+  auditRoutes, createApp, metricsOf, registerAudit, staticBearerGuard, tracingOf, type App
+} from '@impact/service-kit'
 import { rateLimitBudgets, registerRateLimits } from '@impact/service-kit/rate-limits'
 import { createSharedState, type SharedState } from '@impact/shared-state'
 import { createBlocksyncResolver, createUcanVerifier, type DidKeyResolver } from '@impact/ucan'
@@ -61,12 +65,13 @@ export interface AppOptions {
   sharedState?: SharedState
 }
 
-const PUBLIC_ROUTES = ['/', '/health', '/health/live', '/docs', '/docs/*', 'GET /models']
+// GET /audit has its own operator token instead of UCAN auth.
+const PUBLIC_ROUTES = ['/', '/health', '/health/live', '/docs', '/docs/*', 'GET /models', 'GET /audit']
 /** WebSocket limits: a client message (tool results included) up to 1 MiB; protocol heartbeats every 25 s. */
 const REALTIME = { maxPayloadBytes: 1024 * 1024, heartbeatMs: 25_000 }
 const CORS_HEADERS = [
   'Content-Type', 'Authorization', 'x-ucan-delegation', 'x-matrix-access-token', 'x-matrix-homeserver', 'x-did',
-  'x-request-id', 'x-auth-type', 'x-timezone'
+  'x-request-id', 'x-auth-type', 'x-timezone', 'traceparent', 'tracestate'
 ]
 const EXPOSED_HEADERS = [
   'X-Request-Id', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'
@@ -126,6 +131,7 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
 
     const app = await createApp({
       config,
+      name: APP_NAME,
       docs: {
         title: 'Oracle runtime',
         version: '0.1.0',
@@ -215,7 +221,8 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
       bus,
       clientTools,
       state,
-      log: app.log.child({ component: 'realtime' })
+      log: app.log.child({ component: 'realtime' }),
+      tracing: tracingOf(app)
     })
     const metrics = createOracleMetrics(metricsOf(app).registry, {
       bus, plugins, sockets: () => realtime.stats().totalConnections
@@ -233,6 +240,11 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
       ...budgets,
       principal: { ...budgets.principal, label: 'DID', of: (request) => request.auth?.did },
       error: (reason, seconds) => new RateLimitedError(reason, seconds)
+    })
+    const audit = registerAudit(app, {
+      sink: createAuditStore({ db, table: 'oracle_audit_events', retentionDays: config.AUDIT_RETENTION_DAYS }),
+      operatorTags: ['operator'],
+      refusals: true
     })
     const isPublic = routeMatcher([
       ...PUBLIC_ROUTES,
@@ -264,7 +276,7 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
       db, identity, config, models, turns, bus, executeTurn, approvals, sseStreams: metrics.sse
     })
     await app.register(historyRoutes, { db, identity, approvals })
-    await app.register(approvalRoutes, { db, identity, approvals: metrics.approvals(approvals), resumeTurn })
+    await app.register(approvalRoutes, { db, identity, approvals: metrics.approvals(approvals), resumeTurn, audit })
     const onDelegationRevoked = async (revoked: { did: string, delegations: RevokedDelegation[] }) => {
       await Promise.all(plugins.map(async ({ definition, plugin }) => {
         await plugin.onDelegationRevoked?.(revoked).catch((err: unknown) => {
@@ -272,7 +284,17 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
         })
       }))
     }
-    await app.register(delegationRoutes, { db, verifier, revocations, config, onDelegationRevoked })
+    await app.register(delegationRoutes, { db, verifier, revocations, config, onDelegationRevoked, audit })
+    if (config.ORACLE_OPERATOR_TOKEN !== undefined) {
+      await app.register(auditRoutes, {
+        trail: audit,
+        url: '/audit',
+        onRequest: staticBearerGuard([config.ORACLE_OPERATOR_TOKEN]),
+        tags: ['operator'],
+        security: [{ operatorToken: [] }],
+        errors: { 400: Type.Ref('ErrorBody'), 401: Type.Ref('ErrorBody') }
+      })
+    }
     await app.register(modelRoutes, { models, model })
     for (const { plugin } of plugins) if (plugin.routes !== undefined) await app.register(plugin.routes)
     const connectTimeoutMs = config.REALTIME_HANDSHAKE_TIMEOUT_MS

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { baseConfigProperties, loadConfig as load, peerUrlProperties } from '@impact/service-kit'
+import { auditConfigProperties, baseConfigProperties, loadConfig as load, peerUrlProperties } from '@impact/service-kit'
 import { rateLimitConfigProperties } from '@impact/service-kit/rate-limits'
 import { mcpServersIssues } from './services/mcp/servers.ts'
 
@@ -17,6 +17,7 @@ const FEATURES_PATTERN = '^\\s*[-+]?[A-Za-z0-9][\\w.-]*\\s*(,\\s*[-+]?[A-Za-z0-9
 
 export const ConfigSchema = Type.Object({
   ...baseConfigProperties({ app: 'oracle-runtime', port: 3002 }),
+  ...auditConfigProperties(),
   // The other apps, as `npm start` hands them over (scripts/platform.ts).
   ...peerUrlProperties(['DOMAIN_API_URL', 'CHAIN_REST_URL']),
   DOMAIN_API_DID: Type.Optional(Type.String({
@@ -166,6 +167,10 @@ export const ConfigSchema = Type.Object({
   ORACLE_MCP_SERVERS: Type.Optional(Type.String({
     description: 'MCP servers whose tools the agent gets (plugin `mcp`), a JSON array of ' +
       '{ name, url, protected?: true | [tool…], headers? }; see the README section MCP tools'
+  })),
+  ORACLE_OPERATOR_TOKEN: Type.Optional(Type.String({
+    minLength: 16,
+    description: 'Operator bearer token of GET /audit (the audit trail); without it the route does not exist'
   })),
   CREDITS_ADMIN_TOKEN: Type.Optional(Type.String({
     minLength: 16,

@@ -1,7 +1,9 @@
 import formbody from '@fastify/formbody'
 import { Type } from '@sinclair/typebox'
-import { MEMORY_DATA_DIR } from '@impact/persistence'
-import { createApp, metricsOf, queryTimer, timedSharedState, type App } from '@impact/service-kit'
+import { createAuditStore, MEMORY_DATA_DIR } from '@impact/persistence'
+import {
+  auditRoutes, createApp, metricsOf, queryTimer, registerAudit, staticBearerGuard, timedSharedState, type App
+} from '@impact/service-kit'
 import { createSharedState, DEFAULT_COMMAND_TIMEOUT_MS } from '@impact/shared-state'
 import { loadServiceIdentity } from '@impact/ucan'
 import type { FastifyInstance } from 'fastify'
@@ -12,7 +14,7 @@ import rateLimit, { phoneRateLimit } from './plugins/rate-limit.ts'
 import { accountRoutes } from './routes/accounts/index.ts'
 import { pinResetRoutes } from './routes/accounts/pin-reset.ts'
 import { reportRoutes } from './routes/reports/index.ts'
-import { debugRoutes } from './routes/debug/index.ts'
+import { debugRoutes, operatorRoutesEnabled } from './routes/debug/index.ts'
 import { eventRoutes } from './routes/events/index.ts'
 import { hubtelRoutes } from './routes/hubtel/index.ts'
 import { simulatorRoutes } from './routes/simulator/index.ts'
@@ -89,6 +91,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
     }))
     const app = await createApp({
       config,
+      name: APP_NAME,
       docs: {
         title: 'USSD gateway',
         version: '0.1.0',
@@ -127,6 +130,11 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
     const shared = timedSharedState(state, registry)
     const sessions = createSessionStore(shared, { ttlMs: config.USSD_SESSION_TTL_SECONDS * 1000, ...clock })
     const preferences = createPreferences(database.db, shared, clock)
+    const retentionDays = config.AUDIT_RETENTION_DAYS
+    const audit = registerAudit(app, {
+      sink: createAuditStore({ db: database.db, table: 'ussd_audit_events', retentionDays }),
+      operatorTags: ['operator']
+    })
     // A hop's calls to the platform fit its deadline: a registry call gets a third of it (a hop makes two at
     // most), a question half of it after a quarter for the oracle's session; a slower answer gets the holding screen.
     const deadline = config.USSD_HOP_DEADLINE_MS
@@ -205,7 +213,8 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
         sms,
         platform,
         assistant,
-        onPinMiss: metrics.pinMissed
+        onPinMiss: metrics.pinMissed,
+        audit
       }
     })
     // Form bodies (Africa's Talking posts them) and the rate limits apply to the USSD API only.
@@ -217,9 +226,20 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       await api.register(hubtelRoutes, { engine, limitIp: api.rateLimit(), limitPhone })
       await api.register(eventRoutes, { engine })
       await api.register(debugRoutes, { config, sessions })
-      await api.register(accountRoutes, { config, db: database.db, preferences })
+      await api.register(accountRoutes, { config, db: database.db, preferences, audit })
       await api.register(reportRoutes, { config, db: database.db })
-      await api.register(pinResetRoutes, { config, db: database.db, vault, sms })
+      if (operatorRoutesEnabled(config)) {
+        const operator = config.OPERATOR_TOKEN
+        await api.register(auditRoutes, {
+          trail: audit,
+          url: '/audit',
+          onRequest: operator === undefined ? [] : [staticBearerGuard([operator])],
+          tags: ['operator'],
+          security: operator === undefined ? [] : [{ operatorToken: [] }],
+          errors: Object.fromEntries([400, 401, 429, 503].map((status) => [status, { $ref: 'ErrorBody#' }]))
+        })
+      }
+      await api.register(pinResetRoutes, { config, db: database.db, vault, sms, audit })
     }, { prefix: '/api/ussd' })
     if (simulatorEnabled(config)) await app.register(simulatorRoutes, { config, recentSms, programmes })
     return app

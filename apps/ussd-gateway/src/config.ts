@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { baseConfigProperties, loadConfig as load, peerUrlProperties } from '@impact/service-kit'
+import { auditConfigProperties, baseConfigProperties, loadConfig as load, peerUrlProperties } from '@impact/service-kit'
 import { parseSigner } from '@impact/ucan/mint'
 import { DISPLAY_NAME_PATTERN, MAX_DISPLAY_NAME } from './schemas/programmes.ts'
 import { keyringIssues } from './services/pin-keyring.ts'
@@ -8,6 +8,7 @@ import { readProgrammesFileSync } from './services/programmes.ts'
 /** Environment of the USSD gateway; every key is documented in README.md. */
 export const ConfigSchema = Type.Object({
   ...baseConfigProperties({ app: 'ussd-gateway', port: 3000 }),
+  ...auditConfigProperties(),
   // The other apps, as `npm start` hands them over (scripts/platform.ts).
   ...peerUrlProperties(['DOMAIN_API_URL', 'ORACLE_URL', 'CHAIN_REST_URL']),
   RATE_LIMIT_MAX: Type.Integer({

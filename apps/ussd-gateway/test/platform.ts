@@ -8,10 +8,10 @@ import { dropRedisPrefix } from './helper.ts'
 
 export interface SeenInvocation { issuer: string, audience: string, capabilities: Array<{ can: string, with: string }> }
 
-/** A quorum of one vote, so a council of one decides. */
-export async function startRegistry () {
+/** A quorum of one vote, so a council of one decides; `env` over domain-api's test settings. */
+export async function startRegistry (env: Record<string, string> = {}) {
   const prefix = `ussd-test-registry-${randomBytes(4).toString('hex')}:`
-  const registry = await startDomainApi({ env: { VERIFICATION_QUORUM: '1' }, statePrefix: prefix })
+  const registry = await startDomainApi({ env: { VERIFICATION_QUORUM: '1', ...env }, statePrefix: prefix })
   const { admin, accountWith, keyWith } = registry
 
   async function verify (did: string) {

@@ -16,3 +16,13 @@ export {
 } from './errors.ts'
 export { DatabaseRefusalError, classifyDatabaseError } from './refusals.ts'
 export { inTransaction } from './transaction.ts'
+export {
+  createAuditStore,
+  createAuditTable,
+  type AuditEntry,
+  type AuditPage,
+  type AuditQuery,
+  type AuditRecord,
+  type AuditStore,
+  type AuditStoreOptions
+} from './audit.ts'

@@ -3,6 +3,7 @@ import {
 } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { metricsConfigProperties, metricsPortIssues } from './metrics/config.ts'
+import { tracingConfigProperties } from './tracing/config.ts'
 
 export class ConfigError extends Error {
   readonly issues: string[]
@@ -64,7 +65,8 @@ export function baseConfigProperties (defaults: { app: string, port: number }) {
       minimum: 0,
       default: 10_000,
       description: 'How long in-flight requests may take to finish on shutdown'
-    })
+    }),
+    ...tracingConfigProperties()
   }
 }
 

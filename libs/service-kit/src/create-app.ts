@@ -18,6 +18,9 @@ import { registerDocs, type DocsOptions } from './plugins/docs.ts'
 import { registerHealthRoutes, type HealthOptions } from './plugins/health.ts'
 import { acceptEmptyJsonBodies } from './plugins/json-body.ts'
 import { commonHeaders, genReqId } from './plugins/request-id.ts'
+import type { TracingConfig } from './tracing/config.ts'
+import { traceLogFields, traceRequests } from './tracing/server-spans.ts'
+import { createTracing } from './tracing/tracing.ts'
 import { DEFAULT_TRUSTED_PROXIES, parseOrigins, type BaseConfig } from './config.ts'
 import { validationOptions } from './validation.ts'
 
@@ -33,7 +36,9 @@ export interface CreateAppOptions {
     LOG_PRETTY?: boolean
     /** 0 turns metrics off; otherwise the listener's port is decided when the app listens. */
     METRICS_PORT?: number | undefined
-  }
+  } & TracingConfig
+  /** The app's name: `service.name` of its traces. */
+  name?: string
   docs: DocsOptions
   health?: Omit<HealthOptions, 'environment'>
   /** CORS beyond the origins of `CORS_ORIGIN`; `false` never enables CORS. Off when no origin is configured. */
@@ -54,10 +59,15 @@ export interface CreateAppOptions {
 }
 
 // `silent` gives Fastify no logger: with any logger it builds a request logger and hooks every response's `finish`.
-function logging (level: string, pretty: boolean | undefined, extra: CreateAppOptions['logger']): FastifyServerOptions {
+function logging (
+  level: string,
+  pretty: boolean | undefined,
+  extra: CreateAppOptions['logger'],
+  traced: boolean
+): FastifyServerOptions {
   if (level === 'silent') return { logger: false }
   return {
-    logger: loggerOptions({ level, pretty, ...extra }),
+    logger: loggerOptions({ level, pretty, ...extra, ...(traced ? { mixin: traceLogFields } : {}) }),
     // Fastify's per-request lines are written at info; above that level they would be built per request and dropped.
     logController: new LogController({ disableRequestLogging: !REQUEST_LOG_LEVELS.has(level) })
   }
@@ -70,8 +80,9 @@ const trustedProxies = (config: CreateAppOptions['config']): FastifyServerOption
 /** A Fastify instance with the platform's logging, request ids, error contract, CORS, docs and health; unlistened. */
 export async function createApp (options: CreateAppOptions): Promise<App> {
   const { config } = options
+  const tracingOn = config.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined
   const app = Fastify({
-    ...logging(config.LOG_LEVEL, config.LOG_PRETTY, options.logger),
+    ...logging(config.LOG_LEVEL, config.LOG_PRETTY, options.logger, tracingOn),
     genReqId,
     trustProxy: trustedProxies(config),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
@@ -89,9 +100,25 @@ export async function createApp (options: CreateAppOptions): Promise<App> {
   registerMetrics(app, { port: config.METRICS_PORT })
   app.setErrorHandler(errorHandler)
   app.setNotFoundHandler(options.notFoundHandler ?? notFoundHandler)
+
+  const tracing = await createTracing({ service: options.name ?? 'app', config, log: app.log })
+  app.decorate('tracing', tracing)
+  app.addHook('onClose', tracing.close)
+  // Before every other hook, so they run inside the request's span.
+  traceRequests(app, tracing)
   commonHeaders(app)
   acceptEmptyJsonBodies(app)
+  try {
+    await registerCorsDocsAndHealth(app, options)
+  } catch (error) {
+    await tracing.close()
+    throw error
+  }
+  return app
+}
 
+async function registerCorsDocsAndHealth (app: App, options: CreateAppOptions): Promise<void> {
+  const { config } = options
   const origin = parseOrigins(config.CORS_ORIGIN ?? (options.cors !== false ? options.cors?.defaultOrigin : undefined))
   if (options.cors !== false && origin !== undefined) {
     const { defaultOrigin: _ignored, ...corsOptions } = options.cors ?? {}
@@ -102,5 +129,4 @@ export async function createApp (options: CreateAppOptions): Promise<App> {
 
   await registerDocs(app, options.docs)
   registerHealthRoutes(app, { environment: config.NODE_ENV, ...options.health })
-  return app
 }

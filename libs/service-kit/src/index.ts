@@ -34,3 +34,13 @@ export {
   type AppMetrics,
   type Registry
 } from './metrics/index.ts'
+export { createTracing, TRACING_OFF, type Tracing, type SpanOptions } from './tracing/tracing.ts'
+export { SpanKind } from '@opentelemetry/api'
+export { startOutboundSpan, type OutboundSpan } from './tracing/outbound.ts'
+export { tracingOf, traceLogFields } from './tracing/server-spans.ts'
+export { tracingConfigProperties, type TracingConfig } from './tracing/config.ts'
+export {
+  registerAudit, type AuditEvent, type AuditOptions, type AuditSink, type AuditTrail
+} from './audit/audit-trail.ts'
+export { auditRoutes, AuditEntrySchema, AuditPageSchema, type AuditRoutesOptions } from './audit/routes.ts'
+export { auditConfigProperties } from './audit/config.ts'

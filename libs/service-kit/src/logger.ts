@@ -72,6 +72,8 @@ export interface LoggerOptions {
   stream?: DestinationStream
   /** Human-readable lines (redaction still applies: it happens before formatting). */
   pretty?: boolean
+  /** Fields added to every line when it is written (the active trace's ids). */
+  mixin?: () => Record<string, unknown>
 }
 
 export function loggerOptions (options: LoggerOptions): FastifyServerOptions['logger'] {
@@ -89,6 +91,7 @@ export function loggerOptions (options: LoggerOptions): FastifyServerOptions['lo
         ? { stream: pretty({ colorize: true, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname' }) }
         : {}),
     redact: { paths: [...REDACT_PATHS, ...(options.redact ?? [])], censor: '[redacted]' },
+    ...(options.mixin !== undefined ? { mixin: options.mixin } : {}),
     serializers: {
       req (req) {
         const headers: Record<string, unknown> = {}

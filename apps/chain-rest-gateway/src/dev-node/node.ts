@@ -62,6 +62,8 @@ export interface DevNode {
   upgrade: () => void
   /** Observed calls per gRPC path (tests assert cache and coalescing through it). */
   calls: Map<string, number>
+  /** The `traceparent` metadata of queries, in arrival order (tests follow a trace through the gateway). */
+  traceparents: string[]
   close: () => Promise<void>
 }
 
@@ -90,6 +92,7 @@ export async function startDevNode (options: DevNodeOptions = {}): Promise<DevNo
   const earliest = options.earliestHeight ?? 1
   const blockBase = options.blockBase ?? earliest
   const calls = new Map<string, number>()
+  const traceparents: string[] = []
   const count = (path: string) => calls.set(path, (calls.get(path) ?? 0) + 1)
   const delayMs = options.delayMs ?? 0
 
@@ -130,6 +133,8 @@ export async function startDevNode (options: DevNodeOptions = {}): Promise<DevNo
   ): grpc.handleUnaryCall<Buffer, Buffer> {
     return (call, callback) => {
       count(path)
+      const traceparent = call.metadata.get('traceparent')[0]
+      if (traceparent !== undefined) traceparents.push(traceparent.toString())
       const answerHeight = String(height())
       try {
         if (handler === undefined) {
@@ -228,6 +233,7 @@ export async function startDevNode (options: DevNodeOptions = {}): Promise<DevNo
     },
     upgrade: () => serve(fullFiles),
     calls,
+    traceparents,
     close: async () => await new Promise<void>((resolve) => {
       server.tryShutdown(() => resolve())
       // In-flight calls get a moment; then connections are cut (tests simulate a node going away).

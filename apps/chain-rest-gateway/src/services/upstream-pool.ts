@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js'
+import { startOutboundSpan } from '@impact/service-kit'
 import { ChainStatusError, GrpcCode } from '../errors.ts'
 import {
   BLOCK_BY_HEIGHT_PATH,
@@ -55,6 +56,7 @@ export interface UnaryResult {
 interface Upstream extends NodeView {
   index: number
   url: string
+  address: string
   client: grpc.Client
   /** `earliest` comes from the configuration and is not probed. */
   earliestFixed: boolean
@@ -94,6 +96,17 @@ export function parseUpstream (
   }
 }
 
+/** A client span for one call (`package.Service/Method`), its traceparent sent as metadata; none outside a trace. */
+function rpcSpan (address: string, path: string) {
+  const [service, method] = path.slice(1).split('/')
+  return startOutboundSpan(path.slice(1), {
+    'rpc.system': 'grpc',
+    ...(service !== undefined ? { 'rpc.service': service } : {}),
+    ...(method !== undefined ? { 'rpc.method': method } : {}),
+    'server.address': address
+  })
+}
+
 export function createUpstreamPool (options: UpstreamPoolOptions) {
   const upstreams: Upstream[] = options.urls.map((url, index) => {
     const { address, credentials } = parseUpstream(url, options.tls)
@@ -106,7 +119,7 @@ export function createUpstreamPool (options: UpstreamPoolOptions) {
       'grpc.enable_retries': 0
     })
     const earliest = options.earliestHeights?.get(url)
-    return { index, url, client, up: true, latest: undefined, earliest, earliestFixed: earliest !== undefined }
+    return { index, url, address, client, up: true, latest: undefined, earliest, earliestFixed: earliest !== undefined }
   })
   const probeTimeoutMs = options.probeTimeoutMs ?? 1500
   const maxLag = options.maxLagBlocks ?? 10
@@ -132,6 +145,8 @@ export function createUpstreamPool (options: UpstreamPoolOptions) {
       const metadata = new grpc.Metadata()
       for (const [name, value] of options.metadata ?? []) metadata.set(name, value)
       if (height !== undefined) metadata.set(HEIGHT_HEADER, height)
+      const span = rpcSpan(upstream.address, path)
+      for (const [name, value] of Object.entries(span?.headers ?? {})) metadata.set(name, value)
       let answeredHeight: string | undefined
       const call = upstream.client.makeUnaryRequest(
         path,
@@ -141,6 +156,7 @@ export function createUpstreamPool (options: UpstreamPoolOptions) {
         metadata,
         { deadline },
         (error: grpc.ServiceError | null, response?: Buffer) => {
+          span?.end({ attributes: { 'rpc.grpc.status_code': error?.code ?? 0 }, failed: error !== null })
           if (error !== null) {
             const status = new ChainStatusError(error.code, error.details, {
               fromNode: !TRANSPORT_FAILURES.has(error.code)

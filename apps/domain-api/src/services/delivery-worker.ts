@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Kysely } from 'kysely'
 import { inTransaction } from '@impact/persistence'
+import { TRACING_OFF, type Tracing } from '@impact/service-kit'
 import { readFeed } from '../db/feed.repository.ts'
 import type { DB } from '../db/types.ts'
 import {
@@ -70,13 +71,16 @@ export async function fanOut (db: Kysely<DB>): Promise<boolean> {
  * result that cannot be recorded leaves the lease to run out and the delivery is sent again.
  * Database outages are logged once and retried on the next pass.
  */
-export function startDeliveryWorker ({ db, log, settings, onAttempt }: {
+export interface DeliveryWorkerOptions {
   db: Kysely<DB>
   log: FastifyBaseLogger
   settings: DeliverySettings
+  tracing?: Tracing
   /** Hears of each attempt's outcome (metrics). */
   onAttempt?: (outcome: 'delivered' | 'retry' | 'failed') => void
-}) {
+}
+
+export function startDeliveryWorker ({ db, log, settings, tracing = TRACING_OFF, onAttempt }: DeliveryWorkerOptions) {
   const sender = createWebhookSender({ timeoutMs: settings.timeoutMs, allowPrivate: settings.allowPrivateTargets })
   // Long enough for the request and recording its result; a crashed worker's claim frees after it.
   const leaseMs = settings.timeoutMs + 5000
@@ -118,7 +122,11 @@ export function startDeliveryWorker ({ db, log, settings, onAttempt }: {
   async function pass (): Promise<boolean> {
     const more = await fanOut(db)
     const claimed = await claimDueDeliveries(db, settings.concurrency, leaseMs)
-    await Promise.all(claimed.map(deliver))
+    // Each attempt is a trace of its own: the receiver gets its traceparent (a request's trace ended long ago).
+    await Promise.all(claimed.map(async (claim) => {
+      const attributes = { 'webhook.event_type': claim.event.event, 'webhook.attempt': claim.attempts }
+      await tracing.inSpan('webhook delivery', { attributes }, async () => { await deliver(claim) })
+    }))
     return more || claimed.length === settings.concurrency
   }
 

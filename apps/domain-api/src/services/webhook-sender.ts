@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto'
 import http from 'node:http'
 import https from 'node:https'
 import { isIP } from 'node:net'
+import { startOutboundSpan } from '@impact/service-kit'
 import { isNonPublicAddress, publicOnlyLookup } from './webhook-targets.ts'
 
 /** Hex HMAC-SHA256, keyed with the hook's secret (its UTF-8 bytes), of `<timestamp>.<raw body>`. */
@@ -37,10 +38,15 @@ export function createWebhookSender ({ timeoutMs, allowPrivate }: SenderOptions)
       return Promise.reject(new Error('target is a non-public address'))
     }
     const secure = url.protocol === 'https:'
-    return new Promise((resolve, reject) => {
+    const span = startOutboundSpan('POST', {
+      'http.request.method': 'POST',
+      'server.address': host,
+      'server.port': Number(url.port !== '' ? url.port : secure ? 443 : 80)
+    })
+    return new Promise<number>((resolve, reject) => {
       const request = (secure ? https : http).request(url, {
         method: 'POST',
-        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        headers: { ...headers, ...span?.headers, 'content-length': String(Buffer.byteLength(body)) },
         agent: secure ? agents.https : agents.http,
         signal: AbortSignal.any([shutdown.signal, timeout]),
         ...(lookup !== undefined ? { lookup } : {})
@@ -51,6 +57,12 @@ export function createWebhookSender ({ timeoutMs, allowPrivate }: SenderOptions)
       })
       request.on('error', reject)
       request.end(body)
+    }).then((status) => {
+      span?.end({ attributes: { 'http.response.status_code': status }, failed: status >= 400 })
+      return status
+    }, (error: unknown) => {
+      span?.end({ error })
+      throw error
     })
   }
 

@@ -38,6 +38,6 @@ export const SECURITY_SCHEMES = {
   operatorToken: {
     type: 'http' as const,
     scheme: 'bearer',
-    description: 'CREDITS_ADMIN_TOKEN (credits operator routes)'
+    description: 'CREDITS_ADMIN_TOKEN (credits operator routes), ORACLE_OPERATOR_TOKEN (GET /audit)'
   }
 }

@@ -165,7 +165,7 @@ describe('UCAN authentication', () => {
       const allowed = String(res.headers['access-control-allow-headers']).toLowerCase()
       const expected = [
         'content-type', 'authorization', 'x-ucan-delegation', 'x-matrix-access-token', 'x-matrix-homeserver', 'x-did',
-        'x-request-id', 'x-auth-type', 'x-timezone'
+        'x-request-id', 'x-auth-type', 'x-timezone', 'traceparent', 'tracestate'
       ]
       for (const name of expected) expect(allowed).toContain(name)
       const methods = String(res.headers['access-control-allow-methods']).replace(/\s/g, '')

@@ -1,14 +1,19 @@
-import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
+import type { AuditTrail, FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import { authorize, callerOf } from '../../plugins/auth.ts'
 import { AccountParamsSchema, AccountRolesBodySchema, AccountRolesSchema } from '../../schemas/account.ts'
 import { errorResponses, KEY_SECURITY } from '../../schemas/security.ts'
 import type { AccountService } from '../../services/accounts.ts'
-import type { ApiKeyService } from '../../services/api-keys.ts'
+import { principalOf, type ApiKeyService } from '../../services/api-keys.ts'
 
-export interface AccountRoutesOptions { apiKeys: ApiKeyService, accounts: AccountService }
+export interface AccountRoutesOptions {
+  apiKeys: ApiKeyService
+  accounts: AccountService
+  audit: Pick<AuditTrail, 'record'>
+}
 
 /** Roles are granted to accounts (DIDs); keys of the account and UCAN callers acting for it use them. */
-export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = async (app, { apiKeys, accounts }) => {
+export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = async (app, options) => {
+  const { apiKeys, accounts, audit } = options
   const tags = ['accounts']
   const admin = authorize(apiKeys, ['admin'])
 
@@ -40,6 +45,16 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
       body: AccountRolesBodySchema,
       response: { 200: AccountRolesSchema, ...errorResponses(400, 401, 403, 409, 422) }
     }
-  }, async (request) =>
-    await accounts.setRoles(callerOf(request), request.params.did, request.body.roles, request.body.organisation))
+  }, async (request) => {
+    const caller = callerOf(request)
+    const { roles, organisation } = request.body
+    const set = await accounts.setRoles(caller, request.params.did, roles, organisation)
+    await audit.record({
+      action: 'roles.changed',
+      actor: principalOf(caller),
+      subject: request.params.did,
+      details: { roles: set.roles, ...(organisation !== undefined ? { organisation } : {}) }
+    })
+    return set
+  })
 }

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
+import type { AuditTrail, FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import { CursorPageQuerySchema, Nullable } from '@impact/schemas'
 import { authorize, callerOf } from '../../plugins/auth.ts'
 import { errorResponses, KEY_SECURITY } from '../../schemas/security.ts'
@@ -11,9 +11,9 @@ import {
   CreatedApiKeySchema
 } from '../../schemas/api-key.ts'
 import { RoleSchema } from '../../schemas/role.ts'
-import type { ApiKeyService } from '../../services/api-keys.ts'
+import { principalOf, type ApiKeyService } from '../../services/api-keys.ts'
 
-export interface ApiKeyRoutesOptions { apiKeys: ApiKeyService }
+export interface ApiKeyRoutesOptions { apiKeys: ApiKeyService, audit: Pick<AuditTrail, 'record'> }
 
 const CurrentKeySchema = Type.Object({
   id: Type.String(),
@@ -23,7 +23,7 @@ const CurrentKeySchema = Type.Object({
   organisation: Nullable(Type.String({ description: 'The organisation (DID) the caller acts in, or null' }))
 })
 
-export const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRoutesOptions> = async (app, { apiKeys }) => {
+export const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRoutesOptions> = async (app, { apiKeys, audit }) => {
   const tags = ['api keys']
   const admin = authorize(apiKeys, ['admin'])
 
@@ -42,6 +42,12 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRoutesOptions> = asyn
     }
   }, async (request, reply) => {
     const created = await apiKeys.issue(callerOf(request), request.body)
+    await audit.record({
+      action: 'api_key.issued',
+      actor: principalOf(callerOf(request)),
+      subject: created.id,
+      details: { account: created.account, roles: created.roles }
+    })
     // The answer carries a secret: no cache may keep it.
     return await reply
       .code(201)
@@ -98,6 +104,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRoutesOptions> = asyn
     }
   }, async (request, reply) => {
     await apiKeys.revoke(callerOf(request), request.params.id)
+    await audit.record({ action: 'api_key.revoked', actor: principalOf(callerOf(request)), subject: request.params.id })
     return await reply.code(204).send(null)
   })
 }

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
+import type { AuditTrail, FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import { authorize, callerOf } from '../../plugins/auth.ts'
 import { AuthHeadersSchema, errorResponses, SECURITY } from '../../schemas/security.ts'
 import {
@@ -9,7 +9,11 @@ import type { ApiKeyService } from '../../services/api-keys.ts'
 import type { GovernanceService } from '../../services/governance.ts'
 import { checkProposalQuery } from '../../services/proposal-query.ts'
 
-export interface ProposalRoutesOptions { apiKeys: ApiKeyService, governance: GovernanceService }
+export interface ProposalRoutesOptions {
+  apiKeys: ApiKeyService
+  governance: GovernanceService
+  audit: Pick<AuditTrail, 'record'>
+}
 
 const LISTING = 'Any API key, or UCAN domain/read. Newest first, cursor-paged (limit 1–100, cursor from ' +
   'nextCursor); items carry the tally but not the ballots (GET /v1/verification-proposals/:id has them). ' +
@@ -110,6 +114,15 @@ export const proposalRoutes: FastifyPluginAsyncTypebox<ProposalRoutesOptions> = 
       response: { 201: ProposalSchema, ...errorResponses(400, 401, 403, 404, 409) }
     }
   }, async (request, reply) => {
-    return await reply.code(201).send(await governance.vote(callerOf(request), request.params.id, request.body))
+    const caller = callerOf(request)
+    const via = caller.keyId !== undefined ? 'api key' : 'ucan'
+    const proposal = await governance.vote(caller, request.params.id, request.body)
+    await options.audit.record({
+      action: 'vote.cast',
+      actor: caller.account,
+      subject: request.params.id,
+      details: { vote: request.body.vote, via, status: proposal.status }
+    })
+    return await reply.code(201).send(proposal)
   })
 }

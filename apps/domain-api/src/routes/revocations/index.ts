@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox'
-import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
+import type { AuditTrail, FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import { readBearerToken } from '@impact/service-kit'
 import { IsoTimestampSchema } from '@impact/schemas'
 import { DomainAuthMissingError } from '../../errors.ts'
 import { AuthHeadersSchema, errorResponses } from '../../schemas/security.ts'
 import type { UcanRevocationService } from '../../services/ucan-revocations.ts'
 
-export interface RevocationRoutesOptions { revocations: UcanRevocationService }
+export interface RevocationRoutesOptions { revocations: UcanRevocationService, audit: Pick<AuditTrail, 'record'> }
 
 const RevocationSchema = Type.Object({
   ok: Type.Literal(true),
@@ -35,6 +35,8 @@ export const revocationRoutes: FastifyPluginAsyncTypebox<RevocationRoutesOptions
       reply.header('www-authenticate', 'Bearer')
       throw new DomainAuthMissingError()
     }
-    return await options.revocations.revoke(token, request.log)
+    const revoked = await options.revocations.revoke(token, request.log)
+    await options.audit.record({ action: 'delegation.revoked', subject: revoked.cid })
+    return revoked
   })
 }

@@ -9,7 +9,13 @@ export const SOCKET_IO_PATH = '/socket.io/'
 /** Whether an HTTP request (upgrade) is socket.io's, by the same prefix test engine.io applies. */
 export const isSocketIoRequest = (url: string | undefined) => url?.startsWith(SOCKET_IO_PATH) === true
 
-export interface SocketData { admitted: Admitted }
+export interface SocketData { admitted: Admitted, traceparent?: string | undefined }
+
+/** A client's trace: `auth.traceparent` (browsers cannot set WebSocket headers) or the `traceparent` header. */
+function traceparentOf (auth: Record<string, unknown> | undefined, headers: Record<string, unknown>) {
+  const value = auth?.traceparent ?? headers.traceparent
+  return typeof value === 'string' && value.length <= 256 ? value : undefined
+}
 type OracleSocket = Socket<Record<string, never>, Record<string, never>, Record<string, never>, SocketData>
 
 export interface SocketIoOptions {
@@ -49,6 +55,7 @@ export function attachSocketIo (
       .then((admission) => {
         if (admission.ok !== undefined) {
           socket.data.admitted = admission.ok
+          socket.data.traceparent = traceparentOf(auth, socket.handshake.headers)
           // The tokens were needed for this check only; a long-lived socket does not carry them around.
           socket.handshake.auth = {}
           next()
@@ -68,7 +75,7 @@ export function attachSocketIo (
   })
 
   io.on('connection', (socket: OracleSocket) => {
-    const { did, sessionId, expiration, cids } = socket.data.admitted
+    const { admitted: { did, sessionId, expiration, cids }, traceparent } = socket.data
     // The room is the session (oracle-wire §6); fan-out itself goes through the event core.
     socket.join(sessionId)?.catch(() => {})
     const conn: Connection = {
@@ -78,6 +85,7 @@ export function attachSocketIo (
       sessionId,
       expiration,
       cids,
+      traceparent,
       send: (name, data) => { (socket.emit as (event: string, ...args: unknown[]) => boolean)(name, data) },
       // A server-side disconnect: socket.io clients do not reconnect on their own, they need fresh credentials.
       close: () => { socket.disconnect(true) }

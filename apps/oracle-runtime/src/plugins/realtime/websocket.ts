@@ -106,7 +106,8 @@ export async function registerWebSocket (app: FastifyInstance, hub: RealtimeHub,
       if (socket.readyState !== socket.OPEN) return
       const { did, sessionId, expiration, cids } = admission.ok
       const close = (code: string) => { socket.close(4401, code) }
-      conn = { id: randomUUID(), transport: 'websocket', did, sessionId, expiration, cids, send, close }
+      const traceparent = typeof request.headers.traceparent === 'string' ? request.headers.traceparent : undefined
+      conn = { id: randomUUID(), transport: 'websocket', did, sessionId, expiration, cids, traceparent, send, close }
       await hub.attach(conn)
     }
 

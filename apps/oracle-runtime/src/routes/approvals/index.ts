@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { ApprovalDecisionSchema, ApprovalParamsSchema, ToolApprovalSchema } from '@impact/schemas'
-import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
+import type { AuditTrail, FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import type { Kysely } from 'kysely'
 import { approvalDto } from '../../db/repositories/approvals.ts'
 import type { DB } from '../../db/types.ts'
@@ -16,11 +16,12 @@ export interface ApprovalRoutesOptions {
   identity: Pick<OracleIdentity, 'did'>
   approvals: Pick<Approvals, 'decide'>
   resumeTurn: ResumeTurn
+  audit: Pick<AuditTrail, 'record'>
 }
 
 /** The user's answer to an `approval_request`: the turn waiting for it goes on, wherever it runs. */
 export const approvalRoutes: FastifyPluginAsyncTypebox<ApprovalRoutesOptions> = async (app, options) => {
-  const { db, identity, approvals, resumeTurn } = options
+  const { db, identity, approvals, resumeTurn, audit } = options
 
   app.post('/approvals/:toolCallId', {
     schema: protectedSchema('approvals', {
@@ -43,6 +44,13 @@ export const approvalRoutes: FastifyPluginAsyncTypebox<ApprovalRoutesOptions> = 
     const { sessionId, approved, reason } = request.body
     await callersSession(db, identity.did, request, sessionId)
     const decided = await approvals.decide(did, { sessionId, toolCallId: request.params.toolCallId, approved, reason })
+    // The user's reason is their own text: only the decision is recorded.
+    await audit.record({
+      action: 'approval.decided',
+      actor: did,
+      subject: request.params.toolCallId,
+      details: { approved, sessionId, tool: decided.approval.toolName }
+    })
     if (decided.resume) {
       resumeTurn(decided.approval).catch((err: unknown) => {
         request.log.error({ err, sessionId }, 'resuming the turn after an approval failed')

@@ -5,7 +5,7 @@ import {
   StoreDelegationReplySchema,
   StoreDelegationSchema
 } from '@impact/schemas'
-import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
+import type { AuditTrail, FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import type { UcanVerifier } from '@impact/ucan'
 import type { Kysely } from 'kysely'
 import type { Config } from '../../config.ts'
@@ -38,6 +38,7 @@ export interface DelegationRoutesOptions {
   config: Pick<Config, 'UCAN_DELEGATION_MAX_TTL_SECONDS'>
   /** Tells the plugins what was revoked (e.g. `platform` forwards it to domain-api); never fails the request. */
   onDelegationRevoked?: (revoked: { did: string, delegations: RevokedDelegation[] }) => Promise<void>
+  audit: Pick<AuditTrail, 'record'>
 }
 
 /**
@@ -46,7 +47,7 @@ export interface DelegationRoutesOptions {
  * are refused from then on, on every replica, wherever they are sent.
  */
 export const delegationRoutes: FastifyPluginAsyncTypebox<DelegationRoutesOptions> = async (app, options) => {
-  const { db, verifier, revocations, config } = options
+  const { db, verifier, revocations, config, audit } = options
 
   app.post('/delegation', {
     schema: protectedSchema('delegation', {
@@ -67,6 +68,12 @@ export const delegationRoutes: FastifyPluginAsyncTypebox<DelegationRoutesOptions
     }
     if (verdict.ok.issuer !== callerDid(request)) throw new DelegationForbiddenError()
     await upsertDelegation(db, request.body.raw, verdict.ok)
+    await audit.record({
+      action: 'delegation.stored',
+      actor: verdict.ok.issuer,
+      subject: verdict.ok.cid,
+      details: { expiration: verdict.ok.expiration, abilities: verdict.ok.capabilities.map((c) => c.can) }
+    })
     return { ok: true as const, expiration: verdict.ok.expiration }
   })
 
@@ -107,6 +114,7 @@ export const delegationRoutes: FastifyPluginAsyncTypebox<DelegationRoutesOptions
     // Revoked before it is forgotten: a failure in between leaves it stored and refused, never usable.
     await revocations.revoke(revoked)
     await deleteDelegation(db, did)
+    await audit.record({ action: 'delegation.revoked', actor: did, details: { cids: revoked.map((r) => r.cid) } })
     if (tokens.size > 0) await options.onDelegationRevoked?.({ did, delegations: [...tokens.values()] })
     return { ok: true as const }
   })

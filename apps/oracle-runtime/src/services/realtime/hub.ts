@@ -1,3 +1,5 @@
+import { SOCKET_CLIENT_EVENTS } from '@impact/schemas'
+import { SpanKind, TRACING_OFF, type Tracing } from '@impact/service-kit'
 import type { SharedState } from '@impact/shared-state'
 import { RealtimeCredentialExpiredError, RealtimeCredentialRevokedError } from '../../errors.ts'
 import type { ClientToolPort } from '../client-tools.ts'
@@ -31,6 +33,8 @@ export interface Connection {
   readonly expiration: number
   /** CIDs of that credential: the connection is closed when one of them is revoked. */
   readonly cids: string[]
+  /** The `traceparent` the client opened the connection under: the parent of its messages' spans. */
+  readonly traceparent?: string | undefined
   send: (name: string, data: unknown) => void
   /** Ends the connection from the server side (after an `error` event saying why); `code` is that reason's code. */
   close: (code: string) => void
@@ -51,7 +55,11 @@ export interface HubDeps extends AdmissionDeps {
   clientTools: ClientToolPort
   state: SharedState
   revocations?: Pick<Revocations, 'onRevoked'>
+  /** A span per client message, so what it sets off (a tool result resuming a turn) is traced. */
+  tracing?: Tracing
 }
+
+const KNOWN_EVENTS: ReadonlySet<string> = new Set(SOCKET_CLIENT_EVENTS)
 
 const now = () => new Date().toISOString()
 // setTimeout fires at once beyond this delay (about 24.8 days), and a delegation may live 30 days.
@@ -59,6 +67,7 @@ const MAX_DELAY_MS = 2 ** 31 - 1
 type Ending = new () => Error & { code: string }
 
 export function createRealtimeHub (deps: HubDeps) {
+  const tracing = deps.tracing ?? TRACING_OFF
   const attached = new Map<Connection, Attached>()
   const bySession = new Map<string, Set<Attached>>()
   let closing = false
@@ -97,6 +106,45 @@ export function createRealtimeHub (deps: HubDeps) {
       else hub.end(member.conn, RealtimeCredentialExpiredError)
     }, Math.max(0, Math.min(left, MAX_DELAY_MS)))
     member.expiry.unref()
+  }
+
+  async function handleMessage (conn: Connection, name: string, payload: unknown, ack?: (reply: Ack) => void) {
+    const member = attached.get(conn)
+    let reply: Ack
+    if (member === undefined) {
+      reply = { ok: false, error: 'Not connected yet', code: 'ORACLE_WS_NOT_READY' }
+    } else {
+      try {
+        reply = await handleClientEvent({
+          ...deps,
+          stats: hub.stats,
+          subscribe: async (sessionId) => {
+            if (member.sessions.has(sessionId)) return true
+            await acquire(sessionId)
+            // Gone meanwhile, or the same session subscribed twice at once: drop the extra hold.
+            if (member.closed || member.sessions.has(sessionId)) {
+              release(sessionId)
+              return !member.closed
+            }
+            join(member, sessionId)
+            return true
+          }
+        }, member, name, payload)
+      } catch (err) {
+        deps.log.error({ err, event: name }, 'realtime client event failed')
+        reply = { ok: false, error: 'The server failed to handle the event', code: 'ORACLE_WS_INTERNAL' }
+      }
+    }
+    if (ack !== undefined) ack(reply)
+    else if (!reply.ok) {
+      conn.send('error', {
+        event: name,
+        message: reply.error,
+        code: reply.code,
+        sessionId: conn.sessionId,
+        timestamp: now()
+      })
+    }
   }
 
   const hub = {
@@ -165,42 +213,13 @@ export function createRealtimeHub (deps: HubDeps) {
      * otherwise a refusal is sent as `error`.
      */
     async handle (conn: Connection, name: string, payload: unknown, ack?: (reply: Ack) => void): Promise<void> {
-      const member = attached.get(conn)
-      let reply: Ack
-      if (member === undefined) {
-        reply = { ok: false, error: 'Not connected yet', code: 'ORACLE_WS_NOT_READY' }
-      } else {
-        try {
-          reply = await handleClientEvent({
-            ...deps,
-            stats: hub.stats,
-            subscribe: async (sessionId) => {
-              if (member.sessions.has(sessionId)) return true
-              await acquire(sessionId)
-              // Gone meanwhile, or the same session subscribed twice at once: drop the extra hold.
-              if (member.closed || member.sessions.has(sessionId)) {
-                release(sessionId)
-                return !member.closed
-              }
-              join(member, sessionId)
-              return true
-            }
-          }, member, name, payload)
-        } catch (err) {
-          deps.log.error({ err, event: name }, 'realtime client event failed')
-          reply = { ok: false, error: 'The server failed to handle the event', code: 'ORACLE_WS_INTERNAL' }
-        }
-      }
-      if (ack !== undefined) ack(reply)
-      else if (!reply.ok) {
-        conn.send('error', {
-          event: name,
-          message: reply.error,
-          code: reply.code,
-          sessionId: conn.sessionId,
-          timestamp: now()
-        })
-      }
+      // The client names the event: other names share one span name, so they cannot flood the trace store.
+      const event = KNOWN_EVENTS.has(name) ? name : 'unknown'
+      // The connection's traceparent, else a trace per message (never the context the socket happens to run in).
+      const carrier = conn.traceparent !== undefined ? { traceparent: conn.traceparent } : {}
+      await tracing.inSpan(`${conn.transport} ${event}`, { kind: SpanKind.SERVER, carrier }, async () => {
+        await handleMessage(conn, name, payload, ack)
+      })
     },
 
     start () {

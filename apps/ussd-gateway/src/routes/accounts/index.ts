@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { staticBearerGuard, type FastifyPluginAsyncTypebox } from '@impact/service-kit'
+import { staticBearerGuard, type AuditTrail, type FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import type { Kysely } from 'kysely'
 import type { Config } from '../../config.ts'
 import { findAccount, setRoles, type Account } from '../../db/accounts.repository.ts'
@@ -15,6 +15,7 @@ export interface AccountRoutesOptions {
   config: Config
   db: Kysely<DB>
   preferences: Preferences
+  audit: Pick<AuditTrail, 'record'>
 }
 
 /**
@@ -23,7 +24,7 @@ export interface AccountRoutesOptions {
  */
 export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = async (
   app,
-  { config, db, preferences }
+  { config, db, preferences, audit }
 ) => {
   if (!operatorRoutesEnabled(config)) return
   const guard = config.OPERATOR_TOKEN === undefined ? [] : [staticBearerGuard([config.OPERATOR_TOKEN])]
@@ -79,6 +80,8 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
     const account = await setRoles(db, customerId, request.body.roles)
     if (account === undefined) throw new UssdAccountNotFoundError(customerId)
     request.log.info({ customerId, roles: account.roles }, 'account roles set')
+    const details = { roles: account.roles }
+    await audit.record({ action: 'roles.changed', actor: 'operator', subject: customerId, details })
     return await view(account)
   })
 }

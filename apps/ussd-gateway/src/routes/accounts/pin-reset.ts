@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { staticBearerGuard, type FastifyPluginAsyncTypebox } from '@impact/service-kit'
+import { staticBearerGuard, type AuditTrail, type FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import type { Kysely } from 'kysely'
 import type { Config } from '../../config.ts'
 import { findAccount, resetPin } from '../../db/accounts.repository.ts'
@@ -28,10 +28,11 @@ export interface PinResetRoutesOptions {
   db: Kysely<DB>
   vault: PinVault
   sms: Pick<SmsService, 'queueNotice'>
+  audit: Pick<AuditTrail, 'record'>
 }
 
 export const pinResetRoutes: FastifyPluginAsyncTypebox<PinResetRoutesOptions> = async (app, options) => {
-  const { config, db, vault, sms } = options
+  const { config, db, vault, sms, audit } = options
   if (config.SUPPORT_TOKEN === undefined) return
   app.post('/accounts/:customerId/pin-reset', {
     schema: {
@@ -64,7 +65,9 @@ export const pinResetRoutes: FastifyPluginAsyncTypebox<PinResetRoutesOptions> = 
     if (!(await resetPin(db, customerId, await vault.seal(pin), vault.keyId, expiresAt))) {
       throw new UssdAccountNotFoundError(customerId)
     }
-    request.log.info({ customerId, agent: request.headers['x-support-agent'] }, 'temporary PIN issued')
+    const agent = request.headers['x-support-agent']
+    request.log.info({ customerId, agent }, 'temporary PIN issued')
+    await audit.record({ action: 'pin.reset', actor: agent, subject: customerId, details: { expiresAt } })
     const account = await findAccount(db, customerId)
     const hours = Math.round(TEMPORARY_PIN_TTL_MS / 3_600_000)
     const notice = { kind: 'temporaryPin', app: config.USSD_APP_NAME, customerId, pin, hours, expiresAt } as const

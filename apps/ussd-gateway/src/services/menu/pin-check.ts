@@ -70,8 +70,15 @@ async function comparePin (deps: MachineDeps, session: Session, customerId: stri
     await refundPinAttempt(deps.db, charged)
     throw error
   }
+  // The state says which check it was (login, a forgotten PIN, a confirmation); never the PIN or the phone.
+  const audited = { actor: customerId, subject: customerId }
+  const facts = { state: session.state, serviceCode: session.serviceCode, attempts: charged.pinAttempts }
   if (!check.ok) {
+    await deps.audit.record({ action: 'auth.pin', outcome: 'failure', ...audited, details: facts })
     if (charged.status === 'locked') {
+      await deps.audit.record({
+        action: 'auth.lockout', outcome: 'failure', ...audited, details: { ...facts, lockedUntil: charged.lockedUntil }
+      })
       const wait = waitText((charged.lockedUntil?.getTime() ?? now) - now)
       const lockedUntil = charged.lockedUntil ?? chargedAt
       const app = deps.programmes.of(session.serviceCode).name
@@ -89,5 +96,6 @@ async function comparePin (deps: MachineDeps, session: Session, customerId: stri
     return { stop: await notCounted(deps, customerId), miss: 'notCounted' }
   }
   const settled = { status: 'active', pinAttempts: 0, lockouts: 0, lockedReason: null, lockedUntil: null } as const
+  await deps.audit.record({ action: 'auth.pin', outcome: 'success', ...audited, details: facts })
   return { account: { ...charged, ...settled } }
 }

@@ -1,5 +1,6 @@
 import type { PinMiss } from './pin-check.ts'
 import type { Kysely } from 'kysely'
+import type { AuditTrail } from '@impact/service-kit'
 import type { DB, Language } from '../../db/types.ts'
 import type { AccountKeys } from '../account-keys.ts'
 import type { Assistant } from '../assistant.ts'
@@ -26,6 +27,8 @@ export interface MachineDeps {
   assistant: Assistant
   /** Hears of each PIN that did not open the account (metrics). */
   onPinMiss?: (miss: PinMiss) => void
+  /** PIN checks and lockouts are recorded here. */
+  audit: Pick<AuditTrail, 'record'>
 }
 
 export type Step = { to: StateName, flash?: Flash | undefined } | { end: Flash }

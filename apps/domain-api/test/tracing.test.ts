@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startOtlpReceiver, until, type OtlpReceiver } from '@impact/service-kit/testing'
+import { startApp, type TestApp } from './helper.ts'
+import { hookedReceiver } from './webhook-receiver.ts'
+
+const TRACE_ID = '6bf92f3577b34da6a3ce929d0e0e4736'
+const CALLER_SPAN = '20f067aa0ba902b7'
+
+let collector: OtlpReceiver
+let t: TestApp
+beforeAll(async () => {
+  collector = await startOtlpReceiver()
+  t = await startApp({
+    WEBHOOK_POLL_INTERVAL_MS: '20',
+    OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+    OTEL_BSP_SCHEDULE_DELAY: '20'
+  })
+}, 60_000)
+afterAll(async () => {
+  await t?.close()
+  await collector?.close()
+})
+
+describe('tracing in domain-api', () => {
+  it('continues the caller\'s trace in a span of the route', async () => {
+    const { key } = await t.issueKey(['registrar'])
+    await t.createDomain(key, {}, { traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01` })
+    await until(() => collector.spans().some((span) => span.traceId === TRACE_ID))
+    expect(collector.spans().filter((span) => span.traceId === TRACE_ID)).toEqual([expect.objectContaining({
+      service: 'domain-api', name: 'POST /v1/domains', parentSpanId: CALLER_SPAN, kind: 2
+    })])
+  })
+
+  it('sends each webhook with the traceparent of its delivery\'s client span', async () => {
+    const { receiver } = await hookedReceiver(t, { events: ['created'] })
+    const { key } = await t.issueKey(['registrar'])
+    await t.createDomain(key)
+    await until(() => receiver.received.length > 0, { timeout: 10_000 })
+    const [, traceId, parentId] = String(receiver.received[0]!.headers.traceparent).split('-')
+    await until(() => collector.spans().filter((span) => span.traceId === traceId).length === 2)
+    const spans = collector.spans().filter((span) => span.traceId === traceId)
+    const delivery = spans.find((span) => span.name === 'webhook delivery')
+    expect(delivery).toMatchObject({ service: 'domain-api', parentSpanId: '', attributes: { 'webhook.attempt': 1 } })
+    expect(spans.find((span) => span.spanId === parentId)).toMatchObject({
+      name: 'POST', kind: 3, parentSpanId: delivery?.spanId, attributes: { 'http.response.status_code': 204 }
+    })
+  })
+})
