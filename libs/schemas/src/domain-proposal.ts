@@ -5,11 +5,19 @@ import { CursorPageQuerySchema, CursorPageSchema } from './pagination.ts'
 
 /** Verification proposals of the domain registry (apps/domain-api): the vote that verifies a domain. */
 
-export const PROPOSAL_STATUSES = ['open', 'passed', 'rejected', 'vetoed', 'cancelled'] as const
+export const PROPOSAL_STATUSES = ['open', 'passed', 'rejected', 'vetoed', 'cancelled', 'superseded'] as const
 export type ProposalStatus = typeof PROPOSAL_STATUSES[number]
 export const ProposalStatusSchema = Type.Union(PROPOSAL_STATUSES.map((s) => Type.Literal(s)), {
-  description: 'open: taking votes · passed: the domain is verified · rejected: could no longer pass, or did not ' +
-    'by its deadline · vetoed: a vetoer vetoed it · cancelled: the domain expired or was deactivated meanwhile'
+  description: 'open: taking votes · passed: its change applies (verified, revoked, new validUntil) · rejected: ' +
+    'could no longer pass, or did not by its deadline · vetoed: a vetoer vetoed it · cancelled: the domain expired ' +
+    'or was deactivated meanwhile · superseded: the reviewed content changed while it was open (its snapshot is stale)'
+})
+
+export const PROPOSAL_KINDS = ['verify', 'revoke', 'validity'] as const
+export type ProposalKind = typeof PROPOSAL_KINDS[number]
+export const ProposalKindSchema = Type.Union(PROPOSAL_KINDS.map((k) => Type.Literal(k)), {
+  description: 'verify: verify a draft, rejected, changed or revoked domain · revoke: revoke the verification of a ' +
+    'verified domain · validity: move the validUntil of a verified domain, keeping its verification'
 })
 export const VOTES = ['yes', 'no', 'abstain', 'veto'] as const
 export const VoteChoiceSchema = Type.Union(VOTES.map((v) => Type.Literal(v)), {
@@ -22,6 +30,13 @@ export const MAX_RATIONALE = 1000
 
 export const CreateProposalBodySchema = Type.Object(
   {
+    kind: Type.Optional({ ...ProposalKindSchema, default: 'verify' }),
+    validUntil: Type.Optional(Type.String({
+      format: 'date-time',
+      description: 'validity proposals only (and required there): the new validUntil, in the future and after ' +
+        'validFrom',
+      examples: ['2028-12-31T00:00:00.000Z']
+    })),
     evidence: Type.String({
       format: 'uri',
       maxLength: 2048,
@@ -35,7 +50,7 @@ export const CreateProposalBodySchema = Type.Object(
       })
     ),
     note: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 2000, description: 'Why the domain should be verified' })
+      Type.String({ minLength: 1, maxLength: 2000, description: 'Why the change should be made' })
     ),
     council: Type.Optional(Type.Array(accountField('A council member'), {
       minItems: 1,
@@ -92,7 +107,16 @@ export const TallySchema = Type.Object({
 const summaryProperties = {
   id: UuidSchema,
   domainDid: EntityDidSchema,
+  kind: ProposalKindSchema,
   status: ProposalStatusSchema,
+  validUntil: Nullable(Type.String({
+    format: 'date-time',
+    description: 'validity proposals: the validUntil the domain gets if it passes; null for other kinds'
+  })),
+  snapshotHash: Nullable(Type.String({
+    description: 'Content hash (sha256:<hex>, see the domain\'s contentHash) of the domain when the proposal opened: ' +
+      'what the vote is about; null for proposals opened before snapshots were recorded'
+  })),
   evidence: Type.String(),
   evidenceHash: Nullable(Type.String()),
   note: Nullable(Type.String()),
@@ -112,8 +136,17 @@ const summaryProperties = {
 export const ProposalSummarySchema = Type.Object(summaryProperties)
 export type ProposalSummary = Static<typeof ProposalSummarySchema>
 
+export const ProposalSnapshotSchema = Type.Object({
+  hash: Type.String({ description: 'sha256:<hex> of the canonical JSON of content' }),
+  content: Type.Object({}, {
+    additionalProperties: true,
+    description: 'The reviewed content as it was when the proposal opened (what the hash covers)'
+  })
+})
+
 export const ProposalSchema = Type.Object({
   ...summaryProperties,
+  snapshot: Nullable(ProposalSnapshotSchema),
   eligible: Type.Object({
     voters: Type.Array(Type.String(), { description: 'The electorate: accounts that may vote' }),
     vetoers: Type.Array(Type.String(), { description: 'Accounts that may veto' })

@@ -6,6 +6,8 @@ type Db = Kysely<DB> | Transaction<DB>
 
 /** A domain with the summary of its latest verification proposal (its tally tells an ended one's outcome). */
 export type DomainWithProposal = DomainRow & {
+  p_kind: string | null
+  p_valid_until: Date | null
   p_status: string | null
   p_deadline: Date | null
   p_yes: number | null
@@ -31,8 +33,9 @@ export function selectDomains (db: Db) {
   return db.selectFrom('domains')
     .leftJoin('verification_proposals as p', 'p.id', 'domains.latest_proposal_id')
     .selectAll('domains')
-    .select(['p.status as p_status', 'p.deadline as p_deadline', 'p.yes as p_yes', 'p.no as p_no',
-      'p.abstain as p_abstain', 'p.quorum as p_quorum', 'p.threshold as p_threshold'])
+    .select(['p.kind as p_kind', 'p.valid_until as p_valid_until', 'p.status as p_status',
+      'p.deadline as p_deadline', 'p.yes as p_yes', 'p.no as p_no', 'p.abstain as p_abstain', 'p.quorum as p_quorum',
+      'p.threshold as p_threshold'])
 }
 
 export async function findDomain (db: Db, did: string): Promise<DomainWithProposal | undefined> {

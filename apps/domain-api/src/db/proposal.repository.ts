@@ -1,5 +1,7 @@
 import type { Insertable, Kysely, Transaction, Updateable } from 'kysely'
-import type { DB, ProposalRow, VerificationProposalsTable, VerificationVotesTable } from './types.ts'
+import type {
+  DB, ProposalRow, ProposalSnapshotsTable, VerificationProposalsTable, VerificationVotesTable
+} from './types.ts'
 
 type Db = Kysely<DB> | Transaction<DB>
 
@@ -30,6 +32,21 @@ export async function updateProposal (
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow()
+}
+
+/** Records what a proposal reviews, per domain. */
+export async function insertSnapshots (
+  trx: Transaction<DB>,
+  snapshots: Array<Insertable<ProposalSnapshotsTable>>
+): Promise<void> {
+  if (snapshots.length === 0) return
+  await trx.insertInto('proposal_snapshots').values(snapshots).execute()
+}
+
+/** The snapshot a proposal took of one domain (its own, for a single-domain proposal). */
+export async function findSnapshot (db: Db, proposalId: string, did: string) {
+  return await db.selectFrom('proposal_snapshots').select(['hash', 'content'])
+    .where('proposal_id', '=', proposalId).where('domain_did', '=', did).executeTakeFirst()
 }
 
 const BALLOT_COLUMNS = [

@@ -39,13 +39,12 @@ import { placementOf, referencesOf } from './placement.ts'
 import { createReferenceLoader } from './reference-loader.ts'
 import { draftRow, toDomain, toEvent, withProposal } from './records.ts'
 import { checkDocumentFields, documentFieldsOf } from './did-document.ts'
+import { reviewOf, supersede } from './review.ts'
+import { contentChanges, hashContent, reviewedContent } from './snapshot.ts'
 import {
   externalIdScope, newEntityDid, prepareRegistration, registrationReason, registrationReferences
 } from './registration.ts'
 import { checkMetadata, checkValidity, classOf, entityTypeOf, toInstant } from './validation.ts'
-
-/** Metadata and validity are what voters review, so they change only outside review and verification. */
-const CONTENT_EDITABLE = new Set(['draft', 'rejected', 'expired'])
 
 type DomainSort = Pick<ListDomainsQuery, 'sort' | 'order'>
 /** Positions in listings (domains in the order asked for, history entries in order); cursors encode them. */
@@ -200,6 +199,11 @@ export function createDomainService ({ db, clock, idempotencyTtlMs, allowedClass
       return toPage(rows.map((row) => toDomain(row, now)), query.limit, (domain) => domain, domainPosition(order))
     },
 
+    /**
+     * Changes a domain. A change to the reviewed content (snapshot.ts) of a verified domain makes it `changed`, not
+     * usable until a new verification passes; one while a proposal is open supersedes that proposal, whose
+     * snapshot no longer matches. A new validUntil renews an expired domain to draft.
+     */
     async update (caller: Caller, did: string, body: UpdateDomainBody): Promise<Domain> {
       const now = clock()
       checkMetadata(body.metadata)
@@ -209,29 +213,35 @@ export function createDomainService ({ db, clock, idempotencyTtlMs, allowedClass
         const { domain } = locked
         assertController(caller, domain)
         if (domain.status === 'deactivated') throw new DomainStateConflictError(`Domain ${did} is deactivated`)
-        const content = (['metadata', 'validFrom', 'validUntil'] as const).filter((f) => body[f] !== undefined)
-        if (content.length > 0 && !CONTENT_EDITABLE.has(domain.status)) {
-          throw new DomainStateConflictError(`Metadata and validity of a ${domain.status} domain are frozen ` +
-            '(they are what governance reviewed); controllers can still change')
-        }
         const validFrom = body.validFrom !== undefined ? toInstant(body.validFrom) : domain.valid_from
         const validUntil = body.validUntil !== undefined ? toInstant(body.validUntil) : domain.valid_until
         checkValidity(validFrom, validUntil, now, body.validUntil !== undefined)
-        const renewed = domain.status === 'expired' && body.validUntil !== undefined
-        const changes: DomainChanges = { updated_at: now, ...(renewed ? { status: 'draft' } : {}) }
+        const changes: DomainChanges = { updated_at: now }
         if (body.metadata !== undefined) changes.metadata = body.metadata
         if (body.validFrom !== undefined) changes.valid_from = validFrom
         if (body.validUntil !== undefined) changes.valid_until = validUntil
         if (body.controllers !== undefined) changes.controllers = body.controllers
         const documentChanges = documentFieldsOf(body)
         const documentChanged = Object.keys(documentChanges)
+        let document = domain.document
         if (documentChanged.length > 0) {
           // Checked merged: a new service may not take the fragment of a key it leaves in place.
-          const merged = { ...domain.document, ...documentChanges }
-          checkDocumentFields(merged)
-          changes.document = JSON.stringify(merged)
+          document = { ...domain.document, ...documentChanges }
+          checkDocumentFields(document)
+          changes.document = JSON.stringify(document)
         }
         if (body.links !== undefined) Object.assign(changes, await relink(trx, domain, body.links, now))
+        const before = reviewedContent(domain)
+        const after = reviewedContent({
+          ...domain,
+          metadata: body.metadata ?? domain.metadata,
+          valid_from: validFrom,
+          valid_until: validUntil,
+          controllers: body.controllers ?? domain.controllers,
+          document
+        })
+        const review = reviewOf(domain, locked.proposal, contentChanges(before, after), body.validUntil !== undefined)
+        Object.assign(changes, review.changes)
         const updated = await updateDomain(trx, did, changes).catch(async (error: unknown) => {
           // A new organisation may already hold a domain of this type under the same external id.
           if (!isUniqueViolation(error) || domain.external_id === null) throw error
@@ -239,21 +249,40 @@ export function createDomainService ({ db, clock, idempotencyTtlMs, allowedClass
           const holder = await findDidByExternalId(db, scope, domain.external_id)
           throw new DomainExternalIdTakenError(describeScope(scope), domain.external_id, holder ?? 'another domain')
         })
-        const changed = [...content, ...(body.controllers !== undefined ? ['controllers'] : []), ...documentChanged]
-        await insertEvents(trx, [callerEvent(caller, domain, {
-          event: renewed ? 'renewed' : 'updated',
-          to_status: updated.status,
-          reason: renewed ? 'validity renewed; the domain needs verification again' : `changed ${changed.join(', ')}`,
-          details: JSON.stringify({
-            changed,
-            ...(body.controllers !== undefined
-              ? { controllers: { before: domain.controllers, after: body.controllers } }
-              : {})
+        const superseded = review.supersedes !== undefined
+          ? await supersede(trx, review.supersedes, hashContent(after), now)
+          : undefined
+        const sent = [
+          ...(['metadata', 'validFrom', 'validUntil'] as const).filter((f) => body[f] !== undefined),
+          ...(body.controllers !== undefined ? ['controllers'] : []),
+          ...documentChanged
+        ]
+        await insertEvents(trx, [
+          callerEvent(caller, domain, {
+            event: review.event,
+            to_status: updated.status,
+            proposal_id: superseded?.id ?? null,
+            reason: review.reason ?? `changed ${sent.join(', ')}`,
+            details: JSON.stringify({
+              changed: sent,
+              changes: review.diff,
+              contentHash: { before: hashContent(before), after: hashContent(after) }
+            }),
+            at: now
           }),
-          at: now
-        })])
+          ...(superseded !== undefined
+            ? [callerEvent(caller, updated, {
+                event: 'proposal_superseded',
+                to_status: updated.status,
+                proposal_id: superseded.id,
+                reason: superseded.outcome_reason,
+                details: JSON.stringify({ kind: superseded.kind, snapshotHash: superseded.snapshot_hash }),
+                at: now
+              })]
+            : [])
+        ])
         await recordVersions(trx, [did])
-        return withProposal(updated, locked.proposal)
+        return withProposal(updated, superseded ?? locked.proposal)
       })
       return toDomain(result, now)
     },

@@ -9,8 +9,10 @@ import {
   currentBallot,
   electorateRolesOf,
   findProposal,
+  findSnapshot,
   insertElectorate,
   insertProposal,
+  insertSnapshots,
   insertVote,
   listElectorate,
   listProposalPage,
@@ -28,18 +30,23 @@ import {
   DomainElectorateTooSmallError,
   DomainNotFoundError,
   DomainNotInElectorateError,
+  DomainNotVerifiedError,
   DomainProposalClosedError,
   DomainProposalNotFoundError,
   DomainStateConflictError,
-  DomainVoterConflictError
+  DomainVoterConflictError,
+  invalid
 } from '../errors.ts'
-import type { CreateProposalBody, ListProposalsQuery, Proposal, VoteBody } from '@impact/schemas'
+import type { CreateProposalBody, ListProposalsQuery, Proposal, ProposalKind, VoteBody } from '@impact/schemas'
 import { principalOf, type Caller } from './api-keys.ts'
 import type { Clock } from './clock.ts'
-import { callerEvent, isDue, lockAndSettle, settleDomain, settleDue, tallyOf } from './lifecycle.ts'
+import { callerEvent, isDue, lockAndSettle, settleDomain, settleDue } from './lifecycle.ts'
+import { closeProposal, KIND_EVENTS, statusUnderReview } from './outcomes.ts'
 import { decodeKeyset, toPage } from './pagination.ts'
 import { toProposal, toProposalSummary } from './records.ts'
-import { decided, describeTally, parseQuorumRule, remainingOf, resolveQuorum } from './tally.ts'
+import { hashContent, reviewedContent } from './snapshot.ts'
+import { decided, describeTally, parseQuorumRule, remainingOf, resolveQuorum, tallyOf } from './tally.ts'
+import { checkValidity } from './validation.ts'
 
 export interface VerificationSettings {
   /** Votes needed: a count (`3`) or a share of the electorate (`40%`), resolved when a proposal opens. */
@@ -49,11 +56,52 @@ export interface VerificationSettings {
   periodMs: number
 }
 
+/** Why a domain cannot be proposed for verification (draft, rejected, changed and revoked ones can). */
 const REFUSALS: Record<string, string> = {
   deactivated: 'is deactivated',
   expired: 'has expired (renew validUntil first)',
   verified: 'is already verified',
   verification_submitted: 'already has an open verification proposal'
+}
+
+/** A validity proposal names its new validUntil; no other kind takes one. */
+function requestedValidity (kind: ProposalKind, body: CreateProposalBody): Date | null {
+  if (kind !== 'validity') {
+    if (body.validUntil !== undefined) {
+      throw invalid('validUntil belongs to validity proposals', [
+        { field: '/validUntil', message: 'only with kind validity' }
+      ])
+    }
+    return null
+  }
+  if (body.validUntil === undefined) {
+    throw invalid('A validity proposal names the new validUntil', [{ field: '/validUntil', message: 'is required' }])
+  }
+  return new Date(body.validUntil)
+}
+
+/** Refuses a kind the domain's state does not allow (409), or a validUntil its validity rules refuse (400). */
+function checkProposable (
+  domain: DomainRow,
+  latest: ProposalRow | undefined,
+  kind: ProposalKind,
+  validUntil: Date | null,
+  now: Date
+): void {
+  if (kind === 'verify') {
+    const refusal = REFUSALS[domain.status]
+    if (refusal !== undefined) throw new DomainStateConflictError(`Domain ${domain.did} ${refusal}`)
+    return
+  }
+  if (domain.status !== 'verified') throw new DomainNotVerifiedError(domain.did, domain.status, kind)
+  if (latest?.status === 'open') {
+    throw new DomainStateConflictError(`Domain ${domain.did} already has an open ${latest.kind} proposal`)
+  }
+  if (validUntil === null) return
+  checkValidity(domain.valid_from, validUntil, now, true)
+  if (validUntil.getTime() === domain.valid_until?.getTime()) {
+    throw invalid('The domain already has this validUntil', [{ field: '/validUntil', message: 'must change it' }])
+  }
 }
 
 const proposalPosition = (p: { createdAt: string, id: string }) => [p.createdAt, p.id]
@@ -83,8 +131,10 @@ export function createGovernanceService (
       row = await findProposal(db, id)
     }
     if (row === undefined) throw new DomainProposalNotFoundError(id)
-    const [votes, eligible] = await Promise.all([listVotes(db, id), listElectorate(db, id)])
-    return toProposal(row, votes, eligible)
+    const [votes, eligible, snapshot] = await Promise.all([
+      listVotes(db, id), listElectorate(db, id), findSnapshot(db, id, row.domain_did)
+    ])
+    return toProposal(row, votes, eligible, snapshot ?? null)
   }
 
   /** The electorate a proposal on `domain` by `caller` gets now; refuses a council that breaks the rules. */
@@ -125,23 +175,11 @@ export function createGovernanceService (
       : outcome === 'passed'
         ? `passed (${describeTally(proposal)}; the ${remaining} who have not voted cannot change it)`
         : `rejected: cannot pass whatever the ${remaining} who have not voted choose (${describeTally(proposal)})`
-    const closed = await updateProposal(trx, proposal.id, { status: outcome, closed_at: now, outcome_reason: reason })
-    const passed = outcome === 'passed'
-    const to = passed ? 'verified' : 'rejected'
-    await updateDomain(trx, closed.domain_did, {
-      status: to, updated_at: now, ...(passed ? { verified_at: now } : {})
-    })
-    await insertEvents(trx, [{
-      domain_did: closed.domain_did,
-      event: to,
-      from_status: domain.status,
-      to_status: to,
-      actor_kind: 'governance',
-      proposal_id: proposal.id,
+    const closed = await closeProposal(trx, domain, proposal, {
+      outcome,
+      at: now,
       reason,
-      details: JSON.stringify({
-        outcome,
-        tally: tallyOf(closed),
+      details: {
         decidingVote: {
           keyId: caller.keyId,
           account: caller.account,
@@ -149,27 +187,29 @@ export function createGovernanceService (
           vote: body.vote,
           rationale: body.rationale ?? null
         }
-      }),
-      at: now
-    }])
-    await recordVersions(trx, [closed.domain_did])
+      }
+    })
+    if (closed.domain !== domain) await recordVersions(trx, [domain.did])
   }
 
   return {
     get: read,
 
     /**
-     * Opens the review of a draft or rejected domain. The electorate (the voter role's holders now, or the
-     * council), the vetoers, the quorum, the threshold and the deadline are fixed now.
+     * Opens a proposal of its kind: verify a draft, rejected, changed or revoked domain; revoke the verification of
+     * a verified one, or move its validUntil. Fixed now: the snapshot of the reviewed content (hash and content),
+     * the electorate (the voter role's holders now, or the council), the vetoers, the quorum, the threshold and
+     * the deadline.
      */
     async propose (caller: Caller, did: string, body: CreateProposalBody): Promise<Proposal> {
       const now = clock()
-      const { proposal, eligible } = await inTransaction(db, async (trx) => {
+      const kind = body.kind ?? 'verify'
+      const validUntil = requestedValidity(kind, body)
+      const { proposal, eligible, snapshot } = await inTransaction(db, async (trx) => {
         const locked = await lockAndSettle(trx, did, now)
         if (locked === undefined) throw new DomainNotFoundError(did)
         const { domain } = locked
-        const refusal = REFUSALS[domain.status]
-        if (refusal !== undefined) throw new DomainStateConflictError(`Domain ${did} ${refusal}`)
+        checkProposable(domain, locked.proposal, kind, validUntil, now)
         const electorate = await electorateFor(trx, domain, caller, body.council)
         const size = electorate.voters.length
         const quorum = resolveQuorum(quorumRule, size)
@@ -179,10 +219,16 @@ export function createGovernanceService (
             : `${size} holders of the voter role besides the domain's controllers and the proposer`
           throw new DomainElectorateTooSmallError(who, quorum)
         }
+        const content = reviewedContent(domain)
+        const hash = hashContent(content)
         const created = await insertProposal(trx, {
           id: randomUUID(),
           domain_did: did,
+          kind,
           status: 'open',
+          valid_until: validUntil,
+          snapshot_hash: hash,
+          prior_status: domain.status,
           evidence: body.evidence,
           evidence_hash: body.evidenceHash ?? null,
           note: body.note ?? null,
@@ -198,18 +244,23 @@ export function createGovernanceService (
           deadline: new Date(now.getTime() + settings.periodMs),
           created_at: now
         })
+        await insertSnapshots(trx, [
+          { proposal_id: created.id, domain_did: did, hash, content: JSON.stringify(content) }
+        ])
         await insertElectorate(trx, created.id, electorate)
-        await updateDomain(trx, did, {
-          status: 'verification_submitted',
-          latest_proposal_id: created.id,
-          updated_at: now
-        })
+        const status = statusUnderReview(kind)
+        await updateDomain(trx, did, { status, latest_proposal_id: created.id, updated_at: now })
         await insertEvents(trx, [callerEvent(caller, domain, {
-          event: 'verification_proposed',
-          to_status: 'verification_submitted',
+          event: KIND_EVENTS[kind].proposed,
+          to_status: status,
           proposal_id: created.id,
-          reason: body.note ?? 'verification proposed',
+          reason: body.note ?? `${kind} proposed`,
           details: JSON.stringify({
+            kind,
+            snapshotHash: hash,
+            ...(validUntil !== null
+              ? { validUntil: { before: domain.valid_until?.toISOString() ?? null, after: validUntil.toISOString() } }
+              : {}),
             evidence: body.evidence,
             evidenceHash: body.evidenceHash ?? null,
             deadline: created.deadline.toISOString(),
@@ -221,9 +272,10 @@ export function createGovernanceService (
           at: now
         })])
         await recordVersions(trx, [did])
-        return { proposal: created, eligible: { voters: electorate.voters, vetoers: electorate.vetoers } }
+        const eligible = { voters: electorate.voters, vetoers: electorate.vetoers }
+        return { proposal: created, eligible, snapshot: { hash, content } }
       })
-      return toProposal(proposal, [], eligible)
+      return toProposal(proposal, [], eligible, snapshot)
     },
 
     /**

@@ -6,6 +6,7 @@ import { lockProposal, updateProposal } from '../db/proposal.repository.ts'
 import { recordVersions } from '../db/version.repository.ts'
 import type { DB, DomainRow, NewEvent, ProposalRow } from '../db/types.ts'
 import type { Caller } from './api-keys.ts'
+import { closeProposal } from './outcomes.ts'
 import { describeTally, passes } from './tally.ts'
 
 /**
@@ -28,9 +29,6 @@ export function isDue (
   const expired = !FINAL.has(domain.status) && domain.valid_until !== null && domain.valid_until <= now
   return ended || expired
 }
-
-export const tallyOf = (p: Pick<ProposalRow, 'yes' | 'no' | 'abstain' | 'veto'>) =>
-  ({ yes: p.yes, no: p.no, abstain: p.abstain, veto: p.veto })
 
 /** A history entry written by a caller (an API key, or an account proven by UCAN and the service that invoked). */
 export const callerEvent = (
@@ -57,63 +55,53 @@ export async function lockAndSettle (trx: Transaction<DB>, did: string, now: Dat
 
 async function settleLocked (trx: Transaction<DB>, locked: LockedDomain, now: Date): Promise<LockedDomain> {
   let { domain, proposal } = locked
-  const events: NewEvent[] = []
+  const before = domain
   const ended = proposal?.status === 'open' && proposal.deadline <= now ? proposal.deadline : undefined
-  const expiry = !FINAL.has(domain.status) && domain.valid_until !== null && domain.valid_until <= now
-    ? domain.valid_until
+  const expiryOf = (d: DomainRow) => !FINAL.has(d.status) && d.valid_until !== null && d.valid_until <= now
+    ? d.valid_until
     : undefined
 
   // Applied in the order they happened, each stamped with its own time.
+  const expiry = expiryOf(domain)
+  let closedAt: Date | undefined
   if (proposal !== undefined && ended !== undefined && (expiry === undefined || ended <= expiry)) {
+    closedAt = ended
     const passed = passes(proposal)
-    const reason = passed
-      ? `passed at the end of the voting period (${describeTally(proposal)})`
-      : `voting period ended without passing (${describeTally(proposal)})`
-    proposal = await updateProposal(trx, proposal.id, {
-      status: passed ? 'passed' : 'rejected', closed_at: ended, outcome_reason: reason
-    })
-    if (domain.status === 'verification_submitted') {
-      const to = passed ? 'verified' : 'rejected'
-      events.push({
-        domain_did: domain.did,
-        event: to,
-        from_status: domain.status,
-        to_status: to,
-        actor_kind: 'governance',
-        proposal_id: proposal.id,
-        reason,
-        details: JSON.stringify({ tally: tallyOf(proposal) }),
-        at: ended
-      })
-      domain = await updateDomain(trx, domain.did, {
-        status: to, updated_at: ended, ...(passed ? { verified_at: ended } : {})
-      })
-    }
+    ;({ domain, proposal } = await closeProposal(trx, domain, proposal, {
+      outcome: passed ? 'passed' : 'rejected',
+      at: ended,
+      reason: passed
+        ? `passed at the end of the voting period (${describeTally(proposal)})`
+        : `voting period ended without passing (${describeTally(proposal)})`
+    }))
   }
-  if (expiry !== undefined) {
+  // A passed validity proposal may have moved validUntil: expiry is judged on the domain as it now is.
+  const expiresAt = expiryOf(domain)
+  if (expiresAt !== undefined) {
+    // A validity shortened into the past takes effect when its proposal passed, not before.
+    const at = closedAt !== undefined && expiresAt < closedAt ? closedAt : expiresAt
     const cancelled = proposal?.status === 'open' ? proposal.id : null
     if (cancelled !== null) {
       proposal = await updateProposal(trx, cancelled, {
         status: 'cancelled',
-        closed_at: expiry,
+        closed_at: at,
         outcome_reason: 'the domain expired during the voting period'
       })
     }
-    events.push({
+    await insertEvents(trx, [{
       domain_did: domain.did,
       event: 'expired',
       from_status: domain.status,
       to_status: 'expired',
       actor_kind: 'system',
       proposal_id: cancelled,
-      reason: `validUntil ${expiry.toISOString()} passed` +
-        (cancelled !== null ? '; the open verification proposal was cancelled' : ''),
-      at: expiry
-    })
-    domain = await updateDomain(trx, domain.did, { status: 'expired', updated_at: expiry })
+      reason: `validUntil ${expiresAt.toISOString()} passed` +
+        (cancelled !== null ? '; the open proposal was cancelled' : ''),
+      at
+    }])
+    domain = await updateDomain(trx, domain.did, { status: 'expired', updated_at: at })
   }
-  await insertEvents(trx, events)
-  await recordVersions(trx, events.map((e) => e.domain_did))
+  if (domain !== before) await recordVersions(trx, [domain.did])
   return { domain, proposal }
 }
 

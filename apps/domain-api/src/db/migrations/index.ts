@@ -7,6 +7,7 @@ import * as createUcanRevocations from './2026_12_12_090000_create_ucan_revocati
 import * as addDomainExternalId from './2026_12_20_090000_add_domain_external_id.ts'
 import * as addProposalElectorates from './2026_12_21_090000_add_proposal_electorates.ts'
 import * as addDomainPlacement from './2026_12_22_090000_add_domain_placement.ts'
+import * as addProposalSnapshots from './2026_12_24_140000_add_proposal_snapshots.ts'
 
 /** Frozen migrations of domain-api, applied in name order. Never edit one that has shipped; add a new one. */
 export const migrations: MigrationSet = {
@@ -17,5 +18,6 @@ export const migrations: MigrationSet = {
   '2026_12_12_090000_create_ucan_revocations': createUcanRevocations,
   '2026_12_20_090000_add_domain_external_id': addDomainExternalId,
   '2026_12_21_090000_add_proposal_electorates': addProposalElectorates,
-  '2026_12_22_090000_add_domain_placement': addDomainPlacement
+  '2026_12_22_090000_add_domain_placement': addDomainPlacement,
+  '2026_12_24_140000_add_proposal_snapshots': addProposalSnapshots
 }
