@@ -54,6 +54,7 @@ function project (row: DomainWithProposal, now: Date): Projected {
         Object.assign(seen, { status: 'revoked', verifiedAt: null, verifiedHash: null })
       } else if (underReview && passing && row.p_kind === 'validity') {
         seen.validUntil = row.p_valid_until
+        seen.verifiedHash = contentHashOf({ ...row, valid_until: row.p_valid_until })
       }
     }
   }

@@ -45,7 +45,8 @@ it('keeps existing proposals as verifications, and stops renewed domains reading
   const read = async (path: string) => (await t.app.inject({ method: 'GET', url: path, headers: t.auth(ADMIN_KEY) }))
     .json()
   expect(await read(`/v1/domains/${renewed}`)).toMatchObject({ status: 'draft', verified: false, verifiedAt: null })
-  expect(await read(`/v1/domains/${verified}`)).toMatchObject({ status: 'verified', verified: true, verifiedHash: null })
+  expect(await read(`/v1/domains/${verified}`))
+    .toMatchObject({ status: 'verified', verified: true, verifiedHash: null })
   expect(await read(`/v1/verification-proposals/${proposal}`)).toMatchObject({
     kind: 'verify', status: 'passed', snapshotHash: null, snapshot: null, validUntil: null
   })
