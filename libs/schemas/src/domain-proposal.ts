@@ -15,10 +15,11 @@ export const ProposalStatusSchema = Type.Union(PROPOSAL_STATUSES.map((s) => Type
 
 export const PROPOSAL_KINDS = ['verify', 'revoke', 'validity'] as const
 export type ProposalKind = typeof PROPOSAL_KINDS[number]
-export const ProposalKindSchema = Type.Union(PROPOSAL_KINDS.map((k) => Type.Literal(k)), {
-  description: 'verify: verify a draft, rejected, changed or revoked domain · revoke: revoke the verification of a ' +
-    'verified domain · validity: move the validUntil of a verified domain, keeping its verification'
-})
+const KIND_DESCRIPTION = 'verify: verify a draft, rejected, changed or revoked domain · revoke: revoke the ' +
+  'verification of a verified domain · validity: move the validUntil of a verified domain, keeping its verification'
+const kindUnion = (options: { default?: ProposalKind } = {}) =>
+  Type.Union(PROPOSAL_KINDS.map((k) => Type.Literal(k)), { description: KIND_DESCRIPTION, ...options })
+export const ProposalKindSchema = kindUnion()
 export const VOTES = ['yes', 'no', 'abstain', 'veto'] as const
 export const VoteChoiceSchema = Type.Union(VOTES.map((v) => Type.Literal(v)), {
   description: 'yes, no, abstain (counts toward the quorum only), or veto (vetoers only: rejects at once)'
@@ -30,7 +31,7 @@ export const MAX_RATIONALE = 1000
 
 export const CreateProposalBodySchema = Type.Object(
   {
-    kind: Type.Optional({ ...ProposalKindSchema, default: 'verify' }),
+    kind: Type.Optional(kindUnion({ default: 'verify' })),
     validUntil: Type.Optional(Type.String({
       format: 'date-time',
       description: 'validity proposals only (and required there): the new validUntil, in the future and after ' +
