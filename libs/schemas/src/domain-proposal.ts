@@ -13,10 +13,12 @@ export const ProposalStatusSchema = Type.Union(PROPOSAL_STATUSES.map((s) => Type
     'or was deactivated meanwhile · superseded: the reviewed content changed while it was open (its snapshot is stale)'
 })
 
-export const PROPOSAL_KINDS = ['verify', 'revoke', 'validity'] as const
+export const PROPOSAL_KINDS = ['verify', 'revoke', 'validity', 'collection'] as const
 export type ProposalKind = typeof PROPOSAL_KINDS[number]
 const KIND_DESCRIPTION = 'verify: verify a draft, rejected, changed or revoked domain · revoke: revoke the ' +
-  'verification of a verified domain · validity: move the validUntil of a verified domain, keeping its verification'
+  'verification of a verified domain · validity: move the validUntil of a verified domain, keeping its ' +
+  'verification · collection (on a project): verify up to 1,000 of the project\'s domains in one vote, each with its ' +
+  'own snapshot'
 const kindUnion = (options: { default?: ProposalKind } = {}) =>
   Type.Union(PROPOSAL_KINDS.map((k) => Type.Literal(k)), { description: KIND_DESCRIPTION, ...options })
 export const ProposalKindSchema = kindUnion()
@@ -116,7 +118,11 @@ const summaryProperties = {
   })),
   snapshotHash: Nullable(Type.String({
     description: 'Content hash (sha256:<hex>, see the domain\'s contentHash) of the domain when the proposal opened: ' +
-      'what the vote is about; null for proposals opened before snapshots were recorded'
+      'what the vote is about; for a collection, the hash of its [did, hash] member list in DID order; null for ' +
+      'proposals opened before snapshots were recorded'
+  })),
+  memberCount: Nullable(Type.Integer({
+    description: 'collection: the domains it covered when it opened (members withdrawn since included); else null'
   })),
   evidence: Type.String(),
   evidenceHash: Nullable(Type.String()),
@@ -171,3 +177,15 @@ export const ListProposalsQuerySchema = Type.Object({
 export type ListProposalsQuery = Static<typeof ListProposalsQuerySchema>
 
 export const ProposalPageSchema = CursorPageSchema(ProposalSummarySchema)
+
+export const ProposalMemberSchema = Type.Object({
+  did: EntityDidSchema,
+  hash: Type.String({ description: 'The member\'s content hash when the proposal opened: what a pass verifies' }),
+  withdrawnAt: Nullable(Type.String({
+    format: 'date-time',
+    description: 'When the member left the proposal (its reviewed content changed, it expired or was deactivated)'
+  })),
+  withdrawnReason: Nullable(Type.String())
+})
+export type ProposalMember = Static<typeof ProposalMemberSchema>
+export const ProposalMemberPageSchema = CursorPageSchema(ProposalMemberSchema)

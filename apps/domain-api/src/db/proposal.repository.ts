@@ -146,7 +146,13 @@ export async function listProposalPage (
   limit: number
 ): Promise<ProposalRow[]> {
   let query = db.selectFrom('verification_proposals as p').selectAll('p')
-  if (filters.domainDid !== undefined) query = query.where('p.domain_did', '=', filters.domainDid)
+  const did = filters.domainDid
+  if (did !== undefined) {
+    // Its own proposals, and the collections it is (or was) a member of.
+    query = query.where('p.id', 'in', (eb) => eb.selectFrom('proposal_snapshots').select('proposal_id')
+      .where('domain_did', '=', did)
+      .unionAll(eb.selectFrom('verification_proposals').select('id as proposal_id').where('domain_did', '=', did)))
+  }
   if (filters.status !== undefined) query = query.where('p.status', '=', filters.status)
   const voter = filters.voter
   if (voter !== undefined) {

@@ -63,6 +63,8 @@ export interface VerificationProposalsTable {
   snapshot_hash: ColumnType<string | null, string | null | undefined, never>
   /** The domain's status when it opened (where a superseded verification leaves it). */
   prior_status: ColumnType<string | null, string | null | undefined, never>
+  /** collection: how many domains it covered when it opened. */
+  member_count: ColumnType<number | null, number | null | undefined, never>
   evidence: string
   evidence_hash: string | null
   note: string | null
@@ -115,6 +117,12 @@ export interface ProposalSnapshotsTable {
   domain_did: string
   hash: string
   content: Json<Record<string, unknown>>
+  /** Collection members: the status and latest proposal a withdrawn member goes back to. */
+  prior_status: ColumnType<string | null, string | null | undefined, never>
+  prior_proposal_id: ColumnType<string | null, string | null | undefined, never>
+  /** When a collection member left it (its content changed, it expired or was deactivated), and why. */
+  withdrawn_at: NullableTimestamp
+  withdrawn_reason: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface DomainEventsTable {

@@ -83,11 +83,15 @@ enum ProposalStatus {
   superseded
 }
 
-"""verify: verify the domain; revoke: revoke its verification; validity: move the validUntil of a verified domain"""
+"""
+verify: verify the domain; revoke: revoke its verification; validity: move the validUntil of a verified domain;
+collection: verify many domains of a project in one vote, each with its own snapshot
+"""
 enum ProposalKind {
   verify
   revoke
   validity
+  collection
 }
 
 """abstain counts toward the quorum only; veto (vetoers only) rejects at once"""
@@ -170,6 +174,8 @@ type VerificationProposal {
   validUntil: DateTime
   """Content hash of the domain when it opened: what the vote is about (null before snapshots were recorded)"""
   snapshotHash: String
+  """collection: the domains it covered when it opened; else null"""
+  memberCount: Int
   evidence: String!
   evidenceHash: String
   note: String

@@ -14,7 +14,7 @@ import {
 } from '../db/domain.repository.ts'
 import type { NewDomain } from '../db/domain-insert.repository.ts'
 import { insertEvents, listEvents } from '../db/event.repository.ts'
-import { updateProposal } from '../db/proposal.repository.ts'
+import { findProposal, updateProposal } from '../db/proposal.repository.ts'
 import { recordVersions } from '../db/version.repository.ts'
 import type { DB, DomainRow } from '../db/types.ts'
 import {
@@ -33,13 +33,14 @@ import { principalOf, type Caller } from './api-keys.ts'
 import type { Clock } from './clock.ts'
 import { createInsertBatcher } from './create-batcher.ts'
 import { fingerprint } from './fingerprint.ts'
-import { callerEvent, isDue, lockAndSettle, settleDomain, settleDue } from './lifecycle.ts'
+import { isCollection, withdrawFromCollection } from './collections.ts'
+import { callerEvent, isDue, lockAndSettle, settleCollectionOf, settleDomain, settleDue } from './lifecycle.ts'
 import { decodeDomainCursor, decodeSequence, toPage } from './pagination.ts'
 import { placementOf, referencesOf } from './placement.ts'
 import { createReferenceLoader } from './reference-loader.ts'
 import { draftRow, toDomain, toEvent, withProposal } from './records.ts'
 import { checkDocumentFields, documentFieldsOf } from './did-document.ts'
-import { reviewOf, supersede } from './review.ts'
+import { reviewEdit } from './review.ts'
 import { contentChanges, hashContent, reviewedContent } from './snapshot.ts'
 import {
   externalIdScope, newEntityDid, prepareRegistration, registrationReason, registrationReferences
@@ -207,6 +208,7 @@ export function createDomainService ({ db, clock, idempotencyTtlMs, allowedClass
     async update (caller: Caller, did: string, body: UpdateDomainBody): Promise<Domain> {
       const now = clock()
       checkMetadata(body.metadata)
+      await settleCollectionOf(db, did, now)
       const result = await inTransaction(db, async (trx) => {
         const locked = await lockAndSettle(trx, did, now)
         if (locked === undefined) throw new DomainNotFoundError(did)
@@ -240,7 +242,9 @@ export function createDomainService ({ db, clock, idempotencyTtlMs, allowedClass
           controllers: body.controllers ?? domain.controllers,
           document
         })
-        const review = reviewOf(domain, locked.proposal, contentChanges(before, after), body.validUntil !== undefined)
+        const review = await reviewEdit(trx, domain, locked.proposal, contentChanges(before, after), {
+          validUntilSent: body.validUntil !== undefined, contentHash: hashContent(after), at: now
+        })
         Object.assign(changes, review.changes)
         const updated = await updateDomain(trx, did, changes).catch(async (error: unknown) => {
           // A new organisation may already hold a domain of this type under the same external id.
@@ -249,9 +253,7 @@ export function createDomainService ({ db, clock, idempotencyTtlMs, allowedClass
           const holder = await findDidByExternalId(db, scope, domain.external_id)
           throw new DomainExternalIdTakenError(describeScope(scope), domain.external_id, holder ?? 'another domain')
         })
-        const superseded = review.supersedes !== undefined
-          ? await supersede(trx, review.supersedes, hashContent(after), now)
-          : undefined
+        const { superseded } = review
         const sent = [
           ...(['metadata', 'validFrom', 'validUntil'] as const).filter((f) => body[f] !== undefined),
           ...(body.controllers !== undefined ? ['controllers'] : []),
@@ -275,20 +277,21 @@ export function createDomainService ({ db, clock, idempotencyTtlMs, allowedClass
                 event: 'proposal_superseded',
                 to_status: updated.status,
                 proposal_id: superseded.id,
-                reason: superseded.outcome_reason,
-                details: JSON.stringify({ kind: superseded.kind, snapshotHash: superseded.snapshot_hash }),
+                reason: superseded.reason,
+                details: JSON.stringify({ kind: superseded.kind, snapshotHash: superseded.snapshotHash }),
                 at: now
               })]
             : [])
         ])
         await recordVersions(trx, [did])
-        return withProposal(updated, superseded ?? locked.proposal)
+        return withProposal(updated, review.latest)
       })
       return toDomain(result, now)
     },
 
     async deactivate (caller: Caller, did: string, reason: string | undefined): Promise<Domain> {
       const now = clock()
+      await settleCollectionOf(db, did, now)
       const result = await inTransaction(db, async (trx) => {
         const locked = await lockAndSettle(trx, did, now)
         if (locked === undefined) throw new DomainNotFoundError(did)
@@ -297,14 +300,20 @@ export function createDomainService ({ db, clock, idempotencyTtlMs, allowedClass
         if (domain.status === 'deactivated') throw new DomainStateConflictError(`Domain ${did} is already deactivated`)
         let proposal = locked.proposal
         const cancelled = proposal?.status === 'open' ? proposal.id : null
-        if (cancelled !== null) {
+        const changes: DomainChanges = { status: 'deactivated', deactivated_at: now, updated_at: now }
+        if (proposal !== undefined && cancelled !== null && isCollection(proposal)) {
+          // The rest of a collection is still voted on; this domain leaves it.
+          const back = await withdrawFromCollection(trx, proposal, did, now, 'the domain was deactivated')
+          changes.latest_proposal_id = back.latest_proposal_id
+          proposal = back.latest_proposal_id === null ? undefined : await findProposal(trx, back.latest_proposal_id)
+        } else if (cancelled !== null) {
           proposal = await updateProposal(trx, cancelled, {
             status: 'cancelled',
             closed_at: now,
             outcome_reason: 'the domain was deactivated'
           })
         }
-        const updated = await updateDomain(trx, did, { status: 'deactivated', deactivated_at: now, updated_at: now })
+        const updated = await updateDomain(trx, did, changes)
         await insertEvents(trx, [callerEvent(caller, domain, {
           event: 'deactivated',
           to_status: 'deactivated',

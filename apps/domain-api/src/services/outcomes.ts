@@ -3,9 +3,9 @@ import type { ProposalKind } from '@impact/schemas'
 import { updateDomain, type DomainChanges } from '../db/domain.repository.ts'
 import { insertEvents } from '../db/event.repository.ts'
 import { updateProposal } from '../db/proposal.repository.ts'
-import type { DB, DomainRow, ProposalRow } from '../db/types.ts'
+import type { DB, DomainRow, NewEvent, ProposalRow } from '../db/types.ts'
 import { contentHashOf } from './snapshot.ts'
-import { tallyOf } from './tally.ts'
+import { describeTally, passes, tallyOf } from './tally.ts'
 
 /** What each kind of proposal does to its domain: the same vote rules decide them all. */
 
@@ -15,13 +15,16 @@ export type Outcome = 'passed' | 'rejected' | 'vetoed'
 export const KIND_EVENTS: Record<ProposalKind, { proposed: string, passed: string, failed: string }> = {
   verify: { proposed: 'verification_proposed', passed: 'verified', failed: 'rejected' },
   revoke: { proposed: 'revocation_proposed', passed: 'revoked', failed: 'revocation_rejected' },
-  validity: { proposed: 'validity_proposed', passed: 'validity_changed', failed: 'validity_rejected' }
+  validity: { proposed: 'validity_proposed', passed: 'validity_changed', failed: 'validity_rejected' },
+  // Written on each member: a collection verifies them one by one.
+  collection: { proposed: 'verification_proposed', passed: 'verified', failed: 'rejected' }
 }
 
 export const kindOf = (proposal: Pick<ProposalRow, 'kind'>) => proposal.kind as ProposalKind
 
 /** The status a domain is in while a proposal of the kind is open on it (the kind's precondition too). */
-export const statusUnderReview = (kind: ProposalKind) => (kind === 'verify' ? 'verification_submitted' : 'verified')
+export const statusUnderReview = (kind: ProposalKind) =>
+  (kind === 'revoke' || kind === 'validity' ? 'verified' : 'verification_submitted')
 
 function domainChanges (domain: DomainRow, proposal: ProposalRow, passed: boolean, at: Date): DomainChanges {
   switch (kindOf(proposal)) {
@@ -41,12 +44,41 @@ function domainChanges (domain: DomainRow, proposal: ProposalRow, passed: boolea
   }
 }
 
+/** The history entry of an expiry, at `at`; `note` says what became of a proposal open on the domain. */
+export const expiredEvent = (
+  domain: DomainRow,
+  at: Date,
+  proposalId: string | null,
+  note = ''
+): NewEvent => ({
+  domain_did: domain.did,
+  event: 'expired',
+  from_status: domain.status,
+  to_status: 'expired',
+  actor_kind: 'system',
+  proposal_id: proposalId,
+  reason: `validUntil ${domain.valid_until?.toISOString() ?? ''} passed${note}`,
+  at
+})
+
 export interface Closing {
   outcome: Outcome
   at: Date
   reason: string
   /** Added to the history entry's details (the deciding vote). */
   details?: Record<string, unknown>
+}
+
+/** How a proposal closes when its voting period ends: passed if the votes then pass, else rejected. */
+export function closingAtDeadline (proposal: ProposalRow): Closing {
+  const passed = passes(proposal)
+  return {
+    outcome: passed ? 'passed' : 'rejected',
+    at: proposal.deadline,
+    reason: passed
+      ? `passed at the end of the voting period (${describeTally(proposal)})`
+      : `voting period ended without passing (${describeTally(proposal)})`
+  }
 }
 
 /**

@@ -1,8 +1,8 @@
 import type { ApiKey } from '../schemas/api-key.ts'
 import type { Role } from '../schemas/role.ts'
 import type {
-  Domain, DomainDocumentFields, DomainEvent, DomainStatus, Proposal, ProposalKind, ProposalStatus, ProposalSummary,
-  Vote, VoteChoice
+  Domain, DomainDocumentFields, DomainEvent, DomainStatus, Proposal, ProposalKind, ProposalMember, ProposalStatus,
+  ProposalSummary, Vote, VoteChoice
 } from '@impact/schemas'
 import { documentFieldsOf } from './did-document.ts'
 import { contentHashOf } from './snapshot.ts'
@@ -45,11 +45,13 @@ function project (row: DomainWithProposal, now: Date): Projected {
     } else {
       const passing = endedPassing(row)
       seen.proposalStatus = passing ? 'passed' : 'rejected'
-      const underReview = row.status === (row.p_kind === 'verify' ? 'verification_submitted' : 'verified')
-      if (underReview && row.p_kind === 'verify') {
+      // A collection verifies each member as a verify proposal does.
+      const verifies = row.p_kind === 'verify' || row.p_kind === 'collection'
+      const underReview = row.status === (verifies ? 'verification_submitted' : 'verified')
+      if (underReview && verifies) {
         seen.status = passing ? 'verified' : 'rejected'
-        // Passed at a deadline no sweep has recorded yet: verified as of the deadline.
-        if (passing) seen.verifiedAt = row.p_deadline
+        // Passed at a deadline no sweep has recorded yet: verified as of the deadline, the content unchanged since.
+        if (passing) Object.assign(seen, { verifiedAt: row.p_deadline, verifiedHash: contentHashOf(row) })
       } else if (underReview && passing && row.p_kind === 'revoke') {
         Object.assign(seen, { status: 'revoked', verifiedAt: null, verifiedHash: null })
       } else if (underReview && passing && row.p_kind === 'validity') {
@@ -195,6 +197,7 @@ export function toProposalSummary (row: ProposalRow): ProposalSummary {
     status: row.status as ProposalStatus,
     validUntil: iso(row.valid_until),
     snapshotHash: row.snapshot_hash,
+    memberCount: row.member_count,
     evidence: row.evidence,
     evidenceHash: row.evidence_hash,
     note: row.note,
@@ -223,6 +226,15 @@ export function toProposal (
 ): Proposal {
   return { ...toProposalSummary(row), snapshot, eligible, votes: votes.map(toVote) }
 }
+
+export const toMember = (row: {
+  domain_did: string, hash: string, withdrawn_at: Date | null, withdrawn_reason: string | null
+}): ProposalMember => ({
+  did: row.domain_did,
+  hash: row.hash,
+  withdrawnAt: iso(row.withdrawn_at),
+  withdrawnReason: row.withdrawn_reason
+})
 
 export function toEvent (row: EventListRow): DomainEvent {
   return {

@@ -53,3 +53,9 @@ export function contentChanges (before: ReviewedContent, after: ReviewedContent)
   }
   return changes
 }
+
+/** A collection's hash: of its members' [did, hash] pairs in DID order, so one hash names the whole set. */
+export const hashMembers = (members: Array<{ did: string, hash: string }>) => {
+  const pairs = members.map((m) => [m.did, m.hash]).sort(([a], [b]) => (a! < b! ? -1 : a! > b! ? 1 : 0))
+  return `sha256:${createHash('sha256').update(canonicalJson(pairs)).digest('hex')}`
+}

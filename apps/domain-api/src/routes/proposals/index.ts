@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import { authorize, callerOf } from '../../plugins/auth.ts'
 import { AuthHeadersSchema, errorResponses, SECURITY } from '../../schemas/security.ts'
 import {
-  CreateProposalBodySchema, ListProposalsQuerySchema, ProposalPageSchema, ProposalSchema, VoteBodySchema
+  CreateProposalBodySchema, CursorPageQuerySchema, ListProposalsQuerySchema, ProposalMemberPageSchema,
+  ProposalPageSchema, ProposalSchema, VoteBodySchema
 } from '@impact/schemas'
 import { DidParamsSchema, ProposalParamsSchema } from '../../schemas/params.ts'
 import { invalid } from '../../errors.ts'
@@ -100,6 +101,23 @@ export const proposalRoutes: FastifyPluginAsyncTypebox<ProposalRoutesOptions> = 
       response: { 200: ProposalSchema, ...errorResponses(400, 401, 404) }
     }
   }, async (request) => await governance.get(request.params.id))
+
+  app.get('/v1/verification-proposals/:id/members', {
+    onRequest: reader,
+    schema: {
+      tags,
+      security: SECURITY,
+      headers: AuthHeadersSchema,
+      summary: 'The domains a proposal reviews, each with its snapshot hash',
+      description: 'Any API key, or UCAN domain/read. In DID order, cursor-paged: a collection\'s members (one ' +
+        'entry for a single-domain proposal), `hash` the member\'s content hash when it opened (what a pass ' +
+        'verifies), `withdrawnAt` / `withdrawnReason` for a member that left it (its reviewed content changed, it ' +
+        'expired or was deactivated).',
+      params: ProposalParamsSchema,
+      querystring: CursorPageQuerySchema,
+      response: { 200: ProposalMemberPageSchema, ...errorResponses(400, 401, 404) }
+    }
+  }, async (request) => await governance.members(request.params.id, request.query))
 
   app.post('/v1/verification-proposals/:id/votes', {
     onRequest: authorize(apiKeys, ['voter', 'vetoer'], { ability: 'verification/vote' }),
