@@ -182,7 +182,7 @@ export function createGovernanceService (
         if (proposal.status !== 'open') return { closed: proposal.status }
         if (caller.account === proposal.proposed_by_account) return { conflict: 'proposed the verification of' }
         if (await target.controls(caller.account)) {
-          return { conflict: isCollection(proposal) ? 'controls a domain under review with' : 'controls' }
+          return { conflict: isCollection(proposal) ? 'controls a member of the collection on' : 'controls' }
         }
         const roles = await electorateRolesOf(trx, id, caller.account)
         if (body.vote === 'veto' && !roles.includes('vetoer')) {
