@@ -106,8 +106,11 @@ export function generateSecrets (options = {}) {
     ]
   }
   files['chain-rest-gateway'] = {
-    values: {},
-    comments: ['CHAIN_API_KEYS=<comma-separated keys of at least 16 characters> gates every chain route when set']
+    values: { REDIS_URL: shared.REDIS_URL },
+    comments: [
+      'CHAIN_API_KEYS=<comma-separated keys of at least 16 characters> gates every chain route when set',
+      'CHAIN_GRPC_API_KEY=<your gRPC provider key> (sent to the nodes as CHAIN_GRPC_API_KEY_HEADER metadata)'
+    ]
   }
   return files
 }

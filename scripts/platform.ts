@@ -1,23 +1,17 @@
 import { join } from 'node:path'
 
-/**
- * The processes `npm start` runs, in start order, with their default ports. `portEnv` lets one
- * process be moved (`DOMAIN_API_PORT=4001 npm start`); a plain `PORT` would move all of them.
- */
+/** `portEnv` moves one process (`DOMAIN_API_PORT=4001 npm start`); a plain `PORT` would move all of them. */
 export interface PlatformProcess {
   name: string
   entry: string
   port: number
   portEnv: string
-  /** Path probed to decide that the process is up (HTTP apps only). */
   probe?: string
   /** The variable under which the other apps get this one's base URL. */
   urlEnv?: PeerUrlEnv
-  /** A development fixture, not an app: it gets no base URLs of the apps. */
+  /** A development fixture gets no base URLs of the apps. */
   fixture?: true
-  /** Run only when this holds for the environment (default: always). */
   enabled?: (env: NodeJS.ProcessEnv) => boolean
-  /** Extra environment for the process, derived from the platform's environment. */
   env?: (env: NodeJS.ProcessEnv) => Record<string, string>
 }
 
@@ -54,8 +48,7 @@ export const platform: PlatformProcess[] = [
     probe: '/health/live',
     urlEnv: 'ORACLE_URL'
   },
-  // Development fixture (sample data), the gateway's upstream unless CHAIN_GRPC_URL names a real node.
-  // gRPC only, so no probe.
+  // The gateway's upstream unless CHAIN_GRPC_URL names a real node; gRPC only, so no probe.
   {
     name: 'chain-dev-node',
     entry: 'apps/chain-rest-gateway/dist/dev-node/server.js',
@@ -86,7 +79,7 @@ export function portOf (proc: PlatformProcess, env: NodeJS.ProcessEnv): number {
   return value !== undefined && value !== '' ? Number(value) : proc.port
 }
 
-/** Where the apps are reached on this machine: HOST, with a wildcard bind reached over loopback. */
+/** A wildcard bind is reached over loopback. */
 export function connectHost (env: NodeJS.ProcessEnv): string {
   const host = env.HOST ?? ''
   if (host === '' || host === '0.0.0.0' || host === '::') return '127.0.0.1'
@@ -96,34 +89,23 @@ export function connectHost (env: NodeJS.ProcessEnv): string {
 export const baseUrl = (proc: PlatformProcess, env: NodeJS.ProcessEnv): string =>
   `http://${connectHost(env)}:${portOf(proc, env)}`
 
-/**
- * The platform's data directory (DATA_DIR, default `.data`): each process keeps its files (embedded
- * database, generated development keys) in a folder of its own name inside it, the seed its output.
- */
 export function platformDataDir (env: NodeJS.ProcessEnv): string {
   const dir = env.DATA_DIR
   return dir === undefined || dir.trim() === '' ? '.data' : dir.trim()
 }
 
-/** DATA_DIR of one process; an in-memory platform keeps every process in memory. */
 export function dataDirOf (name: string, env: NodeJS.ProcessEnv): string {
   const dir = platformDataDir(env)
   return dir === MEMORY_DATA_DIR ? dir : join(dir, name)
 }
 
-/** The base URL of every app the platform runs that others call, by its variable. */
 export function peerUrls (env: NodeJS.ProcessEnv): Partial<Record<PeerUrlEnv, string>> {
   return Object.fromEntries(enabledProcesses(env)
     .filter((proc) => proc.urlEnv !== undefined)
     .map((proc) => [proc.urlEnv, baseUrl(proc, env)]))
 }
 
-/**
- * The environment one process starts with: the platform's own (less the shared PORT and DATA_DIR),
- * its port and data directory, and for an app the base URLs of the other apps. An identity key
- * (DOMAIN_API_PRIVATE_KEY, ORACLE_PRIVATE_KEY) set in the platform's environment passes through and
- * wins; without one each app generates its key once into its data directory.
- */
+/** Identity keys set in the platform's environment pass through and win over the ones apps generate. */
 export function processEnv (
   proc: PlatformProcess,
   env: NodeJS.ProcessEnv,
@@ -143,26 +125,18 @@ export function processEnv (
   }
 }
 
-/** Where the development seed writes the DIDs it made (read by the USSD programme file). */
 export const programmeFile = (env: NodeJS.ProcessEnv): string => join(platformDataDir(env), 'programme.json')
 
-/** The USSD gateway's programme file the development seed writes (USSD_PROGRAMMES_FILE). */
 export const ussdProgrammesFile = (env: NodeJS.ProcessEnv): string => join(platformDataDir(env), 'ussd-programmes.json')
 
-/**
- * The development programme file the gateway gets, when the seed runs and USSD_PROGRAMMES_FILE names no
- * file of the operator's own (that one passes through unchanged).
- */
+/** An operator's own USSD_PROGRAMMES_FILE passes through unchanged. */
 export function devUssdProgrammesFile (env: NodeJS.ProcessEnv): string | undefined {
   const own = env.USSD_PROGRAMMES_FILE
   if ((own !== undefined && own !== '') || seedSkipReason(env) !== undefined) return undefined
   return ussdProgrammesFile(env)
 }
 
-/**
- * Why `npm start` does not seed, or undefined when it does: the seed is a development convenience,
- * never run in production (or test), skipped with SEED=false, and needs files an in-memory platform lacks.
- */
+/** The seed is a development convenience, and needs files an in-memory platform lacks. */
 export function seedSkipReason (env: NodeJS.ProcessEnv): string | undefined {
   const nodeEnv = env.NODE_ENV ?? ''
   if (nodeEnv !== '' && nodeEnv !== 'development') return `NODE_ENV=${nodeEnv}`

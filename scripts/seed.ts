@@ -3,24 +3,21 @@
 import { randomUUID } from 'node:crypto'
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
+import { apiKeyClient, type DomainApiCall } from '@impact/domain-api/api-key-client'
 
 export interface SeedOptions {
-  /** Base URL of the domain API to seed. */
   domainApiUrl: string
-  /** An admin API key of it (issues the seed's keys and grants its accounts' roles). */
   adminKey: string
   /** Where the seeded DIDs are written (JSON). */
   programmeFile: string
-  /** The USSD gateway's programme file (USSD_PROGRAMMES_FILE), written to point at the seeded project. */
+  /** USSD_PROGRAMMES_FILE, written to point at the seeded project. */
   ussdProgrammesFile?: string | undefined
-  /** The platform's NODE_ENV: production is refused. */
   nodeEnv?: string | undefined
-  /** One line per seeded item (DIDs only, never a key). */
+  /** DIDs only, never a key. */
   log?: (line: string) => void
   fetch?: typeof fetch
 }
 
-/** What programme.json holds: where the registry is and the DIDs of the seeded programme. */
 export interface Programme {
   domainApiUrl: string
   organisation: string
@@ -32,24 +29,17 @@ export type SeedItem = 'organisation' | 'protocol' | 'project'
 
 export interface SeedResult {
   programme: Programme
-  /** What this run made: domains, and `verification` when it opened or completed the protocol's vote. */
   created: Array<SeedItem | 'verification'>
 }
 
-/**
- * The seed's accounts: one office that registers and proposes, and a council of three voters that decides the
- * protocol's verification on its own (all three yes pass it under the default quorum of 3, or any share).
- */
+/** A council of three decides the protocol's vote alone: three yes pass it under the default quorum or any share. */
 export const SEED_OFFICE = 'did:ixo:dev-programme-office'
 export const seedVoter = (n: number) => `did:ixo:dev-programme-voter-${n}`
 const SEED_COUNCIL = [1, 2, 3].map(seedVoter)
 
 /**
- * Each seeded domain carries a stable alias (`alsoKnownAs`), by which a later run finds it instead of
- * registering it again. The organisation's and protocol's classes name the chain's templates of those
- * kinds, DIDs outside the registry that its default DOMAIN_EXTERNAL_CLASS_METHODS (`ixo`) accepts; the
- * project's class is the seeded protocol, which is why it is verified first. The organisation and project
- * stay drafts: a link needs its target live (not deactivated or expired), not verified.
+ * A stable alias lets a later run find each domain. The project's class is the seeded protocol, so that is verified
+ * first; organisation and project stay drafts, since a link needs a live target, not a verified one.
  */
 const ITEMS: Record<SeedItem, { type: string, class?: string, name: string }> = {
   organisation: { type: 'Organisation', class: 'did:ixo:protocol/dao', name: 'Clean Cooking Programme' },
@@ -78,36 +68,8 @@ interface ProposalRecord {
   votes: Array<{ account: string, supersededAt: string | null }>
 }
 
-type Api = <T>(method: string, path: string, key: string, body?: unknown) => Promise<T>
-
-function client (options: SeedOptions): Api {
-  const doFetch = options.fetch ?? globalThis.fetch
-  const base = options.domainApiUrl.replace(/\/+$/, '')
-  return async <T>(method: string, path: string, key: string, body?: unknown): Promise<T> => {
-    const res = await doFetch(`${base}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {})
-      },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {})
-    })
-    const text = await res.text()
-    if (!res.ok) {
-      // The error body names a code and a message, never the credentials sent.
-      let detail = text.slice(0, 300)
-      try {
-        const error = JSON.parse(text) as { code?: string, message?: string }
-        detail = [error.code, error.message].filter(Boolean).join(': ')
-      } catch {}
-      throw new SeedError(`${method} ${path} answered ${res.status}${detail !== '' ? ` (${detail})` : ''}`)
-    }
-    return (text === '' ? undefined : JSON.parse(text)) as T
-  }
-}
-
-/** Keys issued for one run, each revoked when the run ends, so no live key outlives it unheld. */
-function keyring (api: Api, adminKey: string) {
+/** Every key a run issues is revoked when it ends, so no live key outlives it unheld. */
+function keyring (api: DomainApiCall, adminKey: string) {
   const issued = new Map<string, { id: string, key: string }>()
   return {
     async keyOf (account: string, roles: string[]): Promise<string> {
@@ -134,10 +96,10 @@ function keyring (api: Api, adminKey: string) {
   }
 }
 
-/** Seeds the programme, or finds it; safe to run again after a run that stopped half-way. */
+/** Safe to run again after a run that stopped half-way. */
 export async function seedProgramme (options: SeedOptions): Promise<SeedResult> {
   if (options.nodeEnv === 'production') throw new SeedError('the development seed never runs in production')
-  const api = client(options)
+  const api = apiKeyClient(options.domainApiUrl, options.fetch)
   const admin = options.adminKey
   const keys = keyring(api, admin)
   const log = options.log ?? (() => {})
@@ -174,10 +136,7 @@ export async function seedProgramme (options: SeedOptions): Promise<SeedResult> 
     return domain
   }
 
-  /**
-   * Takes the domain through governance: the council's voter roles first (an electorate is fixed when a proposal
-   * opens), a proposal by the office naming that council, then each member's yes vote.
-   */
+  /** Voter roles are granted before the proposal opens, since that fixes its electorate. */
   async function verify (domain: DomainRecord): Promise<void> {
     if (domain.status === 'verified') return
     let proposal: ProposalRecord
@@ -242,14 +201,10 @@ async function writeJson (file: string, value: unknown): Promise<void> {
   await rename(partial, file)
 }
 
-/** The service code of the development programme: the one the USSD simulator dials. */
+/** The code the USSD simulator dials. */
 export const DEV_SERVICE_CODE = '*384*123#'
 
-/**
- * The USSD gateway's programme file for the development programme: the clean-cooking menus on
- * DEV_SERVICE_CODE, registering stoves into the seeded project. Before the seed has made the project
- * (`programme` undefined), the menus that need none.
- */
+/** Without a seeded project yet, only the menus that need none. */
 export function ussdProgrammes (programme?: Pick<Programme, 'project'>) {
   return {
     programmes: {
@@ -266,10 +221,7 @@ export function ussdProgrammes (programme?: Pick<Programme, 'project'>) {
   }
 }
 
-/**
- * Makes sure the USSD programme file exists before the gateway starts (it refuses a missing one): from an
- * earlier seed's programme when there is one, else without a project until this run's seed rewrites it.
- */
+/** The gateway refuses a missing programme file, so one exists before it starts, from an earlier seed if any. */
 export async function prepareUssdProgrammes (file: string, programmeFile: string): Promise<void> {
   try {
     await readFile(file, 'utf8')
@@ -282,10 +234,7 @@ export async function prepareUssdProgrammes (file: string, programmeFile: string
   await writeJson(file, ussdProgrammes(earlier))
 }
 
-/**
- * The admin key the seed uses: DOMAIN_API_ADMIN_KEY when the platform sets one, else the key a
- * development domain-api generated into its data directory (`admin-key`, mode 0600).
- */
+/** DOMAIN_API_ADMIN_KEY, else the key a development domain-api generated into its data directory. */
 export async function seedAdminKey (env: NodeJS.ProcessEnv, domainApiDataDir: string): Promise<string> {
   const configured = env.DOMAIN_API_ADMIN_KEY?.trim()
   if (configured !== undefined && configured !== '') return configured

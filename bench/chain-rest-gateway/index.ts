@@ -1,7 +1,8 @@
 // chain-rest-gateway throughput against baselines measured in the same run:
 //  1. gateway (cache off, every request transcoded and sent to the node) vs direct grpc-js calls
 //     of the same method on the same node — target ≥ 0.6×;
-//  2. gateway with the cache on (hits) vs a bare Fastify route answering the same body — target ≥ 0.8×.
+//  2. gateway with the cache on (hits) vs a bare Fastify route answering the same body — target ≥ 0.8×;
+//  3. gateway (cache off) balancing two nodes vs direct grpc-js calls spread over the same two nodes.
 // The node, the gateways and the bare route each run in their own process; load comes from here.
 import { writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -38,17 +39,20 @@ async function alternate (baseline: () => Promise<Sample>, candidate: () => Prom
   return { baseline: mean(a), candidate: mean(b), errors: errors(a) + errors(b), last: b[b.length - 1]! }
 }
 
-async function directGrpc (address: string, seconds: number): Promise<Sample> {
-  const client = new grpc.Client(address, grpc.credentials.createInsecure())
+/** Direct calls from CONNECTIONS workers, spread round-robin over `addresses` (one channel each). */
+async function directGrpc (addresses: string[], seconds: number): Promise<Sample> {
+  const clients = addresses.map((address) => new grpc.Client(address, grpc.credentials.createInsecure()))
   const request = entityRequest(ENTITY)
   const identity = (value: Buffer) => value
+  let turn = 0
   const call = async () =>
     await new Promise<void>((resolve, reject) => {
+      const client = clients[turn++ % clients.length]!
       client.makeUnaryRequest(METHOD, identity, identity, request, new grpc.Metadata(), {}, (error) =>
         error !== null ? reject(error) : resolve()
       )
     })
-  await call()
+  for (let i = 0; i < clients.length; i++) await call()
   let done = 0
   let errors = 0
   const end = Date.now() + seconds * 1000
@@ -62,30 +66,36 @@ async function directGrpc (address: string, seconds: number): Promise<Sample> {
       }
     }
   }))
-  client.close()
+  for (const client of clients) client.close()
   return { requestsPerSec: done / seconds, errors }
 }
 
-async function main () {
-  const nodePort = await freePort()
+async function startNode (): Promise<string> {
+  const port = await freePort()
   await startProcess(
     'apps/chain-rest-gateway/src/dev-node/server.ts',
-    { PORT: String(nodePort), NODE_ENV: 'development', DEV_CHAIN_BLOCK_MS: '0' },
+    { PORT: String(port), NODE_ENV: 'development', DEV_CHAIN_BLOCK_MS: '0' },
     (line) => line.includes('listening on'),
     cpus.node
   )
-  const nodeUrl = `127.0.0.1:${nodePort}`
+  return `127.0.0.1:${port}`
+}
 
-  const gateway = async (cache: boolean) => {
+async function main () {
+  const nodeUrl = await startNode()
+  const secondNodeUrl = await startNode()
+
+  const gateway = async (cache: boolean, nodes = nodeUrl) => {
     const port = await freePort()
     startProcess(
       'apps/chain-rest-gateway/src/server.ts',
       {
         PORT: String(port),
-        CHAIN_GRPC_URL: nodeUrl,
+        CHAIN_GRPC_URL: nodes,
         CHAIN_CACHE_ENABLED: String(cache),
         CHAIN_CACHE_LATEST_TTL_MS: '600000',
-        CHAIN_HEALTH_INTERVAL_MS: '0'
+        CHAIN_HEALTH_INTERVAL_MS: '0',
+        RATE_LIMIT_MAX: '1000000'
       },
       () => false,
       cache ? cpus.server : cpus.transcodingGateway
@@ -96,6 +106,7 @@ async function main () {
   // Started without waiting for a log line: the gateway logs at warn, so readiness is probed over HTTP.
   const uncachedUrl = await gateway(false)
   const cachedUrl = await gateway(true)
+  const balancedUrl = await gateway(false, `${nodeUrl},${secondNodeUrl}`)
 
   const body = await (await fetch(cachedUrl)).text()
   const bodyFile = join(tmpdir(), `chain-bench-body-${process.pid}.json`)
@@ -111,9 +122,9 @@ async function main () {
 
   const options = { connections: CONNECTIONS, duration: ROUND_S }
   await load({ url: uncachedUrl, ...options, duration: 1 })
-  await directGrpc(nodeUrl, 1)
+  await directGrpc([nodeUrl], 1)
   const transcoding = await alternate(
-    async () => await directGrpc(nodeUrl, ROUND_S),
+    async () => await directGrpc([nodeUrl], ROUND_S),
     async () => await load({ url: uncachedUrl, ...options })
   )
   await load({ url: cachedUrl, ...options, duration: 1 })
@@ -123,7 +134,15 @@ async function main () {
     async () => await load({ url: cachedUrl, ...options })
   )
 
+  await load({ url: balancedUrl, ...options, duration: 1 })
+  const both = [nodeUrl, secondNodeUrl]
+  const balanced = await alternate(
+    async () => await directGrpc(both, ROUND_S),
+    async () => await load({ url: balancedUrl, ...options })
+  )
+
   const transcodeRatio = ratio(transcoding.candidate, transcoding.baseline)
+  const balancedRatio = ratio(balanced.candidate, balanced.baseline)
   const cacheRatio = ratio(cachedRun.candidate, cachedRun.baseline)
   report(
     `chain-rest-gateway: GET /ixo/entity/{id} (${body.length} B JSON), ${CONNECTIONS} connections, ` +
@@ -138,9 +157,12 @@ async function main () {
       ['bare Fastify route req/s (baseline 2)', cachedRun.baseline],
       ['gateway, cache on req/s', cachedRun.candidate],
       ['gateway, cache on p50 / p99 ms (last round)', `${cachedRun.last.p50 ?? '-'} / ${cachedRun.last.p99 ?? '-'}`],
-      ['errors + non-2xx', transcoding.errors + cachedRun.errors],
+      ['direct grpc-js over two nodes calls/s (baseline 3)', balanced.baseline],
+      ['gateway balancing two nodes, cache off req/s', balanced.candidate],
+      ['errors + non-2xx', transcoding.errors + cachedRun.errors + balanced.errors],
       ['ratio gateway / direct grpc-js (target ≥ 0.6)', transcodeRatio],
-      ['ratio cached gateway / bare Fastify (target ≥ 0.8)', cacheRatio]
+      ['ratio cached gateway / bare Fastify (target ≥ 0.8)', cacheRatio],
+      ['ratio balanced gateway / direct grpc-js over two nodes', balancedRatio]
     ]
   )
   process.stdout.write(

@@ -11,14 +11,10 @@
 // alone, 1,000 per statement. Rounds alternate so background load on the machine hits both alike.
 // Target: API ≥ 0.5× the raw inserts at the same concurrency.
 import { randomBytes } from 'node:crypto'
-import pg from 'pg'
 import { CompiledQuery } from 'kysely'
-import { createTestDatabase } from '@impact/persistence/testing'
-import { loadConfig } from '../../apps/domain-api/src/config.ts'
-import { openAppDatabase } from '../../apps/domain-api/src/db/open.ts'
 import { ratio, report } from '../lib.ts'
-import { setupProgramme, type BenchProgramme } from './programme.ts'
-import { startDomainApi } from './server.ts'
+import { startBench } from './harness.ts'
+import type { BenchProgramme } from './programme.ts'
 
 const ROUNDS = 3
 const ROUND_S = 3
@@ -27,10 +23,6 @@ const BATCH = 1000
 const STREAMS = 2
 const TARGET = 0.5
 
-const serverUrl = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== ''
-  ? process.env.DATABASE_URL
-  : undefined
-const adminKey = randomBytes(36).toString('base64url')
 const entityDid = () => `did:ixo:entity:${randomBytes(16).toString('hex')}`
 let serial = 0
 const nextSerial = (prefix: string) => `${prefix}-${(serial++).toString().padStart(9, '0')}`
@@ -68,21 +60,8 @@ const placeholders = (rows: unknown[][]) => rows.map((row, r) =>
   `(${row.map((_, c) => `$${r * row.length + c + 1}`).join(', ')})`).join(', ')
 
 async function main () {
-  const database = serverUrl !== undefined ? await createTestDatabase(serverUrl) : undefined
-  const appEnv: Record<string, string> = database !== undefined
-    ? { DATABASE_URL: database.url ?? '', MIGRATE_ON_START: 'always', DATABASE_POOL_MAX: '10' }
-    : { DATA_DIR: 'memory://' }
-  const app = await startDomainApi({
-    ...appEnv,
-    DOMAIN_API_ADMIN_KEY: adminKey,
-    VERIFICATION_QUORUM: '1',
-    RATE_LIMIT_MAX: '1000000',
-    RATE_LIMIT_PRINCIPAL_MAX: '1000000'
-  })
-  const pool = database !== undefined ? new pg.Pool({ connectionString: database.url, max: STREAMS }) : undefined
-  const embedded = database === undefined ? await openAppDatabase(loadConfig({ DATA_DIR: 'memory://' })) : undefined
+  const { app, pool, embedded, serverHost, programme, close } = await startBench({ app: 10, baseline: STREAMS })
   try {
-    const programme = await setupProgramme(app.url, adminKey)
     const raw = async () => {
       const rows = rawRows(programme)
       const text = `insert into domains (${COLUMNS}) values ${placeholders(rows)}`
@@ -122,7 +101,7 @@ async function main () {
     const rawRate = mean(rawRates)
     const apiRate = mean(apiRates)
     const setup = pool !== undefined
-      ? `PostgreSQL (${new URL(serverUrl!).host})`
+      ? `PostgreSQL (${serverHost})`
       : 'embedded PGlite (one engine each side)'
     report(`domain-api bulk creates/s — ${setup}, ${BATCH} devices a request, ${STREAMS} streams, ` +
       `${ROUNDS}×${ROUND_S}s rounds`, [
@@ -139,10 +118,7 @@ async function main () {
       ''
     ].join('\n'))
   } finally {
-    await app.stop()
-    await pool?.end()
-    await embedded?.close()
-    await database?.drop()
+    await close()
   }
 }
 

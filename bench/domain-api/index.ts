@@ -10,14 +10,9 @@
 // Baseline and API alternate in short rounds so background load on the machine hits both alike.
 // Target: API ≥ 0.5× the raw loop at the same concurrency.
 import { randomBytes, randomUUID } from 'node:crypto'
-import pg from 'pg'
 import { sql } from 'kysely'
-import { createTestDatabase } from '@impact/persistence/testing'
-import { loadConfig } from '../../apps/domain-api/src/config.ts'
-import { openAppDatabase } from '../../apps/domain-api/src/db/open.ts'
 import { load, ratio, report } from '../lib.ts'
-import { setupProgramme } from './programme.ts'
-import { startDomainApi } from './server.ts'
+import { startBench } from './harness.ts'
 
 const ROUNDS = 3
 const ROUND_S = 4
@@ -27,10 +22,6 @@ const DB_CONNECTIONS = 10
 const HTTP_CONNECTIONS = 50
 const TARGET = 0.5
 
-const serverUrl = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== ''
-  ? process.env.DATABASE_URL
-  : undefined
-const adminKey = randomBytes(36).toString('base64url')
 const PROTOCOL = `did:ixo:entity:${randomBytes(16).toString('hex')}`
 const entityDid = () => `did:ixo:entity:${randomBytes(16).toString('hex')}`
 
@@ -56,16 +47,9 @@ const params = () =>
   [entityDid(), PROTOCOL, ['did:ixo:bench'], JSON.stringify({ name: 'Clean Cooking Project' }), new Date()]
 
 async function main () {
-  const database = serverUrl !== undefined ? await createTestDatabase(serverUrl) : undefined
-  const appEnv: Record<string, string> = database !== undefined
-    ? { DATABASE_URL: database.url ?? '', MIGRATE_ON_START: 'always', DATABASE_POOL_MAX: String(DB_CONNECTIONS) }
-    : { DATA_DIR: 'memory://' }
-  // One key from one address at full speed: budgets above the load, so the limiter is paid for but never refuses.
-  const roomy = { RATE_LIMIT_MAX: '1000000', RATE_LIMIT_PRINCIPAL_MAX: '1000000' }
-  const app = await startDomainApi({ ...appEnv, ...roomy, DOMAIN_API_ADMIN_KEY: adminKey, VERIFICATION_QUORUM: '1' })
-  // Baseline connection(s): the same database on the server, or an embedded PGlite of the same schema.
-  const pool = database !== undefined ? new pg.Pool({ connectionString: database.url, max: DB_CONNECTIONS }) : undefined
-  const embedded = database === undefined ? await openAppDatabase(loadConfig({ DATA_DIR: 'memory://' })) : undefined
+  // The class is a verified protocol of the registry, so every create also checks it (a realistic request).
+  const { app, pool, embedded, serverHost, programme, close } =
+    await startBench({ app: DB_CONNECTIONS, baseline: DB_CONNECTIONS })
   const insert: Insert = pool !== undefined
     ? async () => { await pool.query(INSERT_SQL, params()) }
     : async () => {
@@ -76,8 +60,7 @@ async function main () {
         values (${content}, null, null, 'draft', 'bench', 'did:ixo:bench', ${at}, ${at})`.execute(embedded!.db)
     }
   try {
-    // The class is a verified protocol of the registry, so every create also checks it (a realistic request).
-    const { registrarKey, protocol } = await setupProgramme(app.url, adminKey)
+    const { registrarKey, protocol } = programme
     const createBody = JSON.stringify({
       type: 'Project',
       class: protocol,
@@ -114,7 +97,7 @@ async function main () {
     const failures = viaApi.reduce((n, r) => n + r.errors + r.non2xx, 0) + withKey.errors + withKey.non2xx
     const last = viaApi.at(-1)!
     const setup = pool !== undefined
-      ? `PostgreSQL (${new URL(serverUrl!).host}), ${DB_CONNECTIONS} database connections each side`
+      ? `PostgreSQL (${serverHost}), ${DB_CONNECTIONS} database connections each side`
       : 'embedded PGlite (one engine each side)'
     report(`domain-api creates/s — ${setup}, ${HTTP_CONNECTIONS} HTTP clients, ${ROUNDS}×${ROUND_S}s rounds`, [
       ['baseline: raw INSERT of the domain row /s', rawRate],
@@ -139,10 +122,7 @@ async function main () {
       ''
     ].join('\n'))
   } finally {
-    await app.stop()
-    await pool?.end()
-    await embedded?.close()
-    await database?.drop()
+    await close()
   }
 }
 

@@ -1,7 +1,6 @@
 import { STATUS_CODES } from 'node:http'
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { defineError } from '@impact/service-kit'
 
 /**
  * gRPC status codes (google.rpc.Code). The gateway's error body is a marshalled google.rpc.Status,
@@ -91,13 +90,6 @@ export class ChainStatusError extends Error {
 export const invalidArgument = (message: string) => new ChainStatusError(GrpcCode.INVALID_ARGUMENT, message)
 export const notFoundError = () => new ChainStatusError(GrpcCode.NOT_FOUND, 'Not Found')
 export const notImplementedError = () => new ChainStatusError(GrpcCode.UNIMPLEMENTED, 'Not Implemented')
-
-/** Raised at start-up when routes cannot be derived (kit error body: it never reaches a chain client). */
-export const CHAIN_DESCRIPTORS_UNAVAILABLE = defineError(
-  'CHAIN_DESCRIPTORS_UNAVAILABLE',
-  'Cannot load query descriptors: %s',
-  503
-)
 
 /** HTTP statuses raised by Fastify itself (bad URL, 413…) expressed as the gRPC code clients expect. */
 const GRPC_CODE_OF_HTTP: Record<number, number> = {

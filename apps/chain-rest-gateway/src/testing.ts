@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { buildApp } from './app.ts'
 import { loadConfig } from './config.ts'
 import { startDevNode } from './dev-node/node.ts'
@@ -14,9 +15,12 @@ export async function startChain (env: Record<string, string> = {}) {
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
     CHAIN_HEALTH_INTERVAL_MS: '0',
+    // Tests share 127.0.0.1 (and Redis counters across files); the limit test sets its own.
+    RATE_LIMIT_MAX: '1000000',
     CHAIN_GRPC_URL: node.url,
     ...env
-  })).catch(async (err: unknown) => {
+    // Its own Redis namespace (REDIS_URL): no rate-limit counters or answers of other tests.
+  }), { statePrefix: `chain-rest-gateway-test:${randomUUID()}:` }).catch(async (err: unknown) => {
     await node.close()
     throw err
   })

@@ -16,11 +16,18 @@ describe('chain-rest-gateway service basics', () => {
     })
   })
 
-  it('reports the chain node in /health', async () => {
+  it('reports readiness, the descriptors in use and numbered nodes in /health, without their addresses', async () => {
     const res = await gateway.app.inject({ method: 'GET', url: '/health' })
     expect(res.statusCode).toBe(200)
-    const upstream = `upstream ${gateway.node.url}`
-    expect(res.json()).toMatchObject({ status: 'ok', chain: 'connected', [upstream]: 'connected' })
+    expect(res.json()).toMatchObject({
+      status: 'ok',
+      chain: 'connected',
+      reflection: 'connected',
+      descriptors: 'reflection',
+      routes: '27',
+      'upstream #1': 'connected'
+    })
+    expect(res.body).not.toContain(gateway.node.url)
   })
 
   it('serves an OpenAPI document generated from the descriptors at /docs', async () => {
@@ -46,6 +53,21 @@ describe('chain-rest-gateway service basics', () => {
     expect(params.properties.params.properties.network_fee_percentage.description).toContain('cosmos.Dec')
     expect(params.properties.params.properties.collection_sequence.type).toBe('string')
     expect(spec.paths['/ixo/entity/{id}'].get.responses).toHaveProperty('404')
+  })
+})
+
+describe('GET /health with REST gating', () => {
+  it('lists node addresses only to callers presenting an API key', async () => {
+    const key = 'health-key-0123456789'
+    const { node, app } = await nodeAndGateway({}, { CHAIN_API_KEYS: key })
+    const anonymous = await app.inject({ method: 'GET', url: '/health' })
+    expect(anonymous.statusCode).toBe(200)
+    expect(anonymous.body).not.toContain(node.url)
+    const wrong = await app.inject({ method: 'GET', url: '/health', headers: { 'x-api-key': 'nope' } })
+    expect(wrong.body).not.toContain(node.url)
+    const operator = await app.inject({ method: 'GET', url: '/health', headers: { authorization: `Bearer ${key}` } })
+    expect(operator.json()).toMatchObject({ [`upstream ${node.url}`]: 'connected' })
+    expect(operator.json()).not.toHaveProperty('upstream #1')
   })
 })
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, onTestFinished } from 'vitest'
 import { buildApp } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
@@ -10,18 +11,35 @@ export async function startNode (options: DevNodeOptions = {}): Promise<DevNode>
   return await startDevNode({ blockMs: 0, ...options })
 }
 
+/** A loopback port no node listens on yet (a node can be started there later). */
+export async function vacantPort (): Promise<number> {
+  const node = await startDevNode({ blockMs: 0 })
+  await node.close()
+  return node.port
+}
+
+const redisUrl = process.env.REDIS_URL
+
 export function gatewayConfig (env: Record<string, string> = {}) {
   return loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
     CHAIN_HEALTH_INTERVAL_MS: '0',
+    // Tests share 127.0.0.1 (and Redis counters across files); the limit test sets its own.
+    RATE_LIMIT_MAX: '1000000',
+    CHAIN_CACHE_SHARED_PINNED_TTL_MS: '60000',
+    // Server mode: rate limits and the shared response cache in Redis.
+    ...(redisUrl !== undefined && redisUrl !== '' ? { REDIS_URL: redisUrl } : {}),
     CHAIN_RECONNECT_BACKOFF_MS: '200',
     ...env
   })
 }
 
-export async function buildGateway (env: Record<string, string> = {}): Promise<Gateway> {
-  return await buildApp(gatewayConfig(env))
+/** Each gateway has its own Redis namespace (server mode): no counters or answers of other tests. */
+export const testPrefix = () => `chain-rest-gateway-test:${randomUUID()}:`
+
+export async function buildGateway (env: Record<string, string> = {}, statePrefix = testPrefix()): Promise<Gateway> {
+  return await buildApp(gatewayConfig(env), { statePrefix })
 }
 
 /** Node and gateway closed when the current test ends. */
@@ -36,11 +54,11 @@ export async function nodeAndGateway (nodeOptions: DevNodeOptions = {}, env: Rec
 }
 
 /** One node and gateway for the whole file: started before its first test, closed after its last. */
-export function fileNodeAndGateway (env: Record<string, string> = {}) {
+export function fileNodeAndGateway (env: Record<string, string> = {}, nodeOptions: DevNodeOptions = {}) {
   let node: DevNode | undefined
   let app: Gateway | undefined
   beforeAll(async () => {
-    node = await startNode()
+    node = await startNode(nodeOptions)
     app = await buildGateway({ CHAIN_GRPC_URL: node.url, ...env })
   })
   afterAll(async () => {

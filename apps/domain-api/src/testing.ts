@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { createTestDatabase } from '@impact/persistence/testing'
 import { freshIdentity } from '@impact/service-kit/testing'
 import { buildApp } from './app.ts'
+import { apiKeyClient } from './client/api-key-client.ts'
 import { loadConfig } from './config.ts'
 
 /** A request the registry received, as its caller sent it. */
@@ -60,20 +61,10 @@ export async function startDomainApi (options: LoopbackDomainApiOptions = {}) {
   })
   const url = await app.listen({ host: '127.0.0.1', port: 0 })
 
+  const call = apiKeyClient(url)
   /** A JSON call with the admin key (or `key`); anything but a 2xx answer throws. */
-  async function admin <T = any> (method: string, path: string, body?: unknown, key = adminKey): Promise<T> {
-    const res = await fetch(`${url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {})
-      },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {})
-    })
-    const text = await res.text()
-    if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${text}`)
-    return (text === '' ? undefined : JSON.parse(text)) as T
-  }
+  const admin = async <T = any>(method: string, path: string, body?: unknown, key = adminKey): Promise<T> =>
+    await call<T>(method, path, key, body)
 
   /** Grants roles to an account DID, as an operator does with the admin key. */
   async function grant (account: string, roles: string[]): Promise<void> {

@@ -6,10 +6,7 @@ interface Member { key: string, account: string }
 export const EVIDENCE = 'ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi'
 export const PROPOSAL = { evidence: EVIDENCE, note: 'site visit done' }
 
-/**
- * A registrar, a compliance officer and `voters` voters (three reach the test quorum), each on its own account.
- * Voters hold the role before any proposal that should count them opens: an electorate is fixed when it opens.
- */
+/** Voters hold the role before any proposal that should count them opens: an electorate is fixed when it opens. */
 export async function issueGovernance (t: TestApp, voters = 3) {
   const registrar = await t.issueKey(['registrar'])
   const compliance = await t.issueKey(['compliance'])
@@ -22,12 +19,11 @@ export async function issueGovernance (t: TestApp, voters = 3) {
 
 export type Governance = Awaited<ReturnType<typeof issueGovernance>>
 
-/** Opens a verification proposal on `did`; the reply as sent, so a test can check a refusal too. */
+/** The reply as sent, so a test can check a refusal too. */
 export const propose = async (t: TestApp, did: string, key: string, payload: object = PROPOSAL) => await t.app.inject({
   method: 'POST', url: `/v1/domains/${did}/verification-proposals`, headers: t.auth(key), payload
 })
 
-/** Casts `choice` on proposal `id` as an API key or with other credentials (UCAN headers); the reply as sent. */
 export const vote = async (
   t: TestApp, id: string, as: string | Record<string, string>, choice = 'yes', rationale?: string
 ) =>
@@ -38,35 +34,28 @@ export const vote = async (
     payload: { vote: choice, ...(rationale !== undefined ? { rationale } : {}) }
   })
 
-/** A proposal body naming `members` as the council: they alone vote, so the outcome does not hang on other voters. */
+/** The council alone votes, so the outcome does not hang on other voters. */
 export const withCouncil = (members: Array<{ account: string }>, payload: object = PROPOSAL) =>
   ({ ...payload, council: members.map((m) => m.account) })
 
-/** Opens a proposal that must be accepted (as createDomain does for domains). */
 export async function createProposal (t: TestApp, did: string, key: string, payload: object = PROPOSAL) {
   const res = await propose(t, did, key, payload)
   if (res.statusCode !== 201) throw new Error(`proposing failed: ${res.body}`)
   return res.json() as { id: string, [key: string]: unknown }
 }
 
-/** Casts a vote that must be accepted; the proposal as it stands after it. */
 export async function castVote (t: TestApp, id: string, key: string, choice = 'yes', rationale?: string) {
   const res = await vote(t, id, key, choice, rationale)
   if (res.statusCode !== 201) throw new Error(`voting failed: ${res.body}`)
   return res.json() as { status: string, [key: string]: unknown }
 }
 
-/**
- * Proposes `did` with `voters` as its council and has each vote yes, which decides it at once (three voters verify
- * it under the test quorum); the proposal's id.
- */
 export async function voteThrough (t: TestApp, did: string, compliance: Keyed, voters: Member[]) {
   const { id } = await createProposal(t, did, compliance.key, withCouncil(voters))
   for (const voter of voters) await castVote(t, id, voter.key)
   return id
 }
 
-/** A new domain walked to verified: created, updated, proposed, three votes, verified (seven events). */
 export async function verifiedDomain (t: TestApp, keys: { registrar: Keyed, compliance: Keyed, voters: Member[] }) {
   const domain = await t.createDomain(keys.registrar.key)
   const update = await t.app.inject({
@@ -80,7 +69,7 @@ export async function verifiedDomain (t: TestApp, keys: { registrar: Keyed, comp
   return domain.did
 }
 
-/** A protocol of the registry verified by governance: what a class of this registry must be. */
+/** What a class of this registry must be. */
 export async function verifiedProtocol (t: TestApp, keys: { registrar: Keyed, compliance: Keyed, voters: Member[] }) {
   const { did } = await t.createDomain(keys.registrar.key, { type: 'Protocol', metadata: { name: 'Protocol' } })
   await voteThrough(t, did, keys.compliance, keys.voters)

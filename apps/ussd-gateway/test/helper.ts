@@ -4,7 +4,7 @@ import { Redis } from 'ioredis'
 import { afterAll, beforeAll } from 'vitest'
 import { openDatabase } from '@impact/persistence'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
-import { startTcpRelay, type TcpRelay } from '@impact/service-kit/testing'
+import { freshIdentity, startTcpRelay, type TcpRelay } from '@impact/service-kit/testing'
 import { buildApp, type BuildOptions } from '../src/app.ts'
 import { loadConfig, type Config } from '../src/config.ts'
 import type { DB } from '../src/db/types.ts'
@@ -82,6 +82,24 @@ export async function setupApp (env: Record<string, string> = {}, options: Build
       await database.drop()
       await dropRedisPrefix(prefix)
     }
+  }
+}
+
+/** An app that never reaches a database, given to `check` and closed: for which routes exist under which settings. */
+export async function withDetachedApp (env: Record<string, string>, check: (app: TestApp) => Promise<void>) {
+  const app = await buildApp(loadConfig({
+    LOG_LEVEL: 'silent',
+    DATA_DIR: 'memory://',
+    PIN_ENCRYPTION_KEY: TEST_PIN_KEY,
+    USSD_PRIVATE_KEY: (await freshIdentity()).key,
+    MIGRATE_ON_START: 'never',
+    DATABASE_URL: 'postgres://unused.invalid/none',
+    ...env
+  }))
+  try {
+    await check(app)
+  } finally {
+    await app.close()
   }
 }
 

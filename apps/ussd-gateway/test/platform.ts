@@ -6,20 +6,14 @@ import type { AppOptions } from '@impact/oracle-runtime'
 import { createHarness } from '../../oracle-runtime/test/support/harness.ts'
 import { dropRedisPrefix } from './helper.ts'
 
-/** An invocation domain-api received: who signed it, for whom, to whom. */
 export interface SeenInvocation { issuer: string, audience: string, capabilities: Array<{ can: string, with: string }> }
 
-/**
- * domain-api listening on loopback, as `npm start` runs it (`@impact/domain-api/testing`), with its own Redis
- * prefix and a quorum of one vote. It acts as the programme's admin (roles, a project, votes) and reads back
- * the UCAN invocations it was sent.
- */
+/** A quorum of one vote, so a council of one decides. */
 export async function startRegistry () {
   const prefix = `ussd-test-registry-${randomBytes(4).toString('hex')}:`
   const registry = await startDomainApi({ env: { VERIFICATION_QUORUM: '1' }, statePrefix: prefix })
   const { admin, accountWith, keyWith } = registry
 
-  /** Takes a domain through governance: a council of one voter (holding the role first), whose yes is the quorum. */
   async function verify (did: string) {
     const voter = await accountWith(['voter'])
     const proposal = await admin<{ id: string }>('POST', `/v1/domains/${did}/verification-proposals`, {
@@ -31,7 +25,6 @@ export async function startRegistry () {
     url: registry.url,
     did: registry.did,
     grant: registry.grant,
-    /** The UCAN invocations received so far, oldest first. */
     async invocations (): Promise<SeenInvocation[]> {
       const bearers = registry.seen.flatMap((r) =>
         r.authType === 'ucan' && r.authorization !== undefined ? [r.authorization.replace(/^Bearer /, '')] : [])
@@ -44,20 +37,19 @@ export async function startRegistry () {
         }
       }))
     },
-    /** A verified clean-cooking protocol and a project of it, as the development seed makes them. */
+    /** As the development seed makes them. */
     async programme () {
       const office = await keyWith(['registrar'])
       const protocol = await admin<{ did: string }>('POST', '/v1/domains', {
         type: 'protocol/project', class: 'did:ixo:protocol/project', metadata: { name: 'Clean cooking protocol' }
       }, office)
-      // The registry takes a protocol of its own as a class only once governance has verified it.
+      // A protocol of the registry is a class only once verified.
       await verify(protocol.did)
       const project = await admin<{ did: string }>('POST', '/v1/domains', {
         type: 'Project', class: protocol.did, metadata: { name: 'Clean Cooking Project' }
       }, office)
       return { protocol: protocol.did, project: project.did }
     },
-    /** The domain registered under a serial, as the admin reads it. */
     async bySerial (serial: string) {
       return (await admin<{ items: any[] }>('GET', `/v1/domains?externalId=${encodeURIComponent(serial)}`)).items
     },
@@ -71,10 +63,7 @@ export async function startRegistry () {
 
 export type Registry = Awaited<ReturnType<typeof startRegistry>>
 
-/**
- * oracle-runtime listening on loopback with its offline agent (no model), booted by its own test harness;
- * `turns` lists each finished turn with its session and the DID it ran for.
- */
+/** The offline agent, booted by the runtime's own test harness. */
 export async function startOracle (env: Record<string, string> = {}, options: AppOptions = {}) {
   const harness = await createHarness(env, options)
   const turns: Array<{ sessionId: string, did: string }> = []
@@ -85,7 +74,7 @@ export async function startOracle (env: Record<string, string> = {}, options: Ap
   return { url, did: harness.oracleDid, turns, close: harness.close }
 }
 
-/** A loopback address nothing listens on (a port just freed), for a service that is down. */
+/** A port just freed: a service that is down. */
 export async function deadUrl (): Promise<string> {
   const server = createServer()
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))

@@ -1,15 +1,15 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react'
 import {
-  OracleRequestError, OracleStreamError, type ActionCallState, type AgAction, type AnyBrowserTool, type Attachment,
-  type MessageStream, type OracleEvent, type SocketState, type ToolApproval, type TurnResult
+  OracleStreamError, type ActionCallState, type AnyBrowserTool, type Attachment, type MessageStream,
+  type OracleEvent, type SocketState, type ToolApproval, type TurnResult
 } from '@impact/oracle-client'
-import {
-  applyApproval, applyEvent, appendNew, fromDto, settleTurn, type ChatMessage, type ChatStatus
-} from './chat-state.ts'
+import { applyEvent, appendNew, fromDto, settleTurn, type ChatMessage, type ChatStatus } from './chat-state.ts'
 import { useOracleContext } from './provider.tsx'
+import { renderActionCall, type ChatAction } from './render-action.ts'
+import { useApprovals } from './use-approvals.ts'
 import { useChatSocket } from './use-chat-socket.ts'
 
-export type ChatAction = AgAction<any, any, ReactNode>
+export type { ChatAction }
 
 export interface UseChatOptions {
   /** The session to chat in; without one the hook is idle. */
@@ -68,10 +68,6 @@ export interface UseChatResult {
 const actionNamesOf = (options: UseChatOptions) => new Set((options.agActions ?? []).map((a) => a.name))
 const claimsOf = (error: unknown): string[] | undefined => (error as { claimIds?: string[] } | null)?.claimIds
 const localId = () => `local-${globalThis.crypto?.randomUUID?.() ?? `${Date.now()}-${Math.random()}`}`
-const parseOutput = (output: string | undefined): unknown => {
-  if (output === undefined) return undefined
-  try { return JSON.parse(output) } catch { return output }
-}
 
 /** Settles with `promise`, or rejects with the signal's reason as soon as it aborts. */
 async function untilAborted (promise: Promise<unknown>, signal: AbortSignal): Promise<void> {
@@ -101,19 +97,6 @@ export function useChat (options: UseChatOptions): UseChatResult {
   const [error, setError] = useState<Error | undefined>()
   const [hasOlder, setHasOlder] = useState(false)
   const [isLoadingHistory, setLoadingHistory] = useState(false)
-  const [pendingApprovals, setPendingApprovals] = useState<ToolApproval[]>([])
-  /** The session has had an approval request: its socket stays on (see `socket`). */
-  const [hadApprovals, setHadApprovals] = useState(false)
-  const noteApproval = useCallback((approval: ToolApproval) => {
-    setHadApprovals(true)
-    setPendingApprovals((list) => applyApproval(list, approval))
-  }, [])
-  /** What the oracle lists as waiting (a history response): it replaces what events said so far. */
-  const listApprovals = useCallback((listed: ToolApproval[] | undefined) => {
-    if (listed === undefined) return
-    if (listed.length > 0) setHadApprovals(true)
-    setPendingApprovals(listed)
-  }, [])
   const cursors = useRef<{ prev: string | null, next: string | null }>({ prev: null, next: null })
   const generation = useRef(0)
   const busy = useRef(false)
@@ -132,6 +115,8 @@ export function useChat (options: UseChatOptions): UseChatResult {
     setError(failure)
     latest.current.onError?.(failure)
   }, [])
+  const approvals = useApprovals({ client, session: latest, fail })
+  const { note: noteApproval, list: listApprovals, reset: resetApprovals } = approvals
 
   /** Numbers newest-page loads: only the latest one started lands (an earlier one may answer later). */
   const loads = useRef(0)
@@ -165,8 +150,7 @@ export function useChat (options: UseChatOptions): UseChatResult {
   useEffect(() => {
     const gen = ++generation.current
     setMessages([])
-    setPendingApprovals([])
-    setHadApprovals(false)
+    resetApprovals()
     setHasOlder(false)
     setStatus('ready')
     setError(undefined)
@@ -178,7 +162,7 @@ export function useChat (options: UseChatOptions): UseChatResult {
       stream.current?.abort().catch(() => {})
       submitting.current?.abort()
     }
-  }, [sessionId, loadNewest])
+  }, [sessionId, loadNewest, resetApprovals])
 
   const refreshNewer = useCallback(async (gen: number, id: string) => {
     const newer = await client.getNewerHistory(id, cursors.current.next, { limit: pageSize })
@@ -212,7 +196,7 @@ export function useChat (options: UseChatOptions): UseChatResult {
   }, [refreshNewer, noteApproval])
 
   const hasTools = (options.browserTools?.length ?? 0) > 0 || (options.agActions?.length ?? 0) > 0
-  const wantsSocket = options.socket === true || (options.socket !== false && (hasTools || hadApprovals))
+  const wantsSocket = options.socket === true || (options.socket !== false && (hasTools || approvals.hadApprovals))
   const socket = useChatSocket({
     client,
     sessionId,
@@ -322,25 +306,6 @@ export function useChat (options: UseChatOptions): UseChatResult {
     else submitting.current?.abort()
   }, [])
 
-  const decide = useCallback(async (toolCallId: string, approved: boolean, reason?: string) => {
-    const id = latest.current.sessionId
-    if (id === undefined) throw new Error('useChat has no sessionId')
-    try {
-      const decided = await client.approve(toolCallId, { sessionId: id, approved, reason })
-      if (id === latest.current.sessionId) noteApproval(decided)
-      return decided
-    } catch (caught) {
-      // Decided elsewhere, expired or gone: it waits no more either way.
-      const closed = caught instanceof OracleRequestError && (caught.status === 404 || caught.status === 409)
-      if (closed) setPendingApprovals((list) => list.filter((a) => a.toolCallId !== toolCallId))
-      fail(caught)
-      throw caught
-    }
-  }, [client, noteApproval, fail])
-  const approve = useCallback(async (toolCallId: string) => await decide(toolCallId, true), [decide])
-  const deny = useCallback(async (toolCallId: string, reason?: string) => await decide(toolCallId, false, reason),
-    [decide])
-
   const loadOlder = useCallback(async () => {
     const id = latest.current.sessionId
     const before = cursors.current.prev
@@ -369,19 +334,8 @@ export function useChat (options: UseChatOptions): UseChatResult {
     if (id !== undefined && !busy.current) await loadNewest(generation.current, id)
   }, [loadNewest])
 
-  const renderAction = useCallback((call: ActionCallState): ReactNode => {
-    const action = latest.current.agActions?.find((a) => a.name === call.toolName)
-    if (action?.render === undefined) return null
-    const result = parseOutput(call.output)
-    return action.render({
-      toolCallId: call.toolCallId,
-      args: (call.args ?? {}) as Record<string, unknown>,
-      status: call.status,
-      ...(result !== undefined ? { result } : {}),
-      ...(call.output !== undefined ? { output: call.output } : {}),
-      ...(call.error !== undefined ? { error: call.error } : {})
-    })
-  }, [])
+  const renderAction = useCallback(
+    (call: ActionCallState): ReactNode => renderActionCall(latest.current.agActions, call), [])
 
   const clearError = useCallback(() => {
     setError(undefined)
@@ -395,9 +349,9 @@ export function useChat (options: UseChatOptions): UseChatResult {
     error,
     sendMessage,
     abort,
-    pendingApprovals,
-    approve,
-    deny,
+    pendingApprovals: approvals.pending,
+    approve: approvals.approve,
+    deny: approvals.deny,
     hasOlder,
     isLoadingHistory,
     loadOlder,

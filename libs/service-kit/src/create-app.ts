@@ -41,6 +41,8 @@ export interface CreateAppOptions {
   notFoundHandler?: (request: FastifyRequest, reply: FastifyReply) => unknown
   /** Longest path parameter the router accepts (find-my-way default 100); longer ones get the 404. */
   maxParamLength?: number
+  /** Answers malformed URLs (FST_ERR_BAD_URL), which reach no route, in the app's own contract. */
+  frameworkErrors?: FastifyServerOptions['frameworkErrors']
   /**
    * Requests arriving while the server drains get Fastify's JSON 503 (default); `false` serves them with
    * `Connection: close`, for callers that cannot read a JSON error (USSD aggregators).
@@ -76,6 +78,7 @@ export async function createApp (options: CreateAppOptions): Promise<App> {
     return503OnClosing: options.return503OnClosing ?? true,
     forceCloseConnections: 'idle',
     ...(options.maxParamLength !== undefined ? { routerOptions: { maxParamLength: options.maxParamLength } } : {}),
+    ...(options.frameworkErrors !== undefined ? { frameworkErrors: options.frameworkErrors } : {}),
     ...validationOptions({ coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: false })
   }).withTypeProvider<TypeBoxTypeProvider>()
 

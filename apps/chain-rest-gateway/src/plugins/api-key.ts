@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { readBearerToken, safeEqual } from '@impact/service-kit'
 import { ChainStatusError, GrpcCode } from '../errors.ts'
 
@@ -7,22 +7,27 @@ export interface ApiKeyOptions {
   keys: readonly string[]
 }
 
-/**
- * Optional REST gating by `Authorization: Bearer <key>` or `X-API-Key`: missing 401, wrong 403, as gated Cosmos
- * REST proxies answer. Every key is compared in constant time, so timing reveals nothing.
- */
+/** The key a request presents (`Authorization: Bearer` or `X-API-Key`) checked against `keys`. */
+export function presentedKey (request: FastifyRequest, keys: readonly string[]): 'missing' | 'wrong' | 'accepted' {
+  const header = request.headers['x-api-key']
+  const presented = readBearerToken(request.headers.authorization) ?? (Array.isArray(header) ? header[0] : header)
+  if (presented === undefined || presented === '') return 'missing'
+  // Every key is compared in constant time, so timing reveals nothing.
+  let matched = false
+  for (const key of keys) matched = safeEqual(presented, key) || matched
+  return matched ? 'accepted' : 'wrong'
+}
+
+/** Optional REST gating by `Authorization: Bearer <key>` or `X-API-Key`: missing 401, wrong 403, as gated proxies. */
 async function apiKey (app: FastifyInstance, { keys }: ApiKeyOptions) {
   app.addHook('preHandler', async function requireApiKey (request, reply) {
-    const header = request.headers['x-api-key']
-    const presented = readBearerToken(request.headers.authorization) ?? (Array.isArray(header) ? header[0] : header)
-    if (presented === undefined || presented === '') {
+    const state = presentedKey(request, keys)
+    if (state === 'missing') {
       reply.header('www-authenticate', 'Bearer')
       const message = 'missing API key: send Authorization: Bearer <key> or X-API-Key: <key>'
       throw new ChainStatusError(GrpcCode.UNAUTHENTICATED, message)
     }
-    let matched = false
-    for (const key of keys) matched = safeEqual(presented, key) || matched
-    if (!matched) throw new ChainStatusError(GrpcCode.PERMISSION_DENIED, 'API key not accepted')
+    if (state === 'wrong') throw new ChainStatusError(GrpcCode.PERMISSION_DENIED, 'API key not accepted')
   })
 }
 

@@ -1,46 +1,51 @@
+import { createHash } from 'node:crypto'
 import type { FileRegistry } from '@bufbuild/protobuf'
-import { CHAIN_DESCRIPTORS_UNAVAILABLE, GrpcCode } from '../errors.ts'
+import { GrpcCode } from '../errors.ts'
 import { buildRegistry, decodeFileDescriptors } from './descriptors.ts'
 import type { UpstreamPool } from './upstream-pool.ts'
 
 export const REFLECTION_PATH = '/cosmos.reflection.v1.ReflectionService/FileDescriptors'
 
-export interface DescriptorSource {
+export type DescriptorOrigin = 'reflection' | 'bundled'
+
+export interface DescriptorSet {
   registry: FileRegistry
-  source: 'reflection' | 'bundled'
-  /** Why reflection was not used, or which node files were left out. */
+  source: DescriptorOrigin
+  /** Which node files were left out (unresolvable imports). */
   notes: string[]
+  /** Digest of the node's answer: an unchanged answer needs no new catalogue. */
+  fingerprint: string
 }
 
 const pause = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms))
 
-/** The node's own descriptors (routes match the binary), else the bundled set; `auto` waits `waitMs` for a node. */
-export async function loadDescriptors (
-  mode: 'auto' | 'reflection' | 'bundled',
-  pool: UpstreamPool,
-  waitMs: number
-): Promise<DescriptorSource> {
+/** The descriptor set shipped in descriptors/chain.binpb. */
+export function bundledDescriptors (): DescriptorSet {
+  return { registry: buildRegistry([]), source: 'bundled', notes: [], fingerprint: 'bundled' }
+}
+
+/** One call of the node's reflection service; throws the node's error (ChainStatusError) when it has none. */
+export async function reflectDescriptors (pool: UpstreamPool, timeoutMs: number): Promise<DescriptorSet> {
+  const answer = await pool.callAny(REFLECTION_PATH, timeoutMs)
   const notes: string[] = []
-  if (mode !== 'bundled') {
-    const until = Date.now() + waitMs
-    let reason = ''
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const answer = await pool.callAny(REFLECTION_PATH, Math.max(500, until - Date.now()))
-        const registry = buildRegistry(decodeFileDescriptors(answer.bytes), (file, missing) =>
-          notes.push(`left out ${file}: import ${missing} unavailable`)
-        )
-        return { registry, source: 'reflection', notes }
-      } catch (error) {
-        reason = (error as Error).message
-        // Only an unreachable node is worth waiting for; one that answered an error will answer it again.
-        const code = (error as { grpcCode?: number }).grpcCode
-        if ((code !== GrpcCode.UNAVAILABLE && code !== GrpcCode.DEADLINE_EXCEEDED) || Date.now() + 250 >= until) break
-        await pause(Math.min(250 * (attempt + 1), 1000))
-      }
+  const registry = buildRegistry(decodeFileDescriptors(answer.bytes), (file, missing) =>
+    notes.push(`left out ${file}: import ${missing} unavailable`)
+  )
+  const fingerprint = createHash('sha256').update(answer.bytes).digest('base64url')
+  return { registry, source: 'reflection', notes, fingerprint }
+}
+
+/** Reflection, retried for `waitMs` while no node is reachable (a node that answered an error will repeat it). */
+export async function reflectWithin (pool: UpstreamPool, waitMs: number): Promise<DescriptorSet> {
+  const until = Date.now() + waitMs
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await reflectDescriptors(pool, Math.max(500, until - Date.now()))
+    } catch (error) {
+      const code = (error as { grpcCode?: number }).grpcCode
+      const unreachable = code === GrpcCode.UNAVAILABLE || code === GrpcCode.DEADLINE_EXCEEDED
+      if (!unreachable || Date.now() + 250 >= until) throw error
+      await pause(Math.min(250 * (attempt + 1), 1000))
     }
-    if (mode === 'reflection') throw new CHAIN_DESCRIPTORS_UNAVAILABLE(reason)
-    notes.push(`node reflection unavailable (${reason}); using the bundled descriptor set`)
   }
-  return { registry: buildRegistry([]), source: 'bundled', notes }
 }

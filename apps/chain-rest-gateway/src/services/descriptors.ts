@@ -70,10 +70,16 @@ export function buildRegistry (
 export interface FieldTraits {
   /** A gogoproto non-nullable message: rendered as an object (defaults) even when absent on the wire. */
   nonNullable: boolean
-  /** cosmos_proto.scalar or the gogoproto customtype behind it: cosmos.Dec, cosmos.Int, cosmos.Uint. */
+  /**
+   * A gogoproto customtype Dec or Int (LegacyDec, math.Int…): the wire holds integer text, scaled by
+   * 10^18 for Dec, that the node's MarshalJSON writes as a decimal or an integer.
+   */
+  custom: 'dec' | 'int' | undefined
+  /** cosmos_proto.scalar alone (a plain Go string): written as it is, empty included; for /docs. */
   scalar: 'dec' | 'int' | undefined
+  /** gogoproto.casttype RawContractMessage (wasmd): bytes holding JSON, written inline as the node does. */
+  rawJson: boolean
 }
-
 export interface OptionReader {
   http: (method: DescMethod) => HttpRuleValue | undefined
   traits: (field: DescField) => FieldTraits
@@ -85,7 +91,7 @@ export interface HttpRuleValue {
   additionalBindings: HttpRuleValue[]
 }
 
-const NO_TRAITS: FieldTraits = { nonNullable: false, scalar: undefined }
+const NO_TRAITS: FieldTraits = { nonNullable: false, custom: undefined, scalar: undefined, rawJson: false }
 
 /**
  * Reads options by extension number, so it works whichever registry the descriptors came from
@@ -97,6 +103,7 @@ export function createOptionReader (): OptionReader {
   const http = ext('google.api.http')
   const nullable = ext('gogoproto.nullable')
   const customtype = ext('gogoproto.customtype')
+  const casttype = ext('gogoproto.casttype')
   const scalar = ext('cosmos_proto.scalar')
   const cache = new WeakMap<DescField, FieldTraits>()
   return {
@@ -112,16 +119,15 @@ export function createOptionReader (): OptionReader {
       if (options === undefined) {
         traits = NO_TRAITS
       } else {
-        const scalarName = hasExtension(options, scalar) ? String(getExtension(options, scalar)) : ''
-        const custom = hasExtension(options, customtype) ? String(getExtension(options, customtype)) : ''
+        const text = (extension: typeof scalar) =>
+          hasExtension(options, extension) ? String(getExtension(options, extension)) : ''
+        const custom = text(customtype)
+        const scalarName = text(scalar)
         traits = {
           nonNullable: hasExtension(options, nullable) && getExtension(options, nullable) === false,
-          scalar:
-            scalarName === 'cosmos.Dec' || /(^|\.)(Legacy)?Dec$/.test(custom)
-              ? 'dec'
-              : scalarName === 'cosmos.Int' || scalarName === 'cosmos.Uint' || /(^|\.)U?Int$/.test(custom)
-                ? 'int'
-                : undefined
+          custom: /(^|\.)(Legacy)?Dec$/.test(custom) ? 'dec' : /(^|\.)U?Int$/.test(custom) ? 'int' : undefined,
+          scalar: scalarName === 'cosmos.Dec' ? 'dec' : /^cosmos\.U?Int$/.test(scalarName) ? 'int' : undefined,
+          rawJson: /(^|\.)RawContractMessage$/.test(text(casttype))
         }
       }
       cache.set(field, traits)

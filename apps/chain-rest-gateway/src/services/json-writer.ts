@@ -1,5 +1,6 @@
 import { fromBinary, ScalarType, type DescField, type DescMessage, type Registry } from '@bufbuild/protobuf'
 import type { FieldTraits } from './descriptors.ts'
+import { inlineJson } from './raw-json.ts'
 
 /**
  * Writes messages as Cosmos nodes' REST gateways do (gogo jsonpb with OrigName and EmitDefaults):
@@ -52,14 +53,36 @@ function float32 (value: number): string {
   return String(value)
 }
 
+/**
+ * A gogoproto customtype Dec/Int: integer text on the wire (string or bytes), a decimal or integer
+ * string in JSON; a nullable customtype the node never set is a nil pointer, so `null`.
+ */
+function customJson (text: string, traits: FieldTraits): string {
+  if (text === '' && !traits.nonNullable) return 'null'
+  if (traits.custom === 'dec') return `"${formatDec(text)}"`
+  return text === '' ? '"0"' : JSON.stringify(text)
+}
+
+const utf8 = new TextDecoder()
+
+function bytesJson (bytes: Uint8Array, traits?: FieldTraits): string {
+  if (traits?.rawJson === true) {
+    if (bytes.length === 0) return 'null'
+    // Not JSON: the node would fail the whole answer; base64 keeps it readable instead.
+    const inline = inlineJson(bytes)
+    if (inline !== undefined) return inline
+  } else if (traits?.custom !== undefined) {
+    return customJson(utf8.decode(bytes), traits)
+  }
+  return bytes.length === 0
+    ? 'null'
+    : `"${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')}"`
+}
+
 function scalarJson (type: ScalarType, value: unknown, traits?: FieldTraits): string {
   switch (type) {
-    case ScalarType.STRING: {
-      const text = value as string
-      if (traits?.scalar === 'dec') return `"${formatDec(text)}"`
-      if (traits?.scalar === 'int' && text === '') return '"0"'
-      return JSON.stringify(text)
-    }
+    case ScalarType.STRING:
+      return traits?.custom !== undefined ? customJson(value as string, traits) : JSON.stringify(value)
     case ScalarType.BOOL:
       return value === true ? 'true' : 'false'
     case ScalarType.INT64:
@@ -68,12 +91,8 @@ function scalarJson (type: ScalarType, value: unknown, traits?: FieldTraits): st
     case ScalarType.FIXED64:
     case ScalarType.SFIXED64:
       return `"${String(value)}"`
-    case ScalarType.BYTES: {
-      const bytes = value as Uint8Array
-      return bytes.length === 0
-        ? 'null'
-        : `"${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')}"`
-    }
+    case ScalarType.BYTES:
+      return bytesJson(value as Uint8Array, traits)
     case ScalarType.DOUBLE: case ScalarType.FLOAT: {
       const number = value as number
       if (Number.isNaN(number)) return '"NaN"'

@@ -1,6 +1,5 @@
 import { ScalarType, type DescField, type DescMessage } from '@bufbuild/protobuf'
 import type { FieldTraits } from './descriptors.ts'
-import type { PathBinding } from './path-template.ts'
 
 /**
  * JSON Schemas for /docs, derived from the same descriptors as the routes: the response as the
@@ -12,18 +11,25 @@ type Schema = Record<string, unknown>
 const MAX_DEPTH = 6
 const MAX_QUERY_DEPTH = 3
 
+function decimalSchema (traits: FieldTraits | undefined): Schema | undefined {
+  const kind = traits?.custom ?? traits?.scalar
+  if (kind === undefined) return undefined
+  const type = traits?.custom !== undefined && traits.nonNullable !== true ? ['string', 'null'] : 'string'
+  return kind === 'dec'
+    ? { type, description: 'cosmos.Dec decimal', examples: ['0.100000000000000000'] }
+    : { type, description: 'cosmos.Int integer' }
+}
+
 function scalarSchema (type: ScalarType, traits?: FieldTraits): Schema {
   switch (type) {
     case ScalarType.STRING:
-      if (traits?.scalar === 'dec') {
-        return { type: 'string', description: 'cosmos.Dec decimal', examples: ['0.100000000000000000'] }
-      }
-      if (traits?.scalar === 'int') return { type: 'string', description: 'cosmos.Int integer' }
-      return { type: 'string' }
+      return decimalSchema(traits) ?? { type: 'string' }
     case ScalarType.BOOL:
       return { type: 'boolean' }
     case ScalarType.BYTES:
-      return { type: ['string', 'null'], contentEncoding: 'base64', description: 'base64; null when empty' }
+      if (traits?.rawJson === true) return { description: 'contract JSON, written inline (base64 when not JSON)' }
+      return decimalSchema(traits) ??
+        { type: ['string', 'null'], contentEncoding: 'base64', description: 'base64; null when empty' }
     case ScalarType.INT64:
     case ScalarType.SINT64:
     case ScalarType.SFIXED64:
@@ -121,15 +127,5 @@ export function createSchemaBuilder (traitsOf: (field: DescField) => FieldTraits
     return { type: 'object', properties }
   }
 
-  function paramsSchema (bindings: PathBinding[]): Schema {
-    const properties: Record<string, Schema> = {}
-    for (const binding of bindings) {
-      for (const part of binding.parts) {
-        if ('param' in part) properties[part.param] = { type: 'string', description: `binds ${binding.fieldPath}` }
-      }
-    }
-    return { type: 'object', properties, required: Object.keys(properties) }
-  }
-
-  return { messageSchema, querySchema, paramsSchema }
+  return { messageSchema, querySchema }
 }

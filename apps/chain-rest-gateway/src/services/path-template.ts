@@ -23,6 +23,8 @@ export interface CompiledTemplate {
   bindings: PathBinding[]
   /** Shape key: templates differing only in parameter names collide in the router. */
   shape: string
+  /** Literal segments after a `**` variable (grpc-gateway matches them from the end of the path). */
+  tail: string[]
 }
 
 export class TemplateError extends Error {}
@@ -85,6 +87,7 @@ export function compileTemplate (template: string): CompiledTemplate {
   const parts: string[] = []
   const shape: string[] = []
   const bindings: PathBinding[] = []
+  const tail: string[] = []
   const used = new Set<string>()
   let deepSeen = false
   const paramName = (base: string) => {
@@ -94,7 +97,14 @@ export function compileTemplate (template: string): CompiledTemplate {
     return name
   }
   const emit = (segment: Segment, owner?: PathBinding) => {
-    if (deepSeen) throw new TemplateError('** must be the last segment')
+    if (deepSeen) {
+      if (segment.kind !== 'literal' || owner !== undefined) {
+        throw new TemplateError('only literal segments may follow a ** variable')
+      }
+      tail.push(segment.value)
+      shape.push(segment.value)
+      return
+    }
     switch (segment.kind) {
       case 'literal':
         parts.push(escapeLiteral(segment.value))
@@ -128,12 +138,14 @@ export function compileTemplate (template: string): CompiledTemplate {
     }
   }
   segments.forEach((segment) => emit(segment))
+  if (deepSeen && verb !== undefined) throw new TemplateError('a verb may not follow a ** variable')
   const verbSuffix = verb !== undefined ? `::${verb}` : ''
   return {
     template,
     fastifyPath: `/${parts.join('/')}${verbSuffix}`,
     bindings,
-    shape: `/${shape.join('/')}${verb !== undefined ? `:${verb}` : ''}`
+    shape: `/${shape.join('/')}${verb !== undefined ? `:${verb}` : ''}`,
+    tail
   }
 }
 

@@ -3,9 +3,9 @@ import { invalidArgument } from '../errors.ts'
 
 /**
  * Builds the request message from path variables and query parameters the way grpc-gateway v1
- * does: dotted field paths by proto or JSON name, repeated keys for repeated scalars, enums by
- * name or number, 64-bit integers from decimal strings, bytes from (URL-safe) base64, Go's
- * ParseBool. Unknown keys and keys of fields already bound in the path are ignored.
+ * does: dotted field paths by proto or JSON name, repeated keys for repeated scalars (the first
+ * for others), enums by name or number, 64-bit integers from decimal strings, bytes from (URL-safe)
+ * base64, Go's ParseBool. Unknown keys and keys of fields already bound in the path are ignored.
  */
 export interface RequestBuilder {
   encode: (pathValues: Array<[string, string]>, query: Record<string, unknown>) => Uint8Array
@@ -160,7 +160,7 @@ function assign (init: Init, fields: Resolved, values: string[], key: string): v
       target[leaf.localName] = parsed
       return
     }
-    if (values.length > 1) throw new ValueError(`expected one value, got ${values.length}`)
+    // grpc-gateway v1 takes the first of repeated keys for a singular field.
     const value = leafValue(leaf, values[0]!)
     if (value === undefined) return
     if (leaf.oneof !== undefined) target[leaf.oneof.localName] = { case: leaf.localName, value }
@@ -171,7 +171,26 @@ function assign (init: Init, fields: Resolved, values: string[], key: string): v
   }
 }
 
-export function createRequestBuilder (desc: DescMessage, boundPaths: string[]): RequestBuilder {
+const PAGE_REQUEST = 'cosmos.base.query.v1beta1.PageRequest'
+/** Cosmos' own default page size, used when a limit is absent or 0. */
+const NODE_DEFAULT_LIMIT = 100n
+
+/**
+ * Caps `pagination.limit` at `max` (0: no cap). An absent limit means the node's default of 100,
+ * so it is only set when the cap is lower.
+ */
+function capPageLimit (desc: DescMessage, max: bigint): ((init: Init) => void) | undefined {
+  const field = desc.fields.find((f) => f.fieldKind === 'message' && f.message.typeName === PAGE_REQUEST)
+  if (max <= 0n || field === undefined) return undefined
+  return (init) => {
+    const page = (init[field.localName] ??= {}) as Init
+    const limit = (page.limit as bigint | undefined) ?? 0n
+    if (limit > max || (limit === 0n && max < NODE_DEFAULT_LIMIT)) page.limit = max
+  }
+}
+
+export function createRequestBuilder (desc: DescMessage, boundPaths: string[], maxPageLimit = 0): RequestBuilder {
+  const cap = capPageLimit(desc, BigInt(maxPageLimit))
   const bound = boundPaths.map((path) => resolvePath(desc, path))
   const boundSet = new Set(
     bound.flatMap((fields) => (fields === undefined ? [] : [fields.map((f) => f.name).join('.')]))
@@ -204,6 +223,7 @@ export function createRequestBuilder (desc: DescMessage, boundPaths: string[]): 
         const values = (Array.isArray(raw) ? raw : [raw]).map(String)
         assign(init, fields, values, key)
       }
+      cap?.(init)
       return toBinary(desc, create(desc, init))
     }
   }

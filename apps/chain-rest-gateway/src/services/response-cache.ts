@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto'
+
 /**
  * Answers of the gateway kept per replica, keyed by gRPC method, block height and the encoded
  * request (canonical, so unknown query keys or JSON-vs-proto names do not split entries).
@@ -12,8 +14,17 @@ export interface CachedAnswer {
   height: string | undefined
 }
 
+/** The part of @impact/shared-state the cache uses: Redis, so replicas share answers. */
+export interface SharedAnswers {
+  get: (key: string) => Promise<string | null>
+  set: (key: string, value: string, options: { ttlMs: number }) => Promise<boolean>
+}
+
 export interface ResponseCacheOptions {
   enabled: boolean
+  /** Second level shared by replicas (REDIS_URL); height-pinned answers live there `sharedPinnedTtlMs`. */
+  shared?: SharedAnswers | undefined
+  sharedPinnedTtlMs?: number
   latestTtlMs: number
   maxEntries: number
   maxBytes: number
@@ -34,6 +45,8 @@ export function createResponseCache (options: ResponseCacheOptions) {
   const inflight = new Map<string, Promise<CachedAnswer>>()
   const aliases = new Map<string, Entry>()
   let bytes = 0
+  // Bumped by clear(): an answer fetched before a clear (older descriptors) is not kept after it.
+  let generation = 0
 
   const keyOf = (method: string, height: string, request: Uint8Array) =>
     `${method}\n${height}\n${Buffer.from(request.buffer, request.byteOffset, request.byteLength).toString('base64')}`
@@ -71,6 +84,35 @@ export function createResponseCache (options: ResponseCacheOptions) {
       }
     }
     return entry.removed ? undefined : entry
+  }
+
+  // Answers rendered from other descriptors (a replica before or after a chain upgrade) are not shared.
+  let descriptors = ''
+  const sharedKey = (key: string) =>
+    `cache:${createHash('sha256').update(descriptors).update('\n').update(key).digest('base64url')}`
+
+  /** A replica's answer from the shared store; a store failure is a miss (the node is asked instead). */
+  async function fromShared (key: string): Promise<CachedAnswer | undefined> {
+    const value = await options.shared?.get(sharedKey(key)).catch(() => null)
+    if (value === null || value === undefined) return undefined
+    const split = value.indexOf('\n')
+    const height = value.slice(0, split)
+    return { height: height === '' ? undefined : height, body: Buffer.from(value.slice(split + 1), 'utf8') }
+  }
+
+  function toShared (key: string, answer: CachedAnswer, ttlMs: number) {
+    if (options.shared === undefined || ttlMs <= 0) return
+    const value = `${answer.height ?? ''}\n${answer.body.toString('utf8')}`
+    options.shared.set(sharedKey(key), value, { ttlMs }).catch(() => {})
+  }
+
+  async function fetchThroughShared (key: string, height: string, fetch: () => Promise<CachedAnswer>) {
+    if (options.shared === undefined) return await fetch()
+    const hit = await fromShared(key)
+    if (hit !== undefined) return hit
+    const answer = await fetch()
+    toShared(key, answer, height !== '' ? (options.sharedPinnedTtlMs ?? 86_400_000) : options.latestTtlMs)
+    return answer
   }
 
   function live (entry: Entry | undefined): CachedAnswer | undefined {
@@ -122,8 +164,10 @@ export function createResponseCache (options: ResponseCacheOptions) {
       }
       const pending = inflight.get(key)
       if (pending !== undefined) return await pending
-      const call = fetch()
+      const started = generation
+      const call = fetchThroughShared(key, height, fetch)
         .then((answer) => {
+          if (started !== generation) return answer
           let stored: Entry | undefined
           if (height !== '') {
             stored = store(key, answer, Infinity)
@@ -136,16 +180,23 @@ export function createResponseCache (options: ResponseCacheOptions) {
           if (rawKey !== undefined) alias(rawKey, stored)
           return answer
         })
-        .finally(() => inflight.delete(key))
+        .finally(() => { if (inflight.get(key) === call) inflight.delete(key) })
       inflight.set(key, call)
       return await call
     },
 
+    /** Names the descriptors answers are written with: the shared store keeps each set's apart. */
+    useDescriptors (fingerprint: string) {
+      descriptors = fingerprint
+    },
+
     stats: () => ({ entries: entries.size, bytes, inflight: inflight.size }),
     clear () {
+      generation++
       for (const entry of entries.values()) entry.removed = true
       entries.clear()
       aliases.clear()
+      inflight.clear()
       bytes = 0
     }
   }

@@ -15,6 +15,8 @@ export interface GatewayRoute {
 export interface CatalogOptions {
   /** Proto package or service prefixes to expose; all when empty. */
   services: string[]
+  /** Whether a method (`pkg.Service/Method`) may be served (CHAIN_METHODS_ALLOW / _DENY); all when absent. */
+  methods?: (method: string) => boolean
   /** [alias, target] prefix pairs. */
   aliases: Array<[string, string]>
   /** Paths the app serves itself (health, docs); rules colliding with them are left out. */
@@ -77,6 +79,10 @@ export function buildCatalog (registry: FileRegistry, options: OptionReader, cat
     for (const method of type.methods) {
       const rule = options.http(method)
       if (rule === undefined) continue
+      if (catalog.methods !== undefined && !catalog.methods(`${type.typeName}/${method.name}`)) {
+        skipped.push({ rule: `${type.typeName}/${method.name}`, reason: 'not allowed by configuration' })
+        continue
+      }
       for (const binding of getBindings(rule)) {
         if (binding.verb !== 'get' || binding.body !== '' || method.methodKind !== 'unary') {
           skipped.push({

@@ -1,18 +1,44 @@
 import * as grpc from '@grpc/grpc-js'
 import { ChainStatusError, GrpcCode } from '../errors.ts'
+import {
+  BLOCK_BY_HEIGHT_PATH,
+  encodeHeightRequest,
+  FUTURE_HEIGHT,
+  LATEST_BLOCK_PATH,
+  lowestHeightIn,
+  PRUNED_HEIGHT,
+  readBlockHeight
+} from './block-height.ts'
+import { isLagging, preferenceOrder, tipOf, type NodeView } from './node-selection.ts'
 
 /**
- * The chain nodes behind the gateway, in failover order. Queries go to the first node believed
- * up; a node that answers Unavailable is marked down and the query moves on to the next one
- * within the same deadline (queries are idempotent). Background probes mark nodes up again.
+ * The chain nodes behind the gateway. Background probes read each node's tip with GetLatestBlock
+ * and its lowest kept block with GetBlockByHeight; queries are balanced over the nodes that are up
+ * and in sync, and height-pinned ones go to a node holding that height (node-selection.ts). A node
+ * answering Unavailable is marked down and the query moves on within the same deadline (queries
+ * are idempotent), as does a pinned query a node has pruned or not reached yet.
  */
 export interface UpstreamPoolOptions {
   urls: string[]
   maxReceiveBytes: number
   reconnectBackoffMs: number
   healthIntervalMs: number
+  /** A node more than this many blocks behind the highest tip takes no latest-height queries. */
+  maxLagBlocks?: number
+  /** Lowest queryable height per node URL, when the operator knows it (pruning settings). */
+  earliestHeights?: ReadonlyMap<string, number>
   probeTimeoutMs?: number
+  /** TLS nodes (grpcs://, https://): a private CA and a client certificate (mTLS), PEM. */
+  tls?: UpstreamTls
+  /** Metadata sent with every call, e.g. a commercial provider's API-key header. */
+  metadata?: ReadonlyArray<[string, string]>
   onStateChange?: (url: string, up: boolean, reason?: string) => void
+}
+
+export interface UpstreamTls {
+  ca?: Buffer | undefined
+  cert?: Buffer | undefined
+  key?: Buffer | undefined
 }
 
 export interface UnaryResult {
@@ -21,10 +47,19 @@ export interface UnaryResult {
   height: string | undefined
 }
 
-interface Upstream {
+interface Upstream extends NodeView {
   url: string
   client: grpc.Client
+  /** `earliest` comes from the configuration and is not probed. */
+  earliestFixed: boolean
+}
+
+export interface UpstreamStatus {
+  url: string
   up: boolean
+  lagging: boolean
+  latest: number | undefined
+  earliest: number | undefined
 }
 
 export const HEIGHT_HEADER = 'x-cosmos-block-height'
@@ -34,10 +69,12 @@ const TRANSPORT_FAILURES: ReadonlySet<number> = new Set([
   GrpcCode.DEADLINE_EXCEEDED,
   GrpcCode.CANCELLED
 ])
-const PROBE_PATH = '/grpc.health.v1.Health/Check'
 const identity = (value: Buffer) => value
 
-export function parseUpstream (url: string): { address: string, credentials: grpc.ChannelCredentials } {
+export function parseUpstream (
+  url: string,
+  tlsOptions: UpstreamTls = {}
+): { address: string, credentials: grpc.ChannelCredentials } {
   const match = /^(?:(grpcs|https|grpc|http):\/\/)?([^/]+?)\/?$/.exec(url.trim())
   if (match === null) throw new Error(`bad upstream address ${url}`)
   const tls = match[1] === 'grpcs' || match[1] === 'https'
@@ -45,13 +82,15 @@ export function parseUpstream (url: string): { address: string, credentials: grp
   const hasPort = /:\d+$/.test(host) && !/^\[[^\]]+\]$/.test(host)
   return {
     address: hasPort ? host : `${host}:${tls ? 443 : 9090}`,
-    credentials: tls ? grpc.credentials.createSsl() : grpc.credentials.createInsecure()
+    credentials: tls
+      ? grpc.credentials.createSsl(tlsOptions.ca ?? null, tlsOptions.key ?? null, tlsOptions.cert ?? null)
+      : grpc.credentials.createInsecure()
   }
 }
 
 export function createUpstreamPool (options: UpstreamPoolOptions) {
   const upstreams: Upstream[] = options.urls.map((url) => {
-    const { address, credentials } = parseUpstream(url)
+    const { address, credentials } = parseUpstream(url, options.tls)
     const client = new grpc.Client(address, credentials, {
       'grpc.max_receive_message_length': options.maxReceiveBytes,
       'grpc.max_send_message_length': 4 * 1024 * 1024,
@@ -60,10 +99,15 @@ export function createUpstreamPool (options: UpstreamPoolOptions) {
       'grpc.max_reconnect_backoff_ms': options.reconnectBackoffMs,
       'grpc.enable_retries': 0
     })
-    return { url, client, up: true }
+    const earliest = options.earliestHeights?.get(url)
+    return { url, client, up: true, latest: undefined, earliest, earliestFixed: earliest !== undefined }
   })
   const probeTimeoutMs = options.probeTimeoutMs ?? 1500
+  const maxLag = options.maxLagBlocks ?? 10
   let timer: NodeJS.Timeout | undefined
+  let turn = 0
+  let probing: Promise<boolean[]> | undefined
+  let probedAt = 0
 
   function mark (upstream: Upstream, up: boolean, reason?: string) {
     if (upstream.up === up) return
@@ -80,6 +124,7 @@ export function createUpstreamPool (options: UpstreamPoolOptions) {
   ): Promise<UnaryResult> {
     return new Promise((resolve, reject) => {
       const metadata = new grpc.Metadata()
+      for (const [name, value] of options.metadata ?? []) metadata.set(name, value)
       if (height !== undefined) metadata.set(HEIGHT_HEADER, height)
       let answeredHeight: string | undefined
       const call = upstream.client.makeUnaryRequest(
@@ -106,16 +151,58 @@ export function createUpstreamPool (options: UpstreamPoolOptions) {
     })
   }
 
-  async function probe (upstream: Upstream): Promise<boolean> {
+  function sawHeight (upstream: Upstream, height: string | undefined) {
+    const value = height !== undefined ? Number(height) : NaN
+    if (value > 0 && (upstream.latest === undefined || value > upstream.latest)) upstream.latest = value
+  }
+
+  /** A pinned query the node could not answer at `height`: remember what that says about the node. */
+  function learn (upstream: Upstream, height: number, message: string): boolean {
+    if (PRUNED_HEIGHT.test(message)) {
+      if (!upstream.earliestFixed) upstream.earliest = Math.max(upstream.earliest ?? 0, height + 1)
+      return true
+    }
+    if (FUTURE_HEIGHT.test(message)) {
+      if (upstream.latest === undefined || upstream.latest >= height) upstream.latest = height - 1
+      return true
+    }
+    return false
+  }
+
+  async function probeEarliest (upstream: Upstream, deadline: number) {
     try {
-      await unary(upstream, PROBE_PATH, new Uint8Array(0), undefined, Date.now() + probeTimeoutMs)
-      mark(upstream, true)
+      await unary(upstream, BLOCK_BY_HEIGHT_PATH, encodeHeightRequest(1), undefined, deadline)
+      upstream.earliest = Math.max(upstream.earliest ?? 1, 1)
     } catch (error) {
+      const lowest = lowestHeightIn((error as Error).message)
+      if (lowest !== undefined) upstream.earliest = Math.max(upstream.earliest ?? 0, lowest)
+    }
+  }
+
+  async function probe (upstream: Upstream): Promise<boolean> {
+    const deadline = Date.now() + probeTimeoutMs
+    try {
+      const answer = await unary(upstream, LATEST_BLOCK_PATH, new Uint8Array(0), undefined, deadline)
+      mark(upstream, true)
+      const height = readBlockHeight(answer.bytes)
+      if (height !== undefined) upstream.latest = height
+    } catch (error) {
+      // Any other answer (Unimplemented included) still means the node is there.
       const code = (error as ChainStatusError).grpcCode
       const up = !TRANSPORT_FAILURES.has(code)
       mark(upstream, up, up ? undefined : (error as Error).message)
     }
+    // Pruning moves a node's lowest block up over time; an archive node stays at 1.
+    if (upstream.up && !upstream.earliestFixed && upstream.earliest !== 1) await probeEarliest(upstream, deadline)
     return upstream.up
+  }
+
+  async function probeAll (): Promise<boolean[]> {
+    probing ??= Promise.all(upstreams.map(probe)).finally(() => {
+      probing = undefined
+      probedAt = Date.now()
+    })
+    return await probing
   }
 
   return {
@@ -129,21 +216,30 @@ export function createUpstreamPool (options: UpstreamPoolOptions) {
       timeoutMs: number
     ): Promise<UnaryResult> {
       const deadline = Date.now() + timeoutMs
-      const order = [...upstreams.filter((u) => u.up), ...upstreams.filter((u) => !u.up)]
+      const pinned = height !== undefined ? Number(height) : undefined
+      const order = preferenceOrder(upstreams, pinned, maxLag, turn++)
       let last: ChainStatusError | undefined
+      let answered: ChainStatusError | undefined
       for (const upstream of order) {
         if (Date.now() >= deadline) break
         try {
           const result = await unary(upstream, path, request, height, deadline)
           mark(upstream, true)
+          if (pinned === undefined) sawHeight(upstream, result.height)
           return result
         } catch (error) {
           const status = error as ChainStatusError
-          if (status.grpcCode !== GrpcCode.UNAVAILABLE) throw status
-          mark(upstream, false, status.message)
-          last = status
+          if (status.grpcCode === GrpcCode.UNAVAILABLE) {
+            mark(upstream, false, status.message)
+            last = status
+            continue
+          }
+          // Another node may hold a height this one pruned or has not reached yet.
+          if (pinned === undefined || !status.fromNode || !learn(upstream, pinned, status.message)) throw status
+          answered = status
         }
       }
+      if (answered !== undefined) throw answered
       if (last !== undefined && Date.now() < deadline) {
         throw new ChainStatusError(GrpcCode.UNAVAILABLE, 'no chain node is reachable')
       }
@@ -165,12 +261,31 @@ export function createUpstreamPool (options: UpstreamPoolOptions) {
       throw last
     },
 
-    probeAll: async () => await Promise.all(upstreams.map(probe)),
-    status: () => upstreams.map((u) => ({ url: u.url, up: u.up })),
+    probeAll,
+
+    /** Whether a node is up: the background probes' view while fresh, else probed now. */
+    async anyUp (): Promise<boolean> {
+      const fresh = options.healthIntervalMs > 0 && Date.now() - probedAt < options.healthIntervalMs * 2
+      const states = fresh ? upstreams.map((u) => u.up) : await probeAll()
+      return states.some(Boolean)
+    },
+
+    status: (): UpstreamStatus[] => {
+      const tip = tipOf(upstreams)
+      return upstreams.map((u) => ({
+        url: u.url,
+        up: u.up,
+        lagging: u.up && isLagging(u, tip, maxLag),
+        latest: u.latest,
+        earliest: u.earliest
+      }))
+    },
 
     start () {
       if (options.healthIntervalMs <= 0 || timer !== undefined) return
-      timer = setInterval(() => { Promise.all(upstreams.map(probe)).catch(() => {}) }, options.healthIntervalMs)
+      const run = () => { probeAll().catch(() => {}) }
+      run()
+      timer = setInterval(run, options.healthIntervalMs)
       timer.unref()
     },
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { fileNodeAndGateway } from '../helper.ts'
+import { fileNodeAndGateway, nodeAndGateway } from '../helper.ts'
 
 const gateway = fileNodeAndGateway({ CHAIN_CACHE_ENABLED: 'false' })
 const { get } = gateway
@@ -26,14 +26,18 @@ describe('query parameters → request message', () => {
       'pagination.limit=-1',
       'pagination.limit=18446744073709551616',
       'pagination.reverse=yes',
-      'pagination.key=%%%',
-      'pagination.limit=1&pagination.limit=2'
+      'pagination.key=%%%'
     ]) {
       const res = await get(`/ixo/claims/claims?${query}`)
       expect(res.statusCode, query).toBe(400)
       expect(res.json()).toMatchObject({ code: 3, details: [] })
       expect(res.json().message).toMatch(/^invalid value for pagination\./)
     }
+  })
+
+  it('takes the first of repeated keys for a singular field, as grpc-gateway v1', async () => {
+    const body = (await get('/ixo/claims/claims?pagination.limit=1&pagination.limit=2&pagination.limit=x')).json()
+    expect(ids(body)).toEqual(['bafydevclaim000'])
   })
 
   it('reads 64-bit values from decimal strings beyond 2^53', async () => {
@@ -78,6 +82,18 @@ describe('pagination as on Cosmos', () => {
   })
 })
 
+describe('CHAIN_MAX_PAGE_LIMIT', () => {
+  it('lowers larger limits to the cap and applies it when no limit is sent', async () => {
+    const { app } = await nodeAndGateway({}, { CHAIN_MAX_PAGE_LIMIT: '3' })
+    const page = async (url: string) => (await app.inject({ method: 'GET', url })).json()
+    const capped = await page('/ixo/claims/claims?pagination.limit=500')
+    expect(ids(capped)).toEqual(['bafydevclaim000', 'bafydevclaim001', 'bafydevclaim002'])
+    expect(capped.pagination.next_key).not.toBeNull()
+    expect(ids(await page('/ixo/claims/claims'))).toHaveLength(3)
+    expect(ids(await page('/ixo/claims/claims?pagination.limit=2'))).toHaveLength(2)
+  })
+})
+
 describe('routes and methods', () => {
   it('answers 404 with a NotFound status for unknown paths and prefixes', async () => {
     for (const url of ['/ixo/unknown', '/cosmos/bank/v1beta1/balances/ixo1abc', '/ixo/claims/claims/extra']) {
@@ -95,6 +111,15 @@ describe('routes and methods', () => {
     }
     const post = await gateway.app.inject({ method: 'POST', url: '/cosmos/tx/v1beta1/txs', payload: {} })
     expect(post.statusCode).toBe(404)
+  })
+
+  it('answers malformed URLs 400 with an InvalidArgument status', async () => {
+    for (const url of ['/ixo/entity/%zz', '/ixo/entity/%E0%A4%A', '/%']) {
+      const res = await get(url)
+      expect(res.statusCode, url).toBe(400)
+      expect(res.json(), url).toMatchObject({ code: 3, details: [] })
+      expect(res.json().message, url).toMatch(/is not a valid url component/)
+    }
   })
 
   it('answers HEAD like GET without a body', async () => {

@@ -1,7 +1,7 @@
-import { create, toBinary } from '@bufbuild/protobuf'
+import { create, toBinary, type DescField } from '@bufbuild/protobuf'
 import { anyPack, AnySchema, TimestampSchema } from '@bufbuild/protobuf/wkt'
 import { describe, expect, it } from 'vitest'
-import { buildRegistry, createOptionReader } from '../../src/services/descriptors.ts'
+import { buildRegistry, createOptionReader, type FieldTraits } from '../../src/services/descriptors.ts'
 import { createJsonWriter, formatDec, formatDuration, formatTimestamp } from '../../src/services/json-writer.ts'
 import { compileTemplate, bindingValues } from '../../src/services/path-template.ts'
 
@@ -11,6 +11,23 @@ describe('gogo jsonpb formatting', () => {
     expect(formatDec('1')).toBe('0.000000000000000001')
     expect(formatDec('-2500000000000000000')).toBe('-2.500000000000000000')
     expect(formatDec('')).toBe('0.000000000000000000')
+  })
+
+  it('writes customtype Dec and Int fields as the node\'s MarshalJSON; nullable ones never set are null', () => {
+    const registry = buildRegistry([])
+    const coin = registry.getMessage('cosmos.base.v1beta1.Coin')!
+    const write = (traits: Partial<FieldTraits>, amount: string) => {
+      const all = { nonNullable: false, custom: undefined, scalar: undefined, rawJson: false, ...traits }
+      const traitsOf = (field: DescField) => (field.name === 'amount' ? all : createOptionReader().traits(field))
+      return JSON.parse(createJsonWriter(registry, traitsOf)(coin, create(coin, { denom: 'uixo', amount }) as never))
+    }
+    expect(write({ custom: 'dec', nonNullable: true }, '25').amount).toBe('0.000000000000000025')
+    expect(write({ custom: 'dec', nonNullable: true }, '').amount).toBe('0.000000000000000000')
+    expect(write({ custom: 'dec' }, '').amount).toBeNull()
+    expect(write({ custom: 'int', nonNullable: true }, '').amount).toBe('0')
+    expect(write({ custom: 'int' }, '7').amount).toBe('7')
+    expect(write({ scalar: 'dec' }, '').amount).toBe('')
+    expect(write({ scalar: 'dec' }, '1').amount).toBe('1')
   })
 
   it('writes timestamps and durations with 0, 3, 6 or 9 fractional digits', () => {
@@ -54,7 +71,8 @@ describe('path templates', () => {
     const multi = compileTemplate('/v1/{name=shelves/*/books/*}:get')
     expect(multi.fastifyPath).toBe('/v1/shelves/:name/books/:name_2::get')
     expect(bindingValues(multi.bindings, { name: 's1', name_2: 'b2' })).toEqual([['name', 'shelves/s1/books/b2']])
-    expect(() => compileTemplate('/a/{x=**}/b')).toThrow(/last/)
+    expect(compileTemplate('/a/{x=**}/b/c')).toMatchObject({ fastifyPath: '/a/*', tail: ['b', 'c'] })
+    expect(() => compileTemplate('/a/{x=**}/{y}')).toThrow(/only literal segments/)
     expect(() => compileTemplate('/a/{x}/{x}')).toThrow(/twice/)
   })
 })

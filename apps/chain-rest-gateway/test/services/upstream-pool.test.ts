@@ -17,6 +17,26 @@ describe('x-cosmos-block-height', () => {
     expect(zero.headers['x-cosmos-block-height']).toBe('200')
   })
 
+  it('reads Grpc-Metadata-X-Cosmos-Block-Height alike and refuses two different heights', async () => {
+    const { app } = await nodeAndGateway({ startHeight: 200 })
+    const prefixed = await app.inject({
+      method: 'GET',
+      url: '/ixo/entity',
+      headers: { 'grpc-metadata-x-cosmos-block-height': '20' }
+    })
+    expect(prefixed.headers['x-cosmos-block-height']).toBe('20')
+    expect(prefixed.json().entities).toHaveLength(2)
+    const both = { 'x-cosmos-block-height': '20', 'grpc-metadata-x-cosmos-block-height': '20' }
+    expect((await app.inject({ method: 'GET', url: '/ixo/entity', headers: both })).statusCode).toBe(200)
+    const conflicting = await app.inject({
+      method: 'GET',
+      url: '/ixo/entity',
+      headers: { ...both, 'grpc-metadata-x-cosmos-block-height': '21' }
+    })
+    expect(conflicting.statusCode).toBe(400)
+    expect(conflicting.json().code).toBe(3)
+  })
+
   it('answers 400 for malformed and future heights, with only the grpc-metadata header on errors', async () => {
     const { app } = await nodeAndGateway({ startHeight: 200 })
     for (const value of ['abc', '-5', '1.5', '99999999999999999999']) {
@@ -54,11 +74,7 @@ describe('upstream failures', () => {
     expect(down.json()).toMatchObject({ code: 14, details: [] })
     const health = await app.inject({ method: 'GET', url: '/health' })
     expect(health.statusCode).toBe(503)
-    expect(health.json()).toMatchObject({
-      status: 'degraded',
-      chain: 'disconnected',
-      [`upstream ${first.url}`]: 'disconnected'
-    })
+    expect(health.json()).toMatchObject({ status: 'degraded', chain: 'disconnected', 'upstream #1': 'disconnected' })
 
     node = await startNode({ port })
     const recovered = async () => (await app.inject({ method: 'GET', url: '/ixo/token/params' })).statusCode === 200
@@ -83,8 +99,8 @@ describe('upstream failures', () => {
     expect(health.statusCode).toBe(200)
     expect(health.json()).toMatchObject({
       chain: 'connected',
-      [`upstream ${deadUrl}`]: 'disconnected',
-      [`upstream ${live.url}`]: 'connected'
+      'upstream #1': 'disconnected',
+      'upstream #2': 'connected'
     })
   })
 

@@ -1,35 +1,23 @@
-import { randomBytes } from 'node:crypto'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
 import { until } from '@impact/service-kit/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AppOptions } from '../../src/app.ts'
-import { createHarness, testSharedState, type Harness, type Shared, type TestUser } from '../support/harness.ts'
+import { oracleProcesses, onServers, testSharedState, type Harness, type TestUser } from '../support/harness.ts'
 import { startLoopbackLlm, type LoopbackLlm } from '../support/loopback-llm.ts'
 import { severable } from '../support/severable.ts'
 import { openStream } from '../support/sse-client.ts'
 import { connectSocket } from '../support/socket-client.ts'
 import { stovePlugin } from '../support/stove-plugin.ts'
 
-const servers = (process.env.DATABASE_URL ?? '') !== '' && (process.env.REDIS_URL ?? '') !== ''
-
 describe('pending approvals across restarts and replicas', { timeout: 60_000 }, () => {
   const stoves = stovePlugin()
   let llm: LoopbackLlm
-  let database: TestDatabase | undefined
-  let dataDir: string
-  let shared: Shared
-  const harnesses: Harness[] = []
+  const processes = oracleProcesses('oracle-approvals')
 
   /** One process of the oracle: same key, same database (a PGlite directory, or the PostgreSQL server). */
   const boot = async (key?: string, options: AppOptions = {}) => {
     const env: Record<string, string> = { LLM_BASE_URL: llm.url, TURN_OWNER_TTL_MS: '1000' }
     if (key !== undefined) env.ORACLE_PRIVATE_KEY = key
-    const h = await createHarness(env, { plugins: [stoves.plugin], ...options }, shared)
-    harnesses.push(h)
-    return { h, base: await h.app.listen({ host: '127.0.0.1', port: 0 }) }
+    return await processes(env, { plugins: [stoves.plugin], ...options })
   }
   const decide = async (h: Harness, user: TestUser, sessionId: string, toolCallId: string) =>
     await h.app.inject({
@@ -47,21 +35,8 @@ describe('pending approvals across restarts and replicas', { timeout: 60_000 }, 
     return { user, sessionId, stream }
   }
 
-  beforeAll(async () => {
-    llm = await startLoopbackLlm()
-    dataDir = await mkdtemp(join(tmpdir(), 'oracle-approvals-'))
-    database = servers ? await createTestDatabase() : undefined
-    shared = {
-      database: database ?? { env: { DATA_DIR: dataDir } },
-      prefix: `oracle-approvals-${randomBytes(4).toString('hex')}:`
-    }
-  })
-  afterAll(async () => {
-    for (const h of harnesses) await h.close()
-    await database?.drop()
-    await llm?.close()
-    await rm(dataDir, { recursive: true, force: true })
-  })
+  beforeAll(async () => { llm = await startLoopbackLlm() })
+  afterAll(async () => { await llm?.close() })
 
   it('survives a restart of the process holding the turn: approving it resumes the turn there', async () => {
     const before = stoves.runs.length
@@ -121,7 +96,7 @@ describe('pending approvals across restarts and replicas', { timeout: 60_000 }, 
   })
 
   // Two live processes need a shared PostgreSQL and Redis: the server pass.
-  describe.runIf(servers)('with two replicas', () => {
+  describe.runIf(onServers)('with two replicas', () => {
     let state: ReturnType<typeof testSharedState>
     beforeAll(() => { state = testSharedState('oracle-approvals-replicas') })
     afterAll(async () => { await state?.drop() })

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '@impact/persistence/testing'
@@ -131,6 +134,44 @@ export function testSharedState (name: string): TestSharedState {
       for (const key of await state.scan('')) await state.del(key)
       await state.close()
     }
+  }
+}
+
+/** True on the server pass: PostgreSQL and Redis, which two live processes need to share. */
+export const onServers = (process.env.DATABASE_URL ?? '') !== '' && (process.env.REDIS_URL ?? '') !== ''
+
+/**
+ * One oracle's processes over the file's tests, restarted or side by side on the same state: a PGlite directory,
+ * or on the server pass a PostgreSQL database and a Redis prefix. Everything is removed after the last test.
+ */
+export function oracleProcesses (name: string) {
+  let database: TestDatabase | undefined
+  let dataDir: string | undefined
+  let shared: Shared | undefined
+  const processes: Harness[] = []
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), `${name}-`))
+    database = onServers ? await createTestDatabase() : undefined
+    shared = {
+      database: database ?? { env: { DATA_DIR: dataDir } },
+      prefix: `${name}-${randomBytes(4).toString('hex')}:`
+    }
+  })
+  afterAll(async () => {
+    for (const h of processes) await h.close()
+    await database?.drop()
+    if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true })
+    if (!onServers || shared === undefined) return
+    const state = createSharedState({ url: process.env.REDIS_URL, prefix: shared.prefix })
+    for (const key of await state.scan('')) await state.del(key)
+    await state.close()
+  })
+  /** A process of the oracle on that state, listening on loopback. */
+  return async (env: Record<string, string>, options: AppOptions = {}) => {
+    if (shared === undefined) throw new Error('the file\'s oracle state is not made yet')
+    const h = await createHarness(env, options, shared)
+    processes.push(h)
+    return { h, base: await h.app.listen({ host: '127.0.0.1', port: 0 }) }
   }
 }
 

@@ -1,8 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { buildApp } from '../../src/app.ts'
-import { freshIdentity } from '@impact/service-kit/testing'
-import { loadConfig } from '../../src/config.ts'
-import { Dialer, fileApp, OPERATOR_TOKEN, TEST_PIN_KEY } from '../helper.ts'
+import { Dialer, fileApp, OPERATOR_TOKEN, withDetachedApp } from '../helper.ts'
 
 const auth = { authorization: `Bearer ${OPERATOR_TOKEN}` }
 
@@ -100,26 +97,15 @@ describe('operator routes', () => {
   })
 
   it('is off in production and in tests without a token, and open in development only', async () => {
-    const base = {
-      LOG_LEVEL: 'silent',
-      DATA_DIR: 'memory://',
-      PIN_ENCRYPTION_KEY: TEST_PIN_KEY,
-      USSD_PRIVATE_KEY: (await freshIdentity()).key,
-      MIGRATE_ON_START: 'never',
-      DATABASE_URL: 'postgres://unused.invalid/none'
-    }
     for (const [env, expected] of [
       ['production', 404],
       ['test', 404],
       ['development', 200]
     ] as const) {
-      const app = await buildApp(loadConfig({ ...base, NODE_ENV: env }))
-      try {
+      await withDetachedApp({ NODE_ENV: env }, async (app) => {
         expect((await app.inject({ method: 'GET', url: '/api/ussd/sessions' })).statusCode, env).toBe(expected)
         expect((await app.inject({ method: 'GET', url: '/api/ussd/debug/x' })).statusCode, env).toBe(404)
-      } finally {
-        await app.close()
-      }
+      })
     }
   })
 })

@@ -4,10 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import type { Page } from 'playwright-core'
 import { hasChromium, openChromium, type ChromiumPage } from '@impact/service-kit/testing/browser'
-import { buildApp } from '../../src/app.ts'
-import { freshIdentity } from '@impact/service-kit/testing'
-import { loadConfig } from '../../src/config.ts'
-import { OPERATOR_TOKEN, setupApp, TEST_PIN_KEY, type TestContext } from '../helper.ts'
+import { OPERATOR_TOKEN, setupApp, withDetachedApp, type TestContext } from '../helper.ts'
 
 // Two programmes beside the default one (*384*123# has none, so it stays Impact Platform).
 const dir = await mkdtemp(join(tmpdir(), 'ussd-simulator-'))
@@ -164,27 +161,14 @@ describe('GET /simulator/programmes', () => {
 
 describe('GET /simulator', () => {
   it('is off in production unless enabled', async () => {
-    const base = {
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'silent',
-      DATA_DIR: 'memory://',
-      PIN_ENCRYPTION_KEY: TEST_PIN_KEY,
-      USSD_PRIVATE_KEY: (await freshIdentity()).key,
-      MIGRATE_ON_START: 'never',
-      DATABASE_URL: 'postgres://unused.invalid/none'
-    }
     for (const [enabled, status] of [
       [undefined, 404],
       ['true', 200]
     ] as const) {
-      const app = await buildApp(
-        loadConfig({ ...base, ...(enabled !== undefined ? { SIMULATOR_ENABLED: enabled } : {}) })
-      )
-      try {
+      const env = { NODE_ENV: 'production', ...(enabled !== undefined ? { SIMULATOR_ENABLED: enabled } : {}) }
+      await withDetachedApp(env, async (app) => {
         expect((await app.inject({ method: 'GET', url: '/simulator' })).statusCode).toBe(status)
-      } finally {
-        await app.close()
-      }
+      })
     }
   })
 })

@@ -11,6 +11,8 @@ export interface DocsOptions {
   securitySchemes?: NonNullable<NonNullable<FastifyDynamicSwaggerOptions['openapi']>['components']>['securitySchemes']
   /** Paths left out of the document (e.g. internal probes). */
   hide?: (url: string) => boolean
+  /** Rewrites a copy of the document on every request (routes an app serves without Fastify routes). */
+  transformSpecification?: (document: Record<string, unknown>) => Record<string, unknown>
 }
 
 /** OpenAPI 3 generated from the route schemas, served with Swagger UI at `/docs`. */
@@ -40,5 +42,12 @@ export async function registerDocs (app: FastifyInstance, options: DocsOptions) 
         }
       : {})
   })
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true })
+  const transform = options.transformSpecification
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP: true,
+    ...(transform !== undefined
+      ? { transformSpecification: (document: Readonly<Record<string, unknown>>) => transform({ ...document }) }
+      : {})
+  })
 }

@@ -1,5 +1,5 @@
 import { Type, type TProperties } from '@sinclair/typebox'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 
 /** Throws (or times out) when down; an error's own `healthState` replaces `disconnected`. */
 export type HealthCheck = () => Promise<void>
@@ -16,8 +16,8 @@ export interface HealthOptions {
     properties?: TProperties
   }
   timeoutMs?: number
-  /** Informational entries; they do not change the status. */
-  report?: () => Record<string, string>
+  /** Informational entries; they do not change the status. Given the request, so they can depend on the caller. */
+  report?: (request: FastifyRequest) => Record<string, string>
 }
 
 const CHECK_STATES = { up: 'connected', down: 'disconnected' } as const
@@ -74,13 +74,13 @@ export function registerHealthRoutes (app: FastifyInstance, options: HealthOptio
       summary: 'Readiness with dependency checks',
       response: { 200: HealthSchema, 503: HealthSchema }
     }
-  }, async (_request, reply) => {
+  }, async (request, reply) => {
     const [critical, optional] = await Promise.all([runAll(checks), runAll(advisory)])
     const up = (results: typeof critical) => results.every(([, state]) => state === CHECK_STATES.up)
     const ready = up(critical)
     const states = Object.fromEntries([...critical, ...optional])
     const status = ready && up(optional) ? 'ok' : 'degraded'
-    return await reply.code(ready ? 200 : 503).send({ status, ...base(), ...options.report?.(), ...states })
+    return await reply.code(ready ? 200 : 503).send({ status, ...base(), ...options.report?.(request), ...states })
   })
 
   app.get('/health/live', {

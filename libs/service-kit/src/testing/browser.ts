@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { chromium, type Browser, type Page } from 'playwright-core'
 
-/** Debian's Chromium (`scripts/ensure-test-tools.sh` installs it); end-to-end suites skip themselves without it. */
+/** `scripts/ensure-test-tools.sh` installs it; end-to-end suites skip themselves without it. */
 export const CHROMIUM_PATH = '/usr/bin/chromium'
 export const hasChromium = (): boolean => existsSync(CHROMIUM_PATH)
 
@@ -20,15 +20,12 @@ const FLAGS = [
 export interface ChromiumPage {
   browser: Browser
   page: Page
-  /** Uncaught page errors and `console.error` lines, in order: a test asserts it stays empty. */
+  /** Uncaught page errors and `console.error` lines: a test asserts it stays empty. */
   errors: string[]
   close: () => Promise<void>
 }
 
-/**
- * Launches headless Chromium through `playwright-core` (an optional peer dependency: only suites that drive a
- * browser need it) and opens one page that records its errors.
- */
+/** `playwright-core` is an optional peer dependency: only suites that drive a browser need it. */
 export async function openChromium (): Promise<ChromiumPage> {
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: FLAGS })
   try {

@@ -1,99 +1,93 @@
-import type { DescField } from '@bufbuild/protobuf'
 import type { FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
-import type { App, FastifyPluginAsyncTypebox } from '@impact/service-kit'
+import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import {
-  GRPC_HEIGHT_RESPONSE_HEADER, HEIGHT_RESPONSE_HEADER, notFoundError, notImplementedError, statusErrorHandler
+  ChainStatusError,
+  GRPC_HEIGHT_RESPONSE_HEADER,
+  GrpcCode,
+  HEIGHT_RESPONSE_HEADER,
+  notFoundError,
+  notImplementedError,
+  statusErrorHandler
 } from '../../errors.ts'
 import { apiKeyPlugin } from '../../plugins/api-key.ts'
-import type { FieldTraits } from '../../services/descriptors.ts'
-import { createSchemaBuilder } from '../../services/openapi.ts'
+import { isFresh, setCacheHeaders, etagOf } from './http-cache.ts'
+import { broadcastRoutes, type BroadcastOptions } from './broadcast.ts'
+import { blockStreamRoutes, type BlockStreamOptions } from './block-stream.ts'
 import { bindingValues } from '../../services/path-template.ts'
-import type { Catalog, GatewayRoute } from '../../services/route-catalog.ts'
-import { createTranscoder, requestedHeight, type TranscoderDeps } from '../../services/transcoder.ts'
+import type { ResponseCache } from '../../services/response-cache.ts'
+import type { Served } from '../../services/served.ts'
+import { requestedHeight } from '../../services/transcoder.ts'
 
 export interface GatewayRoutesOptions {
-  catalog: Catalog
-  deps: TranscoderDeps
-  traitsOf: (field: DescField) => FieldTraits
+  /** The catalogue being served right now (swapped on reflection and chain upgrades); undefined: not ready. */
+  served: () => Served | undefined
+  cache: ResponseCache
   apiKeys: string[]
+  stream: BlockStreamOptions
+  broadcast: Omit<BroadcastOptions, 'served' | 'shared'>
+  /** max-age of latest-height answers, in seconds (0: revalidate). */
+  latestMaxAgeS: number
 }
 
-const ERROR_RESPONSES = Object.fromEntries(
-  [400, 401, 403, 404, 429, 500, 501, 503, 504].map((status) => [status, { $ref: 'ChainStatus#' }])
-)
 /** Methods that would carry a transaction or a change: answered 501 like upstream, never forwarded. */
 const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as const
 
-// Schemas here document the routes only: requests are read with grpc-gateway's own rules and
-// answers are JSON already written from the descriptors, so Ajv and fast-json-stringify stay out.
-const passThroughValidator = () => () => true
-const passThroughSerializer = () => (data: unknown) => (typeof data === 'string' ? data : JSON.stringify(data))
-
-/**
- * One Fastify route per google.api.http GET rule of the catalog, all answering in the
- * google.rpc.Status error contract (own encapsulated error handler).
- */
-export const gatewayRoutes: FastifyPluginAsyncTypebox<GatewayRoutesOptions> = async (app, options) => {
-  const schemas = createSchemaBuilder(options.traitsOf)
-  app.setErrorHandler(statusErrorHandler)
-  if (options.apiKeys.length > 0) await app.register(apiKeyPlugin, { keys: options.apiKeys })
-
-  for (const route of options.catalog.routes) registerRoute(app, route, options.deps, schemas)
+// Requests are read with grpc-gateway's own rules and answers are JSON already written from the
+// descriptors, so Ajv and fast-json-stringify stay out; /docs is generated from the catalogue.
+const shared: RouteShorthandOptions = {
+  schema: { hide: true },
+  validatorCompiler: () => () => true,
+  serializerCompiler: () => (data: unknown) => (typeof data === 'string' ? data : JSON.stringify(data))
 }
 
-function registerRoute (
-  app: App,
-  route: GatewayRoute,
-  deps: TranscoderDeps,
-  schemas: ReturnType<typeof createSchemaBuilder>
-) {
-  const transcode = createTranscoder(route, deps)
-  const cache = deps.cache.enabled ? deps.cache : undefined
-  const { bindings, fastifyPath, template } = route.compiled
-  const method = route.method
-  const aliasPrefix = route.aliasOf !== undefined ? 'alias_' : ''
-  const shared: RouteShorthandOptions = {
-    validatorCompiler: passThroughValidator,
-    serializerCompiler: passThroughSerializer
-  }
+export const notReadyError = () => new ChainStatusError(
+  GrpcCode.UNAVAILABLE,
+  'chain routes are not loaded yet: waiting for the node\'s reflection service'
+)
+
+/**
+ * Every google.api.http GET rule of the current catalogue, behind one wildcard route: Fastify's own
+ * routes are fixed once it listens, while the catalogue changes with the node (reflection arriving
+ * late, chain upgrades). Errors answer in the google.rpc.Status contract (own error handler).
+ */
+export const gatewayRoutes: FastifyPluginAsyncTypebox<GatewayRoutesOptions> = async (app, options) => {
+  app.setErrorHandler(statusErrorHandler)
+  if (options.apiKeys.length > 0) await app.register(apiKeyPlugin, { keys: options.apiKeys })
+  const cache = options.cache.enabled ? options.cache : undefined
+  await blockStreamRoutes(app, options.stream)
+  await broadcastRoutes(app, { ...options.broadcast, served: options.served, shared })
 
   app.route({
     ...shared,
     method: 'GET',
-    url: fastifyPath,
-    schema: {
-      tags: [method.parent.typeName],
-      operationId: `${aliasPrefix}${method.parent.typeName.replace(/\./g, '_')}_${method.name}`,
-      summary: `${method.parent.name}.${method.name} (${route.grpcPath})`,
-      description: route.aliasOf !== undefined ? `Legacy alias of ${route.aliasOf}` : `google.api.http GET ${template}`,
-      hide: route.aliasOf !== undefined,
-      params: schemas.paramsSchema(bindings),
-      querystring: schemas.querySchema(method.input, new Set(bindings.map((b) => b.fieldPath))),
-      headers: {
-        type: 'object',
-        properties: {
-          'x-cosmos-block-height': {
-            type: 'string',
-            pattern: '^[0-9]+$',
-            description: 'Query at this height (0 or absent: latest)'
-          }
-        }
-      },
-      response: { 200: schemas.messageSchema(method.output), ...ERROR_RESPONSES }
-    },
+    url: '/*',
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
-      const height = requestedHeight(request.headers['x-cosmos-block-height'])
-      // A URL answered before is served from the cache without parsing it again.
-      const rawKey = cache !== undefined ? `${route.grpcPath} ${height} ${request.url}` : undefined
+      const served = options.served()
+      if (served === undefined) throw notReadyError()
+      const height = requestedHeight(request.headers)
+      // A URL answered before is served from the cache without routing or parsing it again.
+      const rawKey = cache !== undefined ? `${height} ${request.url}` : undefined
       let answer = rawKey !== undefined ? cache?.peek(rawKey) : undefined
       if (answer === undefined) {
-        const values = bindingValues(bindings, request.params as Record<string, string>)
+        const match = served.table.match(request.url)
+        if (match === undefined) throw notFoundError()
+        const values = bindingValues(match.entry.route.compiled.bindings, match.params)
         if (values === undefined) throw notFoundError()
-        answer = await transcode(values, request.query as Record<string, unknown>, height, rawKey)
+        // A pinned answer never changes: a client holding it is answered without asking the node.
+        if (height !== '' && isFresh(request, etagOf(height))) {
+          setCacheHeaders(reply, height, true, options.latestMaxAgeS)
+          return await reply.code(304).send()
+        }
+        answer = await match.entry.transcode(values, request.query as Record<string, unknown>, height, rawKey)
       }
       if (answer.height !== undefined) {
         reply.header(HEIGHT_RESPONSE_HEADER, answer.height)
         reply.header(GRPC_HEIGHT_RESPONSE_HEADER, answer.height)
+      }
+      const validator = height !== '' ? height : answer.height
+      if (validator !== undefined) {
+        setCacheHeaders(reply, validator, height !== '', options.latestMaxAgeS)
+        if (isFresh(request, etagOf(validator))) return await reply.code(304).send()
       }
       return await reply.type('application/json').send(answer.body)
     }
@@ -102,8 +96,11 @@ function registerRoute (
   app.route({
     ...shared,
     method: [...WRITE_METHODS],
-    url: fastifyPath,
-    schema: { hide: true },
-    handler: async () => { throw notImplementedError() }
+    url: '/*',
+    handler: async (request: FastifyRequest) => {
+      const served = options.served()
+      if (served === undefined) throw notReadyError()
+      throw served.table.match(request.url) !== undefined ? notImplementedError() : notFoundError()
+    }
   })
 }

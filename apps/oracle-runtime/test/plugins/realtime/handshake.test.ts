@@ -15,6 +15,20 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
   /** Alice on her session, authenticated by her invocation alone. */
   const aliceSocket = async () =>
     track(await connectSocket(t.base, { sessionId: aliceSession, auth: { invocation: alice.invocation } }))
+  const bobSocket = async () =>
+    track(await connectSocket(t.base, { sessionId: bobSession, auth: { invocation: bob.invocation } }))
+  const publish = (
+    name: Parameters<typeof t.h.runtime.bus.publish>[0]['name'],
+    data: Record<string, unknown>,
+    { sessionId = aliceSession, requestId = 'r1' } = {}
+  ) => { t.h.runtime.bus.publish({ name, sessionId, requestId, did: alice.did, data }) }
+  /** Alice's grant to the oracle, lapsed a minute ago. */
+  const lapsed = () =>
+    ({ issuer: alice.signer, audience: t.h.oracleDid, expiration: Math.floor(Date.now() / 1000) - 60 })
+  const unauthorized = (what: 'invocation' | 'delegation') => ({
+    message: `Unauthorized: Invalid UCAN ${what}`,
+    data: { code: `UCAN_INVALID_${what.toUpperCase()}`, statusCode: 401 }
+  })
   const refusal = async (options: Parameters<typeof openSocket>[1]) => {
     const socket = track(openSocket(t.base, options))
     const error = await socket.next('connect_error')
@@ -66,33 +80,18 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
   })
 
   it('refuses an expired, a garbage and a foreign-audience invocation', async () => {
-    const expired = await mintInvocation({
-      issuer: alice.signer,
-      audience: t.h.oracleDid,
-      expiration: Math.floor(Date.now() / 1000) - 60
-    })
+    const expired = await mintInvocation(lapsed())
     const elsewhere = await mintInvocation({ issuer: alice.signer, audience: (await generateSigner()).did() })
     for (const invocation of [expired, 'not-a-ucan', elsewhere]) {
       const error = await refusal({ sessionId: aliceSession, auth: { invocation, ucanDelegation: alice.delegation } })
-      expect(error).toEqual({
-        message: 'Unauthorized: Invalid UCAN invocation',
-        data: { code: 'UCAN_INVALID_INVOCATION', statusCode: 401 }
-      })
+      expect(error).toEqual(unauthorized('invocation'))
     }
   })
 
   it('refuses an invalid bare delegation', async () => {
-    const expired = await mintDelegation({
-      issuer: alice.signer,
-      audience: t.h.oracleDid,
-      capabilities: [{ can: '*', with: 'ixo:oracle' }],
-      expiration: Math.floor(Date.now() / 1000) - 60
-    })
+    const expired = await mintDelegation({ ...lapsed(), capabilities: [{ can: '*', with: 'ixo:oracle' }] })
     const error = await refusal({ sessionId: aliceSession, auth: { ucanDelegation: expired } })
-    expect(error).toEqual({
-      message: 'Unauthorized: Invalid UCAN delegation',
-      data: { code: 'UCAN_INVALID_DELEGATION', statusCode: 401 }
-    })
+    expect(error).toEqual(unauthorized('delegation'))
   })
 
   it('refuses another user\'s session and an unknown one alike, even with the owner\'s DID as userDid', async () => {
@@ -134,7 +133,7 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
 
   it('answers ping, status and list-events to the sender', async () => {
     const socket = await aliceSocket()
-    const other = track(await connectSocket(t.base, { sessionId: bobSession, auth: { invocation: bob.invocation } }))
+    const other = await bobSocket()
     socket.emit('ping')
     expect(await socket.next('pong')).toEqual({ timestamp: expect.any(String), sessionId: aliceSession })
     socket.emit('status')
@@ -201,13 +200,7 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
     const second = await t.h.newSession(alice.headers)
     socket.emit('subscribe', { sessionId: second })
     expect(await socket.next('subscribed', (d) => d.sessionId === second)).toMatchObject({ sessionId: second })
-    t.h.runtime.bus.publish({
-      name: 'render_component',
-      sessionId: second,
-      requestId: 'r-sub',
-      did: alice.did,
-      data: { componentName: 'Card' }
-    })
+    publish('render_component', { componentName: 'Card' }, { sessionId: second, requestId: 'r-sub' })
     expect(await socket.next('render_component')).toEqual({
       eventName: 'render_component',
       payload: { componentName: 'Card', sessionId: second, requestId: 'r-sub' }
@@ -226,66 +219,28 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
 
   it('forwards socket-bound bus events of the session in the notes\' shapes, and nothing else', async () => {
     const socket = await aliceSocket()
-    const stranger = track(await connectSocket(t.base, { sessionId: bobSession, auth: { invocation: bob.invocation } }))
-    const publish = (name: Parameters<typeof t.h.runtime.bus.publish>[0]['name'], data: Record<string, unknown>) =>
-      t.h.runtime.bus.publish({ name, sessionId: aliceSession, requestId: 'r1', did: alice.did, data })
+    const stranger = await bobSocket()
+    const ids = { sessionId: aliceSession, requestId: 'r1' }
+    const toolCall = () =>
+      ({ ...ids, toolName: 'get_weather', args: { city: 'Paris' }, status: 'isRunning', eventId: 'call_1' })
+    const browserCall = () => ({ ...ids, toolCallId: 'call_2', toolName: 'read_page', args: {} })
+    const action = () => ({ ...ids, toolCallId: 'call_3', toolName: 'open_modal', args: { id: 1 } })
 
     publish('message', { content: 'token', timestamp: 'now' })
     publish('reasoning', { reasoning: 'hmm', isComplete: false })
     publish('done', {})
-    publish('tool_call', {
-      sessionId: aliceSession,
-      requestId: 'r1',
-      toolName: 'get_weather',
-      args: { city: 'Paris' },
-      status: 'isRunning',
-      eventId: 'call_1'
-    })
+    publish('tool_call', toolCall())
     publish('render_component', { componentName: 'Chart', args: { points: 3 }, status: 'done', eventId: 'c1' })
     publish('router_update', { step: 'Routing to the research agent' })
-    publish('browser_tool_call', {
-      sessionId: aliceSession,
-      requestId: 'r1',
-      toolCallId: 'call_2',
-      toolName: 'read_page',
-      args: {}
-    })
-    publish('action_call', {
-      sessionId: aliceSession,
-      requestId: 'r1',
-      toolCallId: 'call_3',
-      toolName: 'open_modal',
-      args: { id: 1 },
-      status: 'isRunning'
-    })
-    publish('action_call', {
-      sessionId: aliceSession,
-      requestId: 'r1',
-      toolCallId: 'call_3',
-      toolName: 'open_modal',
-      args: { id: 1 },
-      status: 'done',
-      output: 'ok'
-    })
-    publish('message_cache_invalidation', { sessionId: aliceSession, requestId: 'r1', status: 'done' })
+    publish('browser_tool_call', browserCall())
+    publish('action_call', { ...action(), status: 'isRunning' })
+    publish('action_call', { ...action(), status: 'done', output: 'ok' })
+    publish('message_cache_invalidation', { ...ids, status: 'done' })
 
     await socket.next('message_cache_invalidation')
     const received = socket.events.filter((e) => !['connected'].includes(e.event))
     expect(received).toEqual([
-      {
-        event: 'tool_call',
-        data: {
-          eventName: 'tool_call',
-          payload: {
-            sessionId: aliceSession,
-            requestId: 'r1',
-            toolName: 'get_weather',
-            args: { city: 'Paris' },
-            status: 'isRunning',
-            eventId: 'call_1'
-          }
-        }
-      },
+      { event: 'tool_call', data: { eventName: 'tool_call', payload: toolCall() } },
       {
         event: 'render_component',
         data: {
@@ -307,26 +262,13 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
           payload: { step: 'Routing to the research agent', sessionId: aliceSession, requestId: 'r1' }
         }
       },
-      {
-        event: 'browser_tool_call',
-        data: { sessionId: aliceSession, requestId: 'r1', toolCallId: 'call_2', toolName: 'read_page', args: {} }
-      },
-      {
-        event: 'action_call',
-        data: {
-          sessionId: aliceSession,
-          requestId: 'r1',
-          toolCallId: 'call_3',
-          toolName: 'open_modal',
-          args: { id: 1 },
-          status: 'isRunning'
-        }
-      },
+      { event: 'browser_tool_call', data: browserCall() },
+      { event: 'action_call', data: { ...action(), status: 'isRunning' } },
       {
         event: 'message_cache_invalidation',
         data: {
           eventName: 'message_cache_invalidation',
-          payload: { sessionId: aliceSession, requestId: 'r1', status: 'done' }
+          payload: { ...ids, status: 'done' }
         }
       }
     ])
@@ -338,13 +280,7 @@ describe('socket.io gateway: handshake and diagnostic events', () => {
     const curious = await aliceSocket()
     curious.emit('subscribe', { events: ['reasoning'] })
     expect(await curious.next('subscribed')).toMatchObject({ sessionId: aliceSession, events: ['reasoning'] })
-    t.h.runtime.bus.publish({
-      name: 'reasoning',
-      sessionId: aliceSession,
-      requestId: 'r2',
-      did: alice.did,
-      data: { reasoning: 'Thinking', isComplete: false }
-    })
+    publish('reasoning', { reasoning: 'Thinking', isComplete: false }, { requestId: 'r2' })
     expect(await curious.next('reasoning')).toEqual({
       eventName: 'reasoning',
       payload: { reasoning: 'Thinking', isComplete: false, sessionId: aliceSession, requestId: 'r2' }

@@ -4,7 +4,7 @@ import { findAccount, findAccountsOfPhone, type Account } from '../../db/account
 import { normalisePhone, PHONE_INPUT_PATTERN } from '../../schemas/ussd.ts'
 import { normaliseCustomerId } from '../customer-id.ts'
 import type { Session } from '../session.ts'
-import { findBySerial, normaliseSerial, wordsOf } from './domain-states.ts'
+import { findBySerial, serialPrompt, wordsOf } from './domain-states.ts'
 import { registryFailure, shortDid, withRegistry } from './platform-access.ts'
 import { go, refuse, type MachineDeps, type StateDef, type Step } from './types.ts'
 
@@ -34,24 +34,14 @@ const notAgent = (roles: readonly string[]): boolean => !roles.includes('agent')
 
 /** A field agent's Register a stove: serial, household, confirm; the registry records both DIDs. */
 export const agentStates = {
-  registerSerial: {
-    prompt: 'text',
-    parent: () => 'preMenu',
-    screen: (s, t, programme) => ({ lines: [t('stove.enterSerial', wordsOf(s, programme))], footer: [t('nav.back')] }),
-    input: async (value, s, deps) => {
-      const serial = normaliseSerial(value)
-      if (serial === undefined) return refuse(s, 'stove.invalidSerial')
-      const programme = deps.programmes.of(s.serviceCode)
-      return await withRegistry(s, deps, 'serial check', async (registry, _did, roles) => {
-        if (notAgent(roles)) return go('preMenu', 'register.notAllowed', wordsOf(s, programme))
-        // Said now rather than after the household is typed; the registry refuses a twin anyway.
-        const [registered] = await findBySerial(registry, programme, deps, serial)
-        if (registered !== undefined) return refuse(s, 'register.duplicate', { serial })
-        s.stove = { serial }
-        return go('registerHousehold')
-      })
-    }
-  },
+  registerSerial: serialPrompt('serial check', async ({ serial, programme, registry, roles }, s, deps) => {
+    if (notAgent(roles)) return go('preMenu', 'register.notAllowed', wordsOf(s, programme))
+    // Said now rather than after the household is typed; the registry refuses a twin anyway.
+    const [registered] = await findBySerial(registry, programme, deps, serial)
+    if (registered !== undefined) return refuse(s, 'register.duplicate', { serial })
+    s.stove = { serial }
+    return go('registerHousehold')
+  }),
 
   registerHousehold: {
     prompt: 'text',

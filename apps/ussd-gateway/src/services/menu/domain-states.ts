@@ -60,6 +60,32 @@ export async function findBySerial (
   return page.items
 }
 
+export interface SerialEntry {
+  serial: string
+  programme: Programme
+  registry: PlatformClient
+  roles: readonly string[]
+}
+
+/** A screen asking a device's serial; a well-formed one goes to `then`, acting as the account. */
+export function serialPrompt (
+  context: string,
+  then: (entry: SerialEntry, s: Session, deps: MachineDeps) => Promise<Step>
+): StateDef {
+  return {
+    prompt: 'text',
+    parent: () => 'preMenu',
+    screen: (s, t, programme) => ({ lines: [t('stove.enterSerial', wordsOf(s, programme))], footer: [t('nav.back')] }),
+    input: async (value, s, deps) => {
+      const serial = normaliseSerial(value)
+      if (serial === undefined) return refuse(s, 'stove.invalidSerial')
+      const programme = deps.programmes.of(s.serviceCode)
+      return await withRegistry(s, deps, context, async (registry, _did, roles) =>
+        await then({ serial, programme, registry, roles }, s, deps))
+    }
+  }
+}
+
 /** Opens My stoves: the domains the account controls, newest first, fetched as the account. */
 export async function openMyDomains (s: Session, deps: MachineDeps): Promise<Step> {
   return await withRegistry(s, deps, 'list', async (registry, did) => {
@@ -103,22 +129,12 @@ export const domainStates = {
     input: (_value, s) => refuse(s, 'error.invalidChoice')
   },
 
-  checkSerial: {
-    prompt: 'text',
-    parent: () => 'preMenu',
-    screen: (s, t, programme) => ({ lines: [t('stove.enterSerial', wordsOf(s, programme))], footer: [t('nav.back')] }),
-    input: async (value, s, deps) => {
-      const serial = normaliseSerial(value)
-      if (serial === undefined) return refuse(s, 'stove.invalidSerial')
-      const programme = deps.programmes.of(s.serviceCode)
-      return await withRegistry(s, deps, 'check', async (registry) => {
-        const [found] = await findBySerial(registry, programme, deps, serial)
-        if (found === undefined) return refuse(s, 'check.notFound', { ...wordsOf(s, programme), serial })
-        s.domain = viewOf(found)
-        return go('checkResult')
-      })
-    }
-  },
+  checkSerial: serialPrompt('check', async ({ serial, programme, registry }, s, deps) => {
+    const [found] = await findBySerial(registry, programme, deps, serial)
+    if (found === undefined) return refuse(s, 'check.notFound', { ...wordsOf(s, programme), serial })
+    s.domain = viewOf(found)
+    return go('checkResult')
+  }),
 
   checkResult: {
     parent: () => 'checkSerial',

@@ -1,53 +1,12 @@
 import { act, render, renderHook, waitFor } from '@testing-library/react'
-import { Type } from '@sinclair/typebox'
-import { ToolFailure } from '@impact/oracle-runtime'
 import type { ReactNode } from 'react'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
-  defineAgAction,
-  defineBrowserTool,
-  OracleClient,
-  OracleProvider,
-  OracleStreamError,
-  useChat,
-  useOracleClient,
-  useSessions,
-  type ChatStatus,
-  type TurnResult
+  defineAgAction, defineBrowserTool, OracleStreamError, useChat, type ChatStatus, type TurnResult
 } from '../src/index.ts'
-import {
-  startRuntime, testPlugin, testUser, type RealRuntime, type TestUser
-} from '../../oracle-client/test/support/runtime.ts'
-import { stovePlugin } from '../../../apps/oracle-runtime/test/support/stove-plugin.ts'
+import { testUser } from '../../oracle-client/test/support/runtime.ts'
+import { ADMIN, holdFirstHistoryPage, reactRuntimes } from './support/runtimes.tsx'
 
-const stoves = stovePlugin()
-/** A tool that needs an authorisation the user never gave: it prompts for it, as the runtime's platform tools do. */
-const meters = testPlugin({
-  name: 'meters',
-  description: 'Reads the user\'s meter, acting as the user',
-  setup: ({ oracle }) => ({
-    tools: [{
-      name: 'read_meter',
-      description: 'Reads the user\'s meter',
-      parameters: Type.Object({}),
-      async execute (_args: unknown, tool) {
-        tool.emit('error', {
-          error: 'Authorise the oracle for meter/read to let it read your meter',
-          kind: 'delegation_required',
-          status: 403,
-          retryable: true,
-          detail: { ability: 'meter/read', reason: 'no_delegation', oracleDid: oracle.did },
-          sessionId: tool.sessionId,
-          requestId: tool.requestId,
-          timestamp: new Date().toISOString()
-        })
-        throw new ToolFailure('not authorised', { error: 'authorisation_required', ability: 'meter/read' })
-      }
-    }]
-  })
-})
-
-const ADMIN = 'react-test-operator-token'
 const pageTitle = defineBrowserTool({
   name: 'get_page_title',
   description: 'The title of the open page',
@@ -55,97 +14,9 @@ const pageTitle = defineBrowserTool({
   handler: () => 'Example page'
 })
 
-/**
- * A fetch that holds back the first history page it reads (its query already answered, as on a
- * slow network) until `release` is called.
- */
-function holdFirstHistoryPage () {
-  let release = () => {}
-  const held = new Promise<void>((resolve) => { release = resolve })
-  let holding = true
-  const heldFetch: typeof fetch = async (input, init) => {
-    // Chosen when the request starts: of two loads in flight, the first one sent is held, whichever answers first.
-    const url = new URL(input instanceof Request ? input.url : String(input))
-    const hold = holding && (init?.method ?? 'GET') === 'GET' && url.pathname.endsWith('/messages')
-    if (hold) holding = false
-    const response = await fetch(input, init)
-    if (hold) await held
-    return response
-  }
-  return { fetch: heldFetch, release: () => { release() } }
-}
-
-describe('React bindings against a real oracle runtime', () => {
-  let runtime: RealRuntime
-  let billed: RealRuntime
-  beforeAll(async () => {
-    [runtime, billed] = await Promise.all([
-      startRuntime({}, { plugins: [stoves.plugin, meters] }),
-      startRuntime(
-        { CREDITS_ADMIN_TOKEN: ADMIN, LLM_BASE_URL: 'http://127.0.0.1:9/v1', LLM_TIMEOUT_MS: '2000' },
-        { features: { credits: true } }
-      )
-    ])
-  })
-  afterAll(async () => { await Promise.all([runtime?.close(), billed?.close()]) })
-
-  const wrapperFor = (
-    user: TestUser,
-    target = runtime,
-    extra: { onPaymentRequired?: (ids: string[]) => void; fetch?: typeof fetch } = {}
-  ) =>
-    function Wrapper ({ children }: { children: ReactNode }) {
-      return (
-        <OracleProvider
-          baseUrl={target.baseUrl}
-          oracleDid={target.oracleDid}
-          userDid={user.did}
-          createDelegation={user.createDelegation}
-          createInvocation={user.createInvocation}
-          {...extra}
-        >
-          {children}
-        </OracleProvider>
-      )
-    }
-  const clientFor = (user: TestUser, target = runtime) =>
-    new OracleClient({
-      baseUrl: target.baseUrl,
-      oracleDid: target.oracleDid,
-      userDid: user.did,
-      createDelegation: user.createDelegation,
-      createInvocation: user.createInvocation
-    })
-
-  it('throws from every hook used outside the provider', () => {
-    const quiet = vi.spyOn(console, 'error').mockImplementation(() => {})
-    expect(() => renderHook(() => useChat({ sessionId: 's_1' }))).toThrow(
-      'useChat must be used within an <OracleProvider>'
-    )
-    expect(() => renderHook(() => useSessions())).toThrow('useSessions must be used within an <OracleProvider>')
-    expect(() => renderHook(() => useOracleClient())).toThrow('useOracleClient must be used within an <OracleProvider>')
-    quiet.mockRestore()
-  })
-
-  it('pages through sessions and creates and deletes them', async () => {
-    const user = await testUser()
-    const client = clientFor(user)
-    for (let i = 0; i < 3; i++) await client.createSession()
-    const { result } = renderHook(() => useSessions({ pageSize: 2 }), { wrapper: wrapperFor(user) })
-    await waitFor(() => { expect(result.current.sessions).toHaveLength(2) })
-    expect(result.current).toMatchObject({ total: 3, hasMore: true, isLoading: false })
-    await act(async () => { await result.current.loadMore() })
-    expect(result.current.sessions).toHaveLength(3)
-    expect(result.current.hasMore).toBe(false)
-    let created = ''
-    await act(async () => { created = (await result.current.createSession()).sessionId })
-    expect(result.current.sessions[0]?.sessionId).toBe(created)
-    await act(async () => { await result.current.deleteSession(created) })
-    expect(result.current.sessions.map((s) => s.sessionId)).not.toContain(created)
-    expect(result.current.total).toBe(3)
-    // One pair for the set-up client above, one for the provider's whole life.
-    expect(user.minted).toEqual({ delegation: 2, invocation: 2 })
-  })
+describe('useChat against a real oracle runtime', () => {
+  const r = reactRuntimes({ billed: true })
+  const { wrapperFor, clientFor } = r
 
   it('moves the chat from submitted to streaming to ready and ends on the stored messages', async () => {
     const user = await testUser()
@@ -173,52 +44,6 @@ describe('React bindings against a real oracle runtime', () => {
     ])
     expect(result.current.messages.every((m) => m.id.startsWith('m_'))).toBe(true)
     expect(result.current.messages[1]?.reasoning).toMatch(/Matching/)
-  })
-
-  it('lists a tool call waiting for approval; approve lets it run, deny tells the agent', async () => {
-    const user = await testUser()
-    const { sessionId } = await clientFor(user).createSession()
-    const { result } = renderHook(() => useChat({ sessionId }), { wrapper: wrapperFor(user) })
-    await waitFor(() => { expect(result.current.isLoadingHistory).toBe(false) })
-    expect(result.current.socketState).toBe('off')
-    const before = stoves.runs.length
-
-    let sent: Promise<unknown> = Promise.resolve()
-    act(() => { sent = result.current.sendMessage('register_stove {"serial":"R-1"}') })
-    await waitFor(() => { expect(result.current.pendingApprovals).toHaveLength(1) })
-    expect(result.current.pendingApprovals[0]).toMatchObject({ toolName: 'register_stove', status: 'pending' })
-    expect(result.current.status).toBe('streaming')
-    // An approval keeps the session socket on: a resumed turn's events come that way.
-    await waitFor(() => { expect(result.current.socketState).toBe('connected') })
-    await act(async () => { await result.current.approve(result.current.pendingApprovals[0]?.toolCallId ?? '') })
-    await act(async () => { await sent })
-    expect(result.current.pendingApprovals).toEqual([])
-    expect(result.current.status).toBe('ready')
-    expect(result.current.messages.at(-1)?.toolCalls).toMatchObject([{ status: 'done', output: 'registered R-1' }])
-    expect(stoves.runs.slice(before)).toEqual([{ serial: 'R-1' }])
-
-    act(() => { sent = result.current.sendMessage('register_stove {"serial":"R-2"}') })
-    await waitFor(() => { expect(result.current.pendingApprovals).toHaveLength(1) })
-    const id = result.current.pendingApprovals[0]?.toolCallId ?? ''
-    await act(async () => { await result.current.deny(id, 'not mine') })
-    await act(async () => { await sent })
-    expect(result.current.messages.at(-1)?.toolCalls?.[0]?.output)
-      .toBe('The user declined: not mine. register_stove was not run.')
-    expect(stoves.runs.length).toBe(before + 1)
-    await act(async () => { await expect(result.current.approve(id)).rejects.toMatchObject({ status: 409 }) })
-  })
-
-  it('shows the requests a reloaded page finds waiting in history', async () => {
-    const user = await testUser()
-    const client = clientFor(user)
-    const { sessionId } = await client.createSession()
-    const stream = await client.streamMessage(sessionId, { message: 'register_stove {"serial":"R-3"}' })
-    await new Promise<void>((resolve) => { stream.on((e) => { if (e.eventName === 'approval_request') resolve() }) })
-    const { result } = renderHook(() => useChat({ sessionId }), { wrapper: wrapperFor(user) })
-    await waitFor(() => { expect(result.current.pendingApprovals).toHaveLength(1) })
-    await act(async () => { await result.current.deny(result.current.pendingApprovals[0]?.toolCallId ?? '') })
-    expect(result.current.pendingApprovals).toEqual([])
-    expect((await stream.done).toolCalls[0]?.output).toBe('The user declined to run register_stove; it was not run.')
   })
 
   it('loads history newest first and older pages on demand', async () => {
@@ -267,7 +92,7 @@ describe('React bindings against a real oracle runtime', () => {
     const page = holdFirstHistoryPage()
     const timer = setTimeout(page.release, 500)
     const { result } = renderHook(() => useChat({ sessionId, browserTools: [pageTitle], socket: false }), {
-      wrapper: wrapperFor(user, runtime, { fetch: page.fetch })
+      wrapper: wrapperFor(user, r.runtime, { fetch: page.fetch })
     })
     let sent: Promise<unknown> = Promise.resolve()
     act(() => { sent = result.current.sendMessage('get_page_title') })
@@ -288,7 +113,7 @@ describe('React bindings against a real oracle runtime', () => {
     const { sessionId } = await clientFor(user).createSession()
     const page = holdFirstHistoryPage()
     const { result } = renderHook(() => useChat({ sessionId }), {
-      wrapper: wrapperFor(user, runtime, { fetch: page.fetch })
+      wrapper: wrapperFor(user, r.runtime, { fetch: page.fetch })
     })
     try {
       let sent: Promise<unknown> = Promise.resolve()
@@ -320,7 +145,7 @@ describe('React bindings against a real oracle runtime', () => {
     // Should a wait below hang, the held page is let go and the checks fail instead of the test timing out.
     const timer = setTimeout(page.release, 5000)
     const { result } = renderHook(() => useChat({ sessionId }), {
-      wrapper: wrapperFor(user, runtime, { fetch: page.fetch })
+      wrapper: wrapperFor(user, r.runtime, { fetch: page.fetch })
     })
     try {
       await act(async () => { await result.current.reload() })
@@ -394,11 +219,11 @@ describe('React bindings against a real oracle runtime', () => {
 
   it('hands a payment requirement to the callback and stays ready; a provider failure ends in error', async () => {
     const user = await testUser()
-    const { sessionId } = await clientFor(user, billed).createSession()
+    const { sessionId } = await clientFor(user, r.billed).createSession()
     const chatClaims: string[][] = []
     const providerClaims: string[][] = []
     const { result } = renderHook(() => useChat({ sessionId, onPaymentRequired: (ids) => chatClaims.push(ids) }), {
-      wrapper: wrapperFor(user, billed, { onPaymentRequired: (ids) => providerClaims.push(ids) })
+      wrapper: wrapperFor(user, r.billed, { onPaymentRequired: (ids) => providerClaims.push(ids) })
     })
     await waitFor(() => {
       expect(result.current.isLoadingHistory).toBe(false)
@@ -411,7 +236,7 @@ describe('React bindings against a real oracle runtime', () => {
     expect(providerClaims).toEqual(chatClaims)
     expect(result.current).toMatchObject({ status: 'ready', isSending: false, error: undefined, messages: [] })
 
-    await fetch(`${billed.baseUrl}/credits/grants`, {
+    await fetch(`${r.billed.baseUrl}/credits/grants`, {
       method: 'POST',
       headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
       body: JSON.stringify({ did: user.did, amount: 5 })
