@@ -11,6 +11,7 @@ import type { DomainWithProposal } from '../db/domain.repository.ts'
 import type { NewDomain } from '../db/domain-insert.repository.ts'
 import type { EventListRow } from '../db/event.repository.ts'
 import type { ApiKeyRow, DomainRow, ProposalRow } from '../db/types.ts'
+import { publicContent } from './snapshot.ts'
 
 /** Maps rows to the wire shapes (camelCase, ISO timestamps); nothing else leaves the service. */
 
@@ -224,7 +225,8 @@ export function toProposal (
   eligible: { voters: string[], vetoers: string[] },
   snapshot: { hash: string, content: Record<string, unknown> } | null
 ): Proposal {
-  return { ...toProposalSummary(row), snapshot, eligible, votes: votes.map(toVote) }
+  const shown = snapshot === null ? null : { hash: snapshot.hash, content: publicContent(snapshot.content) }
+  return { ...toProposalSummary(row), snapshot: shown, eligible, votes: votes.map(toVote) }
 }
 
 export const toMember = (row: {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { DomainDocumentFields } from '@impact/schemas'
+import { PRIVATE_METADATA_KEY, type DomainDocumentFields } from '@impact/schemas'
 import type { DomainRow } from '../db/types.ts'
 import { documentFieldsOf } from './did-document.ts'
 import { canonicalJson } from './fingerprint.ts'
@@ -45,14 +45,33 @@ export const contentHashOf = (row: ContentSource) => hashContent(reviewedContent
 
 /** The reviewed fields whose value differs between two contents, with both values (null when absent). */
 export function contentChanges (before: ReviewedContent, after: ReviewedContent) {
-  const changes: Partial<Record<ReviewedField, { before: unknown, after: unknown }>> = {}
+  const changes: Partial<Record<ReviewedField, { before: unknown, after: unknown, privateChanged?: true }>> = {}
   for (const field of REVIEWED_FIELDS) {
-    if (canonicalJson(before[field]) !== canonicalJson(after[field])) {
+    if (canonicalJson(before[field]) === canonicalJson(after[field])) continue
+    if (field !== 'metadata') {
       changes[field] = { before: before[field] ?? null, after: after[field] ?? null }
+      continue
     }
+    // History reaches every reader, the feed and webhooks: private metadata shows only that it changed.
+    const [was, is] = [publicMetadata(before.metadata), publicMetadata(after.metadata)]
+    const privateChanged = privateOf(before) !== privateOf(after)
+    changes.metadata = { before: was, after: is, ...(privateChanged ? { privateChanged: true as const } : {}) }
   }
   return changes
 }
+
+const privateOf = (content: ReviewedContent) =>
+  canonicalJson((content.metadata as Record<string, unknown> | undefined)?.[PRIVATE_METADATA_KEY])
+
+function publicMetadata (metadata: unknown): unknown {
+  if (metadata === null || typeof metadata !== 'object') return metadata ?? null
+  const { [PRIVATE_METADATA_KEY]: _private, ...rest } = metadata as Record<string, unknown>
+  return rest
+}
+
+/** Content as every reader may see it: the hash covers private metadata, which reviewers read on the domain. */
+export const publicContent = (content: ReviewedContent): ReviewedContent =>
+  content.metadata === undefined ? content : { ...content, metadata: publicMetadata(content.metadata) }
 
 /** A collection's hash: of its members' [did, hash] pairs in DID order, so one hash names the whole set. */
 export const hashMembers = (members: Array<{ did: string, hash: string }>) => {

@@ -92,6 +92,30 @@ describe('private metadata', () => {
     await castVote(t, proposal.id, council[0]!.key)
   })
 
+  it('stays out of proposal snapshots and history, which say only that it changed', async () => {
+    const compliance = await t.issueKey(['compliance'])
+    const council = await Promise.all([1, 2, 3].map(async () => await t.issueKey(['voter'])))
+    const device = await t.createDomain(registrarA.key, { type: 'Device', metadata: STOVE })
+    const proposal = await createProposal(t, device.did, compliance.key, withCouncil(council))
+    const read = await call(t, registrarB.key, 'GET', `/v1/verification-proposals/${proposal.id}`)
+    expect(read.json().snapshot.content.metadata).toEqual({ name: 'Stove 7' })
+    expect(read.body).not.toContain(PHONE)
+
+    const moved = { ...STOVE, private: { householdPhone: '+254700999999', gps: [-0.1, 34.7] } }
+    const patched = await call(t, registrarA.key, 'PATCH', `/v1/domains/${device.did}`, { metadata: moved })
+    expect(patched.statusCode).toBe(200)
+    for (const key of [registrarB.key, readerA.key]) {
+      const history = await call(t, key, 'GET', `/v1/domains/${device.did}/history`)
+      expect(history.body).not.toContain(PHONE)
+      expect(history.body).not.toContain('+254700999999')
+      const change = history.json().items.find((entry: { details?: { changes?: { metadata?: unknown } } }) =>
+        entry.details?.changes?.metadata !== undefined)
+      expect(change?.details.changes.metadata).toEqual({
+        before: { name: 'Stove 7' }, after: { name: 'Stove 7' }, privateChanged: true
+      })
+    }
+  })
+
   it('must be an object', async () => {
     const res = await call(t, registrarA.key, 'POST', '/v1/domains',
       { type: 'Device', class: 'did:ixo:protocol/clean-cooking', metadata: { private: 'phone' } })
