@@ -207,7 +207,7 @@ interface Pair {
   title: string
   target: number
   baseline: { name: string, server: Server, workload: Workload, rounds: Round[] }
-  gateway: { server: Server, workload: Workload, rounds: Round[] }
+  gateway: { name?: string, server: Server, workload: Workload, rounds: Round[] }
   renew: () => Promise<void>
 }
 
@@ -220,7 +220,7 @@ function rows (pair: Pair): Array<[string, string | number]> {
   const failures = [...baseline.rounds, ...gateway.rounds].reduce((sum, r) => sum + r.errors + r.non2xx, 0)
   return [
     [`${baseline.name} (req/s)`, rate(baseline.rounds)],
-    ['ussd-gateway (req/s)', rate(gateway.rounds)],
+    [`${gateway.name ?? 'ussd-gateway'} (req/s)`, rate(gateway.rounds)],
     [`ratio, median of cycles (target >= ${pair.target})`, median(ratios)],
     ['ratio per cycle', ratios.map((value) => value.toFixed(2)).join('  ')],
     ['CPU-based ratio, median of cycles', median(cpuRatios)],
@@ -257,7 +257,7 @@ async function metricsPair (): Promise<{ pair: Pair, servers: Server[] }> {
       title: `hop on a live session (${LIVE_SESSIONS} live), metrics on vs off (METRICS_PORT=0)`,
       target: 0.95,
       baseline: { name: 'metrics off', server: unmetered, workload: off.workload, rounds: [] },
-      gateway: { server: metered, workload: on.workload, rounds: [] },
+      gateway: { name: 'metrics on', server: metered, workload: on.workload, rounds: [] },
       renew: async () => { await Promise.all([on.renew(), off.renew()]) }
     }
   }
