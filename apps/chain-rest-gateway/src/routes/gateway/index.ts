@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
-import type { FastifyPluginAsyncTypebox } from '@impact/service-kit'
+import { nameRequestRoute, type FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import {
   ChainStatusError,
   GRPC_HEIGHT_RESPONSE_HEADER,
@@ -71,6 +71,7 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<GatewayRoutesOptions> = as
       if (answer === undefined) {
         const match = served.table.match(request.url)
         if (match === undefined) throw notFoundError()
+        nameRequestRoute('GET', match.entry.route.compiled.fastifyPath)
         const values = bindingValues(match.entry.route.compiled.bindings, match.params)
         if (values === undefined) throw notFoundError()
         // A pinned answer never changes: a client holding it is answered without asking the node.
