@@ -2,12 +2,16 @@
 //   bare     a Fastify route with form bodies answering a fixed CON text
 //   read     the same plus the one indexed read a first dial needs (the phone's language), on the
 //            gateway's own database code: PGlite in process, or PostgreSQL when DATABASE_URL is set
-//   gateway  the real ussd-gateway app with production settings (LOG_LEVEL=warn, rate limits on)
+//   gateway  the real ussd-gateway app with production settings (LOG_LEVEL=warn, rate limits on, metrics
+//            served on their own port)
+//   gateway-unmetered  the same with METRICS_PORT=0 (no request or process metrics)
 // The parent sends commands over IPC (memory, cpu, gc, stop); load comes from the parent.
 import { runInNewContext } from 'node:vm'
 import { setFlagsFromString } from 'node:v8'
 import Fastify from 'fastify'
 import formbody from '@fastify/formbody'
+import { listenWithMetrics } from '@impact/service-kit'
+import { formatSigner, generateSigner } from '@impact/ucan'
 import { buildApp } from '../../apps/ussd-gateway/src/app.ts'
 import { loadConfig } from '../../apps/ussd-gateway/src/config.ts'
 import { openAppDatabase } from '../../apps/ussd-gateway/src/db/open.ts'
@@ -18,15 +22,19 @@ const gc = runInNewContext('gc') as () => void
 
 const MENU = 'CON Welcome to Impact Platform\n1. Know More\n2. Account\n3. Language/Lugha\n*. Exit'
 
+const target = process.argv[2] ?? 'bare'
 const config = loadConfig({
   NODE_ENV: 'production',
   LOG_LEVEL: 'warn',
   DATA_DIR: 'memory://',
   PIN_ENCRYPTION_KEY: 'b'.repeat(64),
+  // Production requires the gateway's own signer.
+  USSD_PRIVATE_KEY: formatSigner(await generateSigner()),
   // Limits stay on (every request is counted per IP and per phone), high enough for the load.
   RATE_LIMIT_MAX: '100000000',
   RATE_LIMIT_PHONE_MAX: '1000',
   USSD_SESSION_TTL_SECONDS: '600',
+  ...(target === 'gateway-unmetered' ? { METRICS_PORT: '0' } : {}),
   ...(process.env.DATABASE_URL !== undefined
     ? { DATABASE_URL: process.env.DATABASE_URL, MIGRATE_ON_START: 'always' }
     : {})
@@ -52,9 +60,10 @@ async function read () {
   return app
 }
 
-const target = process.argv[2] ?? 'bare'
-const app = target === 'gateway' ? await buildApp(config) : target === 'read' ? await read() : await bare()
-const address = await app.listen({ host: '127.0.0.1', port: 0 })
+const gateway = target.startsWith('gateway')
+const app = gateway ? await buildApp(config) : target === 'read' ? await read() : await bare()
+const at = { host: '127.0.0.1', port: 0 }
+const { address, metricsUrl } = gateway ? await listenWithMetrics(app, at) : { address: await app.listen(at) }
 
 function memory () {
   gc()
@@ -69,6 +78,7 @@ async function handle (message: { cmd: string }): Promise<unknown> {
     const { user, system } = process.cpuUsage()
     return user + system
   } else if (message.cmd === 'gc') gc()
+  else if (message.cmd === 'metrics') return metricsUrl ?? null
   else if (message.cmd === 'stop') await app.close()
   return true
 }

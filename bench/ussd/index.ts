@@ -5,11 +5,14 @@
 //  2. a first dial (new session, new phone) vs the bare route plus the one indexed read a first dial
 //     needs, on embedded defaults (PGlite in process); target >= 0.5x;
 //  3. the same on PostgreSQL when DATABASE_URL is set; target >= 0.5x;
-//  4. RSS per live session, from MEMORY_SESSIONS sessions held by a fresh gateway.
+//  4. a hop on a live session with metrics on (scraped once per round) vs off (METRICS_PORT=0); target >= 0.95x;
+//  5. RSS per live session, from MEMORY_SESSIONS sessions held by a fresh gateway.
+// `npm run bench:ussd -- --metrics-only` runs pair 4 alone.
 // Each server runs in its own process; load (autocannon) comes from this one. A pair's rounds run
 // back to back with every other server stopped (SIGSTOP), in alternating order, and each cycle gives
 // one ratio per pair; the reported ratio is the median over the cycles, robust to one slow spell.
 import { fork, type ChildProcess } from 'node:child_process'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import type autocannon from 'autocannon'
 import { Agent, request as send } from 'undici'
@@ -20,7 +23,9 @@ const CYCLES = 5
 const WARM_UP_S = 1
 const ROUND_S = 3
 const CONNECTIONS = 50
-const LIVE_SESSIONS = 20_000
+const METRICS_ONLY = process.argv.includes('--metrics-only')
+// Alone, the metrics pair holds fewer sessions: it compares two gateways, and preparing them dominates the run.
+const LIVE_SESSIONS = METRICS_ONLY ? 2_000 : 20_000
 const MEMORY_SESSIONS = 10_000
 const POSTGRES_URL = process.env.DATABASE_URL
 // The same for every server: V8 would otherwise shrink the heap of a process stopped between rounds.
@@ -30,7 +35,7 @@ const children: ChildProcess[] = []
 
 interface Server { url: string, pid: number, call: (cmd: string) => Promise<unknown> }
 
-async function start (target: 'bare' | 'read' | 'gateway', postgres = false): Promise<Server> {
+async function start (target: 'bare' | 'read' | 'gateway' | 'gateway-unmetered', postgres = false): Promise<Server> {
   const env = { ...process.env }
   delete env.REDIS_URL
   if (!postgres) delete env.DATABASE_URL
@@ -176,7 +181,13 @@ async function round (server: Server, all: Server[], workload: Workload): Promis
     }
     await load({ url: server.url, connections: CONNECTIONS, duration: WARM_UP_S, requests: [request] })
     const before = await server.call('cpu') as number
+    // A metered server is scraped halfway through, as Prometheus would (more often than its usual 15 s).
+    const metricsUrl = await server.call('metrics') as string | null
+    const scrape = metricsUrl === null
+      ? undefined
+      : sleep(ROUND_S * 500).then(async () => await (await send(metricsUrl, { dispatcher: preparer })).body.text())
     const result = await load({ url: server.url, connections: CONNECTIONS, duration: ROUND_S, requests: [request] })
+    await scrape
     const after = await server.call('cpu') as number
     await workload.check?.()
     return { ...result, cpuPerRequest: (after - before) / Math.max(1, result.requestsPerSec * ROUND_S) }
@@ -235,19 +246,37 @@ async function memoryPerSession () {
   return { rss: (after.rss - before.rss) / MEMORY_SESSIONS, heap: (after.heapUsed - before.heapUsed) / MEMORY_SESSIONS }
 }
 
-try {
-  const memory = await memoryPerSession()
+/** A hop on a live session of a metered gateway against one with METRICS_PORT=0. */
+async function metricsPair (): Promise<{ pair: Pair, servers: Server[] }> {
+  const [metered, unmetered] = await Promise.all([start('gateway'), start('gateway-unmetered')])
+  const on = liveSessions(metered.url)
+  const off = liveSessions(unmetered.url)
+  return {
+    servers: [metered, unmetered],
+    pair: {
+      title: `hop on a live session (${LIVE_SESSIONS} live), metrics on vs off (METRICS_PORT=0)`,
+      target: 0.95,
+      baseline: { name: 'metrics off', server: unmetered, workload: off.workload, rounds: [] },
+      gateway: { server: metered, workload: on.workload, rounds: [] },
+      renew: async () => { await Promise.all([on.renew(), off.renew()]) }
+    }
+  }
+}
+
+async function allPairs (): Promise<{ pairs: Pair[], servers: Server[] }> {
   const [bare, hopGateway, read, dialGateway] = await Promise.all([
     start('bare'), start('gateway'), start('read'), start('gateway')
   ])
   const postgres =
     POSTGRES_URL === undefined ? undefined : { gateway: await start('gateway', true), read: await start('read', true) }
+  const metered = await metricsPair()
   const servers = [
     bare,
     hopGateway,
     read,
     dialGateway,
-    ...(postgres !== undefined ? [postgres.gateway, postgres.read] : [])
+    ...(postgres !== undefined ? [postgres.gateway, postgres.read] : []),
+    ...metered.servers
   ]
 
   const live = liveSessions(hopGateway.url)
@@ -281,6 +310,15 @@ try {
       renew: pgDials.renew
     })
   }
+  pairs.push(metered.pair)
+  return { pairs, servers }
+}
+
+try {
+  const memory = METRICS_ONLY ? undefined : await memoryPerSession()
+  const { pairs, servers } = METRICS_ONLY
+    ? await metricsPair().then(({ pair, servers }) => ({ pairs: [pair], servers }))
+    : await allPairs()
   for (const reply of await Promise.all(
     servers.map(async (server) => await post(server.url, '/api/ussd', form(1, '')))
   )) {
@@ -303,11 +341,15 @@ try {
 
   const settings = `${CYCLES} cycles of ${ROUND_S} s rounds, ${CONNECTIONS} connections`
   for (const pair of pairs) report(`ussd-gateway: ${pair.title}; ${settings}`, rows(pair))
-  if (postgres === undefined) process.stdout.write('\n(first dial on PostgreSQL: set DATABASE_URL to measure)\n')
-  report(`ussd-gateway: memory of ${MEMORY_SESSIONS} live sessions (in-process sessions, embedded database)`, [
-    ['RSS per live session (bytes)', memory.rss],
-    ['JS heap per live session (bytes)', memory.heap]
-  ])
+  if (POSTGRES_URL === undefined && !METRICS_ONLY) {
+    process.stdout.write('\n(first dial on PostgreSQL: set DATABASE_URL to measure)\n')
+  }
+  if (memory !== undefined) {
+    report(`ussd-gateway: memory of ${MEMORY_SESSIONS} live sessions (in-process sessions, embedded database)`, [
+      ['RSS per live session (bytes)', memory.rss],
+      ['JS heap per live session (bytes)', memory.heap]
+    ])
+  }
 } finally {
   await preparer.close()
   for (const child of children) if (child.exitCode === null) child.kill('SIGTERM')

@@ -57,9 +57,11 @@ describe('docker/compose.yaml', () => {
     expect(valid).toBe(true)
   })
 
-  it('publishes only the ingress', () => {
+  it('publishes only the ingress (and, in the metrics profile, Grafana on loopback)', () => {
     const withPorts = Object.entries(services).filter(([, service]) => service.ports !== undefined)
-    expect(withPorts.map(([name]) => name)).toEqual(['ingress'])
+    const always = withPorts.filter(([, service]) => service.profiles === undefined)
+    expect(always.map(([name]) => name)).toEqual(['ingress'])
+    expect(withPorts.map(([name]) => name).sort()).toEqual(['grafana', 'ingress'])
   })
 
   describe.each(apps.map((app) => [app.name, app] as const))('%s', (_name, app) => {

@@ -175,11 +175,12 @@ describe.each(OVERLAYS)('k8s/overlays/%s NetworkPolicy', (overlay) => {
         selects((policy.spec as JsonObject).podSelector as JsonObject, labels) ||
         Object.keys((policy.spec as JsonObject).podSelector as JsonObject).length === 0
     )
-  const peersOf = (labels: Record<string, string>) =>
+  /** Who may connect to pods with `labels`; with `port`, only through rules that open that port (or every port). */
+  const peersOf = (labels: Record<string, string>, port?: string) =>
     policiesFor(labels).flatMap((policy) =>
-      (((policy.spec as JsonObject).ingress as Array<{ from?: JsonObject[] }> | undefined) ?? []).flatMap(
-        (rule) => rule.from ?? [{}]
-      )
+      (((policy.spec as JsonObject).ingress as Array<{ from?: JsonObject[], ports?: JsonObject[] }> | undefined) ?? [])
+        .filter((rule) => port === undefined || rule.ports === undefined || rule.ports.some((p) => p.port === port))
+        .flatMap((rule) => rule.from ?? [{}])
     )
 
   it('denies all ingress to the namespace unless a policy allows it', () => {
@@ -195,13 +196,26 @@ describe.each(OVERLAYS)('k8s/overlays/%s NetworkPolicy', (overlay) => {
 
   it('lets only the ingress controller reach the apps (so the USSD operator routes stay internal)', () => {
     for (const app of apps) {
-      const peers = peersOf(podLabels(mustFind(resources, 'Deployment', app.name)))
+      const peers = peersOf(podLabels(mustFind(resources, 'Deployment', app.name)), 'http')
       expect(peers.length, app.name).toBeGreaterThan(0)
       for (const peer of peers) {
         expect(peer, app.name).toEqual({
           namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } }
         })
       }
+    }
+  })
+
+  it('lets only the monitoring namespace reach the apps\' metrics port, and nothing else', () => {
+    for (const app of apps) {
+      const labels = podLabels(mustFind(resources, 'Deployment', app.name))
+      expect(peersOf(labels, 'metrics'), app.name).toEqual([
+        { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }
+      ])
+      const ports = policiesFor(labels).flatMap((policy) =>
+        ((policy.spec as JsonObject).ingress as Array<{ ports?: JsonObject[] }> | undefined ?? [])
+          .map((rule) => (rule.ports ?? []).map((p) => p.port)))
+      for (const opened of ports) expect(opened.length, `${app.name}: a rule opens every port`).toBeGreaterThan(0)
     }
   })
 

@@ -72,7 +72,10 @@ describe.each(cases)('k8s/overlays/%s: %s', (overlay, _name, app: AppInfo) => {
 
   it('listens on the app\'s port, named http, behind its Service', () => {
     const ports = container.ports as JsonObject[]
-    expect(ports).toEqual([{ name: 'http', containerPort: app.port }])
+    expect(ports).toEqual([
+      { name: 'http', containerPort: app.port },
+      { name: 'metrics', containerPort: app.port + 1000 }
+    ])
     expect(app.loadConfig(env()).PORT).toBe(app.port)
     const service = mustFind(resources, 'Service', app.name)
     const spec = service.spec as JsonObject
@@ -82,6 +85,18 @@ describe.each(cases)('k8s/overlays/%s: %s', (overlay, _name, app: AppInfo) => {
       expect(selects(spec.selector as JsonObject, podLabels(other)), `also selects ${otherName}`).toBe(false)
     }
     expect(spec.ports).toEqual([{ name: 'http', port: 80, targetPort: 'http' }])
+  })
+
+  it('serves metrics on their own port, announced for scraping and kept off the Service', () => {
+    expect(app.loadConfig(env()).METRICS_PORT).toBe(app.port + 1000)
+    const annotations = ((deployment.spec as JsonObject).template as JsonObject).metadata as JsonObject
+    expect(annotations.annotations).toEqual({
+      'prometheus.io/scrape': 'true',
+      'prometheus.io/port': String(app.port + 1000),
+      'prometheus.io/path': '/metrics'
+    })
+    const service = mustFind(resources, 'Service', app.name)
+    expect(JSON.stringify(service.spec)).not.toContain('metrics')
   })
 
   it('probes readiness on /health and liveness on /health/live', () => {

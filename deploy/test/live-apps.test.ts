@@ -1,38 +1,15 @@
-import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { composeRoutes, ingressBackends, routeMatches } from '../src/ingress.ts'
 import { parseNginx, renderTemplate } from '../src/nginx.ts'
-import { readRepoFile, repoPath } from '../src/paths.ts'
+import { readRepoFile } from '../src/paths.ts'
+import { buildApps } from './running-apps.ts'
 import { apps, built, OVERLAYS } from './support.ts'
 
 /** Each app as its own buildApp makes it (in-memory database), to ask it which routes it really serves. */
-const testEnv: Record<string, Record<string, string>> = {
-  'ussd-gateway': { OPERATOR_TOKEN: 'operator-token-for-route-listing' },
-  'chain-rest-gateway': {
-    CHAIN_DESCRIPTOR_SOURCE: 'bundled',
-    CHAIN_GRPC_URL: '127.0.0.1:9',
-    CHAIN_HEALTH_INTERVAL_MS: '0'
-  }
-}
-const running = new Map<string, FastifyInstance>()
+let running = new Map<string, FastifyInstance>()
 
-beforeAll(async () => {
-  await Promise.all(
-    apps.map(async (app) => {
-      const { buildApp } = (await import(pathToFileURL(repoPath('apps', app.name, 'src', 'app.ts')).href)) as {
-        buildApp: (config: unknown) => Promise<FastifyInstance>
-      }
-      const config = app.loadConfig({
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'silent',
-        DATA_DIR: 'memory://',
-        ...testEnv[app.name]
-      })
-      running.set(app.name, await buildApp(config))
-    })
-  )
-}, 60_000)
+beforeAll(async () => { running = await buildApps(apps) }, 60_000)
 
 afterAll(async () => { await Promise.all([...running.values()].map(async (app) => { await app.close() })) })
 

@@ -1,4 +1,4 @@
-import { createApp, type App } from '@impact/service-kit'
+import { createApp, metricsOf, type App } from '@impact/service-kit'
 import { createSharedState } from '@impact/shared-state'
 import { earliestHeights, splitList, upstreamMetadata, upstreamTls, upstreamUrls, type Config } from './config.ts'
 import { StatusBodySchema, statusErrorHandler, statusNotFoundHandler } from './errors.ts'
@@ -13,6 +13,7 @@ import { createOptionReader } from './services/descriptors.ts'
 import { createLiveCatalog } from './services/live-catalog.ts'
 import { createMethodFilter } from './services/method-filter.ts'
 import { openapiPaths } from './services/openapi-paths.ts'
+import { createChainMetrics, type ChainMetrics } from './services/metrics.ts'
 import { createResponseCache } from './services/response-cache.ts'
 import { buildServed, type Served } from './services/served.ts'
 import { createUpstreamPool } from './services/upstream-pool.ts'
@@ -27,6 +28,8 @@ const START_WAIT_MS = 3000
 /** Builds chain-rest-gateway unlistened; tests and server.ts share it. Routes come from the node's descriptors. */
 export async function buildApp (config: Config, setup: { statePrefix?: string } = {}): Promise<App> {
   const prefix = setup.statePrefix ?? `${APP_NAME}:`
+  // The pool and cache exist before the app (routes come from the node): they report once the metrics do.
+  const reportTo: { metrics?: ChainMetrics } = {}
   const pool = createUpstreamPool({
     urls: upstreamUrls(config),
     maxReceiveBytes: config.CHAIN_GRPC_MAX_RECEIVE_BYTES,
@@ -35,7 +38,8 @@ export async function buildApp (config: Config, setup: { statePrefix?: string } 
     maxLagBlocks: config.CHAIN_MAX_LAG_BLOCKS,
     earliestHeights: earliestHeights(config),
     tls: upstreamTls(config),
-    metadata: upstreamMetadata(config)
+    metadata: upstreamMetadata(config),
+    onCall: (...call) => { reportTo.metrics?.call(...call) }
   })
   // Redis when REDIS_URL is set: rate limits and cached answers shared by every replica.
   const state = createSharedState({ url: config.REDIS_URL, prefix })
@@ -57,7 +61,8 @@ export async function buildApp (config: Config, setup: { statePrefix?: string } 
     sharedPinnedTtlMs: config.CHAIN_CACHE_SHARED_PINNED_TTL_MS,
     latestTtlMs: config.CHAIN_CACHE_LATEST_TTL_MS,
     maxEntries: config.CHAIN_CACHE_MAX_ENTRIES,
-    maxBytes: config.CHAIN_CACHE_MAX_BYTES
+    maxBytes: config.CHAIN_CACHE_MAX_BYTES,
+    onLookup: (result) => { reportTo.metrics?.cacheLookup(result) }
   })
   const options = createOptionReader()
   const docsOf = new WeakMap<Served, Record<string, unknown>>()
@@ -109,6 +114,7 @@ export async function buildApp (config: Config, setup: { statePrefix?: string } 
     await state.close()
     throw error
   })
+  reportTo.metrics = createChainMetrics(metricsOf(app).registry, pool.status)
 
   const live = createLiveCatalog<Served>({
     mode: config.CHAIN_DESCRIPTOR_SOURCE,

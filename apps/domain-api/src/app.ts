@@ -1,5 +1,5 @@
 import {
-  auditRoutes, createApp, registerAudit, tracingOf, type App, type CreateAppOptions
+  auditRoutes, createApp, metricsOf, queryTimer, registerAudit, tracingOf, type App, type CreateAppOptions
 } from '@impact/service-kit'
 import { rateLimitBudgets, registerRateLimits } from '@impact/service-kit/rate-limits'
 import { createAuditStore, MEMORY_DATA_DIR } from '@impact/persistence'
@@ -30,6 +30,7 @@ import { createDomainService } from './services/domains.ts'
 import { createEventFeed } from './services/events.ts'
 import { createGovernanceService } from './services/governance.ts'
 import { createIdentifierService } from './services/identifiers.ts'
+import { createDomainMetrics } from './services/metrics.ts'
 import { startSweeper } from './services/sweeper.ts'
 import { createWebhookService } from './services/webhooks.ts'
 import { createUcanRevocationService } from './services/ucan-revocations.ts'
@@ -49,7 +50,9 @@ export interface BuildOptions {
 /** Builds domain-api unlistened; tests and server.ts share it. */
 export async function buildApp (config: Config, options: BuildOptions = {}): Promise<App> {
   const clock = options.clock ?? systemClock
-  const database = await openAppDatabase(config)
+  // Queries are timed once the app's metrics registry exists (it comes with the app).
+  let timeQuery: ((event: Parameters<ReturnType<typeof queryTimer>>[0]) => void) | undefined
+  const database = await openAppDatabase(config, { log: (event) => { timeQuery?.(event) } })
   const prefix = options.statePrefix ?? `${APP_NAME}:`
   const state = createSharedState({ url: config.REDIS_URL, prefix })
   try {
@@ -88,6 +91,8 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       maxParamLength: 1024,
       ...(options.logStream !== undefined ? { logger: { stream: options.logStream } } : {})
     })
+    const { registry } = metricsOf(app)
+    timeQuery = queryTimer(registry)
     await app.register(apiKeyAuthPlugin)
     const retentionDays = config.AUDIT_RETENTION_DAYS
     const audit = registerAudit(app, {
@@ -113,6 +118,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
     if (adminKey === undefined) app.log.warn('DOMAIN_API_ADMIN_KEY is unset: no key can issue API keys')
 
     const { db } = database
+    const metrics = createDomainMetrics(registry, db)
     const idempotencyTtlMs = config.IDEMPOTENCY_TTL_SECONDS * 1000
     const accounts = createAccountService({
       db,
@@ -143,9 +149,9 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
     })
     await apiKeys.start()
     const allowedClassMethods = externalClassMethods(config)
-    const domains = createDomainService({ db, clock, idempotencyTtlMs, allowedClassMethods })
-    const batches = createBatchService({ db, clock, idempotencyTtlMs, allowedClassMethods })
-    const governance = createGovernanceService({
+    const domains = metrics.domains(createDomainService({ db, clock, idempotencyTtlMs, allowedClassMethods }))
+    const batches = metrics.batches(createBatchService({ db, clock, idempotencyTtlMs, allowedClassMethods }))
+    const governance = metrics.governance(createGovernanceService({
       db,
       clock,
       settings: {
@@ -153,7 +159,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
         threshold: config.VERIFICATION_THRESHOLD,
         periodMs: config.VERIFICATION_PERIOD_SECONDS * 1000
       }
-    })
+    }))
 
     const identifiers = createIdentifierService({ db, clock })
     await app.register(domainRoutes, { apiKeys, batches, domains, identifiers })
@@ -194,6 +200,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
     const deliveries = startDeliveryWorker({
       db,
       log: app.log,
+      onAttempt: metrics.delivered,
       tracing: tracingOf(app),
       settings: {
         pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,

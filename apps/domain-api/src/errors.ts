@@ -100,6 +100,12 @@ export const DomainElectorateTooSmallError = defineError(
   409
 )
 
+export const DomainNotVerifiedError = defineError(
+  'DOMAIN_NOT_VERIFIED',
+  'Domain %s is %s: a %s proposal applies to a verified domain only',
+  409
+)
+
 export const DomainExternalIdTakenError = defineError(
   'DOMAIN_EXTERNAL_ID_TAKEN',
   'A domain of %s is already registered under external id %s: %s',

@@ -1,7 +1,9 @@
 import { Type } from '@sinclair/typebox'
 import { createAuditStore } from '@impact/persistence'
 import { ChatSessionSchema, MessageDtoSchema, ToolApprovalSchema } from '@impact/schemas'
-import { auditRoutes, createApp, registerAudit, staticBearerGuard, tracingOf, type App } from '@impact/service-kit'
+import {
+  auditRoutes, createApp, metricsOf, registerAudit, staticBearerGuard, tracingOf, type App
+} from '@impact/service-kit'
 import { rateLimitBudgets, registerRateLimits } from '@impact/service-kit/rate-limits'
 import { createSharedState, type SharedState } from '@impact/shared-state'
 import { createBlocksyncResolver, createUcanVerifier, type DidKeyResolver } from '@impact/ucan'
@@ -29,6 +31,7 @@ import { createApprovals } from './services/approvals.ts'
 import { createClientToolPort } from './services/client-tools.ts'
 import { createRealtimeHub } from './services/realtime/hub.ts'
 import { createEventBus } from './services/event-bus.ts'
+import { createOracleMetrics } from './services/metrics.ts'
 import { loadOracleIdentity } from './services/oracle-identity.ts'
 import { createRevocations } from './services/revocations.ts'
 import { createTurnRegistry } from './services/turn-registry.ts'
@@ -221,9 +224,12 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
       log: app.log.child({ component: 'realtime' }),
       tracing: tracingOf(app)
     })
-    const executeTurn = createTurnService({
-      db, agent, plugins, approvals, oracleName: config.ORACLE_NAME, log: app.log
+    const metrics = createOracleMetrics(metricsOf(app).registry, {
+      bus, plugins, sockets: () => realtime.stats().totalConnections
     })
+    const executeTurn = metrics.turns(createTurnService({
+      db, agent, plugins, approvals, oracleName: config.ORACLE_NAME, log: app.log
+    }))
     const resumeTurn = createTurnResumer({ db, turns, approvals, executeTurn, log: app.log })
 
     // Per IP before UCAN auth runs (its onRequest hook comes next), per DID once it named one.
@@ -267,9 +273,11 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
     app.addSchema(MessageDtoSchema)
     app.addSchema(ToolApprovalSchema)
     await app.register(sessionRoutes, { db, identity, config, turns })
-    await app.register(messageRoutes, { db, identity, config, models, turns, bus, executeTurn, approvals })
+    await app.register(messageRoutes, {
+      db, identity, config, models, turns, bus, executeTurn, approvals, sseStreams: metrics.sse
+    })
     await app.register(historyRoutes, { db, identity, approvals })
-    await app.register(approvalRoutes, { db, identity, approvals, resumeTurn, audit })
+    await app.register(approvalRoutes, { db, identity, approvals: metrics.approvals(approvals), resumeTurn, audit })
     const onDelegationRevoked = async (revoked: { did: string, delegations: RevokedDelegation[] }) => {
       await Promise.all(plugins.map(async ({ definition, plugin }) => {
         await plugin.onDelegationRevoked?.(revoked).catch((err: unknown) => {

@@ -1,7 +1,9 @@
 import formbody from '@fastify/formbody'
 import { Type } from '@sinclair/typebox'
 import { createAuditStore, MEMORY_DATA_DIR } from '@impact/persistence'
-import { auditRoutes, createApp, registerAudit, staticBearerGuard, type App } from '@impact/service-kit'
+import {
+  auditRoutes, createApp, metricsOf, queryTimer, registerAudit, staticBearerGuard, timedSharedState, type App
+} from '@impact/service-kit'
 import { createSharedState, DEFAULT_COMMAND_TIMEOUT_MS } from '@impact/shared-state'
 import { loadServiceIdentity } from '@impact/ucan'
 import type { FastifyInstance } from 'fastify'
@@ -27,6 +29,7 @@ import { createPreferences } from './services/preferences.ts'
 import { createProgrammeCatalog, defaultProgramme } from './services/programmes.ts'
 import { createSessionRecorder } from './services/session-records.ts'
 import { createSessionStore } from './services/session-store.ts'
+import { createUssdMetrics } from './services/metrics.ts'
 import { createRecentSms } from './services/sms/recent-sms.ts'
 import { createSmsService } from './services/sms/sms-service.ts'
 import { createUssdEngine } from './services/ussd-engine.ts'
@@ -53,13 +56,14 @@ export interface BuildOptions {
 
 /** Builds ussd-gateway unlistened; tests and server.ts share it. */
 export async function buildApp (config: Config, options: BuildOptions = {}): Promise<App> {
-  const database = await openAppDatabase(config)
+  // Queries are timed once the app's metrics registry exists (it comes with the app).
+  let timeQuery: ((event: Parameters<ReturnType<typeof queryTimer>>[0]) => void) | undefined
+  const database = await openAppDatabase(config, { log: (event) => { timeQuery?.(event) } })
   // The rate limits wait on Redis before the hop deadline starts: a Redis command outliving a quarter
   // of the deadline fails, so a hung Redis still ends the hop within the deadline.
   const commandTimeoutMs = Math.min(DEFAULT_COMMAND_TIMEOUT_MS, Math.ceil(config.USSD_HOP_DEADLINE_MS / 4))
   const state = createSharedState({ url: config.REDIS_URL, prefix: config.REDIS_KEY_PREFIX, commandTimeoutMs })
   const clock = options.now !== undefined ? { now: options.now } : {}
-  const sessions = createSessionStore(state, { ttlMs: config.USSD_SESSION_TTL_SECONDS * 1000, ...clock })
   let stopProgrammes = () => {}
   let stopSms = async () => {}
   let stopRecords = async () => {}
@@ -85,7 +89,6 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       concurrency: config.PIN_CHECK_CONCURRENCY,
       maxQueued: config.PIN_CHECK_QUEUE_MAX
     }))
-    const preferences = createPreferences(database.db, state, clock)
     const app = await createApp({
       config,
       name: APP_NAME,
@@ -120,6 +123,13 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       logger: { redact: USSD_REDACT_PATHS, ...(options.logStream !== undefined ? { stream: options.logStream } : {}) }
     })
     app.addHook('onClose', release)
+    const { registry } = metricsOf(app)
+    const metrics = createUssdMetrics(registry)
+    timeQuery = queryTimer(registry)
+    // The rate limits keep the raw state: they reach its Redis client directly.
+    const shared = timedSharedState(state, registry)
+    const sessions = createSessionStore(shared, { ttlMs: config.USSD_SESSION_TTL_SECONDS * 1000, ...clock })
+    const preferences = createPreferences(database.db, shared, clock)
     const retentionDays = config.AUDIT_RETENTION_DAYS
     const audit = registerAudit(app, {
       sink: createAuditStore({ db: database.db, table: 'ussd_audit_events', retentionDays }),
@@ -135,7 +145,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
     })
     const assistant = createAssistant({
       url: config.ORACLE_URL,
-      state,
+      state: shared,
       waitMs: Math.floor(deadline / 2),
       timeoutMs: Math.floor(deadline / 4),
       answerTtlMs: config.USSD_SESSION_TTL_SECONDS * 1000,
@@ -155,11 +165,14 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
     const recentSms = simulatorEnabled(config) && config.NODE_ENV !== 'production' ? createRecentSms() : undefined
     const sms = createSmsService({
       config,
-      state,
+      state: shared,
       keyring,
       language: async (phone) => await preferences.language(phone),
       log: app.log,
-      ...(recentSms !== undefined ? { onSettled: recentSms.add } : {})
+      onSettled: (record) => {
+        metrics.smsSettled(record)
+        recentSms?.add(record)
+      }
     })
     stopSms = sms.close
     sms.start()
@@ -169,6 +182,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       ttlMs: config.USSD_SESSION_TTL_SECONDS * 1000,
       retentionDays: config.USSD_SESSION_RECORD_RETENTION_DAYS,
       log: app.log,
+      onRecorded: metrics.sessionEnded,
       ...clock,
       ...(options.recordSweepMs !== undefined ? { sweepMs: options.recordSweepMs } : {})
     })
@@ -181,6 +195,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
       baseCodes: () => [...configuredCodes, ...programmes.codes()],
       deadlineMs: config.USSD_HOP_DEADLINE_MS,
       records,
+      onSessionStarted: metrics.sessionStarted,
       ...clock,
       // The aggregator was told the hop failed; the log says whether it took effect after all.
       onLateHop: (sessionId, outcome) => {
@@ -198,6 +213,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}): Pro
         sms,
         platform,
         assistant,
+        onPinMiss: metrics.pinMissed,
         audit
       }
     })

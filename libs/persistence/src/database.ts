@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
-import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely'
+import { Kysely, PGliteDialect, PostgresDialect, sql, type KyselyConfig } from 'kysely'
 import pg from 'pg'
 import { MigrationsPendingError, PersistenceError } from './errors.ts'
 import {
@@ -29,6 +29,8 @@ export interface DatabaseOptions {
   poolMax?: number
   /** Abort queries on a server after this long (ms). */
   statementTimeoutMs?: number
+  /** Kysely's `log`: called after every query (metrics time them). */
+  log?: KyselyConfig['log']
 }
 
 /** The database variables every app's config has (service-kit's base config, plus an optional pool size). */
@@ -109,7 +111,8 @@ export async function openDatabase<DB> (options: DatabaseOptions): Promise<Datab
   const migrateNow = policy === 'always' || (policy === 'auto' && mode === 'pglite')
   const pglite = mode === 'pglite' ? await openPglite(options, migrateNow) : undefined
   const db = new Kysely<DB>({
-    dialect: classifyingDialect(pglite !== undefined ? new PGliteDialect({ pglite }) : postgresDialect(options))
+    dialect: classifyingDialect(pglite !== undefined ? new PGliteDialect({ pglite }) : postgresDialect(options)),
+    ...(options.log !== undefined ? { log: options.log } : {})
   })
   const migrate = async () => { await migrateToLatest(db, options) }
   const close = async () => {

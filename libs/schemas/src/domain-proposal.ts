@@ -5,12 +5,23 @@ import { CursorPageQuerySchema, CursorPageSchema } from './pagination.ts'
 
 /** Verification proposals of the domain registry (apps/domain-api): the vote that verifies a domain. */
 
-export const PROPOSAL_STATUSES = ['open', 'passed', 'rejected', 'vetoed', 'cancelled'] as const
+export const PROPOSAL_STATUSES = ['open', 'passed', 'rejected', 'vetoed', 'cancelled', 'superseded'] as const
 export type ProposalStatus = typeof PROPOSAL_STATUSES[number]
 export const ProposalStatusSchema = Type.Union(PROPOSAL_STATUSES.map((s) => Type.Literal(s)), {
-  description: 'open: taking votes · passed: the domain is verified · rejected: could no longer pass, or did not ' +
-    'by its deadline · vetoed: a vetoer vetoed it · cancelled: the domain expired or was deactivated meanwhile'
+  description: 'open: taking votes · passed: its change applies (verified, revoked, new validUntil) · rejected: ' +
+    'could no longer pass, or did not by its deadline · vetoed: a vetoer vetoed it · cancelled: the domain expired ' +
+    'or was deactivated meanwhile · superseded: the reviewed content changed while it was open (its snapshot is stale)'
 })
+
+export const PROPOSAL_KINDS = ['verify', 'revoke', 'validity', 'collection'] as const
+export type ProposalKind = typeof PROPOSAL_KINDS[number]
+const KIND_DESCRIPTION = 'verify: verify a draft, rejected, changed or revoked domain · revoke: revoke the ' +
+  'verification of a verified domain · validity: move the validUntil of a verified domain, keeping its ' +
+  'verification · collection (on a project): verify up to 1,000 of the project\'s domains in one vote, each with its ' +
+  'own snapshot'
+const kindUnion = (options: { default?: ProposalKind } = {}) =>
+  Type.Union(PROPOSAL_KINDS.map((k) => Type.Literal(k)), { description: KIND_DESCRIPTION, ...options })
+export const ProposalKindSchema = kindUnion()
 export const VOTES = ['yes', 'no', 'abstain', 'veto'] as const
 export const VoteChoiceSchema = Type.Union(VOTES.map((v) => Type.Literal(v)), {
   description: 'yes, no, abstain (counts toward the quorum only), or veto (vetoers only: rejects at once)'
@@ -22,6 +33,13 @@ export const MAX_RATIONALE = 1000
 
 export const CreateProposalBodySchema = Type.Object(
   {
+    kind: Type.Optional(kindUnion({ default: 'verify' })),
+    validUntil: Type.Optional(Type.String({
+      format: 'date-time',
+      description: 'validity proposals only (and required there): the new validUntil, in the future and after ' +
+        'validFrom',
+      examples: ['2028-12-31T00:00:00.000Z']
+    })),
     evidence: Type.String({
       format: 'uri',
       maxLength: 2048,
@@ -35,7 +53,7 @@ export const CreateProposalBodySchema = Type.Object(
       })
     ),
     note: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 2000, description: 'Why the domain should be verified' })
+      Type.String({ minLength: 1, maxLength: 2000, description: 'Why the change should be made' })
     ),
     council: Type.Optional(Type.Array(accountField('A council member'), {
       minItems: 1,
@@ -92,7 +110,20 @@ export const TallySchema = Type.Object({
 const summaryProperties = {
   id: UuidSchema,
   domainDid: EntityDidSchema,
+  kind: ProposalKindSchema,
   status: ProposalStatusSchema,
+  validUntil: Nullable(Type.String({
+    format: 'date-time',
+    description: 'validity proposals: the validUntil the domain gets if it passes; null for other kinds'
+  })),
+  snapshotHash: Nullable(Type.String({
+    description: 'Content hash (sha256:<hex>, see the domain\'s contentHash) of the domain when the proposal opened: ' +
+      'what the vote is about; for a collection, the hash of its [did, hash] member list in DID order; null for ' +
+      'proposals opened before snapshots were recorded'
+  })),
+  memberCount: Nullable(Type.Integer({
+    description: 'collection: the domains it covered when it opened (members withdrawn since included); else null'
+  })),
   evidence: Type.String(),
   evidenceHash: Nullable(Type.String()),
   note: Nullable(Type.String()),
@@ -112,8 +143,17 @@ const summaryProperties = {
 export const ProposalSummarySchema = Type.Object(summaryProperties)
 export type ProposalSummary = Static<typeof ProposalSummarySchema>
 
+export const ProposalSnapshotSchema = Type.Object({
+  hash: Type.String({ description: 'sha256:<hex> of the canonical JSON of content' }),
+  content: Type.Object({}, {
+    additionalProperties: true,
+    description: 'The reviewed content as it was when the proposal opened (what the hash covers)'
+  })
+})
+
 export const ProposalSchema = Type.Object({
   ...summaryProperties,
+  snapshot: Nullable(ProposalSnapshotSchema),
   eligible: Type.Object({
     voters: Type.Array(Type.String(), { description: 'The electorate: accounts that may vote' }),
     vetoers: Type.Array(Type.String(), { description: 'Accounts that may veto' })
@@ -137,3 +177,15 @@ export const ListProposalsQuerySchema = Type.Object({
 export type ListProposalsQuery = Static<typeof ListProposalsQuerySchema>
 
 export const ProposalPageSchema = CursorPageSchema(ProposalSummarySchema)
+
+export const ProposalMemberSchema = Type.Object({
+  did: EntityDidSchema,
+  hash: Type.String({ description: 'The member\'s content hash when the proposal opened: what a pass verifies' }),
+  withdrawnAt: Nullable(Type.String({
+    format: 'date-time',
+    description: 'When the member left the proposal (its reviewed content changed, it expired or was deactivated)'
+  })),
+  withdrawnReason: Nullable(Type.String())
+})
+export type ProposalMember = Static<typeof ProposalMemberSchema>
+export const ProposalMemberPageSchema = CursorPageSchema(ProposalMemberSchema)

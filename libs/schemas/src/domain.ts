@@ -14,7 +14,9 @@ export const DOMAIN_STATUSES = [
   'draft',
   'verification_submitted',
   'verified',
+  'changed',
   'rejected',
+  'revoked',
   'expired',
   'deactivated'
 ] as const
@@ -22,8 +24,9 @@ export const DomainStatusSchema = Type.Union(
   DOMAIN_STATUSES.map((s) => Type.Literal(s)),
   {
     description:
-      'draft → verification_submitted → verified | rejected; expired once validUntil passes; deactivated by a ' +
-        'controller'
+      'draft → verification_submitted → verified | rejected; changed: reviewed content changed after ' +
+        'verification (not usable until a new verification passes); revoked: verification revoked by governance; ' +
+        'expired once validUntil passes; deactivated by a controller'
   }
 )
 export type DomainStatus = Static<typeof DomainStatusSchema>
@@ -110,8 +113,16 @@ export const DeactivateBodySchema = Type.Object({
 
 export const VerificationSummarySchema = Type.Object({
   proposalId: UuidSchema,
-  status: Type.String({ description: 'open | passed | rejected | vetoed | cancelled' }),
+  kind: Type.Optional(Type.String({ description: 'verify | revoke | validity' })),
+  status: Type.String({ description: 'open | passed | rejected | vetoed | cancelled | superseded' }),
   deadline: IsoTimestampSchema
+})
+
+export const ContentHashSchema = Type.String({
+  pattern: '^sha256:[0-9a-f]{64}$',
+  description: 'sha256:<hex> of the canonical JSON (keys sorted) of the reviewed content: type, class, ' +
+    'controllers, metadata, validFrom, validUntil and the DID document fields (deviceKeys, services, alsoKnownAs, ' +
+    'links)'
 })
 
 export const DomainSchema = Type.Object({
@@ -127,12 +138,19 @@ export const DomainSchema = Type.Object({
   validUntil: NullableTimestampSchema,
   status: DomainStatusSchema,
   verified: Type.Boolean({
-    description: 'Passed governance verification (stays true after expiry, like the chain flag entity_verified)'
+    description: 'A passed verification covers the current content (stays true after expiry, like the chain flag ' +
+      'entity_verified); false once the reviewed content changes, the verification is revoked or the domain renewed'
   }),
   usable: Type.Boolean({
-    description: 'May take part in platform activities now: verified, within its validity period, not deactivated'
+    description: 'May take part in platform activities now: status verified, within its validity period'
   }),
   verification: Nullable(VerificationSummarySchema),
+  contentHash: Type.Optional(ContentHashSchema),
+  verifiedHash: Type.Optional(Nullable(Type.String({
+    description: 'The content hash the last passed verification approved (moved by a passed validity ' +
+      'proposal); differs from contentHash once the domain is changed; null when no verification is in force ' +
+      'or it was approved before snapshots were recorded'
+  }))),
   externalId: Type.Optional(Nullable(Type.String({
     description: 'The identifier from outside the registry given at registration (a serial number), or null'
   }))),
@@ -227,8 +245,9 @@ export const DomainEventSchema = Type.Object({
   id: Type.String({ description: 'Increasing sequence number of the entry' }),
   event: Type.String({
     description:
-      'created | updated | renewed | verification_proposed | verified | rejected | proposal_cancelled | expired | ' +
-        'deactivated'
+      'created | updated | changed | renewed | verification_proposed | verified | rejected | revocation_proposed | ' +
+        'revoked | revocation_rejected | validity_proposed | validity_changed | validity_rejected | ' +
+        'proposal_superseded | expired | deactivated'
   }),
   fromStatus: Nullable(DomainStatusSchema),
   toStatus: DomainStatusSchema,

@@ -2,6 +2,7 @@ import {
   FormatRegistry, Type, type Static, type TObject, type TOptional, type TSchema, type TString
 } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { metricsConfigProperties, metricsPortIssues } from './metrics/config.ts'
 import { tracingConfigProperties } from './tracing/config.ts'
 
 export class ConfigError extends Error {
@@ -27,6 +28,7 @@ export function baseConfigProperties (defaults: { app: string, port: number }) {
     }),
     HOST: Type.String({ default: '127.0.0.1', description: 'Bind address (0.0.0.0 in containers)' }),
     PORT: Type.Integer({ minimum: 0, maximum: 65535, default: defaults.port, description: 'Listen port' }),
+    ...metricsConfigProperties(),
     LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), {
       default: 'info',
       description: 'pino log level'
@@ -122,6 +124,7 @@ export function loadConfig<T extends TObject> (
     if (!issues.has(error.path)) issues.set(error.path, describeIssue(error.path, error.schema, error.message))
   }
   const list = [...issues.values()]
+  if (list.length === 0) list.push(...metricsPortIssues(config as Record<string, unknown>))
   if (list.length === 0 && refine !== undefined) list.push(...refine(config as Static<T>))
   if (list.length > 0) throw new ConfigError(list)
   return Value.Clean(schema, config) as Static<T>

@@ -13,6 +13,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { DestinationStream } from 'pino'
 import { errorHandler, notFoundHandler } from './errors.ts'
 import { loggerOptions } from './logger.ts'
+import { registerMetrics } from './metrics/app-metrics.ts'
 import { registerDocs, type DocsOptions } from './plugins/docs.ts'
 import { registerHealthRoutes, type HealthOptions } from './plugins/health.ts'
 import { acceptEmptyJsonBodies } from './plugins/json-body.ts'
@@ -33,6 +34,8 @@ export interface CreateAppOptions {
     TRUST_PROXY_ADDRESSES?: string
     CORS_ORIGIN?: string | undefined
     LOG_PRETTY?: boolean
+    /** 0 turns metrics off; otherwise the listener's port is decided when the app listens. */
+    METRICS_PORT?: number | undefined
   } & TracingConfig
   /** The app's name: `service.name` of its traces. */
   name?: string
@@ -93,6 +96,8 @@ export async function createApp (options: CreateAppOptions): Promise<App> {
     ...validationOptions({ coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: false })
   }).withTypeProvider<TypeBoxTypeProvider>()
 
+  // First, so the request metrics see every route and the 404s.
+  registerMetrics(app, { port: config.METRICS_PORT })
   app.setErrorHandler(errorHandler)
   app.setNotFoundHandler(options.notFoundHandler ?? notFoundHandler)
 

@@ -17,6 +17,23 @@ export { runServer, type RunServerOptions } from './run-server.ts'
 export { genReqId } from './plugins/request-id.ts'
 export type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 export { safeEqual, readBearerToken, staticBearerGuard, AuthMissingError, AuthInvalidError } from './auth.ts'
+export {
+  METRICS_PORT_OFFSET,
+  labelRoute,
+  UNMATCHED_ROUTE,
+  MetricsPortError,
+  MetricsPortInUseError,
+  listenWithMetrics,
+  metricsOf,
+  queryTimer,
+  startMetricsListener,
+  timedSharedState,
+  Counter,
+  Gauge,
+  Histogram,
+  type AppMetrics,
+  type Registry
+} from './metrics/index.ts'
 export { createTracing, TRACING_OFF, type Tracing, type SpanOptions } from './tracing/tracing.ts'
 export { SpanKind } from '@opentelemetry/api'
 export { startOutboundSpan, type OutboundSpan } from './tracing/outbound.ts'

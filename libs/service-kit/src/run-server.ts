@@ -1,6 +1,8 @@
 import closeWithGrace from 'close-with-grace'
 import type { FastifyInstance } from 'fastify'
 import { ConfigError } from './config.ts'
+import { listenWithMetrics } from './metrics/app-metrics.ts'
+import { MetricsPortError } from './metrics/config.ts'
 
 export interface RunServerOptions<C extends { HOST: string, PORT: number, SHUTDOWN_GRACE_MS: number }> {
   loadConfig: () => C
@@ -29,6 +31,13 @@ export async function runServer<C extends { HOST: string; PORT: number; SHUTDOWN
     else app.log.info({ signal }, 'shutting down')
     await app.close()
   })
-  await app.listen({ host: config.HOST, port: config.PORT })
+  try {
+    await listenWithMetrics(app, { host: config.HOST, port: config.PORT })
+  } catch (error) {
+    if (!(error instanceof MetricsPortError)) throw error
+    app.log.fatal(error.message)
+    process.exitCode = 1
+    return undefined
+  }
   return app
 }

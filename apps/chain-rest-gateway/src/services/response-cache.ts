@@ -28,6 +28,8 @@ export interface ResponseCacheOptions {
   latestTtlMs: number
   maxEntries: number
   maxBytes: number
+  /** Hears how each lookup was answered (metrics): kept, shared with a call in flight, or fetched. */
+  onLookup?: (result: 'hit' | 'coalesced' | 'miss') => void
 }
 
 interface Entry {
@@ -140,6 +142,7 @@ export function createResponseCache (options: ResponseCacheOptions) {
       if (entry === undefined) return undefined
       const answer = live(entry)
       if (answer === undefined) aliases.delete(rawKey)
+      else options.onLookup?.('hit')
       return answer
     },
 
@@ -160,9 +163,11 @@ export function createResponseCache (options: ResponseCacheOptions) {
       const cached = live(entry)
       if (cached !== undefined) {
         if (rawKey !== undefined) alias(rawKey, entry)
+        options.onLookup?.('hit')
         return cached
       }
       const pending = inflight.get(key)
+      options.onLookup?.(pending !== undefined ? 'coalesced' : 'miss')
       if (pending !== undefined) return await pending
       const started = generation
       const call = fetchThroughShared(key, height, fetch)

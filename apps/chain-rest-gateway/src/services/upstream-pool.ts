@@ -34,6 +34,11 @@ export interface UpstreamPoolOptions {
   /** Metadata sent with every call, e.g. a commercial provider's API-key header. */
   metadata?: ReadonlyArray<[string, string]>
   onStateChange?: (url: string, up: boolean, reason?: string) => void
+  /**
+   * Hears of each query a node answered or failed (metrics): the node's index in `urls`, the time taken,
+   * the gRPC code (0 for an answer) and, for an answer at the latest height, that height.
+   */
+  onCall?: (node: number, ms: number, code: number, latestHeight: string | undefined) => void
 }
 
 export interface UpstreamTls {
@@ -49,6 +54,7 @@ export interface UnaryResult {
 }
 
 interface Upstream extends NodeView {
+  index: number
   url: string
   address: string
   client: grpc.Client
@@ -102,7 +108,7 @@ function rpcSpan (address: string, path: string) {
 }
 
 export function createUpstreamPool (options: UpstreamPoolOptions) {
-  const upstreams: Upstream[] = options.urls.map((url) => {
+  const upstreams: Upstream[] = options.urls.map((url, index) => {
     const { address, credentials } = parseUpstream(url, options.tls)
     const client = new grpc.Client(address, credentials, {
       'grpc.max_receive_message_length': options.maxReceiveBytes,
@@ -113,7 +119,7 @@ export function createUpstreamPool (options: UpstreamPoolOptions) {
       'grpc.enable_retries': 0
     })
     const earliest = options.earliestHeights?.get(url)
-    return { url, address, client, up: true, latest: undefined, earliest, earliestFixed: earliest !== undefined }
+    return { index, url, address, client, up: true, latest: undefined, earliest, earliestFixed: earliest !== undefined }
   })
   const probeTimeoutMs = options.probeTimeoutMs ?? 1500
   const maxLag = options.maxLagBlocks ?? 10
@@ -238,13 +244,17 @@ export function createUpstreamPool (options: UpstreamPoolOptions) {
       let answered: ChainStatusError | undefined
       for (const upstream of order) {
         if (Date.now() >= deadline) break
+        const started = performance.now()
         try {
           const result = await unary(upstream, path, request, height, deadline)
+          const latest = height === undefined ? result.height : undefined
+          options.onCall?.(upstream.index, performance.now() - started, GrpcCode.OK, latest)
           mark(upstream, true)
           if (pinned === undefined) sawHeight(upstream, result.height)
           return result
         } catch (error) {
           const status = error as ChainStatusError
+          options.onCall?.(upstream.index, performance.now() - started, status.grpcCode, undefined)
           if (status.grpcCode === GrpcCode.UNAVAILABLE) {
             mark(upstream, false, status.message)
             last = status

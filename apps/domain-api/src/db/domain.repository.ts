@@ -6,6 +6,8 @@ type Db = Kysely<DB> | Transaction<DB>
 
 /** A domain with the summary of its latest verification proposal (its tally tells an ended one's outcome). */
 export type DomainWithProposal = DomainRow & {
+  p_kind: string | null
+  p_valid_until: Date | null
   p_status: string | null
   p_deadline: Date | null
   p_yes: number | null
@@ -31,8 +33,9 @@ export function selectDomains (db: Db) {
   return db.selectFrom('domains')
     .leftJoin('verification_proposals as p', 'p.id', 'domains.latest_proposal_id')
     .selectAll('domains')
-    .select(['p.status as p_status', 'p.deadline as p_deadline', 'p.yes as p_yes', 'p.no as p_no',
-      'p.abstain as p_abstain', 'p.quorum as p_quorum', 'p.threshold as p_threshold'])
+    .select(['p.kind as p_kind', 'p.valid_until as p_valid_until', 'p.status as p_status',
+      'p.deadline as p_deadline', 'p.yes as p_yes', 'p.no as p_no', 'p.abstain as p_abstain', 'p.quorum as p_quorum',
+      'p.threshold as p_threshold'])
 }
 
 export async function findDomain (db: Db, did: string): Promise<DomainWithProposal | undefined> {
@@ -92,9 +95,21 @@ export async function hasChildren (db: Db, did: string): Promise<boolean> {
   return row !== undefined
 }
 
-/** Locks the domain row for the rest of the transaction; every change to a domain starts here. */
-export async function lockDomain (trx: Transaction<DB>, did: string): Promise<DomainRow | undefined> {
-  return await trx.selectFrom('domains').selectAll().where('did', '=', did).forUpdate().executeTakeFirst()
+/**
+ * Locks the domain row for the rest of the transaction; every change to a domain starts here. Also says which kind
+ * its latest proposal is (a collection's row is locked in another order).
+ */
+export async function lockDomain (
+  trx: Transaction<DB>,
+  did: string
+): Promise<{ domain: DomainRow, latestKind: string | null } | undefined> {
+  const row = await trx.selectFrom('domains')
+    .leftJoin('verification_proposals as p', 'p.id', 'domains.latest_proposal_id')
+    .selectAll('domains').select('p.kind as latest_kind')
+    .where('domains.did', '=', did).forUpdate('domains').executeTakeFirst()
+  if (row === undefined) return undefined
+  const { latest_kind: latestKind, ...domain } = row
+  return { domain, latestKind }
 }
 
 export type DomainChanges = Omit<Updateable<DomainsTable>, 'metadata'> & { metadata?: Record<string, unknown> }
@@ -119,8 +134,10 @@ export async function dueDomainDids (db: Db, now: Date, limit: number): Promise<
     .where('status', 'not in', ['expired', 'deactivated'])
     .where('valid_until', '<=', now)
     .orderBy('valid_until').limit(limit).execute()
+  // Collections are settled on their own (collections.ts).
   const ended = await db.selectFrom('verification_proposals').select('domain_did as did')
     .where('status', '=', 'open')
+    .where('kind', '<>', 'collection')
     .where('deadline', '<=', now)
     .orderBy('deadline').limit(limit).execute()
   return [...new Set([...expiring, ...ended].map((r) => r.did))]

@@ -1,5 +1,7 @@
 import type { Insertable, Kysely, Transaction, Updateable } from 'kysely'
-import type { DB, ProposalRow, VerificationProposalsTable, VerificationVotesTable } from './types.ts'
+import type {
+  DB, ProposalRow, ProposalSnapshotsTable, VerificationProposalsTable, VerificationVotesTable
+} from './types.ts'
 
 type Db = Kysely<DB> | Transaction<DB>
 
@@ -30,6 +32,21 @@ export async function updateProposal (
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow()
+}
+
+/** Records what a proposal reviews, per domain. */
+export async function insertSnapshots (
+  trx: Transaction<DB>,
+  snapshots: Array<Insertable<ProposalSnapshotsTable>>
+): Promise<void> {
+  if (snapshots.length === 0) return
+  await trx.insertInto('proposal_snapshots').values(snapshots).execute()
+}
+
+/** The snapshot a proposal took of one domain (its own, for a single-domain proposal). */
+export async function findSnapshot (db: Db, proposalId: string, did: string) {
+  return await db.selectFrom('proposal_snapshots').select(['hash', 'content'])
+    .where('proposal_id', '=', proposalId).where('domain_did', '=', did).executeTakeFirst()
 }
 
 const BALLOT_COLUMNS = [
@@ -129,7 +146,13 @@ export async function listProposalPage (
   limit: number
 ): Promise<ProposalRow[]> {
   let query = db.selectFrom('verification_proposals as p').selectAll('p')
-  if (filters.domainDid !== undefined) query = query.where('p.domain_did', '=', filters.domainDid)
+  const did = filters.domainDid
+  if (did !== undefined) {
+    // Its own proposals, and the collections it is (or was) a member of.
+    query = query.where('p.id', 'in', (eb) => eb.selectFrom('proposal_snapshots').select('proposal_id')
+      .where('domain_did', '=', did)
+      .unionAll(eb.selectFrom('verification_proposals').select('id as proposal_id').where('domain_did', '=', did)))
+  }
   if (filters.status !== undefined) query = query.where('p.status', '=', filters.status)
   const voter = filters.voter
   if (voter !== undefined) {

@@ -57,12 +57,24 @@ export interface DomainsTable {
   parent_did: ColumnType<string | null, string | null | undefined, string | null>
   organisation_did: ColumnType<string | null, string | null | undefined, string | null>
   project_did: ColumnType<string | null, string | null | undefined, string | null>
+  /** The content hash the verification in force approved (kept while changed, to compare). */
+  verified_hash: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface VerificationProposalsTable {
   id: string
   domain_did: string
+  /** verify, revoke or validity. */
+  kind: ColumnType<string, string | undefined, never>
   status: string
+  /** validity: the validUntil the domain gets if it passes. */
+  valid_until: ColumnType<Date | null, Date | null | undefined, never>
+  /** The content hash of the domain when it opened; null for proposals from before snapshots. */
+  snapshot_hash: ColumnType<string | null, string | null | undefined, never>
+  /** The domain's status when it opened (where a superseded verification leaves it). */
+  prior_status: ColumnType<string | null, string | null | undefined, never>
+  /** collection: how many domains it covered when it opened. */
+  member_count: ColumnType<number | null, number | null | undefined, never>
   evidence: string
   evidence_hash: string | null
   note: string | null
@@ -107,6 +119,20 @@ export interface VerificationElectoratesTable {
   proposal_id: string
   account: string
   role: string
+}
+
+/** What a proposal reviews, per domain: the canonical content and its sha-256. */
+export interface ProposalSnapshotsTable {
+  proposal_id: string
+  domain_did: string
+  hash: string
+  content: Json<Record<string, unknown>>
+  /** Collection members: the status and latest proposal a withdrawn member goes back to. */
+  prior_status: ColumnType<string | null, string | null | undefined, never>
+  prior_proposal_id: ColumnType<string | null, string | null | undefined, never>
+  /** When a collection member left it (its content changed, it expired or was deactivated), and why. */
+  withdrawn_at: NullableTimestamp
+  withdrawn_reason: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface DomainEventsTable {
@@ -217,6 +243,7 @@ export interface DB {
   verification_proposals: VerificationProposalsTable
   verification_votes: VerificationVotesTable
   verification_electorates: VerificationElectoratesTable
+  proposal_snapshots: ProposalSnapshotsTable
   domain_events: DomainEventsTable
   idempotency_keys: IdempotencyKeysTable
   domain_batches: DomainBatchesTable

@@ -63,23 +63,43 @@ enum SortOrder {
   asc
 }
 
-"""draft → verification_submitted → verified | rejected; expired once validUntil passes; deactivated"""
+"""
+draft → verification_submitted → verified | rejected; changed: reviewed content changed after verification (not
+usable until a new verification passes); revoked: verification revoked; expired once validUntil passes; deactivated
+"""
 enum DomainStatus {
   draft
   verification_submitted
   verified
+  changed
   rejected
+  revoked
   expired
   deactivated
 }
 
-"""open; passed (domain verified); rejected; vetoed (a vetoer vetoed it); cancelled (domain expired or deactivated)"""
+"""
+open; passed (its change applied); rejected; vetoed (a vetoer vetoed it); cancelled (domain expired or deactivated);
+superseded (the reviewed content changed while it was open)
+"""
 enum ProposalStatus {
   open
   passed
   rejected
   vetoed
   cancelled
+  superseded
+}
+
+"""
+verify: verify the domain; revoke: revoke its verification; validity: move the validUntil of a verified domain;
+collection: verify many domains of a project in one vote, each with its own snapshot
+"""
+enum ProposalKind {
+  verify
+  revoke
+  validity
+  collection
 }
 
 """abstain counts toward the quorum only; veto (vetoers only) rejects at once"""
@@ -105,10 +125,17 @@ type Domain {
   validFrom: DateTime
   validUntil: DateTime
   status: DomainStatus!
-  """Passed governance verification (stays true after expiry, like the chain flag entity_verified)"""
+  """
+  A passed verification covers the current content (stays true after expiry, like the chain flag entity_verified);
+  false once the reviewed content changes, the verification is revoked or the domain is renewed
+  """
   verified: Boolean!
-  """May take part in platform activities now: verified, within its validity period, not deactivated"""
+  """May take part in platform activities now: status verified, within its validity period"""
   usable: Boolean!
+  """sha256:<hex> of the canonical JSON of the reviewed content (what a verification approves)"""
+  contentHash: String
+  """The content hash the verification in force approved; differs from contentHash once changed"""
+  verifiedHash: String
   """The identifier from outside the registry (a serial number) given at registration, or null"""
   externalId: String
   """The organisation the domain belongs to (links.organisation, or inherited from the parent), or null"""
@@ -150,7 +177,14 @@ type VerificationProposal {
   id: ID!
   domainDid: ID!
   domain: Domain
+  kind: ProposalKind!
   status: ProposalStatus!
+  """validity proposals: the validUntil the domain gets if it passes"""
+  validUntil: DateTime
+  """Content hash of the domain when it opened: what the vote is about (null before snapshots were recorded)"""
+  snapshotHash: String
+  """collection: the domains it covered when it opened; else null"""
+  memberCount: Int
   evidence: String!
   evidenceHash: String
   note: String
@@ -205,7 +239,7 @@ type Vote {
 type DomainEvent {
   """Increasing sequence number of the entry"""
   id: ID!
-  """created | updated | renewed | verification_proposed | verified | rejected | expired | deactivated…"""
+  """created | updated | changed | renewed | verification_proposed | verified | rejected | revoked… (REST docs)"""
   event: String!
   fromStatus: DomainStatus
   toStatus: DomainStatus!

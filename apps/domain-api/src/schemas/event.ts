@@ -3,15 +3,19 @@ import { DomainEventSchema, EntityDidSchema } from '@impact/schemas'
 
 /** Every kind of change the registry records; the feed and webhooks filter on these names. */
 export const EVENT_TYPES = [
-  'created', 'updated', 'renewed', 'verification_proposed', 'vote_cast', 'vote_changed', 'verified', 'rejected',
-  'expired', 'deactivated'
+  'created', 'updated', 'changed', 'renewed', 'verification_proposed', 'vote_cast', 'vote_changed', 'verified',
+  'rejected', 'revocation_proposed', 'revoked', 'revocation_rejected', 'validity_proposed', 'validity_changed',
+  'validity_rejected', 'proposal_superseded', 'expired', 'deactivated'
 ] as const
 export type EventType = typeof EVENT_TYPES[number]
 
 export const EventTypeSchema = Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)), {
-  description: 'created · updated · renewed (validity of an expired domain renewed) · verification_proposed · ' +
+  description: 'created · updated · changed (reviewed content of a verified domain changed: not usable until a ' +
+    'new verification passes) · renewed (validity of an expired domain renewed) · verification_proposed · ' +
     'vote_cast · vote_changed (an account replaced its vote) · verified · rejected (details.outcome vetoed for a ' +
-    'veto) · expired · deactivated'
+    'veto) · revocation_proposed · revoked · revocation_rejected · validity_proposed · validity_changed · ' +
+    'validity_rejected · proposal_superseded (a change made an open proposal\'s snapshot stale) · expired · ' +
+    'deactivated'
 })
 
 export const FeedEventSchema = Type.Object({

@@ -76,9 +76,11 @@ export interface DeliveryWorkerOptions {
   log: FastifyBaseLogger
   settings: DeliverySettings
   tracing?: Tracing
+  /** Hears of each attempt's outcome (metrics). */
+  onAttempt?: (outcome: 'delivered' | 'retry' | 'failed') => void
 }
 
-export function startDeliveryWorker ({ db, log, settings, tracing = TRACING_OFF }: DeliveryWorkerOptions) {
+export function startDeliveryWorker ({ db, log, settings, tracing = TRACING_OFF, onAttempt }: DeliveryWorkerOptions) {
   const sender = createWebhookSender({ timeoutMs: settings.timeoutMs, allowPrivate: settings.allowPrivateTargets })
   // Long enough for the request and recording its result; a crashed worker's claim frees after it.
   const leaseMs = settings.timeoutMs + 5000
@@ -104,6 +106,7 @@ export function startDeliveryWorker ({ db, log, settings, tracing = TRACING_OFF 
       : claim.attempts >= settings.maxAttempts
         ? { status: 'failed' }
         : { status: 'pending', retryInMs: retryDelay(claim.attempts, settings.retryBaseMs, settings.retryMaxMs) }
+    onAttempt?.(next.status === 'pending' ? 'retry' : next.status)
     const at = new Date(Date.now() - result.durationMs)
     try {
       await inTransaction(db, async (trx) => {

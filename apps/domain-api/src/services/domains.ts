@@ -14,7 +14,7 @@ import {
 } from '../db/domain.repository.ts'
 import type { NewDomain } from '../db/domain-insert.repository.ts'
 import { insertEvents, listEvents } from '../db/event.repository.ts'
-import { updateProposal } from '../db/proposal.repository.ts'
+import { findProposal, updateProposal } from '../db/proposal.repository.ts'
 import { recordVersions } from '../db/version.repository.ts'
 import type { DB, DomainRow } from '../db/types.ts'
 import {
@@ -33,20 +33,20 @@ import { principalOf, type Caller } from './api-keys.ts'
 import type { Clock } from './clock.ts'
 import { createInsertBatcher } from './create-batcher.ts'
 import { fingerprint } from './fingerprint.ts'
-import { callerEvent, isDue, lockAndSettle, settleDomain, settleDue } from './lifecycle.ts'
+import { isCollection, withdrawFromCollection } from './collections.ts'
+import { callerEvent, isDue, lockAndSettle, settleCollectionOf, settleDomain, settleDue } from './lifecycle.ts'
 import { decodeDomainCursor, decodeSequence, toPage } from './pagination.ts'
 import { placementOf, referencesOf } from './placement.ts'
 import { createReferenceLoader } from './reference-loader.ts'
 import { draftRow, toDomain, toEvent, withProposal } from './records.ts'
 import { checkDocumentFields, documentFieldsOf } from './did-document.ts'
+import { reviewEdit } from './review.ts'
+import { contentChanges, hashContent, reviewedContent } from './snapshot.ts'
 import {
   externalIdScope, newEntityDid, prepareRegistration, registrationReason, registrationReferences
 } from './registration.ts'
 import { assertSameOrganisation, createPrivacy, tenantOf, withOrganisation } from './tenancy.ts'
 import { checkMetadata, checkValidity, classOf, entityTypeOf, toInstant } from './validation.ts'
-
-/** Metadata and validity are what voters review, so they change only outside review and verification. */
-const CONTENT_EDITABLE = new Set(['draft', 'rejected', 'expired'])
 
 type DomainSort = Pick<ListDomainsQuery, 'sort' | 'order'>
 /** Positions in listings (domains in the order asked for, history entries in order); cursors encode them. */
@@ -210,38 +210,52 @@ export function createDomainService ({ db, clock, idempotencyTtlMs, allowedClass
       return { ...page, items: await privacy.visible(caller, page.items) }
     },
 
+    /**
+     * Changes a domain. A change to the reviewed content (snapshot.ts) of a verified domain makes it `changed`, not
+     * usable until a new verification passes; one while a proposal is open supersedes that proposal, whose
+     * snapshot no longer matches. A new validUntil renews an expired domain to draft.
+     */
     async update (caller: Caller, did: string, body: UpdateDomainBody): Promise<Domain> {
       const now = clock()
       checkMetadata(body.metadata)
+      await settleCollectionOf(db, did, now)
       const result = await inTransaction(db, async (trx) => {
         const locked = await lockAndSettle(trx, did, now)
         if (locked === undefined) throw new DomainNotFoundError(did)
         const { domain } = locked
         assertController(caller, domain)
         if (domain.status === 'deactivated') throw new DomainStateConflictError(`Domain ${did} is deactivated`)
-        const content = (['metadata', 'validFrom', 'validUntil'] as const).filter((f) => body[f] !== undefined)
-        if (content.length > 0 && !CONTENT_EDITABLE.has(domain.status)) {
-          throw new DomainStateConflictError(`Metadata and validity of a ${domain.status} domain are frozen ` +
-            '(they are what governance reviewed); controllers can still change')
-        }
         const validFrom = body.validFrom !== undefined ? toInstant(body.validFrom) : domain.valid_from
         const validUntil = body.validUntil !== undefined ? toInstant(body.validUntil) : domain.valid_until
         checkValidity(validFrom, validUntil, now, body.validUntil !== undefined)
-        const renewed = domain.status === 'expired' && body.validUntil !== undefined
-        const changes: DomainChanges = { updated_at: now, ...(renewed ? { status: 'draft' } : {}) }
+        const changes: DomainChanges = { updated_at: now }
         if (body.metadata !== undefined) changes.metadata = body.metadata
         if (body.validFrom !== undefined) changes.valid_from = validFrom
         if (body.validUntil !== undefined) changes.valid_until = validUntil
         if (body.controllers !== undefined) changes.controllers = body.controllers
         const documentChanges = documentFieldsOf(body)
         const documentChanged = Object.keys(documentChanges)
+        let document = domain.document
         if (documentChanged.length > 0) {
           // Checked merged: a new service may not take the fragment of a key it leaves in place.
-          const merged = { ...domain.document, ...documentChanges }
-          checkDocumentFields(merged)
-          changes.document = JSON.stringify(merged)
+          document = { ...domain.document, ...documentChanges }
+          checkDocumentFields(document)
+          changes.document = JSON.stringify(document)
         }
         if (body.links !== undefined) Object.assign(changes, await relink(caller, trx, domain, body.links, now))
+        const before = reviewedContent(domain)
+        const after = reviewedContent({
+          ...domain,
+          metadata: body.metadata ?? domain.metadata,
+          valid_from: validFrom,
+          valid_until: validUntil,
+          controllers: body.controllers ?? domain.controllers,
+          document
+        })
+        const review = await reviewEdit(trx, domain, locked.proposal, contentChanges(before, after), {
+          validUntilSent: body.validUntil !== undefined, contentHash: hashContent(after), at: now
+        })
+        Object.assign(changes, review.changes)
         const updated = await updateDomain(trx, did, changes).catch(async (error: unknown) => {
           // A new organisation may already hold a domain of this type under the same external id.
           if (!isUniqueViolation(error) || domain.external_id === null) throw error
@@ -249,27 +263,45 @@ export function createDomainService ({ db, clock, idempotencyTtlMs, allowedClass
           const holder = await findDidByExternalId(db, scope, domain.external_id)
           throw new DomainExternalIdTakenError(describeScope(scope), domain.external_id, holder ?? 'another domain')
         })
-        const changed = [...content, ...(body.controllers !== undefined ? ['controllers'] : []), ...documentChanged]
-        await insertEvents(trx, [callerEvent(caller, domain, {
-          event: renewed ? 'renewed' : 'updated',
-          to_status: updated.status,
-          reason: renewed ? 'validity renewed; the domain needs verification again' : `changed ${changed.join(', ')}`,
-          details: JSON.stringify({
-            changed,
-            ...(body.controllers !== undefined
-              ? { controllers: { before: domain.controllers, after: body.controllers } }
-              : {})
+        const { superseded } = review
+        const sent = [
+          ...(['metadata', 'validFrom', 'validUntil'] as const).filter((f) => body[f] !== undefined),
+          ...(body.controllers !== undefined ? ['controllers'] : []),
+          ...documentChanged
+        ]
+        await insertEvents(trx, [
+          callerEvent(caller, domain, {
+            event: review.event,
+            to_status: updated.status,
+            proposal_id: superseded?.id ?? null,
+            reason: review.reason ?? `changed ${sent.join(', ')}`,
+            details: JSON.stringify({
+              changed: sent,
+              changes: review.diff,
+              contentHash: { before: hashContent(before), after: hashContent(after) }
+            }),
+            at: now
           }),
-          at: now
-        })])
+          ...(superseded !== undefined
+            ? [callerEvent(caller, updated, {
+                event: 'proposal_superseded',
+                to_status: updated.status,
+                proposal_id: superseded.id,
+                reason: superseded.reason,
+                details: JSON.stringify({ kind: superseded.kind, snapshotHash: superseded.snapshotHash }),
+                at: now
+              })]
+            : [])
+        ])
         await recordVersions(trx, [did])
-        return withProposal(updated, locked.proposal)
+        return withProposal(updated, review.latest)
       })
       return await privacy.one(caller, toDomain(result, now))
     },
 
     async deactivate (caller: Caller, did: string, reason: string | undefined): Promise<Domain> {
       const now = clock()
+      await settleCollectionOf(db, did, now)
       const result = await inTransaction(db, async (trx) => {
         const locked = await lockAndSettle(trx, did, now)
         if (locked === undefined) throw new DomainNotFoundError(did)
@@ -278,14 +310,20 @@ export function createDomainService ({ db, clock, idempotencyTtlMs, allowedClass
         if (domain.status === 'deactivated') throw new DomainStateConflictError(`Domain ${did} is already deactivated`)
         let proposal = locked.proposal
         const cancelled = proposal?.status === 'open' ? proposal.id : null
-        if (cancelled !== null) {
+        const changes: DomainChanges = { status: 'deactivated', deactivated_at: now, updated_at: now }
+        if (proposal !== undefined && cancelled !== null && isCollection(proposal)) {
+          // The rest of a collection is still voted on; this domain leaves it.
+          const back = await withdrawFromCollection(trx, proposal, did, now, 'the domain was deactivated')
+          changes.latest_proposal_id = back.latest_proposal_id
+          proposal = back.latest_proposal_id === null ? undefined : await findProposal(trx, back.latest_proposal_id)
+        } else if (cancelled !== null) {
           proposal = await updateProposal(trx, cancelled, {
             status: 'cancelled',
             closed_at: now,
             outcome_reason: 'the domain was deactivated'
           })
         }
-        const updated = await updateDomain(trx, did, { status: 'deactivated', deactivated_at: now, updated_at: now })
+        const updated = await updateDomain(trx, did, changes)
         await insertEvents(trx, [callerEvent(caller, domain, {
           event: 'deactivated',
           to_status: 'deactivated',

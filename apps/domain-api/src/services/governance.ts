@@ -1,22 +1,19 @@
-import { randomUUID } from 'node:crypto'
 import type { Kysely, Transaction } from 'kysely'
 import { inTransaction } from '@impact/persistence'
-import { findDomain, updateDomain } from '../db/domain.repository.ts'
+import { controlsMember, listMembers } from '../db/collection.repository.ts'
+import { findDomain } from '../db/domain.repository.ts'
 import { insertEvents } from '../db/event.repository.ts'
 import { recordVersions } from '../db/version.repository.ts'
 import {
-  accountsHolding,
   currentBallot,
   electorateRolesOf,
   findProposal,
-  insertElectorate,
-  insertProposal,
+  findSnapshot,
   insertVote,
   listElectorate,
   listProposalPage,
   listVotes,
   lockProposal,
-  roleHolders,
   supersedeBallot,
   updateProposal,
   type ProposalFilters
@@ -24,22 +21,24 @@ import {
 import type { DB, DomainRow, ProposalRow } from '../db/types.ts'
 import {
   DomainAlreadyVotedError,
-  DomainCouncilInvalidError,
-  DomainElectorateTooSmallError,
   DomainNotFoundError,
   DomainNotInElectorateError,
   DomainProposalClosedError,
   DomainProposalNotFoundError,
-  DomainStateConflictError,
   DomainVoterConflictError
 } from '../errors.ts'
-import type { CreateProposalBody, ListProposalsQuery, Proposal, VoteBody } from '@impact/schemas'
+import type {
+  CreateProposalBody, CursorPageQuery, ListProposalsQuery, Proposal, VoteBody
+} from '@impact/schemas'
 import { principalOf, type Caller } from './api-keys.ts'
 import type { Clock } from './clock.ts'
-import { callerEvent, isDue, lockAndSettle, settleDomain, settleDue, tallyOf } from './lifecycle.ts'
-import { decodeKeyset, toPage } from './pagination.ts'
-import { toProposal, toProposalSummary } from './records.ts'
-import { decided, describeTally, parseQuorumRule, remainingOf, resolveQuorum } from './tally.ts'
+import { closeCollection, isCollection, lockCollection, settleCollection } from './collections.ts'
+import { callerEvent, isDue, lockAndSettle, settleCollectionOf, settleDomain, settleDue } from './lifecycle.ts'
+import { closeProposal, type Closing } from './outcomes.ts'
+import { decodeDidCursor, decodeKeyset, toPage } from './pagination.ts'
+import { openProposal, type ProposeContext } from './propose.ts'
+import { toMember, toProposal, toProposalSummary } from './records.ts'
+import { decided, describeTally, parseQuorumRule, remainingOf, tallyOf } from './tally.ts'
 
 export interface VerificationSettings {
   /** Votes needed: a count (`3`) or a share of the electorate (`40%`), resolved when a proposal opens. */
@@ -49,14 +48,17 @@ export interface VerificationSettings {
   periodMs: number
 }
 
-const REFUSALS: Record<string, string> = {
-  deactivated: 'is deactivated',
-  expired: 'has expired (renew validUntil first)',
-  verified: 'is already verified',
-  verification_submitted: 'already has an open verification proposal'
-}
-
 export const proposalPosition = (p: { createdAt: string, id: string }) => [p.createdAt, p.id]
+
+interface VoteTarget {
+  /** The domain the proposal is on (for a collection, its project): the vote's history entry goes there. */
+  domain: DomainRow
+  proposal: ProposalRow
+  /** Whether the account controls what the proposal reviews. */
+  controls: (account: string) => Promise<boolean>
+  /** Closes the proposal with an outcome and applies it. */
+  close: (closing: Closing) => Promise<void>
+}
 
 type VoteOutcome =
   | { closed: string }
@@ -68,14 +70,17 @@ type VoteOutcome =
 export function createGovernanceService (
   { db, clock, settings }: { db: Kysely<DB>, clock: Clock, settings: VerificationSettings }
 ) {
-  const quorumRule = parseQuorumRule(settings.quorum)
+  const context: ProposeContext = { settings, quorumRule: parseQuorumRule(settings.quorum) }
 
   async function read (id: string): Promise<Proposal> {
     const now = clock()
     let row = await findProposal(db, id)
     // An open proposal closes when its period ends or when its domain expires first.
-    const domain = row?.status === 'open' ? await findDomain(db, row.domain_did) : undefined
-    if (
+    const domain = row?.status === 'open' && !isCollection(row) ? await findDomain(db, row.domain_did) : undefined
+    if (isCollection(row) && row!.status === 'open' && row!.deadline <= now) {
+      await settleCollection(db, id, now)
+      row = await findProposal(db, id)
+    } else if (
       row !== undefined && domain !== undefined &&
       isDue(domain, { status: row.status, deadline: row.deadline }, now)
     ) {
@@ -83,34 +88,47 @@ export function createGovernanceService (
       row = await findProposal(db, id)
     }
     if (row === undefined) throw new DomainProposalNotFoundError(id)
-    const [votes, eligible] = await Promise.all([listVotes(db, id), listElectorate(db, id)])
-    return toProposal(row, votes, eligible)
+    const [votes, eligible, snapshot] = await Promise.all([
+      listVotes(db, id), listElectorate(db, id), findSnapshot(db, id, row.domain_did)
+    ])
+    return toProposal(row, votes, eligible, snapshot ?? null)
   }
 
-  /** The electorate a proposal on `domain` by `caller` gets now; refuses a council that breaks the rules. */
-  async function electorateFor (trx: Transaction<DB>, domain: DomainRow, caller: Caller, council?: string[]) {
-    const excluded = [...new Set([...domain.controllers, caller.account])]
-    const vetoers = await roleHolders(trx, 'vetoer', excluded)
-    if (council === undefined) {
-      return { source: 'voter-role', voters: await roleHolders(trx, 'voter', excluded), vetoers }
+  /**
+   * Locks what a vote changes: the domain then its proposal, or a collection's row (its members are locked only
+   * if the vote closes it). Settles what is due first; who has a stake in what the proposal reviews.
+   */
+  async function lockForVote (trx: Transaction<DB>, found: ProposalRow, now: Date): Promise<VoteTarget | undefined> {
+    if (isCollection(found)) {
+      const proposal = await lockCollection(trx, found.id, now)
+      const project = await findDomain(trx, found.domain_did)
+      if (proposal === undefined || project === undefined) return undefined
+      return {
+        domain: project,
+        proposal,
+        controls: async (account) =>
+          project.controllers.includes(account) || await controlsMember(trx, found.id, account),
+        close: async (closing) => { await closeCollection(trx, proposal, closing) }
+      }
     }
-    const conflicted = council.filter((account) => excluded.includes(account))
-    if (conflicted.length > 0) {
-      throw new DomainCouncilInvalidError(
-        `Council members ${conflicted.join(', ')} control the domain or propose it, and cannot vote on it`)
+    const locked = await lockAndSettle(trx, found.domain_did, now)
+    const proposal = locked?.proposal?.id === found.id ? locked.proposal : await lockProposal(trx, found.id)
+    if (locked === undefined || proposal === undefined) return undefined
+    const { domain } = locked
+    return {
+      domain,
+      proposal,
+      controls: async (account) => domain.controllers.includes(account),
+      close: async (closing) => {
+        const closed = await closeProposal(trx, domain, proposal, closing)
+        if (closed.domain !== domain) await recordVersions(trx, [domain.did])
+      }
     }
-    const holding = new Set(await accountsHolding(trx, 'voter', council))
-    const lacking = council.filter((account) => !holding.has(account))
-    if (lacking.length > 0) {
-      throw new DomainCouncilInvalidError(`Council members ${lacking.join(', ')} do not hold the voter role`)
-    }
-    return { source: 'council', voters: [...council].sort(), vetoers }
   }
 
   /** Closes the proposal when the vote just cast decides it: a veto, or an outcome no remaining vote can change. */
   async function closeIfDecided (
-    trx: Transaction<DB>,
-    domain: DomainRow,
+    close: VoteTarget['close'],
     proposal: ProposalRow,
     caller: Caller,
     body: VoteBody,
@@ -125,105 +143,26 @@ export function createGovernanceService (
       : outcome === 'passed'
         ? `passed (${describeTally(proposal)}; the ${remaining} who have not voted cannot change it)`
         : `rejected: cannot pass whatever the ${remaining} who have not voted choose (${describeTally(proposal)})`
-    const closed = await updateProposal(trx, proposal.id, { status: outcome, closed_at: now, outcome_reason: reason })
-    const passed = outcome === 'passed'
-    const to = passed ? 'verified' : 'rejected'
-    await updateDomain(trx, closed.domain_did, {
-      status: to, updated_at: now, ...(passed ? { verified_at: now } : {})
-    })
-    await insertEvents(trx, [{
-      domain_did: closed.domain_did,
-      event: to,
-      from_status: domain.status,
-      to_status: to,
-      actor_kind: 'governance',
-      proposal_id: proposal.id,
-      reason,
-      details: JSON.stringify({
-        outcome,
-        tally: tallyOf(closed),
-        decidingVote: {
-          keyId: caller.keyId,
-          account: caller.account,
-          service: caller.service,
-          vote: body.vote,
-          rationale: body.rationale ?? null
-        }
-      }),
-      at: now
-    }])
-    await recordVersions(trx, [closed.domain_did])
+    const decidingVote = {
+      keyId: caller.keyId,
+      account: caller.account,
+      service: caller.service,
+      vote: body.vote,
+      rationale: body.rationale ?? null
+    }
+    await close({ outcome, at: now, reason, details: { decidingVote } })
   }
 
   return {
     get: read,
 
-    /**
-     * Opens the review of a draft or rejected domain. The electorate (the voter role's holders now, or the
-     * council), the vetoers, the quorum, the threshold and the deadline are fixed now.
-     */
+    /** Opens a proposal of its kind (propose.ts): verify, revoke, validity, or a project's collection. */
     async propose (caller: Caller, did: string, body: CreateProposalBody): Promise<Proposal> {
       const now = clock()
-      const { proposal, eligible } = await inTransaction(db, async (trx) => {
-        const locked = await lockAndSettle(trx, did, now)
-        if (locked === undefined) throw new DomainNotFoundError(did)
-        const { domain } = locked
-        const refusal = REFUSALS[domain.status]
-        if (refusal !== undefined) throw new DomainStateConflictError(`Domain ${did} ${refusal}`)
-        const electorate = await electorateFor(trx, domain, caller, body.council)
-        const size = electorate.voters.length
-        const quorum = resolveQuorum(quorumRule, size)
-        if (size === 0 || quorum > size) {
-          const who = electorate.source === 'council'
-            ? `a council of ${size}`
-            : `${size} holders of the voter role besides the domain's controllers and the proposer`
-          throw new DomainElectorateTooSmallError(who, quorum)
-        }
-        const created = await insertProposal(trx, {
-          id: randomUUID(),
-          domain_did: did,
-          status: 'open',
-          evidence: body.evidence,
-          evidence_hash: body.evidenceHash ?? null,
-          note: body.note ?? null,
-          proposed_by_key: caller.keyId,
-          proposed_by_account: caller.account,
-          proposed_by_service: caller.service,
-          quorum,
-          quorum_rule: settings.quorum,
-          threshold: settings.threshold,
-          electorate_source: electorate.source,
-          electorate_size: size,
-          electorate_vetoers: electorate.vetoers.length,
-          deadline: new Date(now.getTime() + settings.periodMs),
-          created_at: now
-        })
-        await insertElectorate(trx, created.id, electorate)
-        await updateDomain(trx, did, {
-          status: 'verification_submitted',
-          latest_proposal_id: created.id,
-          updated_at: now
-        })
-        await insertEvents(trx, [callerEvent(caller, domain, {
-          event: 'verification_proposed',
-          to_status: 'verification_submitted',
-          proposal_id: created.id,
-          reason: body.note ?? 'verification proposed',
-          details: JSON.stringify({
-            evidence: body.evidence,
-            evidenceHash: body.evidenceHash ?? null,
-            deadline: created.deadline.toISOString(),
-            quorum: created.quorum,
-            quorumRule: created.quorum_rule,
-            threshold: created.threshold,
-            electorate: { source: electorate.source, size, vetoers: electorate.vetoers.length }
-          }),
-          at: now
-        })])
-        await recordVersions(trx, [did])
-        return { proposal: created, eligible: { voters: electorate.voters, vetoers: electorate.vetoers } }
-      })
-      return toProposal(proposal, [], eligible)
+      await settleCollectionOf(db, did, now)
+      const { proposal, eligible, snapshot } = await inTransaction(db, async (trx) =>
+        await openProposal(trx, context, caller, did, body, now))
+      return toProposal(proposal, [], eligible, snapshot)
     },
 
     /**
@@ -236,14 +175,15 @@ export function createGovernanceService (
       const found = await findProposal(db, id)
       if (found === undefined) throw new DomainProposalNotFoundError(id)
       const outcome = await inTransaction(db, async (trx): Promise<VoteOutcome> => {
-        const locked = await lockAndSettle(trx, found.domain_did, now)
-        const proposal = locked?.proposal?.id === id ? locked.proposal : await lockProposal(trx, id)
-        if (locked === undefined || proposal === undefined) throw new DomainProposalNotFoundError(id)
+        const target = await lockForVote(trx, found, now)
+        if (target === undefined) throw new DomainProposalNotFoundError(id)
+        const { domain, proposal } = target
         // Settling may just have closed it; that is committed along with this answer.
         if (proposal.status !== 'open') return { closed: proposal.status }
-        const { domain } = locked
         if (caller.account === proposal.proposed_by_account) return { conflict: 'proposed the verification of' }
-        if (domain.controllers.includes(caller.account)) return { conflict: 'controls' }
+        if (await target.controls(caller.account)) {
+          return { conflict: isCollection(proposal) ? 'controls a member of the collection on' : 'controls' }
+        }
         const roles = await electorateRolesOf(trx, id, caller.account)
         if (body.vote === 'veto' && !roles.includes('vetoer')) {
           return { ineligible: 'it did not hold the vetoer role when the proposal opened' }
@@ -287,7 +227,7 @@ export function createGovernanceService (
           }),
           at: now
         })])
-        await closeIfDecided(trx, domain, tallied, caller, body, now)
+        await closeIfDecided(target.close, tallied, caller, body, now)
         return { cast: true }
       })
       if ('closed' in outcome) throw new DomainProposalClosedError(id, outcome.closed)
@@ -299,6 +239,13 @@ export function createGovernanceService (
       }
       if ('duplicate' in outcome) throw new DomainAlreadyVotedError(outcome.duplicate, id)
       return await read(id)
+    },
+
+    /** The domains a proposal reviews, in DID order, each with the hash of its snapshot (a collection's members). */
+    async members (id: string, query: CursorPageQuery) {
+      if (await findProposal(db, id) === undefined) throw new DomainProposalNotFoundError(id)
+      const rows = await listMembers(db, id, decodeDidCursor(query.cursor, 'member'), query.limit + 1)
+      return toPage(rows, query.limit, toMember, (row) => ['member', row.domain_did])
     },
 
     /**

@@ -1,12 +1,13 @@
 import type { Kysely, Transaction } from 'kysely'
 import { inTransaction } from '@impact/persistence'
-import { dueDomainDids, lockDomain, updateDomain } from '../db/domain.repository.ts'
+import { dueDomainDids, findDomain, lockDomain, updateDomain } from '../db/domain.repository.ts'
 import { insertEvents } from '../db/event.repository.ts'
-import { lockProposal, updateProposal } from '../db/proposal.repository.ts'
+import { findProposal, lockProposal, updateProposal } from '../db/proposal.repository.ts'
 import { recordVersions } from '../db/version.repository.ts'
 import type { DB, DomainRow, NewEvent, ProposalRow } from '../db/types.ts'
 import type { Caller } from './api-keys.ts'
-import { describeTally, passes } from './tally.ts'
+import { expireMember, isCollection, settleCollection, settleDueCollections } from './collections.ts'
+import { closeProposal, closingAtDeadline, expiredEvent } from './outcomes.ts'
 
 /**
  * The time-driven part of the lifecycle: a voting period that ends settles its proposal (passed when the
@@ -29,9 +30,6 @@ export function isDue (
   return ended || expired
 }
 
-export const tallyOf = (p: Pick<ProposalRow, 'yes' | 'no' | 'abstain' | 'veto'>) =>
-  ({ yes: p.yes, no: p.no, abstain: p.abstain, veto: p.veto })
-
 /** A history entry written by a caller (an API key, or an account proven by UCAN and the service that invoked). */
 export const callerEvent = (
   caller: Caller,
@@ -47,78 +45,75 @@ export const callerEvent = (
   ...entry
 })
 
-/** Locks a domain and its latest proposal (always in this order) and applies what is due at `now`. */
+/**
+ * Locks a domain and its latest proposal (always in this order) and applies what is due at `now`. A collection
+ * is read, not locked: its own row is locked before its members' (collections.ts), and it is closed by its own
+ * settling (settleCollectionOf), never under a member's lock.
+ */
 export async function lockAndSettle (trx: Transaction<DB>, did: string, now: Date): Promise<LockedDomain | undefined> {
-  const domain = await lockDomain(trx, did)
-  if (domain === undefined) return undefined
-  const proposal = domain.latest_proposal_id === null ? undefined : await lockProposal(trx, domain.latest_proposal_id)
+  const locked = await lockDomain(trx, did)
+  if (locked === undefined) return undefined
+  const { domain, latestKind } = locked
+  const id = domain.latest_proposal_id
+  const proposal = id === null
+    ? undefined
+    : latestKind === 'collection' ? await findProposal(trx, id) : await lockProposal(trx, id)
   return await settleLocked(trx, { domain, proposal }, now)
 }
 
 async function settleLocked (trx: Transaction<DB>, locked: LockedDomain, now: Date): Promise<LockedDomain> {
   let { domain, proposal } = locked
-  const events: NewEvent[] = []
-  const ended = proposal?.status === 'open' && proposal.deadline <= now ? proposal.deadline : undefined
-  const expiry = !FINAL.has(domain.status) && domain.valid_until !== null && domain.valid_until <= now
-    ? domain.valid_until
+  const before = domain
+  const ended = proposal?.status === 'open' && proposal.deadline <= now && !isCollection(proposal)
+    ? proposal.deadline
+    : undefined
+  const expiryOf = (d: DomainRow) => !FINAL.has(d.status) && d.valid_until !== null && d.valid_until <= now
+    ? d.valid_until
     : undefined
 
   // Applied in the order they happened, each stamped with its own time.
+  const expiry = expiryOf(domain)
+  let closedAt: Date | undefined
   if (proposal !== undefined && ended !== undefined && (expiry === undefined || ended <= expiry)) {
-    const passed = passes(proposal)
-    const reason = passed
-      ? `passed at the end of the voting period (${describeTally(proposal)})`
-      : `voting period ended without passing (${describeTally(proposal)})`
-    proposal = await updateProposal(trx, proposal.id, {
-      status: passed ? 'passed' : 'rejected', closed_at: ended, outcome_reason: reason
-    })
-    if (domain.status === 'verification_submitted') {
-      const to = passed ? 'verified' : 'rejected'
-      events.push({
-        domain_did: domain.did,
-        event: to,
-        from_status: domain.status,
-        to_status: to,
-        actor_kind: 'governance',
-        proposal_id: proposal.id,
-        reason,
-        details: JSON.stringify({ tally: tallyOf(proposal) }),
-        at: ended
-      })
-      domain = await updateDomain(trx, domain.did, {
-        status: to, updated_at: ended, ...(passed ? { verified_at: ended } : {})
-      })
+    closedAt = ended
+    ;({ domain, proposal } = await closeProposal(trx, domain, proposal, closingAtDeadline(proposal)))
+  }
+  // A passed validity proposal may have moved validUntil: expiry is judged on the domain as it now is.
+  const expiresAt = expiryOf(domain)
+  if (expiresAt !== undefined) {
+    // A validity shortened into the past takes effect when its proposal passed, not before.
+    const at = closedAt !== undefined && expiresAt < closedAt ? closedAt : expiresAt
+    const open = proposal?.status === 'open' ? proposal : undefined
+    if (open !== undefined && isCollection(open)) {
+      domain = await expireMember(trx, open, domain, at)
+    } else {
+      if (open !== undefined) {
+        proposal = await updateProposal(trx, open.id, {
+          status: 'cancelled',
+          closed_at: at,
+          outcome_reason: 'the domain expired during the voting period'
+        })
+      }
+      await insertEvents(trx, [expiredEvent(domain, at, open?.id ?? null,
+        open !== undefined ? '; the open proposal was cancelled' : '')])
+      domain = await updateDomain(trx, domain.did, { status: 'expired', updated_at: at })
     }
   }
-  if (expiry !== undefined) {
-    const cancelled = proposal?.status === 'open' ? proposal.id : null
-    if (cancelled !== null) {
-      proposal = await updateProposal(trx, cancelled, {
-        status: 'cancelled',
-        closed_at: expiry,
-        outcome_reason: 'the domain expired during the voting period'
-      })
-    }
-    events.push({
-      domain_did: domain.did,
-      event: 'expired',
-      from_status: domain.status,
-      to_status: 'expired',
-      actor_kind: 'system',
-      proposal_id: cancelled,
-      reason: `validUntil ${expiry.toISOString()} passed` +
-        (cancelled !== null ? '; the open verification proposal was cancelled' : ''),
-      at: expiry
-    })
-    domain = await updateDomain(trx, domain.did, { status: 'expired', updated_at: expiry })
-  }
-  await insertEvents(trx, events)
-  await recordVersions(trx, events.map((e) => e.domain_did))
+  if (domain !== before) await recordVersions(trx, [domain.did])
   return { domain, proposal }
+}
+
+/** Closes the collection `did` is a member of if its voting period has ended (before the domain is locked). */
+export async function settleCollectionOf (db: Kysely<DB>, did: string, now: Date): Promise<void> {
+  const row = await findDomain(db, did)
+  if (row?.p_kind === 'collection' && row.p_status === 'open' && row.p_deadline !== null && row.p_deadline <= now) {
+    await settleCollection(db, row.latest_proposal_id!, now)
+  }
 }
 
 /** Settles one domain in its own transaction. */
 export async function settleDomain (db: Kysely<DB>, did: string, now: Date): Promise<void> {
+  await settleCollectionOf(db, did, now)
   await inTransaction(db, async (trx) => { await lockAndSettle(trx, did, now) })
 }
 
@@ -135,10 +130,11 @@ export async function settleDue (
   const batch = options.batch ?? 100
   let settled = 0
   for (let round = 0; round < (options.maxBatches ?? 10); round++) {
+    const collections = await settleDueCollections(db, now, batch)
     const dids = await dueDomainDids(db, now, batch)
     for (const did of dids) await settleDomain(db, did, now)
-    settled += dids.length
-    if (dids.length < batch) break
+    settled += collections + dids.length
+    if (dids.length < batch && collections < batch) break
   }
   return settled
 }

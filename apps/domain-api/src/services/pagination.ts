@@ -42,6 +42,18 @@ export function decodeSequence (cursor: string | undefined): string | undefined 
   return sequence
 }
 
+const ENTITY_DID = /^did:ixo:entity:[0-9a-f]{32}$/
+
+/** A cursor over DIDs in order, tagged with its listing so one listing's cursor fits no other. */
+export function decodeDidCursor (cursor: string | undefined, tag: string): string | undefined {
+  if (cursor === undefined) return undefined
+  const [given, did, ...rest] = decodeCursor(cursor) ?? []
+  if (given !== tag || rest.length > 0 || typeof did !== 'string' || !ENTITY_DID.test(did)) {
+    throw new DomainInvalidCursorError()
+  }
+  return did
+}
+
 /** Fetch `limit + 1` rows: the extra row only says that another page exists. */
 export function toPage<R, T> (rows: R[], limit: number, map: (row: R) => T, position: (row: R) => unknown[]) {
   const shown = rows.slice(0, limit)

@@ -1,10 +1,11 @@
 import type { ApiKey } from '../schemas/api-key.ts'
 import type { Role } from '../schemas/role.ts'
 import type {
-  Domain, DomainDocumentFields, DomainEvent, DomainStatus, Proposal, ProposalStatus, ProposalSummary, Vote,
-  VoteChoice
+  Domain, DomainDocumentFields, DomainEvent, DomainStatus, Proposal, ProposalKind, ProposalMember, ProposalStatus,
+  ProposalSummary, Vote, VoteChoice
 } from '@impact/schemas'
 import { documentFieldsOf } from './did-document.ts'
+import { contentHashOf } from './snapshot.ts'
 import { passes } from './tally.ts'
 import type { DomainWithProposal } from '../db/domain.repository.ts'
 import type { NewDomain } from '../db/domain-insert.repository.ts'
@@ -15,19 +16,55 @@ import type { ApiKeyRow, DomainRow, ProposalRow } from '../db/types.ts'
 
 const iso = (date: Date | null) => (date === null ? null : date.toISOString())
 
-/**
- * What a client sees as the status. Expiry and the end of a voting period are derived from the
- * clock as well, so an answer is right even before the transition is recorded (reads settle due
- * transitions first; this covers what a bounded settle left for the sweep).
- */
-export function effectiveStatus (row: DomainWithProposal, now: Date): DomainStatus {
-  if (row.status === 'deactivated') return 'deactivated'
-  if (row.valid_until !== null && row.valid_until <= now) return 'expired'
-  if (row.status === 'verification_submitted' && proposalEnded(row, now)) {
-    return endedPassing(row) ? 'verified' : 'rejected'
-  }
-  return row.status as DomainStatus
+interface Projected {
+  status: DomainStatus
+  validUntil: Date | null
+  verifiedAt: Date | null
+  verifiedHash: string | null
+  proposalStatus: string | null
 }
+
+/**
+ * What a client sees. Expiry and the end of a voting period are derived from the clock as well, so an answer is
+ * right even before the transition is recorded (reads settle due transitions first; this covers what a bounded
+ * settle left for the sweep). It follows lifecycle.ts: the proposal's outcome first unless the domain expired
+ * before its deadline, then expiry on the validUntil that leaves.
+ */
+function project (row: DomainWithProposal, now: Date): Projected {
+  const seen: Projected = {
+    status: row.status as DomainStatus,
+    validUntil: row.valid_until,
+    verifiedAt: row.verified_at,
+    verifiedHash: row.verified_hash,
+    proposalStatus: row.p_status
+  }
+  if (row.status === 'deactivated') return seen
+  if (proposalEnded(row, now)) {
+    if (row.valid_until !== null && row.valid_until < row.p_deadline!) {
+      seen.proposalStatus = 'cancelled'
+    } else {
+      const passing = endedPassing(row)
+      seen.proposalStatus = passing ? 'passed' : 'rejected'
+      // A collection verifies each member as a verify proposal does.
+      const verifies = row.p_kind === 'verify' || row.p_kind === 'collection'
+      const underReview = row.status === (verifies ? 'verification_submitted' : 'verified')
+      if (underReview && verifies) {
+        seen.status = passing ? 'verified' : 'rejected'
+        // Passed at a deadline no sweep has recorded yet: verified as of the deadline, the content unchanged since.
+        if (passing) Object.assign(seen, { verifiedAt: row.p_deadline, verifiedHash: contentHashOf(row) })
+      } else if (underReview && passing && row.p_kind === 'revoke') {
+        Object.assign(seen, { status: 'revoked', verifiedAt: null, verifiedHash: null })
+      } else if (underReview && passing && row.p_kind === 'validity') {
+        seen.validUntil = row.p_valid_until
+        seen.verifiedHash = contentHashOf({ ...row, valid_until: row.p_valid_until })
+      }
+    }
+  }
+  if (seen.validUntil !== null && seen.validUntil <= now) seen.status = 'expired'
+  return seen
+}
+
+export const effectiveStatus = (row: DomainWithProposal, now: Date): DomainStatus => project(row, now).status
 
 const proposalEnded = (row: DomainWithProposal, now: Date) =>
   row.p_status === 'open' && row.p_deadline !== null && row.p_deadline <= now
@@ -42,11 +79,10 @@ const endedPassing = (row: DomainWithProposal) => passes({
 })
 
 export function toDomain (row: DomainWithProposal, now: Date): Domain {
-  const status = effectiveStatus(row, now)
+  const seen = project(row, now)
   const started = row.valid_from === null || row.valid_from <= now
-  const ended = proposalEnded(row, now)
-  // Passed at a deadline no sweep has recorded yet: verified as of the deadline.
-  const verifiedAt = row.verified_at ?? (ended && endedPassing(row) ? row.p_deadline : null)
+  // A validity change not yet recorded moves the content hash as recording it will.
+  const content = seen.validUntil === row.valid_until ? row : { ...row, valid_until: seen.validUntil }
   return {
     did: row.did,
     type: row.type,
@@ -55,25 +91,28 @@ export function toDomain (row: DomainWithProposal, now: Date): Domain {
     controllers: row.controllers,
     metadata: row.metadata,
     validFrom: iso(row.valid_from),
-    validUntil: iso(row.valid_until),
-    status,
-    verified: verifiedAt !== null,
-    usable: status === 'verified' && started,
+    validUntil: iso(seen.validUntil),
+    status: seen.status,
+    verified: seen.verifiedAt !== null,
+    usable: seen.status === 'verified' && started,
     verification:
-      row.latest_proposal_id !== null && row.p_status !== null && row.p_deadline !== null
+      row.latest_proposal_id !== null && seen.proposalStatus !== null && row.p_deadline !== null
         ? {
             proposalId: row.latest_proposal_id,
-            status: ended ? (endedPassing(row) ? 'passed' : 'rejected') : row.p_status,
+            kind: row.p_kind ?? 'verify',
+            status: seen.proposalStatus,
             deadline: row.p_deadline.toISOString()
           }
         : null,
+    contentHash: contentHashOf(content),
+    verifiedHash: seen.verifiedHash,
     externalId: row.external_id,
     organisation: row.organisation_did,
     project: row.project_did,
     createdBy: { keyId: row.created_by_key, account: row.created_by_account, service: row.created_by_service },
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
-    verifiedAt: iso(verifiedAt),
+    verifiedAt: iso(seen.verifiedAt),
     deactivatedAt: iso(row.deactivated_at),
     ...documentFieldsOf(row.document as DomainDocumentFields)
   }
@@ -102,6 +141,9 @@ export const draftRow = (d: NewDomain): DomainWithProposal => ({
   parent_did: d.parent ?? null,
   organisation_did: d.organisation ?? null,
   project_did: d.project ?? null,
+  verified_hash: null,
+  p_kind: null,
+  p_valid_until: null,
   p_status: null,
   p_deadline: null,
   p_yes: null,
@@ -113,6 +155,8 @@ export const draftRow = (d: NewDomain): DomainWithProposal => ({
 
 export const withProposal = (row: DomainRow, proposal: ProposalRow | undefined): DomainWithProposal => ({
   ...row,
+  p_kind: proposal?.kind ?? null,
+  p_valid_until: proposal?.valid_until ?? null,
   p_status: proposal?.status ?? null,
   p_deadline: proposal?.deadline ?? null,
   p_yes: proposal?.yes ?? null,
@@ -149,7 +193,11 @@ export function toProposalSummary (row: ProposalRow): ProposalSummary {
   return {
     id: row.id,
     domainDid: row.domain_did,
+    kind: row.kind as ProposalKind,
     status: row.status as ProposalStatus,
+    validUntil: iso(row.valid_until),
+    snapshotHash: row.snapshot_hash,
+    memberCount: row.member_count,
     evidence: row.evidence,
     evidenceHash: row.evidence_hash,
     note: row.note,
@@ -173,10 +221,20 @@ export function toProposalSummary (row: ProposalRow): ProposalSummary {
 export function toProposal (
   row: ProposalRow,
   votes: VoteRow[],
-  eligible: { voters: string[], vetoers: string[] }
+  eligible: { voters: string[], vetoers: string[] },
+  snapshot: { hash: string, content: Record<string, unknown> } | null
 ): Proposal {
-  return { ...toProposalSummary(row), eligible, votes: votes.map(toVote) }
+  return { ...toProposalSummary(row), snapshot, eligible, votes: votes.map(toVote) }
 }
+
+export const toMember = (row: {
+  domain_did: string, hash: string, withdrawn_at: Date | null, withdrawn_reason: string | null
+}): ProposalMember => ({
+  did: row.domain_did,
+  hash: row.hash,
+  withdrawnAt: iso(row.withdrawn_at),
+  withdrawnReason: row.withdrawn_reason
+})
 
 export function toEvent (row: EventListRow): DomainEvent {
   return {

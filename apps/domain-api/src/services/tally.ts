@@ -42,3 +42,6 @@ export function decided (p: Counted): 'passed' | 'rejected' | undefined {
 
 export const describeTally = (p: Pick<ProposalRow, 'yes' | 'no' | 'abstain' | 'quorum' | 'threshold'>) =>
   `${p.yes} yes, ${p.no} no, ${p.abstain} abstain; quorum ${p.quorum}, threshold ${p.threshold}`
+
+export const tallyOf = (p: Pick<ProposalRow, 'yes' | 'no' | 'abstain' | 'veto'>) =>
+  ({ yes: p.yes, no: p.no, abstain: p.abstain, veto: p.veto })

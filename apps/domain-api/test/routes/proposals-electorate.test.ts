@@ -75,7 +75,7 @@ describe('the electorate of a verification proposal', () => {
     expect((await getProposal(id)).tally.total).toBe(0)
   })
 
-  it('refuses a voter who becomes a controller while the proposal is open', async () => {
+  it('lets no voter made a controller vote: the change supersedes the open proposal', async () => {
     const domain = await t.createDomain(registrar.key)
     const { id } = await createProposal(t, domain.did, compliance.key, withCouncil(voters.slice(0, 3)))
     const patched = await t.app.inject({
@@ -85,8 +85,9 @@ describe('the electorate of a verification proposal', () => {
       payload: { controllers: [registrar.account, voters[0]!.account] }
     })
     expect(patched.statusCode).toBe(200)
-    expectCode(await vote(t, id, voters[0]!.key), 403, 'DOMAIN_VOTER_CONFLICT')
-    expect((await vote(t, id, voters[1]!.key)).statusCode).toBe(201)
+    expect(patched.json()).toMatchObject({ status: 'draft', verification: { proposalId: id, status: 'superseded' } })
+    expectCode(await vote(t, id, voters[0]!.key), 409, 'DOMAIN_PROPOSAL_CLOSED')
+    expectCode(await vote(t, id, voters[1]!.key), 409, 'DOMAIN_PROPOSAL_CLOSED')
   })
 
   it('may be a named council: only its members vote, each must hold the voter role and have no stake', async () => {

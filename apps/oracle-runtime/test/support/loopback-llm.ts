@@ -33,6 +33,11 @@ const chunk = (delta: Record<string, unknown>, finish: string | null = null) => 
   return `data: ${JSON.stringify(body)}\n\n`
 }
 
+interface RequestBody {
+  messages: Array<{ role: string, content: string | null }>
+  stream_options?: { include_usage?: boolean }
+}
+
 const sleep = async (ms: number) => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 
 /**
@@ -48,7 +53,18 @@ export async function startLoopbackLlm (
   const requests: LoopbackLlm['requests'] = []
   let cancelled = 0
 
-  async function answer (script: Script, res: ServerResponse) {
+  /** The usage chunk of a provider asked for it: words of the prompt in, deltas streamed out. */
+  const usage = (body: RequestBody, deltas: number) => body.stream_options?.include_usage !== true
+    ? ''
+    : `data: ${JSON.stringify({
+        choices: [],
+        usage: {
+          prompt_tokens: body.messages.reduce((n, m) => n + (m.content ?? '').split(/\s+/).filter(Boolean).length, 0),
+          completion_tokens: deltas
+        }
+      })}\n\n`
+
+  async function answer (script: Script, res: ServerResponse, body: RequestBody) {
     if ('status' in script) {
       res.writeHead(script.status, { 'content-type': 'application/json' })
       res.end(JSON.stringify({ error: { message: script.error, type: 'server_error' } }))
@@ -72,7 +88,8 @@ export async function startLoopbackLlm (
         res.write(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: head }] }))
         res.write(chunk({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] }))
       })
-      res.end(`${chunk({}, 'tool_calls')}data: [DONE]\n\n`)
+      const deltas = (script.content ?? []).length + script.toolCalls.length * 2
+      res.end(`${chunk({}, 'tool_calls')}${usage(body, deltas)}data: [DONE]\n\n`)
       return
     }
     const reasoning = 'reasoning' in script ? script.reasoning ?? [] : []
@@ -86,7 +103,7 @@ export async function startLoopbackLlm (
       if ('delayMs' in script && script.delayMs !== undefined) await sleep(script.delayMs)
     }
     if ('omitDone' in script && script.omitDone === true) { res.end(); return }
-    res.end(`${chunk({}, 'stop')}data: [DONE]\n\n`)
+    res.end(`${chunk({}, 'stop')}${usage(body, reasoning.length + sent)}data: [DONE]\n\n`)
   }
 
   const server: Server = createServer((req, res) => {
@@ -99,11 +116,11 @@ export async function startLoopbackLlm (
     let raw = ''
     req.on('data', (c) => { raw += String(c) })
     req.on('end', () => {
-      const body = JSON.parse(raw) as { messages: Array<{ role: string, content: string | null }> }
+      const body = JSON.parse(raw) as RequestBody
       if (options.keepRequests !== false) requests.push({ headers: req.headers, body })
       const lastUser = [...body.messages].reverse().find((m) => m.role === 'user')?.content ?? ''
       const script = queue.shift() ?? options.defaultScript?.(lastUser) ?? { content: ['Echo: ', lastUser] }
-      answer(script, res).catch(() => res.destroy())
+      answer(script, res, body).catch(() => res.destroy())
     })
   })
   server.keepAliveTimeout = 60_000

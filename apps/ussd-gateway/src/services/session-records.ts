@@ -40,6 +40,8 @@ export interface SessionRecorderOptions {
   now?: () => number
   /** How often expired sessions are recorded (and, hourly, old records purged). */
   sweepMs?: number
+  /** Hears of each session recorded as ended, once across replicas (metrics). */
+  onRecorded?: (summary: EndedSummary) => void
 }
 
 const SWEEP_MS = 30_000
@@ -87,6 +89,11 @@ export function createSessionRecorder (options: SessionRecorderOptions) {
     next.finally(() => { if (pending.get(sessionId) === next) pending.delete(sessionId) }).catch(() => {})
   }
 
+  /** Inserts the record; a session recorded already (a retried notice) is not heard of twice. */
+  async function record (summary: EndedSummary): Promise<void> {
+    if (await insertSessionRecord(db, toRecord(summary))) options.onRecorded?.(summary)
+  }
+
   const fromTrace = (sessionId: string, trace: SessionTrace, outcome: AggregatorOutcome = {}): EndedSummary => ({
     sessionId,
     serviceCode: trace.serviceCode,
@@ -106,7 +113,7 @@ export function createSessionRecorder (options: SessionRecorderOptions) {
       const due = await sessions.dueExpired(BATCH)
       for (const { id } of due) {
         const trace = await sessions.takeExpired(id)
-        if (trace !== undefined) await insertSessionRecord(db, toRecord(fromTrace(id, trace)))
+        if (trace !== undefined) await record(fromTrace(id, trace))
       }
       if (due.length < BATCH || stop.signal.aborted) return
     }
@@ -137,13 +144,13 @@ export function createSessionRecorder (options: SessionRecorderOptions) {
   return {
     /** Records a session that ended (our END, or the aggregator's notice while it was live). */
     ended (summary: EndedSummary): void {
-      track(summary.sessionId, 'recorded', async () => await insertSessionRecord(db, toRecord(summary)))
+      track(summary.sessionId, 'recorded', async () => { await record(summary) })
     },
 
     /** Records a session that had expired when the aggregator's notice came, with the notice's outcome. */
     expired (sessionId: string, trace: SessionTrace, outcome: AggregatorOutcome): void {
-      const record = toRecord(fromTrace(sessionId, trace, outcome))
-      track(sessionId, 'recorded', async () => await insertSessionRecord(db, record))
+      const summary = fromTrace(sessionId, trace, outcome)
+      track(sessionId, 'recorded', async () => { await record(summary) })
     },
 
     /** Adds the aggregator's outcome to the record of a session that ended already. */

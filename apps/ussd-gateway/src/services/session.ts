@@ -1,3 +1,4 @@
+import type { DomainStatus as RegistryDomainStatus } from '@impact/schemas'
 import type { Language, Role } from '../db/types.ts'
 import { MASK } from './cumulative-text.ts'
 import type { MessageKey, MessageParams } from './menu/i18n.ts'
@@ -13,7 +14,8 @@ export type StateName =
 
 export interface Flash { key: MessageKey, params?: MessageParams }
 
-export type DomainStatus = 'draft' | 'verification_submitted' | 'verified' | 'rejected' | 'expired' | 'deactivated'
+/** The registry's statuses, so a new one cannot reach a screen without its words. */
+export type DomainStatus = RegistryDomainStatus
 
 export interface DomainView {
   did: string

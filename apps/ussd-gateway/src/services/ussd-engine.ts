@@ -32,6 +32,8 @@ export interface EngineOptions {
   records?: Pick<SessionRecorder, 'ended' | 'expired' | 'noticed'>
   /** Tests move it with the session store's. */
   now?: () => number
+  /** Hears of each session opened (metrics). */
+  onSessionStarted?: () => void
 }
 
 export interface EndNotice extends AggregatorOutcome {
@@ -166,7 +168,9 @@ export function createUssdEngine (options: EngineOptions) {
     }
     // Inputs left over were typed ahead of a prompt and may hold a PIN.
     if (replayed < inputs.length) session.keptText = maskText(session.keptText)
-    return await store(session, reply)
+    const stored = await store(session, reply)
+    options.onSessionStarted?.()
+    return stored
   }
 
   async function run (hop: Hop): Promise<Reply> {

@@ -50,7 +50,9 @@ const CONTACT = { phone: LONGEST.phone, email: LONGEST.email }
 const RECOVERED = Array.from({ length: MAX_RECOVERABLE }, () => LONGEST.id)
 const SERIAL = 'S'.repeat(40)
 const DID = 'did:ixo:entity:0123456789abcdef0123456789abcdef'
-const STATUSES: DomainStatus[] = ['draft', 'verification_submitted', 'verified', 'rejected', 'expired', 'deactivated']
+const STATUSES: DomainStatus[] = [
+  'draft', 'verification_submitted', 'verified', 'changed', 'rejected', 'revoked', 'expired', 'deactivated'
+]
 const domainView = (status: DomainStatus): DomainView =>
   ({ did: DID, label: 'L'.repeat(MAX_LABEL), status, date: '2026-12-31' })
 /** The states whose screen shows a domain's status: each status is rendered. */

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
-import { nameRequestRoute, type FastifyPluginAsyncTypebox } from '@impact/service-kit'
+import { labelRoute, nameRequestRoute, UNMATCHED_ROUTE, type FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import {
   ChainStatusError,
   GRPC_HEIGHT_RESPONSE_HEADER,
@@ -65,13 +65,15 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<GatewayRoutesOptions> = as
       const served = options.served()
       if (served === undefined) throw notReadyError()
       const height = requestedHeight(request.headers)
-      // A URL answered before is served from the cache without routing or parsing it again.
+      const match = served.table.match(request.url)
+      labelRoute(request, match?.entry.route.compiled.template ?? UNMATCHED_ROUTE)
+      if (match === undefined) throw notFoundError()
+      // The request's span too: its Fastify route is the wildcard.
+      nameRequestRoute('GET', match.entry.route.compiled.template)
+      // A URL answered before is served from the cache without parsing it again.
       const rawKey = cache !== undefined ? `${height} ${request.url}` : undefined
       let answer = rawKey !== undefined ? cache?.peek(rawKey) : undefined
       if (answer === undefined) {
-        const match = served.table.match(request.url)
-        if (match === undefined) throw notFoundError()
-        nameRequestRoute('GET', match.entry.route.compiled.fastifyPath)
         const values = bindingValues(match.entry.route.compiled.bindings, match.params)
         if (values === undefined) throw notFoundError()
         // A pinned answer never changes: a client holding it is answered without asking the node.

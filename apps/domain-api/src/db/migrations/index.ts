@@ -8,6 +8,8 @@ import * as addDomainExternalId from './2026_12_20_090000_add_domain_external_id
 import * as addProposalElectorates from './2026_12_21_090000_add_proposal_electorates.ts'
 import * as addDomainPlacement from './2026_12_22_090000_add_domain_placement.ts'
 import * as addTenancy from './2026_12_24_090000_add_tenancy.ts'
+import * as addProposalSnapshots from './2026_12_24_140000_add_proposal_snapshots.ts'
+import * as addCollectionProposals from './2026_12_24_150000_add_collection_proposals.ts'
 import * as createAuditEvents from './2026_12_26_090000_create_audit_events.ts'
 
 /** Frozen migrations of domain-api, applied in name order. Never edit one that has shipped; add a new one. */
@@ -21,5 +23,7 @@ export const migrations: MigrationSet = {
   '2026_12_21_090000_add_proposal_electorates': addProposalElectorates,
   '2026_12_22_090000_add_domain_placement': addDomainPlacement,
   '2026_12_24_090000_add_tenancy': addTenancy,
+  '2026_12_24_140000_add_proposal_snapshots': addProposalSnapshots,
+  '2026_12_24_150000_add_collection_proposals': addCollectionProposals,
   '2026_12_26_090000_create_audit_events': createAuditEvents
 }

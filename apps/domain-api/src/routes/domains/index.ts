@@ -163,9 +163,10 @@ export const domainRoutes: FastifyPluginAsyncTypebox<DomainRoutesOptions> = asyn
       headers: AuthHeadersSchema,
       summary: 'Update a domain',
       description: 'API key: role registrar whose account controls the domain, or admin. UCAN: domain/update by a ' +
-        'controller (or an account granted admin). Metadata and validity change only while the domain is draft, ' +
-        'rejected or expired (a new validUntil renews an expired domain to draft); controllers change in any state ' +
-        'but deactivated.',
+        'controller (or an account granted admin). Any state but deactivated. A change to the reviewed content ' +
+        '(metadata, controllers, validity, DID document fields) of a verified domain makes it `changed`, not ' +
+        'usable until a new verification passes, and supersedes a proposal open on the domain; a new validUntil ' +
+        'renews an expired domain to draft. The history entry holds each changed field before and after.',
       params: DidParamsSchema,
       body: UpdateDomainBodySchema,
       response: { 200: DomainSchema, ...errorResponses(400, 401, 403, 404, 409) }

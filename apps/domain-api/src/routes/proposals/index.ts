@@ -2,7 +2,8 @@ import type { AuditTrail, FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import { authorize, callerOf } from '../../plugins/auth.ts'
 import { AuthHeadersSchema, errorResponses, SECURITY } from '../../schemas/security.ts'
 import {
-  CreateProposalBodySchema, ListProposalsQuerySchema, ProposalPageSchema, ProposalSchema, VoteBodySchema
+  CreateProposalBodySchema, CursorPageQuerySchema, ListProposalsQuerySchema, ProposalMemberPageSchema,
+  ProposalPageSchema, ProposalSchema, VoteBodySchema
 } from '@impact/schemas'
 import { DidParamsSchema, ProposalParamsSchema } from '../../schemas/params.ts'
 import type { ApiKeyService } from '../../services/api-keys.ts'
@@ -32,14 +33,17 @@ export const proposalRoutes: FastifyPluginAsyncTypebox<ProposalRoutesOptions> = 
       tags,
       security: SECURITY,
       headers: AuthHeadersSchema,
-      summary: 'Submit a domain for verification',
+      summary: 'Propose to verify a domain, revoke its verification, or change its validity',
       description: 'Role compliance (of the key, or of the UCAN caller\'s account; ability ' +
-        'verification/propose). Opens a proposal on a draft or rejected domain. Fixed now: the electorate (the ' +
-        'accounts holding the voter role, or the named `council`, never the domain\'s controllers nor the ' +
-        'proposer), the vetoers (holders of the vetoer role), the quorum (VERIFICATION_QUORUM, a count or a share ' +
-        'of the electorate), the threshold and the deadline. 409 DOMAIN_ELECTORATE_TOO_SMALL when the electorate ' +
-        'could never reach the quorum; 422 DOMAIN_COUNCIL_INVALID for a council member without the voter role, ' +
-        'or one who controls the domain or proposes it.',
+        'verification/propose). `kind` verify (default) opens on a draft, rejected, changed or revoked domain; ' +
+        'revoke and validity (with the new `validUntil`) on a verified one, else 409 DOMAIN_NOT_VERIFIED. One ' +
+        'open proposal per domain (409 DOMAIN_STATE_CONFLICT). Fixed now: the snapshot (`snapshotHash`, the ' +
+        'domain\'s contentHash: a change to the reviewed content while open supersedes the proposal), the ' +
+        'electorate (the accounts holding the voter role, or the named `council`, never the domain\'s controllers ' +
+        'nor the proposer), the vetoers (holders of the vetoer role), the quorum (VERIFICATION_QUORUM, a count or ' +
+        'a share of the electorate), the threshold and the deadline. 409 DOMAIN_ELECTORATE_TOO_SMALL when the ' +
+        'electorate could never reach the quorum; 422 DOMAIN_COUNCIL_INVALID for a council member without the ' +
+        'voter role, or one who controls the domain or proposes it.',
       params: DidParamsSchema,
       body: CreateProposalBodySchema,
       response: { 201: ProposalSchema, ...errorResponses(400, 401, 403, 404, 409, 422) }
@@ -87,13 +91,31 @@ export const proposalRoutes: FastifyPluginAsyncTypebox<ProposalRoutesOptions> = 
       tags,
       security: SECURITY,
       headers: AuthHeadersSchema,
-      summary: 'Read a verification proposal with its tally, electorate and ballots',
-      description: 'Any API key, or UCAN domain/read. `eligible` lists who may vote and veto; `votes` every ballot ' +
-        'in casting order, a changed vote kept with its `supersededAt`.',
+      summary: 'Read a verification proposal with its snapshot, tally, electorate and ballots',
+      description: 'Any API key, or UCAN domain/read. `snapshot` is the reviewed content when it opened and its ' +
+        'hash; `eligible` lists who may vote and veto; `votes` every ballot in casting order, a changed vote kept ' +
+        'with its `supersededAt`.',
       params: ProposalParamsSchema,
       response: { 200: ProposalSchema, ...errorResponses(400, 401, 404) }
     }
   }, async (request) => await governance.get(request.params.id))
+
+  app.get('/v1/verification-proposals/:id/members', {
+    onRequest: reader,
+    schema: {
+      tags,
+      security: SECURITY,
+      headers: AuthHeadersSchema,
+      summary: 'The domains a proposal reviews, each with its snapshot hash',
+      description: 'Any API key, or UCAN domain/read. In DID order, cursor-paged: a collection\'s members (one ' +
+        'entry for a single-domain proposal), `hash` the member\'s content hash when it opened (what a pass ' +
+        'verifies), `withdrawnAt` / `withdrawnReason` for a member that left it (its reviewed content changed, it ' +
+        'expired or was deactivated).',
+      params: ProposalParamsSchema,
+      querystring: CursorPageQuerySchema,
+      response: { 200: ProposalMemberPageSchema, ...errorResponses(400, 401, 404) }
+    }
+  }, async (request) => await governance.members(request.params.id, request.query))
 
   app.post('/v1/verification-proposals/:id/votes', {
     onRequest: authorize(apiKeys, ['voter', 'vetoer'], { ability: 'verification/vote' }),
@@ -108,7 +130,7 @@ export const proposalRoutes: FastifyPluginAsyncTypebox<ProposalRoutesOptions> = 
         'never the domain\'s controllers nor the proposer (403 DOMAIN_VOTER_CONFLICT). Another choice while the ' +
         'proposal is open replaces the account\'s vote (the earlier ballot is kept, superseded); the same choice ' +
         'again is 409 DOMAIN_ALREADY_VOTED. The proposal closes as soon as the remaining electorate can no ' +
-        'longer change its outcome (passed: the domain is verified; rejected), or at once on a veto.',
+        'longer change its outcome (passed: its change applies; rejected), or at once on a veto.',
       params: ProposalParamsSchema,
       body: VoteBodySchema,
       response: { 201: ProposalSchema, ...errorResponses(400, 401, 403, 404, 409) }

@@ -66,6 +66,8 @@ export interface MessageRoutesOptions {
   executeTurn: ExecuteTurn
   /** The legacy history lists the session's pending approvals too. */
   approvals: Pick<Approvals, 'pending'>
+  /** Hears of SSE streams opening and closing (metrics). */
+  sseStreams?: { opened: () => void, closed: () => void }
 }
 
 export const messageRoutes: FastifyPluginAsyncTypebox<MessageRoutesOptions> = async (app, options) => {
@@ -136,6 +138,11 @@ export const messageRoutes: FastifyPluginAsyncTypebox<MessageRoutesOptions> = as
 
     if (body.stream === true) {
       const sse = openSse(request, reply, { requestId, heartbeatMs: config.SSE_HEARTBEAT_MS })
+      const streams = options.sseStreams
+      if (streams !== undefined) {
+        streams.opened()
+        reply.raw.once('close', streams.closed)
+      }
       // `done` tells the client it may send its next message, so it goes out only once the
       // session's turn lease is released; sent earlier, a prompt next message would get a 409.
       let done: Record<string, unknown> | undefined

@@ -21,6 +21,8 @@ export type ModelChunk =
   | { type: 'content', text: string }
   | { type: 'reasoning', text: string }
   | { type: 'tool_call', index: number, id?: string, name?: string, arguments?: string }
+  /** Tokens the provider counted for the request (sent once, at the end, when it reports usage). */
+  | { type: 'usage', inputTokens: number, outputTokens: number }
 
 export interface ChatModel {
   readonly kind: 'openai-compatible' | 'offline'

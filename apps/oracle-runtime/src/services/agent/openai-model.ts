@@ -17,6 +17,7 @@ interface Delta {
 interface StreamChunk {
   choices?: Array<{ delta?: Delta, finish_reason?: string | null }>
   error?: { message?: string }
+  usage?: { prompt_tokens?: number, completion_tokens?: number } | null
 }
 
 function describe (text: string): string {
@@ -48,6 +49,8 @@ export function createOpenAiModel (options: OpenAiModelOptions): ChatModel {
       model: req.model,
       messages: req.messages,
       stream: true,
+      // The token counts come in a last chunk (OpenAI and most compatible servers; others ignore it).
+      stream_options: { include_usage: true },
       ...(req.tools.length > 0 ? { tools: req.tools.map((t) => ({ type: 'function', function: t })) } : {})
     }
     let response: Awaited<ReturnType<typeof request>>
@@ -99,6 +102,10 @@ export function createOpenAiModel (options: OpenAiModelOptions): ChatModel {
             throw new UpstreamError('provider sent a malformed stream chunk')
           }
           if (chunk.error !== undefined) throw new UpstreamError(`provider error: ${chunk.error.message ?? 'unknown'}`)
+          if (chunk.usage != null) {
+            const { prompt_tokens: input = 0, completion_tokens: output = 0 } = chunk.usage
+            yield { type: 'usage', inputTokens: input, outputTokens: output }
+          }
           for (const choice of chunk.choices ?? []) {
             const delta = choice.delta ?? {}
             const reasoning = delta.reasoning_content ?? delta.reasoning

@@ -66,6 +66,8 @@ export interface TurnResult {
   /** `suspended`: it stopped waiting for an approval; the turn goes on when the user decides. */
   outcome: 'completed' | 'aborted' | 'failed' | 'suspended'
   error?: UpstreamError
+  /** Tokens of every model request of the turn, when the provider reports them. */
+  usage?: { inputTokens: number, outputTokens: number }
 }
 
 /** The tool result the model gets for a call the user did not approve (or could not, in time). */
@@ -210,6 +212,12 @@ export async function runTurn (deps: AgentDeps, input: TurnInput): Promise<TurnR
               isComplete: false,
               timestamp: now()
             })
+          } else if (chunk.type === 'usage') {
+            const used = result.usage ?? { inputTokens: 0, outputTokens: 0 }
+            result.usage = {
+              inputTokens: used.inputTokens + chunk.inputTokens,
+              outputTokens: used.outputTokens + chunk.outputTokens
+            }
           } else {
             closeReasoning()
             const call = calls.get(chunk.index) ?? { id: '', name: '', arguments: '' }

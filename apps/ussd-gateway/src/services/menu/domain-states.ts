@@ -13,7 +13,9 @@ const STATUS: Record<DomainView['status'], { word: MessageKey, about: MessageKey
   draft: { word: 'status.draft', about: 'domain.about.draft' },
   verification_submitted: { word: 'status.verification_submitted', about: 'domain.about.verification_submitted' },
   verified: { word: 'status.verified', about: 'domain.about.verified' },
+  changed: { word: 'status.changed', about: 'domain.about.changed' },
   rejected: { word: 'status.rejected', about: 'domain.about.rejected' },
+  revoked: { word: 'status.revoked', about: 'domain.about.revoked' },
   expired: { word: 'status.expired', about: 'domain.about.expired' },
   deactivated: { word: 'status.deactivated', about: 'domain.about.deactivated' }
 }

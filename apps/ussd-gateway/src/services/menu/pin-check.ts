@@ -42,13 +42,21 @@ async function resealed (deps: MachineDeps, pin: string): Promise<{ pinRecord: s
 /** `notCounted`: nothing was compared (locked already, PIN replaced meanwhile, or the account gone). */
 export type PinMiss = 'wrong' | 'lockedNow' | 'notCounted'
 
+type PinCheck = { account: Account } | { stop: Step, miss: PinMiss }
+
 /** Counting before comparing caps parallel guesses from any number of sessions at 3 comparisons. */
 export async function checkPin (
   deps: MachineDeps,
   session: Session,
   customerId: string,
   pin: string
-): Promise<{ account: Account } | { stop: Step, miss: PinMiss }> {
+): Promise<PinCheck> {
+  const checked = await comparePin(deps, session, customerId, pin)
+  if ('miss' in checked) deps.onPinMiss?.(checked.miss)
+  return checked
+}
+
+async function comparePin (deps: MachineDeps, session: Session, customerId: string, pin: string): Promise<PinCheck> {
   const chargedAt = new Date()
   const now = chargedAt.getTime()
   const policy = { maxAttempts: MAX_PIN_ATTEMPTS, ...deps.lockout }

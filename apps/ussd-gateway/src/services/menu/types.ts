@@ -1,3 +1,4 @@
+import type { PinMiss } from './pin-check.ts'
 import type { Kysely } from 'kysely'
 import type { AuditTrail } from '@impact/service-kit'
 import type { DB, Language } from '../../db/types.ts'
@@ -24,6 +25,8 @@ export interface MachineDeps {
   sms: Pick<SmsService, 'notify' | 'enqueue' | 'enabled'>
   platform: Platform
   assistant: Assistant
+  /** Hears of each PIN that did not open the account (metrics). */
+  onPinMiss?: (miss: PinMiss) => void
   /** PIN checks and lockouts are recorded here. */
   audit: Pick<AuditTrail, 'record'>
 }
