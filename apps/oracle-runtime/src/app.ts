@@ -243,7 +243,8 @@ export async function buildRuntime (config: Config, options: AppOptions = {}): P
     })
     const audit = registerAudit(app, {
       sink: createAuditStore({ db, table: 'oracle_audit_events', retentionDays: config.AUDIT_RETENTION_DAYS }),
-      operatorTags: ['operator'],
+      // The audit route and the credits plugin's grant and settle routes.
+      operatorSchemes: ['operatorToken'],
       refusals: true
     })
     const isPublic = routeMatcher([

@@ -37,7 +37,7 @@ export {
 export { createTracing, TRACING_OFF, type Tracing, type SpanOptions } from './tracing/tracing.ts'
 export { SpanKind } from '@opentelemetry/api'
 export { startOutboundSpan, type OutboundSpan } from './tracing/outbound.ts'
-export { tracingOf, traceLogFields } from './tracing/server-spans.ts'
+export { nameRequestRoute, tracingOf, traceLogFields } from './tracing/server-spans.ts'
 export { tracingConfigProperties, type TracingConfig } from './tracing/config.ts'
 export {
   registerAudit, type AuditEvent, type AuditOptions, type AuditSink, type AuditTrail

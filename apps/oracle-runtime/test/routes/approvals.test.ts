@@ -5,11 +5,12 @@ import { connectSocket, type TestSocket } from '../support/socket-client.ts'
 import { stovePlugin } from '../support/stove-plugin.ts'
 
 const stoves = stovePlugin()
+const OPERATOR = 'operator-token-0123456789abcdef'
 const registerCall = (id: string, serial = 'ST-1') =>
   ({ toolCalls: [{ id, name: 'register_stove', args: { serial } }] })
 
 describe('POST /approvals/:toolCallId', () => {
-  const t = fileHarness({}, { llm: true, listen: true, plugins: [stoves.plugin] })
+  const t = fileHarness({ ORACLE_OPERATOR_TOKEN: OPERATOR }, { llm: true, listen: true, plugins: [stoves.plugin] })
   let alice: TestUser
   let bob: TestUser
   const sockets: TestSocket[] = []
@@ -100,6 +101,12 @@ describe('POST /approvals/:toolCallId', () => {
     expect(frames.at(-1)?.event).toBe('done')
     expect(toolResultSent('call_no')).toBe('The user declined: not my stove. register_stove was not run.')
     expect(stoves.runs.length).toBe(before)
+    // The decision is in the audit trail, the user's own words are not.
+    const headers = { authorization: `Bearer ${OPERATOR}` }
+    const audit = await t.h.app.inject({ url: '/audit?action=approval.decided', headers })
+    const entry = audit.json().items.find((item: { subject: string }) => item.subject === 'call_no')
+    expect(entry).toMatchObject({ actor: alice.did, details: { approved: false, sessionId, tool: 'register_stove' } })
+    expect(JSON.stringify(entry)).not.toContain('not my stove')
   })
 
   it('ends a call its precheck refuses before asking the user, and tells the model why', async () => {

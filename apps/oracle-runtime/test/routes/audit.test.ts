@@ -43,5 +43,8 @@ describe('GET /audit', () => {
     expect((await byRequest(refused.headers['x-request-id']))[0]).toMatchObject({
       action: 'auth.refused', outcome: 'failure', subject: 'POST /sessions', details: { status: 401 }
     })
+    const reads = async () => await entries((entry) => entry.action === 'operator.request')
+    await until(async () => (await reads()).length > 0)
+    expect((await reads())[0]).toMatchObject({ actor: 'operator', subject: 'GET /audit', details: { status: 200 } })
   })
 })

@@ -41,6 +41,8 @@ export interface AuditOptions {
   sink: AuditSink
   /** Routes tagged with one of these are operator routes: every use is recorded (`operator.request`). */
   operatorTags?: string[]
+  /** So are routes whose OpenAPI security names one of these schemes (an operator token). */
+  operatorSchemes?: string[]
   /** Who made an operator request (default `operator`, for apps with one shared operator token). */
   operatorOf?: (request: FastifyRequest) => string | null | undefined
   /** Record every 401 and 403 (`auth.refused`): failed logins and credentials refused. */
@@ -54,9 +56,11 @@ const HOUR_MS = 60 * 60 * 1000
 const routeOf = (request: FastifyRequest) =>
   `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`
 
-function isOperatorRoute (request: FastifyRequest, tags: ReadonlySet<string>): boolean {
-  const routeTags = (request.routeOptions.schema as { tags?: string[] } | undefined)?.tags ?? []
-  return routeTags.some((tag) => tags.has(tag))
+function isOperatorRoute (request: FastifyRequest, tags: ReadonlySet<string>, schemes: ReadonlySet<string>): boolean {
+  type Documented = { tags?: string[], security?: Array<Record<string, unknown>> } | undefined
+  const schema = request.routeOptions.schema as Documented
+  return (schema?.tags ?? []).some((tag) => tags.has(tag)) ||
+    (schema?.security ?? []).some((requirement) => Object.keys(requirement).some((name) => schemes.has(name)))
 }
 
 /**
@@ -84,13 +88,15 @@ export function registerAudit (app: FastifyInstance, options: AuditOptions): Aud
   }
 
   const operatorTags = new Set(options.operatorTags ?? [])
-  if (operatorTags.size > 0 || options.refusals === true) {
+  const operatorSchemes = new Set(options.operatorSchemes ?? [])
+  const operators = operatorTags.size > 0 || operatorSchemes.size > 0
+  if (operators || options.refusals === true) {
     app.addHook('onResponse', async (request, reply) => {
       const status = reply.statusCode
       const details = { status }
       if (options.refusals === true && (status === 401 || status === 403)) {
         await trail.record({ action: 'auth.refused', outcome: 'failure', subject: routeOf(request), details })
-      } else if (operatorTags.size > 0 && isOperatorRoute(request, operatorTags)) {
+      } else if (operators && isOperatorRoute(request, operatorTags, operatorSchemes)) {
         const outcome = status < 400 ? 'success' : 'failure'
         const subject = routeOf(request)
         const actor = options.operatorOf?.(request) ?? 'operator'

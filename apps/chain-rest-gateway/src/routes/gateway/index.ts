@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
-import { labelRoute, UNMATCHED_ROUTE, type FastifyPluginAsyncTypebox } from '@impact/service-kit'
+import { labelRoute, nameRequestRoute, UNMATCHED_ROUTE, type FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import {
   ChainStatusError,
   GRPC_HEIGHT_RESPONSE_HEADER,
@@ -68,6 +68,8 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<GatewayRoutesOptions> = as
       const match = served.table.match(request.url)
       labelRoute(request, match?.entry.route.compiled.template ?? UNMATCHED_ROUTE)
       if (match === undefined) throw notFoundError()
+      // The request's span too: its Fastify route is the wildcard.
+      nameRequestRoute('GET', match.entry.route.compiled.template)
       // A URL answered before is served from the cache without parsing it again.
       const rawKey = cache !== undefined ? `${height} ${request.url}` : undefined
       let answer = rawKey !== undefined ? cache?.peek(rawKey) : undefined
