@@ -19,7 +19,6 @@ export type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 export { safeEqual, readBearerToken, staticBearerGuard, AuthMissingError, AuthInvalidError } from './auth.ts'
 export {
   METRICS_PORT_OFFSET,
-  labelRoute,
   UNMATCHED_ROUTE,
   MetricsPortError,
   MetricsPortInUseError,
@@ -37,7 +36,8 @@ export {
 export { createTracing, TRACING_OFF, type Tracing, type SpanOptions } from './tracing/tracing.ts'
 export { SpanKind } from '@opentelemetry/api'
 export { startOutboundSpan, type OutboundSpan } from './tracing/outbound.ts'
-export { nameRequestRoute, tracingOf, traceLogFields } from './tracing/server-spans.ts'
+export { tracingOf, traceLogFields } from './tracing/server-spans.ts'
+export { nameRequestRoute } from './request-route.ts'
 export { tracingConfigProperties, type TracingConfig } from './tracing/config.ts'
 export {
   registerAudit, type AuditEvent, type AuditOptions, type AuditSink, type AuditTrail

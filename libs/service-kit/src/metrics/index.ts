@@ -1,5 +1,5 @@
 export { METRICS_PORT_OFFSET, MetricsPortError, metricsConfigProperties, metricsPortFor } from './config.ts'
-export { labelRoute, UNMATCHED_ROUTE } from './http-metrics.ts'
+export { UNMATCHED_ROUTE } from './http-metrics.ts'
 export { MetricsPortInUseError } from './listener.ts'
 export {
   listenWithMetrics, metricsOf, registerMetrics, startMetricsListener, type AppMetrics

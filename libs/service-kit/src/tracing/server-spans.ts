@@ -12,11 +12,8 @@ interface Traced { span: Span, context: Context, ended: boolean, error?: unknown
 export const tracingOf = (app: FastifyInstance): Tracing =>
   app.hasDecorator('tracing') ? app.getDecorator<Tracing>('tracing') : TRACING_OFF
 
-/**
- * Names the request's span by the route a handler resolved itself (a wildcard route dispatching on its own
- * table): `METHOD <template>`. Call it from the handler, where the request's span is the active one.
- */
-export function nameRequestRoute (method: string, route: string): void {
+/** Names the active request span `METHOD <template>`: see nameRequestRoute. */
+export function nameSpanRoute (method: string, route: string): void {
   const span = trace.getSpan(context.active())
   if (span === undefined) return
   span.updateName(`${method} ${route}`)

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
-import { labelRoute, nameRequestRoute, UNMATCHED_ROUTE, type FastifyPluginAsyncTypebox } from '@impact/service-kit'
+import { nameRequestRoute, UNMATCHED_ROUTE, type FastifyPluginAsyncTypebox } from '@impact/service-kit'
 import {
   ChainStatusError,
   GRPC_HEIGHT_RESPONSE_HEADER,
@@ -66,10 +66,9 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<GatewayRoutesOptions> = as
       if (served === undefined) throw notReadyError()
       const height = requestedHeight(request.headers)
       const match = served.table.match(request.url)
-      labelRoute(request, match?.entry.route.compiled.template ?? UNMATCHED_ROUTE)
+      // Its Fastify route is the wildcard: metrics and the span name the template matched.
+      nameRequestRoute(request, match?.entry.route.compiled.template ?? UNMATCHED_ROUTE)
       if (match === undefined) throw notFoundError()
-      // The request's span too: its Fastify route is the wildcard.
-      nameRequestRoute('GET', match.entry.route.compiled.template)
       // A URL answered before is served from the cache without parsing it again.
       const rawKey = cache !== undefined ? `${height} ${request.url}` : undefined
       let answer = rawKey !== undefined ? cache?.peek(rawKey) : undefined
