@@ -16,7 +16,8 @@ const kustomization = parseYaml(monitoring('kustomization.yaml'), 'k8s/monitorin
 const podMonitor = parseYaml(monitoring('pod-monitor.yaml'), 'pod-monitor.yaml')
 const rules = parseYaml(monitoring('prometheus-rules.yaml'), 'prometheus-rules.yaml')
 interface Rule { alert: string, expr: string, for?: string, labels?: { severity?: string } }
-const alerts = ((rules.spec as JsonObject).groups as unknown as Array<{ rules: Rule[] }>).flatMap((group) => group.rules)
+const groups = (rules.spec as JsonObject).groups as unknown as Array<{ rules: Rule[] }>
+const alerts = groups.flatMap((group) => group.rules)
 interface Panel { type: string, title: string, targets?: Array<{ expr: string }> }
 const dashboards = new Map(apps.map((app) => [app.name, JSON.parse(monitoring('dashboards', `${app.name}.json`)) as {
   uid: string, panels: Panel[], templating: { list: Array<{ name: string, type: string }> }
