@@ -19,7 +19,9 @@ export async function buildApps (apps: AppInfo[]): Promise<Map<string, FastifyIn
     const { buildApp } = (await import(pathToFileURL(repoPath('apps', app.name, 'src', 'app.ts')).href)) as {
       buildApp: (config: unknown) => Promise<FastifyInstance>
     }
-    const config = app.loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: 'memory://', ...testEnv[app.name] })
+    const config = app.loadConfig({
+      NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: 'memory://', ...testEnv[app.name]
+    })
     return [app.name, await buildApp(config)] as const
   }))
   return new Map(built)

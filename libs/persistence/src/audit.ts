@@ -7,7 +7,6 @@ export interface AuditRecord {
   outcome: 'success' | 'failure'
   /** The principal acting (an account, a DID, an API key id, `operator`); null when unknown. */
   actor: string | null
-  /** What it was done to (an account, a key id, a proposal, a route). */
   subject: string | null
   ip: string | null
   requestId: string | null
@@ -25,16 +24,11 @@ export interface AuditPage { items: AuditEntry[], nextCursor: string | null }
 
 export interface AuditQuery {
   limit: number
-  /** The `nextCursor` of the previous page: entries older than it. */
   before?: string | undefined
   action?: string | undefined
 }
 
-/**
- * The columns of an app's audit table (each app creates its own in a frozen migration):
- * `id bigint identity, at timestamptz default now(), action, outcome, actor, subject, ip, request_id, trace_id text,
- * details jsonb`, indexed on `at`.
- */
+/** Each app creates its own audit table in a frozen migration (createAuditTable). */
 interface AuditRow {
   id: string
   at: Date
@@ -65,10 +59,8 @@ const toEntry = (row: AuditRow): AuditEntry => ({
 })
 
 export interface AuditStoreOptions {
-  /** The app's database; the table must exist (the app's migration). */
   db: Kysely<any>
   table: string
-  /** Entries older than this are deleted by `prune`. */
   retentionDays: number
   now?: () => Date
 }
@@ -104,7 +96,6 @@ export function createAuditStore (options: AuditStoreOptions) {
       return { items, nextCursor: rows.length > query.limit ? items.at(-1)?.id ?? null : null }
     },
 
-    /** Deletes entries older than the retention; answers how many. */
     async prune (): Promise<number> {
       const cutoff = new Date(now().getTime() - options.retentionDays * DAY_MS)
       const result = await db.deleteFrom(table).where('at', '<', cutoff).executeTakeFirst()

@@ -1,20 +1,14 @@
 import { BinaryReader, BinaryWriter, WireType } from '@bufbuild/protobuf/wire'
 
-/**
- * The two `cosmos.base.tendermint.v1beta1.Service` calls the gateway makes to watch its nodes, read
- * and written by field number (only heights are needed, so no descriptors): every Cosmos node
- * serves this service, whichever modules its binary has.
- */
+// Read by field number (only heights are needed): every Cosmos node serves this service, whatever its modules.
 export const LATEST_BLOCK_PATH = '/cosmos.base.tendermint.v1beta1.Service/GetLatestBlock'
 export const BLOCK_BY_HEIGHT_PATH = '/cosmos.base.tendermint.v1beta1.Service/GetBlockByHeight'
 
-// GetLatestBlockResponse / GetBlockByHeightResponse: block = 2 (tendermint.types.Block), sdk_block = 3;
-// in both block types header = 1 and in both header types height = 3.
+// Responses: block = 2 (tendermint), sdk_block = 3; in both, header = 1 and its height = 3.
 const BLOCK_FIELDS = [2, 3]
 const HEADER_FIELD = 1
 const HEIGHT_FIELD = 3
 
-/** The bytes of the first length-delimited field `number`, if present. */
 function submessage (bytes: Uint8Array, number: number): Uint8Array | undefined {
   const reader = new BinaryReader(bytes)
   while (reader.pos < reader.len) {
@@ -35,7 +29,6 @@ function int64Field (bytes: Uint8Array, number: number): bigint | undefined {
   return undefined
 }
 
-/** The header height of a GetLatestBlock or GetBlockByHeight answer; undefined when it carries none. */
 export function readBlockHeight (bytes: Uint8Array): number | undefined {
   try {
     for (const field of BLOCK_FIELDS) {
@@ -58,7 +51,6 @@ export function encodeBlockAnswer (height: number): Uint8Array {
   return writer.finish()
 }
 
-/** GetBlockByHeightRequest { int64 height = 1 }. */
 export function encodeHeightRequest (height: number): Uint8Array {
   return new BinaryWriter().uint32((1 << 3) | WireType.Varint).int64(height).finish()
 }
@@ -76,5 +68,4 @@ export function lowestHeightIn (message: string): number | undefined {
 /** Messages of a node asked for state it pruned (baseapp) or blocks it no longer keeps (CometBFT). */
 export const PRUNED_HEIGHT = /failed to load state at height|version does not exist|is not available, lowest height is/
 
-/** A node asked for a height above its own tip. */
 export const FUTURE_HEIGHT = /height in the future|must be less than or equal to the current blockchain height/

@@ -21,19 +21,12 @@ export function bundledDescriptorFiles (): FileDescriptorProto[] {
   return bundledFiles
 }
 
-/**
- * `cosmos.reflection.v1.FileDescriptorsResponse` has the wire shape of a FileDescriptorSet
- * (field 1: repeated FileDescriptorProto), so it decodes with the well-known schema.
- */
+/** cosmos.reflection.v1.FileDescriptorsResponse has a FileDescriptorSet's wire shape. */
 export function decodeFileDescriptors (bytes: Uint8Array): FileDescriptorProto[] {
   return fromBinary(FileDescriptorSetSchema, bytes).file
 }
 
-/**
- * Builds a registry from a node's files, borrowing imports it did not send from the bundled set
- * (well-known types, google/api, gogoproto) and leaving out files whose imports stay unresolved,
- * so one odd file on a node does not cost every route.
- */
+/** Borrows missing imports from the bundled set and drops unresolvable files, so one odd file costs no routes. */
 export function buildRegistry (
   files: FileDescriptorProto[],
   onSkip?: (file: string, missing: string) => void
@@ -70,10 +63,7 @@ export function buildRegistry (
 export interface FieldTraits {
   /** A gogoproto non-nullable message: rendered as an object (defaults) even when absent on the wire. */
   nonNullable: boolean
-  /**
-   * A gogoproto customtype Dec or Int (LegacyDec, math.Int…): the wire holds integer text, scaled by
-   * 10^18 for Dec, that the node's MarshalJSON writes as a decimal or an integer.
-   */
+  /** gogoproto customtype Dec/Int: integer text on the wire (Dec scaled by 10^18), rendered as the node does. */
   custom: 'dec' | 'int' | undefined
   /** cosmos_proto.scalar alone (a plain Go string): written as it is, empty included; for /docs. */
   scalar: 'dec' | 'int' | undefined
@@ -93,10 +83,7 @@ export interface HttpRuleValue {
 
 const NO_TRAITS: FieldTraits = { nonNullable: false, custom: undefined, scalar: undefined, rawJson: false }
 
-/**
- * Reads options by extension number, so it works whichever registry the descriptors came from
- * (the bundled one knows google.api.http, gogoproto and cosmos_proto).
- */
+/** Reads options by extension number, so it works whichever registry the descriptors came from. */
 export function createOptionReader (): OptionReader {
   const bundled = buildRegistry([])
   const ext = (name: string) => bundled.getExtension(name) as DescExtension & Parameters<typeof getExtension>[1]

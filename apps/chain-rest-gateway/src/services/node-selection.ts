@@ -1,13 +1,6 @@
-/**
- * Which node a query goes to. Latest-height queries are balanced over the nodes that are up and
- * within `maxLag` blocks of the highest tip; a height-pinned query goes to nodes known to hold that
- * height (between their earliest kept state and their tip), then to nodes not known either way.
- * Everything else stays at the back as a last resort, so a query is tried somewhere rather than
- * refused by a stale view.
- */
+// Unfit nodes stay at the back of the order rather than out, so a stale view never refuses a query.
 export interface NodeView {
   up: boolean
-  /** Tip height last seen (probe or answer). */
   latest: number | undefined
   /** Lowest height whose state the node serves, when known. */
   earliest: number | undefined

@@ -1,12 +1,7 @@
 import FindMyWay from 'find-my-way'
 import type { GatewayRoute } from './route-catalog.ts'
 
-/**
- * The router of one route catalogue, built beside it so a catalogue swap swaps routing too (Fastify
- * cannot change its own routes once listening). Same find-my-way rules as Fastify: static before
- * parametric, `*` takes the rest of the path; templates sharing a router path are told apart by
- * the segments they require after a `**` variable.
- */
+// Built beside each route catalogue so a catalogue swap swaps routing too: Fastify cannot re-route once listening.
 export interface RouteMatch<T> {
   entry: T
   /** Decoded router parameters (`*` holds the rest of the path, tail segments removed). */
@@ -43,7 +38,6 @@ export function createRouteTable<T extends { route: GatewayRoute }> (entries: T[
   return {
     size: entries.length,
 
-    /** The route a raw request URL (query string included) selects, if any. */
     match (url: string): RouteMatch<T> | undefined {
       const found = router.find('GET', url)
       if (found === null) return undefined

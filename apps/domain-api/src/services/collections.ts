@@ -11,18 +11,11 @@ import type { DB, DomainRow, ProposalRow } from '../db/types.ts'
 import { closingAtDeadline, expiredEvent, KIND_EVENTS, type Closing } from './outcomes.ts'
 import { tallyOf } from './tally.ts'
 
-/**
- * Collection proposals: one vote verifying many domains of a project, each member with its own snapshot. Lock
- * order: the collection's row first, then its members in DID order (a member's own writes lock the collection
- * before the member, see lockAndSettle), so a closing and a member's edit never wait on each other in a cycle.
- */
+// Lock order: the collection's row, then its members in DID order, so closings and member edits never deadlock.
 
 export const isCollection = (proposal: Pick<ProposalRow, 'kind'> | undefined) => proposal?.kind === 'collection'
 
-/**
- * Closes an open collection (its row locked by the caller): locks the members still in it, lets those that
- * expired before the closing leave it, and applies the outcome to the rest.
- */
+/** Closes an open collection (row locked by the caller); members that expired before the closing leave it. */
 export async function closeCollection (
   trx: Transaction<DB>,
   proposal: ProposalRow,
@@ -71,10 +64,6 @@ export async function settleDueCollections (db: Kysely<DB>, now: Date, batch: nu
   return ids.length
 }
 
-/**
- * Takes a member out of an open collection (the collection and then the member locked by the caller): the rest
- * are still voted on. The member goes back to its status and latest proposal from before; the changes to make.
- */
 /** A member's expiry while its collection is open: it leaves the collection (both locked by the caller). */
 export async function expireMember (
   trx: Transaction<DB>,
@@ -89,6 +78,7 @@ export async function expireMember (
   })
 }
 
+/** The rest are still voted on; returns the member's status and latest proposal from before it joined. */
 export async function withdrawFromCollection (
   trx: Transaction<DB>,
   proposal: ProposalRow,

@@ -9,12 +9,7 @@ import type { Caller } from './api-keys.ts'
 import { expireMember, isCollection, settleCollection, settleDueCollections } from './collections.ts'
 import { closeProposal, closingAtDeadline, expiredEvent } from './outcomes.ts'
 
-/**
- * The time-driven part of the lifecycle: a voting period that ends settles its proposal (passed when the
- * votes then pass, else rejected), and a passed validUntil expires the domain. Nothing needs a cron for this to be
- * right: every read and write of a domain settles what is due first (under the domain's row
- * lock), and a periodic sweep records the rest so listings and history catch up too.
- */
+// No cron needed for correctness: every read and write settles what is due first; the sweep lets listings catch up.
 
 export interface LockedDomain { domain: DomainRow, proposal: ProposalRow | undefined }
 
@@ -45,11 +40,7 @@ export const callerEvent = (
   ...entry
 })
 
-/**
- * Locks a domain and its latest proposal (always in this order) and applies what is due at `now`. A collection
- * is read, not locked: its own row is locked before its members' (collections.ts), and it is closed by its own
- * settling (settleCollectionOf), never under a member's lock.
- */
+/** Locks domain then proposal; a collection is only read, as its row is locked before its members' elsewhere. */
 export async function lockAndSettle (trx: Transaction<DB>, did: string, now: Date): Promise<LockedDomain | undefined> {
   const locked = await lockDomain(trx, did)
   if (locked === undefined) return undefined
@@ -111,17 +102,12 @@ export async function settleCollectionOf (db: Kysely<DB>, did: string, now: Date
   }
 }
 
-/** Settles one domain in its own transaction. */
 export async function settleDomain (db: Kysely<DB>, did: string, now: Date): Promise<void> {
   await settleCollectionOf(db, did, now)
   await inTransaction(db, async (trx) => { await lockAndSettle(trx, did, now) })
 }
 
-/**
- * Settles every domain with a transition due at `now`, in batches; returns how many it looked
- * at. Replicas may sweep at once: each domain is re-checked under its lock, so a transition is
- * recorded once.
- */
+/** Replicas may sweep at once: each domain is re-checked under its lock, so a transition is recorded once. */
 export async function settleDue (
   db: Kysely<DB>,
   now: Date,

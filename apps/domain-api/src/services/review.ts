@@ -6,27 +6,18 @@ import type { DB, DomainRow, ProposalRow } from '../db/types.ts'
 import { isCollection, withdrawFromCollection } from './collections.ts'
 import type { contentChanges } from './snapshot.ts'
 
-/** What an edit of a domain does to its verification and to a proposal open on it. */
-
 export interface Review {
   /** The history entry of the edit: updated, changed (a verified domain's reviewed content) or renewed. */
   event: 'updated' | 'changed' | 'renewed'
   reason?: string
-  /** Status, verification and latest proposal columns the edit sets. */
   changes: DomainChanges
-  /** The reviewed fields the edit changes, with before and after values. */
   diff: ReturnType<typeof contentChanges>
   /** The open proposal whose snapshot the edit made stale, closed (or, for a collection, left by the domain). */
   superseded?: { id: string, kind: string, snapshotHash: string | null, reason: string }
-  /** The domain's latest proposal after the edit. */
   latest: ProposalRow | undefined
 }
 
-/**
- * What an edit of a domain (locked, with its latest proposal) does to its verification and to a proposal open on
- * it: a verified domain becomes changed, an open proposal is superseded (a collection loses this member), an
- * expired one is renewed. Closes the proposal; the caller writes the domain and the history.
- */
+/** Closes a superseded proposal; the caller writes the domain and the history. */
 export async function reviewEdit (
   trx: Transaction<DB>,
   domain: DomainRow,

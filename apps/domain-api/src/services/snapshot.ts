@@ -4,10 +4,7 @@ import type { DomainRow } from '../db/types.ts'
 import { documentFieldsOf } from './did-document.ts'
 import { canonicalJson } from './fingerprint.ts'
 
-/**
- * What governance reviews and approves, defined once: a verification covers exactly this content, a proposal
- * records its hash when it opens, and any change to it after verification makes the domain `changed`.
- */
+// Defined once: a verification covers exactly this content, and any later change makes the domain `changed`.
 
 export const REVIEWED_FIELDS = [
   'type', 'class', 'controllers', 'metadata', 'validFrom', 'validUntil', 'deviceKeys', 'services', 'alsoKnownAs',
@@ -23,7 +20,6 @@ export type ContentSource = Pick<DomainRow, 'type' | 'class' | 'controllers' | '
 
 const iso = (date: Date | null) => (date === null ? null : date.toISOString())
 
-/** The reviewed content of a domain row (or of a row as a write would leave it). */
 export function reviewedContent (row: ContentSource): ReviewedContent {
   return {
     type: row.type,

@@ -6,21 +6,14 @@ import { DomainOrganisationForbiddenError } from '../errors.ts'
 import type { Caller } from './api-keys.ts'
 import { isOrganisationType } from './placement.ts'
 
-/**
- * Tenancy: a caller of an organisation (its key's or its account's) registers and changes domains of that
- * organisation only, and reads the private metadata of that organisation's domains. A caller without one keeps
- * the controller rules it always had; only a platform admin (an admin without organisation) sees every domain's
- * private metadata. Private metadata is the object under `metadata.private`.
- */
+// A caller without an organisation keeps the controller rules; only a platform admin sees all private metadata.
 
-/** An admin of no organisation: manages every organisation's keys, accounts, hooks and domains. */
 export const isPlatformAdmin = (caller: Caller) => caller.organisation === null && caller.roles.includes('admin')
 
 /** The organisation a domain belongs to: its placement, or itself for an organisation outside any other. */
 export const tenantOf = (domain: { did: string, type: string, organisation?: string | null | undefined }) =>
   domain.organisation ?? (isOrganisationType(domain.type) ? domain.did : null)
 
-/** A write into `organisation` (a domain's tenant) by a caller of another organisation is refused. */
 export function assertSameOrganisation (caller: Caller, organisation: string | null, what: string): void {
   if (caller.organisation === null || organisation === null || organisation === caller.organisation) return
   throw new DomainOrganisationForbiddenError(`${what} belongs to organisation ${organisation}; the caller acts for ` +
@@ -37,16 +30,12 @@ export function withOrganisation<T extends Pick<CreateDomainBody, 'links'>> (cal
 
 const hasPrivate = (domain: Domain) => Object.hasOwn(domain.metadata, PRIVATE_METADATA_KEY)
 
-/** Everyone may read this much: the metadata without its private part. */
 function publicView (domain: Domain): Domain {
   const { [PRIVATE_METADATA_KEY]: _private, ...metadata } = domain.metadata
   return { ...domain, metadata }
 }
 
-/**
- * Whether the caller reads a domain's private metadata without asking who reviews it. A controller or registrant
- * of another organisation does not: it could not change the domain either.
- */
+// Another organisation's controller or registrant is refused: it could not change the domain either.
 function mayReadPrivate (caller: Caller, domain: Domain): boolean {
   if (isPlatformAdmin(caller) || caller.roles.includes('compliance')) return true
   const tenant = tenantOf(domain)
@@ -55,7 +44,6 @@ function mayReadPrivate (caller: Caller, domain: Domain): boolean {
   return domain.controllers.includes(caller.account) || domain.createdBy.account === caller.account
 }
 
-/** Shows each caller what it may see of domain records. */
 export function createPrivacy (db: Kysely<DB>) {
   async function visible (caller: Caller, domains: Domain[]): Promise<Domain[]> {
     const withheld = domains.filter((domain) => hasPrivate(domain) && !mayReadPrivate(caller, domain))

@@ -8,19 +8,14 @@ import { listenForScrapes, type MetricsListener } from './listener.ts'
 export interface AppMetrics {
   /** False with METRICS_PORT=0: nothing is collected per request and no listener opens. */
   readonly enabled: boolean
-  /** Where an app's own counters go, whether or not metrics are served. */
   readonly registry: Registry
-  /** The scrape URL once the listener runs. */
   readonly url: string | undefined
 }
 
 const DECORATOR = 'metrics'
 
 let processMetrics: Registry | undefined
-/**
- * The process and event-loop metrics, collected once per process: they describe the process, not an app,
- * and each collection keeps a GC observer and an event-loop timer running for good.
- */
+// Once per process: they describe the process, and each collection keeps a GC observer and timer running for good.
 function processRegistry (): Registry {
   if (processMetrics === undefined) {
     processMetrics = new Registry()
@@ -35,10 +30,7 @@ interface State extends AppMetrics {
   listener: MetricsListener | undefined
 }
 
-/**
- * Sets up the app's registry: per-route request metrics and the process and event-loop metrics when
- * enabled. The listener opens later, with `startMetricsListener`, once the app has its port.
- */
+/** The listener opens later, with `startMetricsListener`, once the app has its port. */
 export function registerMetrics (app: FastifyInstance, options: { port?: number | undefined }): AppMetrics {
   const registry = new Registry()
   const enabled = options.port !== 0
@@ -61,13 +53,9 @@ export function registerMetrics (app: FastifyInstance, options: { port?: number 
   return state
 }
 
-/** The app's metrics (set up by `createApp`). */
 export const metricsOf = (app: FastifyInstance): AppMetrics => app.getDecorator<AppMetrics>(DECORATOR)
 
-/**
- * Opens the metrics listener beside a listening app: same host, METRICS_PORT or the app's port + 1000.
- * Resolves the scrape URL (undefined when turned off); rejects with MetricsPortInUseError on a taken port.
- */
+/** Same host, METRICS_PORT or the app's port + 1000; rejects with MetricsPortInUseError on a taken port. */
 export async function startMetricsListener (
   app: FastifyInstance,
   at: { host: string, port: number }

@@ -12,13 +12,9 @@ import {
 } from '@opentelemetry/api'
 import { W3CTraceContextPropagator } from '@opentelemetry/core'
 
-/**
- * The tracer of the app whose span is active. Kept in the context rather than a global provider, so
- * apps sharing a process (tests, embedding) each export under their own service name.
- */
+/** In the context, not a global provider, so apps sharing a process export under their own service name. */
 export const TRACER_KEY = createContextKey('impact.tracer')
 
-/** `traceparent` and `tracestate` (W3C Trace Context), read and written. */
 export const propagator = new W3CTraceContextPropagator()
 
 export type Carrier = Record<string, string | string[] | undefined>
@@ -27,25 +23,19 @@ export type Carrier = Record<string, string | string[] | undefined>
 export const remoteParent = (carrier: Carrier): Context =>
   propagator.extract(ROOT_CONTEXT, carrier, defaultTextMapGetter)
 
-/** `traceparent` (and `tracestate`) naming `span` as the parent, for an outbound call. */
 export function traceHeaders (parent: Context, span: Span): Record<string, string> {
   const headers: Record<string, string> = {}
   propagator.inject(trace.setSpan(parent, span), headers, defaultTextMapSetter)
   return headers
 }
 
-/** The context in which a span of `tracer` is the active one (and outbound calls find the tracer). */
 export const withSpan = (parent: Context, span: Span, tracer: Tracer): Context =>
   trace.setSpan(parent, span).setValue(TRACER_KEY, tracer)
 
-/** The tracer of the active trace, when one of the platform's apps started it. */
 export const activeTracer = (active: Context = context.active()): Tracer | undefined =>
   active.getValue(TRACER_KEY) as Tracer | undefined
 
-/**
- * Marks a span failed with the error's code or class name. Never the message: it may quote input, and
- * spans leave the process.
- */
+/** Never records the message: it may quote input, and spans leave the process. */
 export function markFailed (span: Span, error?: unknown): void {
   span.setStatus({ code: SpanStatusCode.ERROR })
   if (error === undefined || error === null) return

@@ -10,18 +10,13 @@ export interface SpanOptions {
 }
 
 export interface Tracing {
-  /** Whether spans are recorded and exported (OTEL_EXPORTER_OTLP_ENDPOINT set). */
   readonly enabled: boolean
-  /**
-   * Runs `fn` inside a span of this app, ended when it settles: a child of the caller named in `carrier`, else
-   * of the active span, else a new trace. Outbound calls made inside carry the span as their parent.
-   */
+  /** Parent: the caller named in `carrier`, else the active span, else a new trace. */
   inSpan: <T>(name: string, options: SpanOptions, fn: () => Promise<T>) => Promise<T>
   /** Exports what is left (a few seconds at most) and stops; the app's `onClose` does it. */
   close: () => Promise<void>
 }
 
-/** Tracing turned off: nothing is started, and `inSpan` only runs the function. */
 export const TRACING_OFF: Tracing = Object.freeze({
   enabled: false,
   inSpan: async <T>(_name: string, _options: SpanOptions, fn: () => Promise<T>): Promise<T> => await fn(),
@@ -34,7 +29,6 @@ const tracers = new WeakMap<Tracing, Tracer>()
 export const tracerOf = (tracing: Tracing): Tracer | undefined => tracers.get(tracing)
 
 export interface CreateTracingOptions {
-  /** `service.name` of the app's spans. */
   service: string
   version?: string | undefined
   config: TracingConfig
@@ -42,10 +36,7 @@ export interface CreateTracingOptions {
   log?: { warn: (message: string) => void, info: (message: string) => void }
 }
 
-/**
- * The app's tracing: off (no SDK loaded, nothing subscribed) without an OTLP endpoint; otherwise the app's
- * own tracer provider, exporting OTLP/HTTP in batches, sampling new traces at OTEL_TRACES_SAMPLER_ARG.
- */
+/** Without an OTLP endpoint no SDK is even loaded; otherwise the app gets its own tracer provider. */
 export async function createTracing (options: CreateTracingOptions): Promise<Tracing> {
   const { config } = options
   const endpoint = config.OTEL_EXPORTER_OTLP_ENDPOINT

@@ -262,8 +262,10 @@ describe('the platform menus, acting as the account on a real domain-api and ora
     expect(first.screen).toMatch(/^Hi! You said: "How often should I clean/)
     expect(first.screen).toMatch(/\n98\. More\n1\. Ask a follow-up\n0\. Back$/)
     const second = await phone.send('98')
-    expect(second.screen).toMatch(/I am the offline agent, so I answer without a language model\.\n1\. Ask a follow-up\n0\. Back$/)
-    const shown = [first, second].map((page) => page.screen.replace(/\n(98\. More\n)?1\. Ask a follow-up\n0\. Back$/, ''))
+    expect(second.screen)
+      .toMatch(/I am the offline agent, so I answer without a language model\.\n1\. Ask a follow-up\n0\. Back$/)
+    const shown = [first, second].map((page) =>
+      page.screen.replace(/\n(98\. More\n)?1\. Ask a follow-up\n0\. Back$/, ''))
     expect(shown.join(' ')).toBe(`Hi! You said: "${question}". I am the offline agent, so I answer without a ` +
       'language model.')
     // Nothing is left of the 182 characters the aggregator's text may hold for a second question.
