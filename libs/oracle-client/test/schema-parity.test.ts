@@ -66,8 +66,10 @@ describe('the runtime serves the wire schemas the client is typed from', () => {
   beforeAll(async () => {
     harness = await createHarness()
     app = harness.app
-    app.addHook('onResponse', async (request) => {
+    // onSend has run when inject resolves; onResponse may still be pending behind other apps' hooks.
+    app.addHook('onSend', async (request, _reply, payload) => {
       seen.set(`${request.method} ${request.routeOptions.url ?? ''}`, request.routeOptions.schema as RouteSchema)
+      return payload
     })
     // Unauthenticated calls are refused, but they still reach (and name) the route.
     for (const [method, url] of routes) {
