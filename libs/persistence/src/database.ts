@@ -1,6 +1,3 @@
-import { mkdirSync } from 'node:fs'
-import { resolve } from 'node:path'
-import { PGlite } from '@electric-sql/pglite'
 import { Kysely, PGliteDialect, PostgresDialect, sql, type KyselyConfig } from 'kysely'
 import pg from 'pg'
 import { MigrationsPendingError, PersistenceError } from './errors.ts'
@@ -11,7 +8,8 @@ import {
   type MigrateOptions,
   type MigrationSet
 } from './migrations.ts'
-import { openMemoryEngine } from './memory-engine.ts'
+import { openDiskEngine, type EmbeddedEngine } from './disk-engine.ts'
+import { openMemoryEngine, type MemoryImageRecipe } from './memory-engine.ts'
 import { classifyingDialect } from './refusals.ts'
 
 export const MEMORY_DATA_DIR = 'memory://'
@@ -84,24 +82,20 @@ function postgresDialect (options: DatabaseOptions): PostgresDialect {
   return new PostgresDialect({ pool })
 }
 
-/** An in-memory engine migrated by `options`: loaded from the image of an equally migrated cluster. */
-async function openMigratedMemoryEngine (options: MigrateOptions): Promise<PGlite> {
-  return await openMemoryEngine({
-    key: migrationSetKey(options),
-    // Not destroyed after: that would close the engine, which goes on to serve the app.
-    prepare: async (pglite) => {
-      await migrateToLatest(new Kysely({ dialect: new PGliteDialect({ pglite }) }), options)
-    }
-  })
-}
-
-async function openPglite (options: DatabaseOptions, migrateNow: boolean): Promise<PGlite> {
-  if (options.dataDir === MEMORY_DATA_DIR) {
-    return migrateNow ? await openMigratedMemoryEngine(options) : await openMemoryEngine()
+/** Migrates a blank cluster by `options`; an image of its result stands for it (see memory-engine.ts). */
+const migratedRecipe = (options: MigrateOptions): MemoryImageRecipe => ({
+  key: migrationSetKey(options),
+  // Not destroyed after: that would close the engine, which goes on to serve the app.
+  prepare: async (pglite) => {
+    await migrateToLatest(new Kysely({ dialect: new PGliteDialect({ pglite }) }), options)
   }
-  const path = resolve(options.dataDir)
-  mkdirSync(path, { recursive: true })
-  return await PGlite.create(path)
+})
+
+/** The embedded engine, and whether it opened already migrated (a copy of a migrated cluster's image). */
+async function openPglite (options: DatabaseOptions, migrateNow: boolean): Promise<EmbeddedEngine> {
+  const recipe = migrateNow ? migratedRecipe(options) : undefined
+  if (options.dataDir !== MEMORY_DATA_DIR) return await openDiskEngine(options.dataDir, recipe)
+  return { engine: await openMemoryEngine(recipe), prepared: migrateNow }
 }
 
 /** The app's database: PostgreSQL through `pg` when a URL is configured, else embedded PGlite. */
@@ -109,7 +103,8 @@ export async function openDatabase<DB> (options: DatabaseOptions): Promise<Datab
   const mode = options.url !== undefined && options.url !== '' ? 'postgres' : 'pglite'
   const policy = options.migrate ?? 'auto'
   const migrateNow = policy === 'always' || (policy === 'auto' && mode === 'pglite')
-  const pglite = mode === 'pglite' ? await openPglite(options, migrateNow) : undefined
+  const embedded = mode === 'pglite' ? await openPglite(options, migrateNow) : undefined
+  const pglite = embedded?.engine
   const db = new Kysely<DB>({
     dialect: classifyingDialect(pglite !== undefined ? new PGliteDialect({ pglite }) : postgresDialect(options)),
     ...(options.log !== undefined ? { log: options.log } : {})
@@ -120,9 +115,7 @@ export async function openDatabase<DB> (options: DatabaseOptions): Promise<Datab
     // Kysely closes the engine only once it has used it.
     if (pglite !== undefined && !pglite.closed) await pglite.close()
   }
-  // An in-memory engine is migrated as it opens.
-  const migratedAtOpen = pglite !== undefined && options.dataDir === MEMORY_DATA_DIR
-  if (migrateNow && !migratedAtOpen) {
+  if (migrateNow && embedded?.prepared !== true) {
     try {
       await migrate()
     } catch (error) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
+import { readFile, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
@@ -26,21 +26,34 @@ const images = new Map<string, Promise<Blob | undefined>>()
 
 async function savedImage (key: string): Promise<Blob | undefined> {
   try {
-    return new Blob([await readFile(memoryImagePath(key))])
+    const path = memoryImagePath(key)
+    // The temporary directory is shared: an image another user left there could hold anything.
+    if ((await stat(path)).uid !== (process.getuid?.() ?? 0)) return undefined
+    return new Blob([await readFile(path)])
   } catch {
     return undefined
   }
 }
 
-async function fromImage (key: string): Promise<PGlite | undefined> {
+async function keptImage (key: string): Promise<Blob | undefined> {
   let image = images.get(key)
   if (image === undefined) images.set(key, image = savedImage(key))
-  const saved = await image
+  return await image
+}
+
+/** Drops an image that would not load (a damaged temporary file): the next engine builds and keeps a whole one. */
+export function dropImage (recipe?: MemoryImageRecipe): void {
+  const key = recipe?.key ?? BLANK
+  images.delete(key)
+  rmSync(memoryImagePath(key), { force: true })
+}
+
+async function fromImage (key: string): Promise<PGlite | undefined> {
+  const saved = await keptImage(key)
   if (saved === undefined) return undefined
   try {
     return await PGlite.create({ loadDataDir: saved, startParams: START_PARAMS })
   } catch {
-    // An unreadable image (a damaged temporary file) is replaced by a fresh one.
     images.delete(key)
     return undefined
   }
@@ -80,4 +93,15 @@ export async function openMemoryEngine (recipe?: MemoryImageRecipe): Promise<PGl
   }
   await keep(key, engine)
   return engine
+}
+
+/** The image of a blank cluster, or of one `recipe` prepared: the kept one, else built in memory and kept. */
+export async function clusterImage (recipe?: MemoryImageRecipe): Promise<Blob> {
+  const key = recipe?.key ?? BLANK
+  const kept = await keptImage(key)
+  if (kept !== undefined) return kept
+  await (await openMemoryEngine(recipe)).close()
+  const built = await keptImage(key)
+  if (built === undefined) throw new Error(`no image of ${key} after building one`)
+  return built
 }
