@@ -1,8 +1,8 @@
 import { defineProject } from 'vitest/config'
-import { graphqlAlias } from '../vitest.shared.ts'
+import { bootTimeouts, graphqlAlias, sharedWorker } from '../vitest.shared.ts'
 
 export default defineProject({
   ssr: { resolve: { conditions: ['@impact/source'] } },
   resolve: { alias: graphqlAlias },
-  test: { name: 'deploy', environment: 'node' }
+  test: { name: 'deploy', environment: 'node', ...sharedWorker, ...bootTimeouts }
 })

@@ -1,7 +1,7 @@
 import { defineProject } from 'vitest/config'
-import { bootTimeouts } from '../../vitest.shared.ts'
+import { bootTimeouts, sharedWorker } from '../../vitest.shared.ts'
 
 export default defineProject({
   ssr: { resolve: { conditions: ['@impact/source'] } },
-  test: { name: 'chain-rest-gateway', environment: 'node', ...bootTimeouts }
+  test: { name: 'chain-rest-gateway', environment: 'node', ...sharedWorker, ...bootTimeouts }
 })

@@ -1,9 +1,9 @@
 import { defineProject } from 'vitest/config'
-import { bootTimeouts, graphqlAlias } from '../../vitest.shared.ts'
+import { bootTimeouts, graphqlAlias, sharedWorker } from '../../vitest.shared.ts'
 
 // The platform plugin's tests boot domain-api (hence the graphql alias) and the chain gateway on loopback.
 export default defineProject({
   ssr: { resolve: { conditions: ['@impact/source'] } },
   resolve: { alias: graphqlAlias },
-  test: { name: 'oracle-runtime', environment: 'node', ...bootTimeouts }
+  test: { name: 'oracle-runtime', environment: 'node', ...sharedWorker, ...bootTimeouts }
 })

@@ -1,7 +1,7 @@
 import { defineProject } from 'vitest/config'
-import { bootTimeouts } from '../../vitest.shared.ts'
+import { bootTimeouts, sharedWorker } from '../../vitest.shared.ts'
 
 export default defineProject({
   ssr: { resolve: { conditions: ['@impact/source'] } },
-  test: { name: 'service-kit', environment: 'node', ...bootTimeouts }
+  test: { name: 'service-kit', environment: 'node', ...sharedWorker, ...bootTimeouts }
 })

@@ -1,6 +1,7 @@
 import { defineProject } from 'vitest/config'
+import { sharedWorker } from '../../vitest.shared.ts'
 
 export default defineProject({
   ssr: { resolve: { conditions: ['@impact/source'] } },
-  test: { name: 'ucan', environment: 'node' }
+  test: { name: 'ucan', environment: 'node', ...sharedWorker }
 })
