@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sql } from 'kysely'
@@ -15,6 +15,20 @@ async function dataDir () {
   onTestFinished(async () => { await rm(dir, { recursive: true, force: true }) })
   await writeFile(join(dir, 'app.key'), 'secret\n', { mode: 0o600 })
   return dir
+}
+
+/** A ustar entry of a file, as tar writes one (but for the checksum, which the loader does not read). */
+function tarEntry (name: string, body: string): Uint8Array {
+  const header = new Uint8Array(512)
+  const put = (text: string, at: number) => { header.set(new TextEncoder().encode(text), at) }
+  put(name, 0)
+  put('0000600\0', 100)
+  put(`${body.length.toString(8).padStart(11, '0')}\0`, 124)
+  put('0', 156)
+  put('ustar\u000000', 257)
+  const data = new Uint8Array(Math.ceil(body.length / 512) * 512)
+  data.set(new TextEncoder().encode(body))
+  return new Uint8Array([...header, ...data])
 }
 
 const appKeyKept = async (dir: string) => {
@@ -65,5 +79,19 @@ describe('embedded databases on disk, first started from an image', { timeout: 1
     await insertNote(database.db, { slug: 'written', body: 'x', amount: '1' })
     expect((await stat(path)).size).toBeGreaterThan(1000)
     await appKeyKept(dir)
+  })
+
+  it('never write outside the directory for an image whose entries climb out of it', async () => {
+    const table = ownTable()
+    const parent = await mkdtemp(join(tmpdir(), 'persistence-parent-'))
+    onTestFinished(async () => { await rm(parent, { recursive: true, force: true }) })
+    const dir = join(parent, 'data')
+    const path = memoryImagePath(migrationSetKey({ migrations: notesMigrations, migrationTable: table }))
+    const entries = [tarEntry('PG_VERSION', '17\n'), tarEntry('../escaped', 'x'), new Uint8Array(1024)]
+    await writeFile(path, new Uint8Array(entries.flatMap((entry) => [...entry])))
+    const database = await openEmbedded(notesMigrations, table, 'auto', dir)
+    expect((await schemaOf(database.db, table)).history).toHaveLength(2)
+    expect(await readdir(parent)).toEqual(['data'])
+    expect((await stat(path)).size).toBeGreaterThan(1_000_000)
   })
 })
