@@ -202,7 +202,11 @@ export function fileHarness (env: Record<string, string> = {}, options: FileHarn
     base = listen ? await h.app.listen({ host: '127.0.0.1', port: 0 }) : undefined
   })
   afterAll(async () => {
-    await h?.close()
+    // Every test is over: client connections are cut rather than waited for (a spare one a client opened and
+    // never sent a request on holds the server open for seconds, until the client drops it).
+    const closing = h?.close()
+    h?.app.server.closeAllConnections()
+    await closing
     await llm?.close()
   })
   const started = <T>(value: T | undefined, what: string): T => {
