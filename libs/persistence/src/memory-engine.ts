@@ -54,6 +54,7 @@ async function fromImage (key: string): Promise<PGlite | undefined> {
   try {
     return await PGlite.create({ loadDataDir: saved, startParams: START_PARAMS })
   } catch {
+    // An unreadable image (a damaged temporary file) is replaced by a fresh one.
     images.delete(key)
     return undefined
   }
