@@ -103,7 +103,11 @@ export async function createHarness (
       return (await app.inject({ method: 'GET', url: `/messages/${sessionId}`, headers })).json().messages
     },
     async close () {
-      await app.close()
+      // Every test is over: client connections are cut rather than waited for (a spare one a client opened and
+      // never sent a request on holds the server open for seconds, until the client drops it).
+      const closing = app.close()
+      app.server.closeAllConnections()
+      await closing
       if (owned === undefined) return
       await owned.drop()
       if (redisUrl !== undefined && redisUrl !== '') {
@@ -202,11 +206,7 @@ export function fileHarness (env: Record<string, string> = {}, options: FileHarn
     base = listen ? await h.app.listen({ host: '127.0.0.1', port: 0 }) : undefined
   })
   afterAll(async () => {
-    // Every test is over: client connections are cut rather than waited for (a spare one a client opened and
-    // never sent a request on holds the server open for seconds, until the client drops it).
-    const closing = h?.close()
-    h?.app.server.closeAllConnections()
-    await closing
+    await h?.close()
     await llm?.close()
   })
   const started = <T>(value: T | undefined, what: string): T => {
