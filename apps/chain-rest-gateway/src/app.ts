@@ -3,6 +3,8 @@ import { createSharedState } from '@impact/shared-state'
 import { earliestHeights, splitList, upstreamMetadata, upstreamTls, upstreamUrls, type Config } from './config.ts'
 import { StatusBodySchema, statusErrorHandler, statusNotFoundHandler } from './errors.ts'
 import { registerProtection } from './plugins/protection.ts'
+import { BLOCK_STREAM_PATH } from './routes/gateway/block-stream.ts'
+import { BROADCAST_ROUTES } from './routes/gateway/broadcast.ts'
 import { gatewayRoutes } from './routes/gateway/index.ts'
 import { createHealthOptions } from './routes/health.ts'
 import { createBlockFeed } from './services/block-feed.ts'
@@ -68,6 +70,7 @@ export async function buildApp (config: Config, setup: { statePrefix?: string } 
   const docsOf = new WeakMap<Served, Record<string, unknown>>()
   const apiKeys = splitList(config.CHAIN_API_KEYS)
   const methods = createMethodFilter(splitList(config.CHAIN_METHODS_ALLOW), splitList(config.CHAIN_METHODS_DENY))
+  const streamEnabled = methods(LATEST_BLOCK_METHOD)
 
   const app = await createApp({
     config,
@@ -84,7 +87,10 @@ export async function buildApp (config: Config, setup: { statePrefix?: string } 
         if (served === undefined) return document
         let paths = docsOf.get(served)
         if (paths === undefined) {
-          paths = openapiPaths(served.catalog, options.traits)
+          paths = openapiPaths(served, options.traits, {
+            streamPath: streamEnabled ? BLOCK_STREAM_PATH : undefined,
+            broadcast: broadcastPool !== undefined ? BROADCAST_ROUTES : []
+          })
           docsOf.set(served, paths)
         }
         const info = document.info as Record<string, unknown>
@@ -176,7 +182,7 @@ export async function buildApp (config: Config, setup: { statePrefix?: string } 
     apiKeys,
     broadcast: { pool: broadcastPool, timeoutMs: config.CHAIN_GRPC_TIMEOUT_MS },
     latestMaxAgeS: Math.floor(config.CHAIN_CACHE_LATEST_TTL_MS / 1000),
-    stream: { feed, maxBufferBytes: config.CHAIN_STREAM_MAX_BUFFER_BYTES, enabled: methods(LATEST_BLOCK_METHOD) }
+    stream: { feed, maxBufferBytes: config.CHAIN_STREAM_MAX_BUFFER_BYTES, enabled: streamEnabled }
   })
   try {
     await live.start()

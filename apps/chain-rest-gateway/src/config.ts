@@ -133,8 +133,9 @@ export const ConfigSchema = Type.Object({
     description: 'A stream client with more unsent bytes than this is disconnected (slow reader)'
   }),
   CHAIN_ROUTE_ALIASES: Type.Optional(Type.String({
-    description: 'Legacy prefixes served as aliases: comma-separated ALIAS=TARGET pairs, ' +
-      'e.g. /rest/ixo=/ixo or /api=/ (TARGET / aliases every route)'
+    description: 'Legacy paths served as aliases: comma-separated ALIAS=TARGET pairs of path prefixes, ' +
+      'e.g. /rest/ixo=/ixo or /api=/ (TARGET / aliases every route), or of whole templates, ' +
+      'e.g. /ixo/collection/{id}=/ixo/claims/collection/{id}'
   })),
   CHAIN_SERVICES: Type.Optional(Type.String({
     description: 'Comma-separated proto package or service prefixes to expose (e.g. ixo.,cosmos.bank.); ' +
@@ -193,6 +194,11 @@ function refine (config: Config): string[] {
   }
   for (const entry of splitList(config.CHAIN_ROUTE_ALIASES)) {
     if (!/^\/[^=\s]*=\/[^=\s]*$/.test(entry)) issues.push('CHAIN_ROUTE_ALIASES: entries must look like /alias=/target')
+    const [alias = '', target = ''] = entry.split('=')
+    const names = (template: string) => [...template.matchAll(/\{([^}]*)\}/g)].map((m) => m[1]).sort().join(',')
+    if (names(alias) !== names(target)) {
+      issues.push(`CHAIN_ROUTE_ALIASES: ${entry} must bind the same variables on both sides`)
+    }
   }
   return issues
 }

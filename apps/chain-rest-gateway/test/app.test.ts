@@ -53,6 +53,18 @@ describe('chain-rest-gateway service basics', () => {
     expect(params.properties.params.properties.network_fee_percentage.description).toContain('cosmos.Dec')
     expect(params.properties.params.properties.collection_sequence.type).toBe('string')
     expect(spec.paths['/ixo/entity/{id}'].get.responses).toHaveProperty('404')
+    // Only routes a client can call: no wildcard path, and template variables named after their fields.
+    expect(Object.keys(spec.paths).filter((path) => /\*|=/.test(path))).toEqual([])
+  })
+
+  it('documents unset timestamps as null, as the node writes them, and the block stream', async () => {
+    const spec = (await gateway.app.inject({ method: 'GET', url: '/docs/json' })).json()
+    const answer = spec.paths['/ixo/claims/collection/{id}'].get.responses['200'].content['application/json']
+    const collection = answer.schema.properties.collection
+    expect(collection.properties.start_date).toEqual({ type: ['string', 'null'], format: 'date-time' })
+    const stream = spec.paths['/cosmos/base/tendermint/v1beta1/blocks/stream'].get
+    expect(Object.keys(stream.responses['200'].content)).toEqual(['text/event-stream'])
+    expect(stream.parameters.map((p: { name: string }) => p.name)).toEqual(['Last-Event-ID', 'last_event_id'])
   })
 })
 

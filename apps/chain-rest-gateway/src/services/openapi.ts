@@ -64,9 +64,10 @@ export function createSchemaBuilder (traitsOf: (field: DescField) => FieldTraits
       case 'scalar': return scalarSchema(field.scalar, traitsOf(field))
       case 'enum': return enumSchema()
       case 'message': {
+        // An unset message field is written as null (a Timestamp too), unless gogoproto makes it non-nullable.
         const schema = messageSchema(field.message, depth + 1, seen)
-        if (traitsOf(field).nonNullable || schema.type !== 'object') return schema
-        return { ...schema, type: ['object', 'null'] }
+        if (traitsOf(field).nonNullable || typeof schema.type !== 'string') return schema
+        return { ...schema, type: [schema.type, 'null'] }
       }
       case 'list': {
         const items = field.listKind === 'scalar'

@@ -17,7 +17,7 @@ export interface CatalogOptions {
   services: string[]
   /** Whether a method (`pkg.Service/Method`) may be served (CHAIN_METHODS_ALLOW / _DENY); all when absent. */
   methods?: (method: string) => boolean
-  /** [alias, target] prefix pairs. */
+  /** [alias, target] pairs: path prefixes, or whole templates when they hold variables. */
   aliases: Array<[string, string]>
   /** Paths the app serves itself (health, docs); rules colliding with them are left out. */
   reserved: (path: string) => boolean
@@ -40,7 +40,20 @@ function getBindings (rule: HttpRuleValue): Array<{ verb: string | undefined; pa
   return [own, ...rule.additionalBindings.flatMap(getBindings)]
 }
 
+const VARIABLE = /\{([^}=]+)(=[^}]*)?\}/g
+/** A template with its variables' patterns left out: `/a/{name=shelves/*}` reads `/a/{name}`. */
+export const plainTemplate = (template: string) => template.replace(VARIABLE, '{$1}')
+
+/**
+ * A rule's template under an alias. A TARGET with variables names one whole template, renamed to ALIAS (its
+ * variables keep the rule's patterns); otherwise TARGET is a path prefix of every template it renames.
+ */
 function withAlias (template: string, alias: string, target: string): string | undefined {
+  if (target.includes('{')) {
+    if (plainTemplate(template) !== target) return undefined
+    const variables = new Map([...template.matchAll(VARIABLE)].map((m) => [m[1], m[0]]))
+    return alias.replace(VARIABLE, (whole, name: string) => variables.get(name) ?? whole)
+  }
   const base = target === '/' ? '' : target
   if (base !== '' && template !== base && !template.startsWith(`${base}/`)) return undefined
   return `${alias === '/' ? '' : alias}${template.slice(base.length)}`

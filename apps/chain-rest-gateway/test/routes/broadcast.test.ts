@@ -13,6 +13,19 @@ describe('broadcast pass-through', () => {
       expect(res.json()).toEqual({ code: 5, message: 'Not Found', details: [] })
     }
     expect(node.calls.get('/cosmos.tx.v1beta1.Service/BroadcastTx')).toBeUndefined()
+    const paths = (await app.inject({ method: 'GET', url: '/docs/json' })).json().paths
+    expect(paths).not.toHaveProperty(['/cosmos/tx/v1beta1/txs'])
+  })
+
+  it('is documented in /docs when on, with the request and answer messages of the descriptors', async () => {
+    const broadcaster = await startNode()
+    onTestFinished(async () => await broadcaster.close())
+    const { app } = await nodeAndGateway({}, { CHAIN_BROADCAST_URL: broadcaster.url })
+    const paths = (await app.inject({ method: 'GET', url: '/docs/json' })).json().paths
+    const txs = paths['/cosmos/tx/v1beta1/txs'].post
+    expect(txs.requestBody.content['application/json'].schema.properties).toHaveProperty('tx_bytes')
+    expect(txs.responses['200'].content['application/json'].schema.properties).toHaveProperty('tx_response')
+    expect(paths['/cosmos/tx/v1beta1/simulate'].post.operationId).toBe('cosmos_tx_v1beta1_Service_Simulate')
   })
 
   it('passes transactions and simulations to the broadcast node only', async () => {

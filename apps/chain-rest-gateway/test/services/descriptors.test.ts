@@ -54,6 +54,17 @@ describe('descriptor sources', () => {
     expect(paths).not.toContain('/legacy/ixo/claims/params')
   })
 
+  it('serves a legacy rename of a whole template, and a rename of a path', async () => {
+    const aliases = ['/ixo/collection/{id}/info=/ixo/claims/collection/{id}', '/ixo/collection=/ixo/claims/collections']
+    const { app } = await nodeAndGateway({}, { CHAIN_ROUTE_ALIASES: aliases.join(',') })
+    const get = async (url: string) => await app.inject({ method: 'GET', url })
+    expect((await get('/ixo/collection/1/info')).body).toBe((await get('/ixo/claims/collection/1')).body)
+    expect((await get('/ixo/collection/1/info')).json().collection.id).toBe('1')
+    expect((await get('/ixo/collection')).body).toBe((await get('/ixo/claims/collections')).body)
+    // A whole-template alias renames that template only.
+    expect((await get('/ixo/collection/1')).statusCode).toBe(404)
+  })
+
   it('ships a descriptor set that matches proto/ (npm run descriptors regenerates it)', () => {
     const regenerated = buildDescriptorSet(fileURLToPath(new URL('../../proto', import.meta.url)))
     expect(Buffer.from(regenerated).equals(readFileSync(BUNDLED_SET_URL))).toBe(true)

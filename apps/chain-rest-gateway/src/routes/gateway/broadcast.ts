@@ -6,7 +6,7 @@ import type { UpstreamPool } from '../../services/upstream-pool.ts'
 
 const TX_SERVICE = 'cosmos.tx.v1beta1.Service'
 /** The two write rules of cosmos.tx.v1beta1.Service, both `body: "*"`. */
-const BROADCAST_ROUTES = [
+export const BROADCAST_ROUTES = [
   ['/cosmos/tx/v1beta1/txs', 'BroadcastTx'],
   ['/cosmos/tx/v1beta1/simulate', 'Simulate']
 ] as const
