@@ -106,10 +106,51 @@ describe('metrics profile of docker/compose.yaml', () => {
   const { services } = loadCompose(repoPath('docker', 'compose.yaml'))
   const prometheus = parseYaml(readRepoFile('docker', 'monitoring', 'prometheus.yml'), 'prometheus.yml')
 
-  it('runs Prometheus and Grafana only with --profile metrics, Grafana on loopback only', () => {
-    for (const name of ['prometheus', 'grafana']) expect((services[name] as JsonObject).profiles).toEqual(['metrics'])
+  const collector = parseYaml(readRepoFile('docker', 'monitoring', 'otel-collector.yaml'), 'otel-collector.yaml')
+  const datasources = parseYaml(readRepoFile('docker', 'monitoring', 'grafana-datasources.yml'), 'datasources')
+  const MONITORING = ['prometheus', 'grafana', 'otel-collector', 'jaeger']
+  /** `host:port` reached on the compose network: a service of the profile that exposes the port. */
+  const reachable = (address: string) => {
+    const { hostname, port } = new URL(address.includes('://') ? address : `tcp://${address}`)
+    const service = services[hostname] as JsonObject | undefined
+    return service?.profiles !== undefined && ((service.expose ?? []) as string[]).includes(port)
+  }
+
+  it('runs Prometheus, Grafana, the collector and Jaeger only with --profile metrics, Grafana on loopback only', () => {
+    for (const name of MONITORING) expect((services[name] as JsonObject).profiles, name).toEqual(['metrics'])
     expect((services.grafana as JsonObject).ports).toEqual(['127.0.0.1:3300:3000'])
-    expect((services.prometheus as JsonObject).ports).toBeUndefined()
+    for (const name of MONITORING.filter((n) => n !== 'grafana')) {
+      expect((services[name] as JsonObject).ports, name).toBeUndefined()
+    }
+  })
+
+  it('passes the apps\' spans through the collector to Jaeger, which Grafana reads beside Prometheus', () => {
+    const pipelines = (collector.service as JsonObject).pipelines as Record<string, Record<string, string[]>>
+    const traces = pipelines.traces ?? {}
+    for (const [kind, ids] of Object.entries(traces)) {
+      for (const id of ids) expect(collector[kind] as JsonObject, `${kind} ${id}`).toHaveProperty([id])
+    }
+    const otlp = ((collector.receivers as JsonObject).otlp as JsonObject).protocols as Record<string, JsonObject>
+    expect(otlp.http?.endpoint).toBe('0.0.0.0:4318')
+    for (const id of traces.exporters ?? []) {
+      const endpoint = String(((collector.exporters as JsonObject)[id] as JsonObject).endpoint)
+      expect(reachable(endpoint), `${id} sends to ${endpoint}`).toBe(true)
+    }
+    const sources = datasources.datasources as Array<{ type: string, url: string }>
+    expect(sources.map((source) => source.type).sort()).toEqual(['jaeger', 'prometheus'])
+    for (const source of sources) expect(reachable(source.url), source.url).toBe(true)
+  })
+
+  it('leaves tracing off by default; the documented collector address turns it on in every app', () => {
+    const endpoint = 'http://otel-collector:4318'
+    expect(reachable(endpoint)).toBe(true)
+    const traced = loadCompose(repoPath('docker', 'compose.yaml'), { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }).services
+    for (const app of apps) {
+      const plain = (services[app.name] as JsonObject).environment as Record<string, string>
+      expect(app.loadConfig({ ...plain, NODE_ENV: 'development' }).OTEL_EXPORTER_OTLP_ENDPOINT).toBeUndefined()
+      const environment = (traced[app.name] as JsonObject).environment as Record<string, string>
+      expect(app.loadConfig({ ...environment, NODE_ENV: 'development' }).OTEL_EXPORTER_OTLP_ENDPOINT).toBe(endpoint)
+    }
   })
 
   it('scrapes each app on its default metrics port (PORT + 1000), labelled by app like the PodMonitor', () => {
