@@ -37,6 +37,7 @@ export { createTracing, TRACING_OFF, type Tracing, type SpanOptions } from './tr
 export { SpanKind } from '@opentelemetry/api'
 export { startOutboundSpan, type OutboundSpan } from './tracing/outbound.ts'
 export { tracingOf, traceLogFields } from './tracing/server-spans.ts'
+export { activeTraceparent } from './tracing/context.ts'
 export { nameRequestRoute } from './request-route.ts'
 export { tracingConfigProperties, type TracingConfig } from './tracing/config.ts'
 export {

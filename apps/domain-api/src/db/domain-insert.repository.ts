@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely'
+import { activeTraceparent } from '@impact/service-kit'
 import type { DB } from './types.ts'
 import { versionInsert } from './version.repository.ts'
 
@@ -39,6 +40,8 @@ export interface DomainInsert {
   /** Why, for the `created` history entry. */
   reason: string
   claim?: IdempotencyClaim | undefined
+  /** The trace of the request creating it (the active one when absent), kept with the `created` event. */
+  traceparent?: string | null | undefined
 }
 
 /**
@@ -56,13 +59,14 @@ export async function insertDomains (
 ): Promise<Set<string>> {
   const column = <T>(value: (row: DomainInsert) => T) => rows.map(value)
   const iso = (date: Date | null) => (date === null ? null : date.toISOString())
+  const traceparent = activeTraceparent() ?? null
   // One array per column, unnested: a thousand rows cost a few parameters to bind and plan, not twenty thousand.
   const result = await sql<{ did: string }>`
     with input as (
       select did, type, class, array(select jsonb_array_elements_text(controllers)) as controllers, metadata,
         valid_from, valid_until, created_by_key, created_by_account, created_by_service, created_via, created_at,
         reason, claim_api_key, claim_key, fingerprint, response, document, external_id, parent_did, organisation_did,
-        project_did
+        project_did, traceparent
       from unnest(
         ${column((r) => r.domain.did)}::text[], ${column((r) => r.domain.type)}::text[],
         ${column((r) => r.domain.class)}::text[], ${column((r) => JSON.stringify(r.domain.controllers))}::jsonb[],
@@ -76,10 +80,11 @@ export async function insertDomains (
         ${column((r) => (r.claim !== undefined ? JSON.stringify(r.claim.response) : null))}::jsonb[],
         ${column((r) => JSON.stringify(r.domain.document ?? {}))}::jsonb[],
         ${column((r) => r.domain.externalId ?? null)}::text[], ${column((r) => r.domain.parent ?? null)}::text[],
-        ${column((r) => r.domain.organisation ?? null)}::text[], ${column((r) => r.domain.project ?? null)}::text[]
+        ${column((r) => r.domain.organisation ?? null)}::text[], ${column((r) => r.domain.project ?? null)}::text[],
+        ${column((r) => r.traceparent ?? traceparent)}::text[]
       ) as u (did, type, class, controllers, metadata, valid_from, valid_until, created_by_key, created_by_account,
         created_by_service, created_via, created_at, reason, claim_api_key, claim_key, fingerprint, response,
-        document, external_id, parent_did, organisation_did, project_did)
+        document, external_id, parent_did, organisation_did, project_did, traceparent)
     ),
     claimed as (
       insert into idempotency_keys (api_key_id, key, fingerprint, domain_did, response, created_at)
@@ -103,9 +108,9 @@ export async function insertDomains (
     ),
     versioned as (${versionInsert(sql`inserted`, { first: true })})
     insert into domain_events (domain_did, event, from_status, to_status, actor_kind, actor_key, actor_account,
-      actor_service, reason, at)
+      actor_service, reason, at, traceparent)
     select i.did, 'created', null, 'draft', i.created_via, i.created_by_key, i.created_by_account, i.created_by_service,
-      i.reason, i.created_at
+      i.reason, i.created_at, i.traceparent
     from input i join inserted using (did)
     returning domain_did as did
   `.execute(db)

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
+import { activeTraceparent } from '@impact/service-kit'
 import type { DB, NewEvent } from './types.ts'
 
 type Db = Kysely<DB> | Transaction<DB>
@@ -8,7 +9,9 @@ const VOTE_EVENTS = ['vote_cast', 'vote_changed']
 
 export async function insertEvents (db: Db, events: NewEvent[]): Promise<void> {
   if (events.length === 0) return
-  await db.insertInto('domain_events').values(events).execute()
+  // Webhook deliveries continue the writing request's trace (see delivery-worker.ts).
+  const traceparent = activeTraceparent() ?? null
+  await db.insertInto('domain_events').values(events.map((event) => ({ ...event, traceparent }))).execute()
 }
 
 /** A domain's history in the order it happened, after entry `afterId`. */

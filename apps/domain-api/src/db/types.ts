@@ -151,6 +151,8 @@ export interface DomainEventsTable {
   at: Timestamp
   /** xid8 of the writing transaction, as text (set by the database). */
   xid: Generated<string>
+  /** W3C traceparent of the request that wrote it, when traced; never shown to readers. */
+  traceparent: ColumnType<string | null, string | null | undefined, never>
 }
 
 export interface IdempotencyKeysTable {

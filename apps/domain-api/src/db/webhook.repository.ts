@@ -72,6 +72,8 @@ export interface ClaimedDelivery {
   attempts: number
   url: string
   secret: string
+  /** The trace of the request that wrote the event, if it was traced. */
+  traceparent: string | null
   event: FeedRow
 }
 
@@ -95,10 +97,10 @@ export async function claimDueDeliveries (db: Db, limit: number, leaseMs: number
     where d.id = due.id and w.id = d.webhook_id and e.id = d.event_id
     returning d.id as delivery_id, d.webhook_id, d.attempts, w.url, w.secret, e.id::text as id, e.xid::text as xid,
       e.domain_did, e.event, e.from_status, e.to_status, e.actor_kind, e.actor_key, e.actor_account,
-      e.actor_service, e.proposal_id, e.reason, e.details, e.at
+      e.actor_service, e.proposal_id, e.reason, e.details, e.at, e.traceparent
   `.execute(db)
-  return result.rows.map(({ delivery_id: deliveryId, webhook_id: webhookId, attempts, url, secret, ...event }) =>
-    ({ delivery_id: deliveryId, webhook_id: webhookId, attempts, url, secret, event }))
+  return result.rows.map(({ delivery_id: deliveryId, webhook_id: webhookId, attempts, url, secret, traceparent,
+    ...event }) => ({ delivery_id: deliveryId, webhook_id: webhookId, attempts, url, secret, traceparent, event }))
 }
 
 export interface AttemptOutcome {

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { activeTraceparent } from '@impact/service-kit'
 import { insertDomains, type DomainInsert } from '../db/domain-insert.repository.ts'
 import type { DB } from '../db/types.ts'
 
@@ -62,7 +63,8 @@ export function createInsertBatcher (db: Kysely<DB>, retentionMs: number) {
     /** Resolves whether the row was inserted (false: its idempotency key is held by another request). */
     insert (row: DomainInsert): Promise<boolean> {
       return new Promise((resolve, reject) => {
-        queue.push({ row, resolve, reject })
+        // The flush runs outside the request: the row keeps the request's trace for its `created` event.
+        queue.push({ row: { ...row, traceparent: row.traceparent ?? activeTraceparent() ?? null }, resolve, reject })
         schedule()
       })
     }

@@ -122,10 +122,12 @@ export function startDeliveryWorker ({ db, log, settings, tracing = TRACING_OFF,
   async function pass (): Promise<boolean> {
     const more = await fanOut(db)
     const claimed = await claimDueDeliveries(db, settings.concurrency, leaseMs)
-    // Each attempt is a trace of its own: the receiver gets its traceparent (a request's trace ended long ago).
+    // Each attempt is a span of the trace of the request that wrote the event (a new trace when it had none),
+    // so an operator sees a registration through to its receivers; the receiver gets its traceparent.
     await Promise.all(claimed.map(async (claim) => {
       const attributes = { 'webhook.event_type': claim.event.event, 'webhook.attempt': claim.attempts }
-      await tracing.inSpan('webhook delivery', { attributes }, async () => { await deliver(claim) })
+      const carrier = claim.traceparent !== null ? { traceparent: claim.traceparent } : {}
+      await tracing.inSpan('webhook delivery', { attributes, carrier }, async () => { await deliver(claim) })
     }))
     return more || claimed.length === settings.concurrency
   }

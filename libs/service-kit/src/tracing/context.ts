@@ -23,6 +23,13 @@ export type Carrier = Record<string, string | string[] | undefined>
 export const remoteParent = (carrier: Carrier): Context =>
   propagator.extract(ROOT_CONTEXT, carrier, defaultTextMapGetter)
 
+/** The `traceparent` of the active span, kept with work done later (an outbox); undefined outside a trace. */
+export function activeTraceparent (): string | undefined {
+  const carrier: Record<string, string> = {}
+  propagator.inject(context.active(), carrier, defaultTextMapSetter)
+  return carrier.traceparent
+}
+
 export function traceHeaders (parent: Context, span: Span): Record<string, string> {
   const headers: Record<string, string> = {}
   propagator.inject(trace.setSpan(parent, span), headers, defaultTextMapSetter)

@@ -11,6 +11,7 @@ import * as addTenancy from './2026_12_24_090000_add_tenancy.ts'
 import * as addProposalSnapshots from './2026_12_24_140000_add_proposal_snapshots.ts'
 import * as addCollectionProposals from './2026_12_24_150000_add_collection_proposals.ts'
 import * as createAuditEvents from './2026_12_26_090000_create_audit_events.ts'
+import * as addEventTraceContext from './2026_12_27_090000_add_event_trace_context.ts'
 
 /** Frozen migrations of domain-api, applied in name order. Never edit one that has shipped; add a new one. */
 export const migrations: MigrationSet = {
@@ -25,5 +26,6 @@ export const migrations: MigrationSet = {
   '2026_12_24_090000_add_tenancy': addTenancy,
   '2026_12_24_140000_add_proposal_snapshots': addProposalSnapshots,
   '2026_12_24_150000_add_collection_proposals': addCollectionProposals,
-  '2026_12_26_090000_create_audit_events': createAuditEvents
+  '2026_12_26_090000_create_audit_events': createAuditEvents,
+  '2026_12_27_090000_add_event_trace_context': addEventTraceContext
 }
