@@ -33,7 +33,7 @@ describe('tracing in domain-api', () => {
     })])
   })
 
-  it('sends each webhook in the trace of the request that wrote its event, with its delivery\'s traceparent', async () => {
+  it('sends each webhook in the trace of the request that wrote its event, as its delivery span', async () => {
     const { receiver } = await hookedReceiver(t, { events: ['created'] })
     const { key } = await t.issueKey(['registrar'])
     await t.createDomain(key, {}, { traceparent: `00-${HOOK_TRACE_ID}-${CALLER_SPAN}-01` })

@@ -99,8 +99,10 @@ export async function claimDueDeliveries (db: Db, limit: number, leaseMs: number
       e.domain_did, e.event, e.from_status, e.to_status, e.actor_kind, e.actor_key, e.actor_account,
       e.actor_service, e.proposal_id, e.reason, e.details, e.at, e.traceparent
   `.execute(db)
-  return result.rows.map(({ delivery_id: deliveryId, webhook_id: webhookId, attempts, url, secret, traceparent,
-    ...event }) => ({ delivery_id: deliveryId, webhook_id: webhookId, attempts, url, secret, traceparent, event }))
+  return result.rows.map(({
+    delivery_id: deliveryId, webhook_id: webhookId, attempts, url, secret, traceparent,
+    ...event
+  }) => ({ delivery_id: deliveryId, webhook_id: webhookId, attempts, url, secret, traceparent, event }))
 }
 
 export interface AttemptOutcome {
