@@ -16,10 +16,13 @@ export interface SessionRecord {
   aggregatorCost: string | null
 }
 
-/** Inserts the record unless that session (id and start) is recorded already; true when inserted. */
-export async function insertSessionRecord (db: Kysely<DB>, record: SessionRecord): Promise<boolean> {
-  const result = await db.insertInto('ussd_session_records')
-    .values({
+/** A record's identity: its session id and start. */
+export const recordKey = (sessionId: string, startedAt: Date) => `${sessionId} ${startedAt.toISOString()}`
+
+/** Inserts the records of sessions (id and start) not recorded already; resolves the keys of those inserted. */
+export async function insertSessionRecords (db: Kysely<DB>, records: readonly SessionRecord[]): Promise<Set<string>> {
+  const rows = await db.insertInto('ussd_session_records')
+    .values(records.map((record) => ({
       session_id: record.sessionId,
       service_code: record.serviceCode,
       network_code: record.networkCode,
@@ -31,10 +34,11 @@ export async function insertSessionRecord (db: Kysely<DB>, record: SessionRecord
       duration_ms: record.durationMs,
       aggregator_status: record.aggregatorStatus,
       aggregator_cost: record.aggregatorCost
-    })
+    })))
     .onConflict((oc) => oc.columns(['session_id', 'started_at']).doNothing())
-    .executeTakeFirst()
-  return (result.numInsertedOrUpdatedRows ?? 0n) > 0n
+    .returning(['session_id', 'started_at'])
+    .execute()
+  return new Set(rows.map((row) => recordKey(row.session_id, new Date(row.started_at))))
 }
 
 /**

@@ -1,10 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises'
+import DataLoader from 'dataloader'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Kysely } from 'kysely'
 import {
   addAggregatorOutcome,
   deleteSessionRecordsBefore,
-  insertSessionRecord,
+  insertSessionRecords,
+  recordKey,
   type SessionRecord
 } from '../db/session-records.repository.ts'
 import type { DB, EndReason } from '../db/types.ts'
@@ -89,9 +91,16 @@ export function createSessionRecorder (options: SessionRecorderOptions) {
     next.finally(() => { if (pending.get(sessionId) === next) pending.delete(sessionId) }).catch(() => {})
   }
 
+  // The records of sessions ending in one turn of the event loop go in as one statement: under a burst of
+  // sessions, one insert each would queue behind one another and hold up the hops' own reads.
+  const inserts = new DataLoader<SessionRecord, boolean>(async (records) => {
+    const inserted = await insertSessionRecords(db, records)
+    return records.map((record) => inserted.has(recordKey(record.sessionId, record.startedAt)))
+  }, { cache: false, maxBatchSize: BATCH })
+
   /** Inserts the record; a session recorded already (a retried notice) is not heard of twice. */
   async function record (summary: EndedSummary): Promise<void> {
-    if (await insertSessionRecord(db, toRecord(summary))) options.onRecorded?.(summary)
+    if (await inserts.load(toRecord(summary))) options.onRecorded?.(summary)
   }
 
   const fromTrace = (sessionId: string, trace: SessionTrace, outcome: AggregatorOutcome = {}): EndedSummary => ({

@@ -180,6 +180,17 @@ describe('session records and GET /api/ussd/reports/drop-off', () => {
     expect(dayBefore.screens).toEqual([])
   })
 
+  it('records every one of a burst of sessions that end together, each once', async () => {
+    const query = `date=${day(clock.now())}&serviceCode=*701%23`
+    const burst = Array.from({ length: 250 }, () => new Dialer(ctx.app, { serviceCode: '*701#' }))
+    await Promise.all(burst.map(async (phone) => { await phone.dial() }))
+    const ended = await Promise.all(burst.map(async (phone) => (await phone.send('*')).body))
+    expect(ended.every((body) => body.startsWith('END '))).toBe(true)
+    await until(async () => (await dropOff(ctx.app, query)).json().sessions === 250)
+    expect((await dropOff(ctx.app, query)).json()).toMatchObject({ sessions: 250, end: 250 })
+    expect((await recordsOf(burst[0]!.sessionId)).json().records).toHaveLength(1)
+  })
+
   it('refuses days that do not exist, malformed queries and callers without the operator token', async () => {
     const malformed = ['date=2026-02-30', 'date=yesterday', '', 'date=2026-12-01&serviceCode=384', 'date=2026-1-01']
     for (const query of malformed) {
