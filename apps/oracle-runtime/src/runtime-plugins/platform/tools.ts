@@ -1,11 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { isPlatformClientError, type PlatformClient } from '@impact/platform-client'
+import { DomainStatusSchema } from '@impact/schemas'
 import type { ServerTool, ToolContext } from '../../services/agent/tools.ts'
 import { authorisationFailure, domainResult, pageResult, serviceFailure, verificationResult } from './results.ts'
 
 const Did = (description: string) => Type.String({ pattern: '^did:[a-z0-9]+:\\S+$', maxLength: 512, description })
-
-const STATUSES = ['draft', 'verification_submitted', 'verified', 'rejected', 'expired', 'deactivated'] as const
 
 const SearchSchema = Type.Object({
   mine: Type.Optional(Type.Boolean({ description: 'Only domains the user controls' })),
@@ -13,7 +12,7 @@ const SearchSchema = Type.Object({
     minLength: 1, maxLength: 64, description: 'Entity type, e.g. Device, Project, Organisation, protocol'
   })),
   protocol: Type.Optional(Did('Only domains of this protocol (class)')),
-  status: Type.Optional(Type.Union(STATUSES.map((s) => Type.Literal(s)))),
+  status: Type.Optional(DomainStatusSchema),
   controller: Type.Optional(Did('Only domains this DID controls')),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, description: 'Page size (default 10)' })),
   cursor: Type.Optional(Type.String({ maxLength: 512, description: 'nextCursor of the previous page' }))

@@ -74,6 +74,17 @@ describe('platform plugin through a model', { timeout: 20_000 }, () => {
     expect((await asSelf(user).searchDomains({ controller: user.did })).items).toEqual([])
   })
 
+  it('searches by every status the registry has, changed and revoked included', async () => {
+    const { user } = await authorisedUser(world.withModel, 'domain/read')
+    const sessionId = await world.withModel.h.newSession(user.headers)
+    world.llm.enqueue({ toolCalls: [{ id: 'call_changed', name: 'search_domains', args: { status: 'changed' } }] },
+      { content: ['None of your domains changed since verification.'] })
+    const stream = await openStream(world.withModel.base, sessionId, user.headers, { message: 'What changed?' })
+    const done = frame((await stream.rest()).frames, 'tool_call', 'done')
+    expect(done).toMatchObject({ eventId: 'call_changed', toolName: 'search_domains' })
+    expect(JSON.parse(done.output)).toMatchObject({ items: [] })
+  })
+
   it('asks for authorisation when no delegation is stored, and prompts the client to store one', async () => {
     const user = await world.withModel.h.user()
     const sessionId = await world.withModel.h.newSession(user.headers)
