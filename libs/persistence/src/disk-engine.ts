@@ -8,10 +8,7 @@ const BLOCK = 512
 const field = (header: Uint8Array, start: number, length: number) =>
   new TextDecoder().decode(header.subarray(start, start + length)).replace(/\0.*$/s, '')
 
-/**
- * Writes the files of an image (a ustar archive of a cluster, as PGlite dumps it) into `dir` with plain file
- * writes, far fewer system calls than PGlite's own loader makes through its file system layer.
- */
+/** Writes an image (PGlite's ustar dump of a cluster) into `dir` with plain writes, cheaper than PGlite's loader. */
 function unpackImage (image: Uint8Array, dir: string): void {
   for (let at = 0; ;) {
     const header = image.subarray(at, at + BLOCK)
@@ -43,10 +40,7 @@ export interface EmbeddedEngine {
   prepared: boolean
 }
 
-/**
- * The embedded cluster kept in `dataDir`. A directory without one gets a copy of the image of a blank
- * cluster, or of one `recipe` prepared, far cheaper than initdb; one with a cluster is opened as it is.
- */
+/** The cluster in `dataDir`; a directory without one gets a copy of a blank or `recipe` image, cheaper than initdb. */
 export async function openDiskEngine (
   dataDir: string,
   recipe?: MemoryImageRecipe,

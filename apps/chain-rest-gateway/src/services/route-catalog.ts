@@ -4,7 +4,6 @@ import { compileTemplate, type CompiledTemplate } from './path-template.ts'
 
 /** One REST route: a GET binding of a unary query method, optionally served under an alias prefix. */
 export interface GatewayRoute {
-  /** `/package.Service/Method`, the gRPC path. */
   grpcPath: string
   method: DescMethod
   compiled: CompiledTemplate
@@ -13,7 +12,6 @@ export interface GatewayRoute {
 }
 
 export interface CatalogOptions {
-  /** Proto package or service prefixes to expose; all when empty. */
   services: string[]
   /** Whether a method (`pkg.Service/Method`) may be served (CHAIN_METHODS_ALLOW / _DENY); all when absent. */
   methods?: (method: string) => boolean
@@ -44,10 +42,7 @@ const VARIABLE = /\{([^}=]+)(=[^}]*)?\}/g
 /** A template with its variables' patterns left out: `/a/{name=shelves/*}` reads `/a/{name}`. */
 export const plainTemplate = (template: string) => template.replace(VARIABLE, '{$1}')
 
-/**
- * A rule's template under an alias. A TARGET with variables names one whole template, renamed to ALIAS (its
- * variables keep the rule's patterns); otherwise TARGET is a path prefix of every template it renames.
- */
+/** A rule's template under an alias: TARGET is one whole template when it has variables, else a path prefix. */
 function withAlias (template: string, alias: string, target: string): string | undefined {
   if (target.includes('{')) {
     if (plainTemplate(template) !== target) return undefined
@@ -60,10 +55,8 @@ function withAlias (template: string, alias: string, target: string): string | u
 }
 
 /**
- * Reads every google.api.http rule of the registry's services and keeps the GET bindings of
- * unary methods without a body: the gateway is query-only, so no rule that carries a
- * transaction (POST with body "*") becomes a route. Templates that collide with an earlier
- * one in the router keep the first (upstream: first registered wins).
+ * The GET bindings without a body of unary methods (the gateway is query-only); of colliding templates the
+ * first is kept, as upstream's router does.
  */
 export function buildCatalog (registry: FileRegistry, options: OptionReader, catalog: CatalogOptions): Catalog {
   const routes: GatewayRoute[] = []
