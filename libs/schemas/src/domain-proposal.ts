@@ -165,6 +165,7 @@ export type Proposal = Static<typeof ProposalSchema>
 export const ListProposalsQuerySchema = Type.Object({
   ...CursorPageQuerySchema.properties,
   status: Type.Optional(ProposalStatusSchema),
+  kind: Type.Optional(ProposalKindSchema),
   voter: Type.Optional(Type.String({
     pattern: `^me$|${PATHLESS_DID_PATTERN}`,
     maxLength: 512,

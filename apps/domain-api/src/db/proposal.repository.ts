@@ -132,6 +132,7 @@ export async function listElectorate (db: Db, proposalId: string) {
 export interface ProposalFilters {
   domainDid?: string
   status?: string
+  kind?: string
   /** Only proposals this account may vote on or veto. */
   voter?: string
   /** With voter: whether it has a ballot that counts. */
@@ -154,6 +155,7 @@ export async function listProposalPage (
       .unionAll(eb.selectFrom('verification_proposals').select('id as proposal_id').where('domain_did', '=', did)))
   }
   if (filters.status !== undefined) query = query.where('p.status', '=', filters.status)
+  if (filters.kind !== undefined) query = query.where('p.kind', '=', filters.kind)
   const voter = filters.voter
   if (voter !== undefined) {
     query = query.where(({ exists, selectFrom }) => exists(selectFrom('verification_electorates as e')

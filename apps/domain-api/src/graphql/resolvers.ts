@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify'
 import type { IResolvers } from 'mercurius'
 import { invalid } from '../errors.ts'
-import type { Domain, DomainStatus, ProposalStatus } from '@impact/schemas'
+import type { Domain, DomainStatus, ProposalKind, ProposalStatus } from '@impact/schemas'
 import { callerOf } from '../plugins/auth.ts'
 import { domainPosition, type DomainService } from '../services/domains.ts'
 import { proposalPosition, type GovernanceService } from '../services/governance.ts'
@@ -38,6 +38,7 @@ interface DomainsArgs {
 
 interface ProposalsArgs {
   status?: ProposalStatus | null
+  kind?: ProposalKind | null
   voter?: string | null
   voted?: boolean | null
   first?: number | null
@@ -96,7 +97,7 @@ export function createResolvers (
       verificationProposals: async (_root: unknown, args: ProposalsArgs, context: Context) => {
         const query = checkProposalQuery({
           limit: args.first ?? DEFAULT_PAGE,
-          ...defined({ cursor: args.after, status: args.status, voter: args.voter, voted: args.voted })
+          ...defined({ cursor: args.after, status: args.status, kind: args.kind, voter: args.voter, voted: args.voted })
         })
         const page = await governance.list(query, callerOf(context.reply.request))
         return connection(page, proposalPosition)

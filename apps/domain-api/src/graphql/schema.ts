@@ -27,7 +27,7 @@ type Query {
   current vote. first: 1 to 100 (default 20); after: a cursor from a previous page (REST nextCursor fits too)
   """
   verificationProposals(
-    status: ProposalStatus, voter: String, voted: Boolean, first: Int = 20, after: String
+    status: ProposalStatus, kind: ProposalKind, voter: String, voted: Boolean, first: Int = 20, after: String
   ): VerificationProposalConnection!
 }
 

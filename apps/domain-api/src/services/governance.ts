@@ -249,7 +249,7 @@ export function createGovernanceService (
     },
 
     /**
-     * Proposals newest first: of one domain, with a status, and/or those `voter` may vote on (`voted` narrows
+     * Proposals newest first: of one domain, with a status or kind, and/or those `voter` may vote on (`voted` narrows
      * to those it has or has not voted on). Due closings are settled first, as domain listings do.
      */
     async list (query: ListProposalsQuery & { domainDid?: string }, caller: Caller) {
@@ -261,6 +261,7 @@ export function createGovernanceService (
       const filters: ProposalFilters = {}
       if (query.domainDid !== undefined) filters.domainDid = query.domainDid
       if (query.status !== undefined) filters.status = query.status
+      if (query.kind !== undefined) filters.kind = query.kind
       if (query.voter !== undefined) filters.voter = query.voter === 'me' ? caller.account : query.voter
       if (query.voted !== undefined) filters.voted = query.voted
       const rows = await listProposalPage(db, filters, decodeKeyset(query.cursor), query.limit + 1)

@@ -274,3 +274,30 @@ it('shows an outcome due at a deadline before it is recorded, as recording it wi
   expect(await getDomain(revoked)).toMatchObject({ status: 'revoked', verified: false })
   expect(await getDomain(extended)).toMatchObject({ validUntil, contentHash: moved.contentHash })
 })
+
+describe('proposal listings by kind', () => {
+  it('keep one kind in REST and GraphQL, and refuse an unknown one', async () => {
+    const did = await verified()
+    const { id } = await openKind(did, { kind: 'revoke', note: 'listed by kind' })
+    const revokes = await read('/v1/verification-proposals?kind=revoke&limit=100')
+    expect(revokes.items.map((p: { id: string }) => p.id)).toContain(id)
+    expect(new Set(revokes.items.map((p: { kind: string }) => p.kind))).toEqual(new Set(['revoke']))
+    const ofDomain = await read(`/v1/domains/${did}/verification-proposals?kind=verify`)
+    expect(ofDomain.items.map((p: { kind: string }) => p.kind)).toEqual(['verify'])
+
+    const graphql = await t.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: t.auth(keys.registrar.key),
+      payload: { query: '{ verificationProposals(kind: revoke, first: 100) { edges { node { id kind } } } }' }
+    })
+    const nodes = graphql.json().data.verificationProposals.edges.map((e: { node: object }) => e.node)
+    expect(nodes.map((n: { id: string }) => n.id)).toEqual(revokes.items.map((p: { id: string }) => p.id))
+
+    const bad = await t.app.inject({
+      method: 'GET', url: '/v1/verification-proposals?kind=bogus', headers: t.auth(keys.registrar.key)
+    })
+    expect(bad.statusCode).toBe(400)
+    expect(bad.json()).toMatchObject({ statusCode: 400 })
+  })
+})

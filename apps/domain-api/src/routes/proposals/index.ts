@@ -19,7 +19,8 @@ export interface ProposalRoutesOptions {
 const LISTING = 'Any API key, or UCAN domain/read. Newest first, cursor-paged (limit 1–100, cursor from ' +
   'nextCursor); items carry the tally but not the ballots (GET /v1/verification-proposals/:id has them). ' +
   '`voter=me` keeps the proposals the calling account may vote on or veto (its electorate, fixed when each ' +
-  'opened); add `voted=false` for those it has not voted on yet, `voted=true` for those it has. ' +
+  'opened); add `voted=false` for those it has not voted on yet, `voted=true` for those it has; `kind` keeps ' +
+  'one kind (verify, revoke, validity, collection). ' +
   'Closings that are due are settled first.'
 
 export const proposalRoutes: FastifyPluginAsyncTypebox<ProposalRoutesOptions> = async (app, options) => {
