@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { until } from '@impact/service-kit/testing'
 import { castVote, createProposal, vote, withCouncil } from '../governance.ts'
 import { startApp, type TestApp } from '../helper.ts'
 
@@ -141,9 +142,12 @@ describe('changing a vote', () => {
       [voters[1]!.account, 'no', 'site photos missing', false],
       [voters[1]!.account, 'yes', 'photos received', true]
     ])
-    const feed = (await t.app.inject({
+    const readFeed = async () => (await t.app.inject({
       method: 'GET', url: '/v1/events?types=vote_cast,vote_changed&limit=500', headers: t.auth(registrar.key)
     })).json().items.filter((e: { proposalId: string }) => e.proposalId === id)
+    // The feed shows a write once no older transaction is in flight (on a shared server, any database's).
+    await until(async () => (await readFeed()).length === 3)
+    const feed = await readFeed()
     expect(feed.map((e: Record<string, any>) => [e.event, e.actor.account, e.details.vote, e.details.previous]))
       .toEqual([
         ['vote_cast', voters[0]!.account, 'yes', undefined],
